@@ -1,0 +1,78 @@
+/**
+ * The one error type of the domain. `code` is GoTrue's `error_code` string, byte for byte, so clients that match
+ * on it keep working; `message` is the user-facing text. The HTTP layer alone decides status and body shape.
+ */
+export type ErrorCode =
+  | "unexpected_failure"
+  | "validation_failed"
+  | "bad_json"
+  | "request_entity_too_large"
+  | "not_found"
+  | "email_exists"
+  | "phone_exists"
+  | "user_already_exists"
+  | "bad_jwt"
+  | "no_authorization"
+  | "not_admin"
+  | "user_not_found"
+  | "session_not_found"
+  | "session_expired"
+  | "refresh_token_not_found"
+  | "refresh_token_already_used"
+  /** OAuth-shaped (`{error, error_description}`), as GoTrue answers an empty refresh_token. */
+  | "invalid_request"
+  | "signup_disabled"
+  | "user_banned"
+  | "email_provider_disabled"
+  | "phone_provider_disabled"
+  | "anonymous_provider_disabled"
+  | "email_not_confirmed"
+  | "phone_not_confirmed"
+  | "invalid_credentials"
+  | "weak_password"
+  | "same_password"
+  | "reauthentication_needed"
+  | "reauthentication_not_valid"
+  | "over_email_send_rate_limit"
+  | "over_sms_send_rate_limit";
+
+export interface AuthErrorOptions {
+  /** Structured extras that are part of the response, e.g. `{ reasons }` for weak_password. */
+  readonly details?: Readonly<Record<string, unknown>>;
+  /** The internal cause: logged, never sent. */
+  readonly cause?: unknown;
+  /** Seconds after which retrying may succeed (rate limits). */
+  readonly retryAfterSeconds?: number;
+}
+
+export class AuthError extends Error {
+  override readonly name = "AuthError";
+  readonly details: Readonly<Record<string, unknown>> | undefined;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options: AuthErrorOptions = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.details = options.details;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+}
+
+export function isAuthError(error: unknown, code?: ErrorCode): error is AuthError {
+  return error instanceof AuthError && (code === undefined || error.code === code);
+}
+
+/** GoTrue's wording, kept where clients and people match on it. */
+export const messages = {
+  invalidLogin: "Invalid login credentials",
+  userBanned: "User is banned",
+  refreshTokenNotFound: "Invalid Refresh Token: Refresh Token Not Found",
+  refreshTokenAlreadyUsed: "Invalid Refresh Token: Already Used",
+  userAlreadyRegistered: "User already registered",
+  signupsDisabled: "Signups not allowed for this instance",
+  emailExists: "A user with this email address has already been registered",
+  phoneExists: "A user with this phone number has already been registered",
+} as const;

@@ -1,0 +1,31 @@
+export { createAuth, type Auth } from "./auth.ts";
+export { AuthError, isAuthError, messages, type AuthErrorOptions, type ErrorCode } from "./errors.ts";
+export type { AuthPolicy, OtpPolicy, SignupPolicy } from "./policy.ts";
+export type * from "./ports/index.ts";
+
+export { buildAccessTokenClaims, readTokenSubject } from "./model/access-token-claims.ts";
+export type { AccessTokenClaims, AccessTokenPolicy, TokenSubject } from "./model/access-token-claims.ts";
+export { bannedUntil, parseBanDuration, type BanDuration } from "./model/ban.ts";
+export { normalizeEmail } from "./model/email.ts";
+export { parseGoDuration } from "./model/go-duration.ts";
+export { identityEmail, providersOf, type Identity } from "./model/identity.ts";
+export { mergeMetadata, type Metadata } from "./model/metadata.ts";
+export type { OneTimeToken, OneTimeTokenKind } from "./model/one-time-token.ts";
+export {
+  assertPasswordAcceptable,
+  MAX_PASSWORD_LENGTH,
+  parseRequiredCharacters,
+  type PasswordPolicy,
+  type WeakPasswordReason,
+} from "./model/password-policy.ts";
+export { normalizePhone } from "./model/phone.ts";
+export { decideRefresh, type RefreshDecision, type RefreshPolicy, type RefreshToken } from "./model/refresh-token.ts";
+export type { Aal, AmrEntry, AuthMethod, LogoutScope, Session } from "./model/session.ts";
+export { confirmedAt, isBanned, isEmailConfirmed, isPhoneConfirmed, type User } from "./model/user.ts";
+export { isUuid } from "./model/uuid.ts";
+
+export type { Principal, RequestContext, SessionGrant } from "./use-cases/deps.ts";
+export type { SignUpInput, SignUpResult } from "./use-cases/sign-up.ts";
+export type { SignInWithPasswordInput } from "./use-cases/sign-in-with-password.ts";
+export type { RefreshSessionInput } from "./use-cases/refresh-session.ts";
+export type { UpdateUserInput } from "./use-cases/update-user.ts";

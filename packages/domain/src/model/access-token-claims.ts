@@ -1,0 +1,77 @@
+import { AuthError } from "../errors.ts";
+import type { Metadata } from "./metadata.ts";
+import type { Aal, Session } from "./session.ts";
+import type { User } from "./user.ts";
+import { isUuid } from "./uuid.ts";
+
+export interface AccessTokenPolicy {
+  /** JWT_EXP, seconds. */
+  readonly expSeconds: number;
+  /** JWT_ISSUER; API_EXTERNAL_URL unless set. */
+  readonly issuer: string;
+}
+
+/** The claims GoTrue puts in an access token; names are the JWT's, since other systems (RLS policies) read them. */
+export type AccessTokenClaims = {
+  readonly iss: string;
+  readonly sub: string;
+  readonly aud: string;
+  readonly exp: number;
+  readonly iat: number;
+  readonly email: string;
+  readonly phone: string;
+  readonly app_metadata: Metadata;
+  readonly user_metadata: Metadata;
+  readonly role: string;
+  readonly aal: Aal;
+  readonly amr: readonly { readonly method: string; readonly timestamp: number }[];
+  readonly session_id: string;
+  readonly is_anonymous: boolean;
+};
+
+const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+
+export function buildAccessTokenClaims(user: User, session: Session, now: Date, policy: AccessTokenPolicy): AccessTokenClaims {
+  const iat = seconds(now);
+  return {
+    iss: policy.issuer,
+    sub: user.id,
+    aud: user.aud,
+    exp: iat + policy.expSeconds,
+    iat,
+    email: user.email ?? "",
+    phone: user.phone ?? "",
+    app_metadata: user.appMetadata,
+    user_metadata: user.userMetadata,
+    role: user.role,
+    aal: session.aal,
+    amr: session.amr.map((entry) => ({ method: entry.method, timestamp: seconds(entry.at) })),
+    session_id: session.id,
+    is_anonymous: user.isAnonymous,
+  };
+}
+
+/** Who a verified access token speaks for. */
+export interface TokenSubject {
+  readonly userId: string;
+  /** Null for tokens minted without a session (service keys). */
+  readonly sessionId: string | null;
+  readonly role: string;
+}
+
+/** Reads the subject of a token whose signature and expiry were already verified; GoTrue's claim checks and wording. */
+export function readTokenSubject(claims: Readonly<Record<string, unknown>>): TokenSubject {
+  const sub = claims["sub"];
+  if (typeof sub !== "string" || sub === "") throw new AuthError("bad_jwt", "invalid claim: missing sub claim");
+  if (!isUuid(sub)) throw new AuthError("bad_jwt", "invalid claim: sub claim must be a UUID");
+  const sessionId = claims["session_id"];
+  if (sessionId !== undefined && sessionId !== null && sessionId !== "" && !isUuid(sessionId)) {
+    throw new AuthError("bad_jwt", "invalid claim: session_id claim must be a UUID");
+  }
+  const role = claims["role"];
+  return {
+    userId: sub,
+    sessionId: typeof sessionId === "string" && sessionId !== "" ? sessionId : null,
+    role: typeof role === "string" ? role : "",
+  };
+}

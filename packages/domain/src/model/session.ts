@@ -1,0 +1,44 @@
+/** How a session was authenticated, as it appears in the `amr` claim. */
+export type AuthMethod =
+  | "password"
+  | "otp"
+  | "magiclink"
+  | "recovery"
+  | "invite"
+  | "email/signup"
+  | "email_change"
+  | "sms"
+  | "oauth"
+  | "anonymous";
+
+export type Aal = "aal1" | "aal2";
+
+export interface AmrEntry {
+  readonly method: AuthMethod;
+  readonly at: Date;
+}
+
+/**
+ * One sign-in. Its refresh tokens form a family; the session points at the family's current (valid) token and at
+ * the one before it, which is what the reuse interval needs. Every other token of the family is revoked by
+ * definition, so revocation is never stored token by token.
+ */
+export interface Session {
+  readonly id: string;
+  readonly userId: string;
+  readonly aal: Aal;
+  readonly amr: readonly AmrEntry[];
+  /** The valid refresh token; null once the family has been revoked. */
+  readonly refreshTokenId: string | null;
+  /** The token the valid one replaced. */
+  readonly previousRefreshTokenId: string | null;
+  /** When the valid token replaced the previous one: the start of the reuse interval. */
+  readonly rotatedAt: Date | null;
+  readonly userAgent: string | null;
+  readonly ip: string | null;
+  readonly notAfter: Date | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+export type LogoutScope = "global" | "local" | "others";

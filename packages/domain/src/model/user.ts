@@ -1,0 +1,116 @@
+import type { Identity } from "./identity.ts";
+import { providersOf } from "./identity.ts";
+import type { Metadata } from "./metadata.ts";
+
+export interface User {
+  readonly id: string;
+  readonly aud: string;
+  readonly role: string;
+  /** Lower-cased. */
+  readonly email: string | null;
+  /** E.164 with a leading `+`. */
+  readonly phone: string | null;
+  /** Never leaves the domain and its stores. */
+  readonly passwordHash: string | null;
+  readonly emailConfirmedAt: Date | null;
+  readonly phoneConfirmedAt: Date | null;
+  readonly invitedAt: Date | null;
+  readonly confirmationSentAt: Date | null;
+  readonly recoverySentAt: Date | null;
+  /** Pending email change, until it is confirmed. */
+  readonly newEmail: string | null;
+  readonly emailChangeSentAt: Date | null;
+  /** Pending phone change, until it is confirmed. */
+  readonly newPhone: string | null;
+  readonly phoneChangeSentAt: Date | null;
+  readonly reauthenticationSentAt: Date | null;
+  readonly lastSignInAt: Date | null;
+  readonly appMetadata: Metadata;
+  readonly userMetadata: Metadata;
+  readonly bannedUntil: Date | null;
+  readonly isAnonymous: boolean;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+  readonly deletedAt: Date | null;
+  /** Oldest first. */
+  readonly identities: readonly Identity[];
+}
+
+export function isBanned(user: User, now: Date): boolean {
+  return user.bannedUntil !== null && user.bannedUntil.getTime() > now.getTime();
+}
+
+export function isEmailConfirmed(user: User): boolean {
+  return user.emailConfirmedAt !== null;
+}
+
+export function isPhoneConfirmed(user: User): boolean {
+  return user.phoneConfirmedAt !== null;
+}
+
+/** GoTrue's `confirmed_at`: the earlier of the two confirmations. */
+export function confirmedAt(user: User): Date | null {
+  const times = [user.emailConfirmedAt, user.phoneConfirmedAt].filter((t): t is Date => t !== null);
+  if (times.length === 0) return null;
+  return new Date(Math.min(...times.map((t) => t.getTime())));
+}
+
+/** app_metadata with `provider` (the first) and `providers` recomputed from the identities; other keys kept. */
+export function withProviders(appMetadata: Metadata, identities: readonly Identity[]): Metadata {
+  const providers = providersOf(identities);
+  if (providers.length === 0) return appMetadata;
+  return { ...appMetadata, provider: providers[0], providers };
+}
+
+/** A user with nothing set but what every user has. */
+export function newUser(fields: { id: string; aud: string; role: string; now: Date }): User {
+  return {
+    id: fields.id,
+    aud: fields.aud,
+    role: fields.role,
+    email: null,
+    phone: null,
+    passwordHash: null,
+    emailConfirmedAt: null,
+    phoneConfirmedAt: null,
+    invitedAt: null,
+    confirmationSentAt: null,
+    recoverySentAt: null,
+    newEmail: null,
+    emailChangeSentAt: null,
+    newPhone: null,
+    phoneChangeSentAt: null,
+    reauthenticationSentAt: null,
+    lastSignInAt: null,
+    appMetadata: {},
+    userMetadata: {},
+    bannedUntil: null,
+    isAnonymous: false,
+    createdAt: fields.now,
+    updatedAt: fields.now,
+    deletedAt: null,
+    identities: [],
+  };
+}
+
+function markVerified(user: User, provider: "email" | "phone", now: Date): Pick<User, "userMetadata" | "identities"> {
+  const flag = provider === "email" ? "email_verified" : "phone_verified";
+  return {
+    userMetadata: { ...user.userMetadata, [flag]: true },
+    identities: user.identities.map((identity) =>
+      identity.provider === provider
+        ? { ...identity, identityData: { ...identity.identityData, [flag]: true }, updatedAt: now }
+        : identity,
+    ),
+  };
+}
+
+/** Confirms the email: timestamp, and `email_verified` in user_metadata and in the email identity. */
+export function confirmEmail(user: User, now: Date): User {
+  return { ...user, ...markVerified(user, "email", now), emailConfirmedAt: now, updatedAt: now };
+}
+
+/** Confirms the phone: timestamp, and `phone_verified` in user_metadata and in the phone identity. */
+export function confirmPhone(user: User, now: Date): User {
+  return { ...user, ...markVerified(user, "phone", now), phoneConfirmedAt: now, updatedAt: now };
+}

@@ -1,0 +1,28 @@
+import type { Clock } from "./clock.ts";
+import type { Mailer } from "./mailer.ts";
+import type { PasswordHasher } from "./password-hasher.ts";
+import type { Random } from "./random.ts";
+import type { Secrets } from "./secrets.ts";
+import type { SmsSender } from "./sms-sender.ts";
+import type { Stores, Transactor } from "./stores.ts";
+import type { TokenSigner } from "./token-signer.ts";
+
+export type { Clock, Mailer, PasswordHasher, Random, Secrets, SmsSender, Stores, Transactor, TokenSigner };
+export type * from "./stores.ts";
+export type { AuthEmail } from "./mailer.ts";
+export type { AuthSms } from "./sms-sender.ts";
+export type { PasswordVerification } from "./password-hasher.ts";
+
+/** Everything the domain needs from the outside world. */
+export interface Ports {
+  /** For reads and single writes outside a transaction. */
+  readonly stores: Stores;
+  readonly tx: Transactor;
+  readonly hasher: PasswordHasher;
+  readonly signer: TokenSigner;
+  readonly secrets: Secrets;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly mailer: Mailer;
+  readonly sms: SmsSender;
+}

@@ -1,0 +1,74 @@
+import type { Identity } from "../model/identity.ts";
+import type { OneTimeToken, OneTimeTokenKind } from "../model/one-time-token.ts";
+import type { RefreshToken } from "../model/refresh-token.ts";
+import type { Session } from "../model/session.ts";
+import type { User } from "../model/user.ts";
+
+/**
+ * Users with their identities. Emails are stored lower-cased and phones in E.164, so lookups are exact.
+ * Methods never throw for "not found": they return null.
+ */
+export interface UserStore {
+  /**
+   * Inserts the user and its identities. Throws AuthError `email_exists` or `phone_exists` when another user
+   * already holds the address (including when a concurrent insert won the race).
+   */
+  insert(user: User): Promise<void>;
+  /** Writes every column of the user row (not its identities). Same conflicts as insert. */
+  update(user: User): Promise<void>;
+  /** With `forUpdate`, locks the user row until the transaction ends. */
+  findById(id: string, options?: { forUpdate?: boolean }): Promise<User | null>;
+  findByEmail(email: string): Promise<User | null>;
+  findByPhone(phone: string): Promise<User | null>;
+  /**
+   * The user and one of its sessions in a single round trip: what every authenticated request needs.
+   * `session` is null when the user exists but the session does not (or belongs to someone else).
+   */
+  findWithSession(userId: string, sessionId: string): Promise<{ user: User; session: Session | null } | null>;
+}
+
+export interface IdentityStore {
+  /** Inserts the identity, or updates data and timestamps of the one with the same (provider, providerId). */
+  save(identity: Identity): Promise<void>;
+}
+
+export interface SessionStore {
+  insert(session: Session): Promise<void>;
+  /** Writes the mutable columns: refresh-token pointers, rotatedAt, aal, amr, ip, userAgent, updatedAt. */
+  update(session: Session): Promise<void>;
+  /** Deletes the user's sessions (and with them their refresh tokens), except the one named in `except`. */
+  deleteAllOfUser(userId: string, options?: { except?: string }): Promise<void>;
+  /** Deletes one session of the user; a session of another user is left alone. */
+  deleteOne(userId: string, sessionId: string): Promise<void>;
+}
+
+export interface RefreshTokenStore {
+  insert(token: RefreshToken): Promise<void>;
+  /**
+   * Finds the token with this digest and locks its session row until the transaction ends, so that refreshes of
+   * one family run one at a time. Returns the session and its user as they are once the lock is held.
+   * Null when no token has this digest (or its session is gone).
+   */
+  lockForRefresh(tokenHash: string): Promise<{ token: RefreshToken; session: Session; user: User } | null>;
+}
+
+export interface OneTimeTokenStore {
+  /** Stores the token, replacing the user's pending token of the same kind. */
+  replace(token: OneTimeToken): Promise<void>;
+  findByUser(userId: string, kind: OneTimeTokenKind): Promise<OneTimeToken | null>;
+  /** Removes every pending token of the user: after a password change, nothing issued before it stays usable. */
+  deleteAllOfUser(userId: string): Promise<void>;
+}
+
+export interface Stores {
+  readonly users: UserStore;
+  readonly identities: IdentityStore;
+  readonly sessions: SessionStore;
+  readonly refreshTokens: RefreshTokenStore;
+  readonly oneTimeTokens: OneTimeTokenStore;
+}
+
+/** Runs `work` in one transaction: it commits when `work` resolves and rolls back when it throws. */
+export interface Transactor {
+  run<T>(work: (stores: Stores) => Promise<T>): Promise<T>;
+}

@@ -1,0 +1,384 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isAuthError } from "../../errors.ts";
+import type { Identity } from "../../model/identity.ts";
+import type { OneTimeToken } from "../../model/one-time-token.ts";
+import type { RefreshToken } from "../../model/refresh-token.ts";
+import type { Stores, Transactor } from "../../ports/stores.ts";
+import { aSession, aUser } from "../builders.ts";
+import { nodeRandom } from "../node-random.ts";
+
+export interface StoreContractSubject {
+  readonly stores: Stores;
+  readonly tx: Transactor;
+  close?(): Promise<void>;
+}
+
+const t = (iso: string) => new Date(`2026-03-04T${iso}Z`);
+const uuid = () => nodeRandom.uuid();
+const digest = () => nodeRandom.token(32);
+
+function aRefreshToken(sessionId: string, overrides: Partial<RefreshToken> = {}): RefreshToken {
+  return { id: uuid(), sessionId, parentId: null, tokenHash: digest(), createdAt: t("10:00:00.000"), ...overrides };
+}
+
+function anOtt(userId: string, overrides: Partial<OneTimeToken> = {}): OneTimeToken {
+  return {
+    id: uuid(),
+    userId,
+    kind: "confirmation",
+    relatesTo: "someone@example.com",
+    linkTokenHash: digest(),
+    otpHash: digest(),
+    failedAttempts: 0,
+    createdAt: t("10:00:00.000"),
+    ...overrides,
+  };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected the promise to reject");
+}
+
+/**
+ * What every implementation of the domain's stores must do. Run against the in-memory stores and against every
+ * database adapter, so that the fakes the unit tests rely on cannot drift from the real thing.
+ */
+export function describeStoreContract(name: string, setup: () => Promise<StoreContractSubject>): void {
+  describe(`${name}: store contract`, () => {
+    let subject: StoreContractSubject;
+    let stores: Stores;
+    let tx: Transactor;
+
+    beforeAll(async () => {
+      subject = await setup();
+      ({ stores, tx } = subject);
+    });
+    afterAll(async () => {
+      await subject.close?.();
+    });
+
+    describe("users", () => {
+      it("round-trips every field of a user and its identities", async () => {
+        const user = aUser({
+          phone: `+1555${Math.floor(Math.random() * 1e7)}`,
+          passwordHash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA",
+          phoneConfirmedAt: t("10:00:00.123"),
+          invitedAt: t("09:00:00.001"),
+          confirmationSentAt: t("09:30:00.500"),
+          recoverySentAt: t("09:31:00.000"),
+          newEmail: "next@example.com",
+          emailChangeSentAt: t("09:32:00.000"),
+          newPhone: "+15550001111",
+          phoneChangeSentAt: t("09:33:00.000"),
+          reauthenticationSentAt: t("09:34:00.000"),
+          lastSignInAt: t("09:35:00.999"),
+          appMetadata: { provider: "email", providers: ["email"], plan: { tier: "gold", seats: 3 } },
+          userMetadata: { name: "Zoë \"Z\" O'Neil", tags: ["a", "b"], nested: { deep: [1, { x: null }] } },
+          bannedUntil: t("23:00:00.000"),
+          isAnonymous: false,
+          deletedAt: null,
+        });
+        await stores.users.insert(user);
+        expect(await stores.users.findById(user.id)).toEqual(user);
+      });
+
+      it("finds users by exact email and phone, and answers null for strangers", async () => {
+        const phone = `+4420${Math.floor(Math.random() * 1e8)}`;
+        const user = aUser({ phone });
+        await stores.users.insert(user);
+        expect((await stores.users.findByEmail(user.email!))?.id).toBe(user.id);
+        expect((await stores.users.findByPhone(phone))?.id).toBe(user.id);
+        expect(await stores.users.findByEmail("nobody@example.com")).toBeNull();
+        expect(await stores.users.findByPhone("+19999999999")).toBeNull();
+        expect(await stores.users.findById(uuid())).toBeNull();
+      });
+
+      it("keeps a user without email or phone (anonymous)", async () => {
+        const user = aUser({ email: null, isAnonymous: true, emailConfirmedAt: null, appMetadata: {} });
+        await stores.users.insert(user);
+        expect(await stores.users.findById(user.id)).toEqual(user);
+      });
+
+      it("refuses a second user with the same email or phone, and writes nothing of it", async () => {
+        const phone = `+3361${Math.floor(Math.random() * 1e7)}`;
+        const first = aUser({ phone });
+        await stores.users.insert(first);
+
+        const sameEmail = aUser({ email: first.email });
+        expect(isAuthError(await rejection(stores.users.insert(sameEmail)), "email_exists")).toBe(true);
+        expect(await stores.users.findById(sameEmail.id)).toBeNull();
+
+        const samePhone = aUser({ phone });
+        expect(isAuthError(await rejection(stores.users.insert(samePhone)), "phone_exists")).toBe(true);
+        expect(await stores.users.findById(samePhone.id)).toBeNull();
+      });
+
+      it("refuses an update that takes another user's email or phone", async () => {
+        const phone = `+4915${Math.floor(Math.random() * 1e8)}`;
+        const holder = aUser({ phone });
+        const other = aUser();
+        await stores.users.insert(holder);
+        await stores.users.insert(other);
+        expect(isAuthError(await rejection(stores.users.update({ ...other, email: holder.email })), "email_exists")).toBe(true);
+        expect(isAuthError(await rejection(stores.users.update({ ...other, phone })), "phone_exists")).toBe(true);
+        expect((await stores.users.findById(other.id))?.email).toBe(other.email);
+      });
+
+      it("writes every column on update, and leaves identities alone", async () => {
+        const user = aUser();
+        await stores.users.insert(user);
+        const changed = {
+          ...user,
+          role: "editor",
+          email: `changed-${user.id.slice(0, 8)}@example.com`,
+          phone: `+1202${Math.floor(Math.random() * 1e7)}`,
+          passwordHash: "new-hash",
+          emailConfirmedAt: null,
+          phoneConfirmedAt: t("11:00:00.000"),
+          newEmail: "pending@example.com",
+          userMetadata: { theme: "dark" },
+          appMetadata: { provider: "email", providers: ["email"], roles: ["x"] },
+          bannedUntil: t("12:00:00.000"),
+          lastSignInAt: t("11:30:00.000"),
+          updatedAt: t("11:31:00.000"),
+          identities: [],
+        };
+        await stores.users.update(changed);
+        expect(await stores.users.findById(user.id)).toEqual({ ...changed, identities: user.identities });
+      });
+
+      it("returns identities oldest first", async () => {
+        const user = aUser();
+        await stores.users.insert(user);
+        const phoneIdentity: Identity = {
+          id: uuid(),
+          userId: user.id,
+          provider: "phone",
+          providerId: user.id,
+          identityData: { sub: user.id, phone: "+15550009999" },
+          lastSignInAt: null,
+          createdAt: t("12:00:00.000"),
+          updatedAt: t("12:00:00.000"),
+        };
+        await stores.identities.save(phoneIdentity);
+        const found = await stores.users.findById(user.id);
+        expect(found?.identities.map((identity) => identity.provider)).toEqual(["email", "phone"]);
+        expect(found?.identities[1]).toEqual(phoneIdentity);
+      });
+
+      it("finds a user together with one of its sessions", async () => {
+        const user = aUser();
+        const stranger = aUser();
+        await stores.users.insert(user);
+        await stores.users.insert(stranger);
+        const session = aSession(user.id, { amr: [{ method: "password", at: t("08:00:00.250") }] });
+        const strangersSession = aSession(stranger.id);
+        await stores.sessions.insert(session);
+        await stores.sessions.insert(strangersSession);
+
+        expect(await stores.users.findWithSession(user.id, session.id)).toEqual({ user, session });
+        expect(await stores.users.findWithSession(user.id, strangersSession.id)).toEqual({ user, session: null });
+        expect(await stores.users.findWithSession(user.id, uuid())).toEqual({ user, session: null });
+        expect(await stores.users.findWithSession(uuid(), session.id)).toBeNull();
+      });
+    });
+
+    describe("identities", () => {
+      it("updates the identity with the same provider and provider id instead of adding one", async () => {
+        const user = aUser();
+        await stores.users.insert(user);
+        const identity = user.identities[0]!;
+        const updated = { ...identity, id: uuid(), identityData: { ...identity.identityData, email_verified: true }, updatedAt: t("13:00:00.000") };
+        await stores.identities.save(updated);
+        const found = await stores.users.findById(user.id);
+        expect(found?.identities).toHaveLength(1);
+        expect(found?.identities[0]).toEqual({ ...updated, id: identity.id });
+      });
+    });
+
+    describe("sessions and refresh tokens", () => {
+      it("finds a refresh token by digest with its session and user", async () => {
+        const user = aUser();
+        await stores.users.insert(user);
+        const session = aSession(user.id);
+        const token = aRefreshToken(session.id);
+        await stores.sessions.insert({ ...session, refreshTokenId: token.id });
+        await stores.refreshTokens.insert(token);
+
+        const found = await tx.run((s) => s.refreshTokens.lockForRefresh(token.tokenHash));
+        expect(found).toEqual({ token, session: { ...session, refreshTokenId: token.id }, user });
+        expect(await tx.run((s) => s.refreshTokens.lockForRefresh(digest()))).toBeNull();
+      });
+
+      it("writes a session's refresh pointers and what it saw of the client", async () => {
+        const user = aUser();
+        await stores.users.insert(user);
+        const session = aSession(user.id);
+        const first = aRefreshToken(session.id);
+        const second = aRefreshToken(session.id, { parentId: first.id });
+        await stores.sessions.insert({ ...session, refreshTokenId: first.id });
+        await stores.refreshTokens.insert(first);
+        await stores.refreshTokens.insert(second);
+        const rotated = {
+          ...session,
+          refreshTokenId: second.id,
+          previousRefreshTokenId: first.id,
+          rotatedAt: t("14:00:00.321"),
+          ip: "203.0.113.9",
+          userAgent: "curl/8",
+          aal: "aal2" as const,
+          amr: [...session.amr, { method: "otp" as const, at: t("14:00:00.000") }],
+          updatedAt: t("14:00:00.321"),
+        };
+        await stores.sessions.update(rotated);
+        expect((await stores.users.findWithSession(user.id, session.id))?.session).toEqual(rotated);
+        expect((await tx.run((s) => s.refreshTokens.lockForRefresh(second.tokenHash)))?.token).toEqual(second);
+      });
+
+      it("gives a token at most one child", async () => {
+        const user = aUser();
+        await stores.users.insert(user);
+        const session = aSession(user.id);
+        await stores.sessions.insert(session);
+        const parent = aRefreshToken(session.id);
+        await stores.refreshTokens.insert(parent);
+        await stores.refreshTokens.insert(aRefreshToken(session.id, { parentId: parent.id }));
+        await expect(stores.refreshTokens.insert(aRefreshToken(session.id, { parentId: parent.id }))).rejects.toThrow();
+      });
+
+      it("lets one transaction at a time hold a family, and shows the next one what the first wrote", async () => {
+        const user = aUser();
+        await stores.users.insert(user);
+        const session = aSession(user.id);
+        const token = aRefreshToken(session.id);
+        await stores.sessions.insert({ ...session, refreshTokenId: token.id });
+        await stores.refreshTokens.insert(token);
+
+        let signalLocked!: () => void;
+        const locked = new Promise<void>((resolve) => (signalLocked = resolve));
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        const child = aRefreshToken(session.id, { parentId: token.id });
+
+        const first = tx.run(async (s) => {
+          const found = await s.refreshTokens.lockForRefresh(token.tokenHash);
+          signalLocked();
+          await released;
+          await s.refreshTokens.insert(child);
+          await s.sessions.update({ ...found!.session, refreshTokenId: child.id, previousRefreshTokenId: token.id });
+        });
+        await locked;
+        let secondDone = false;
+        const second = tx.run(async (s) => {
+          const found = await s.refreshTokens.lockForRefresh(token.tokenHash);
+          secondDone = true;
+          return found?.session;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(secondDone).toBe(false);
+        release();
+        await first;
+        expect(await second).toMatchObject({ refreshTokenId: child.id, previousRefreshTokenId: token.id });
+      });
+
+      it("deletes every session of a user with its tokens, or all but one", async () => {
+        const user = aUser();
+        const other = aUser();
+        await stores.users.insert(user);
+        await stores.users.insert(other);
+        const [a, b, c] = [aSession(user.id), aSession(user.id), aSession(user.id)];
+        const othersSession = aSession(other.id);
+        for (const session of [a, b, c, othersSession]) await stores.sessions.insert(session);
+        const tokenOfB = aRefreshToken(b.id);
+        await stores.refreshTokens.insert(tokenOfB);
+
+        await stores.sessions.deleteAllOfUser(user.id, { except: a.id });
+        expect((await stores.users.findWithSession(user.id, a.id))?.session?.id).toBe(a.id);
+        expect((await stores.users.findWithSession(user.id, b.id))?.session).toBeNull();
+        expect(await tx.run((s) => s.refreshTokens.lockForRefresh(tokenOfB.tokenHash))).toBeNull();
+
+        await stores.sessions.deleteAllOfUser(user.id);
+        expect((await stores.users.findWithSession(user.id, a.id))?.session).toBeNull();
+        expect((await stores.users.findWithSession(other.id, othersSession.id))?.session?.id).toBe(othersSession.id);
+      });
+
+      it("deletes one session of its user only", async () => {
+        const user = aUser();
+        const other = aUser();
+        await stores.users.insert(user);
+        await stores.users.insert(other);
+        const mine = aSession(user.id);
+        const theirs = aSession(other.id);
+        await stores.sessions.insert(mine);
+        await stores.sessions.insert(theirs);
+
+        await stores.sessions.deleteOne(user.id, theirs.id);
+        expect((await stores.users.findWithSession(other.id, theirs.id))?.session?.id).toBe(theirs.id);
+        await stores.sessions.deleteOne(user.id, mine.id);
+        expect((await stores.users.findWithSession(user.id, mine.id))?.session).toBeNull();
+      });
+    });
+
+    describe("one-time tokens", () => {
+      it("keeps one pending token per user and kind", async () => {
+        const user = aUser();
+        await stores.users.insert(user);
+        const first = anOtt(user.id);
+        const second = anOtt(user.id, { linkTokenHash: null, failedAttempts: 2, createdAt: t("10:05:00.000") });
+        const recovery = anOtt(user.id, { kind: "recovery" });
+        await stores.oneTimeTokens.replace(first);
+        await stores.oneTimeTokens.replace(recovery);
+        await stores.oneTimeTokens.replace(second);
+        expect(await stores.oneTimeTokens.findByUser(user.id, "confirmation")).toEqual(second);
+        expect(await stores.oneTimeTokens.findByUser(user.id, "recovery")).toEqual(recovery);
+        expect(await stores.oneTimeTokens.findByUser(user.id, "reauthentication")).toBeNull();
+
+        await stores.oneTimeTokens.deleteAllOfUser(user.id);
+        expect(await stores.oneTimeTokens.findByUser(user.id, "confirmation")).toBeNull();
+        expect(await stores.oneTimeTokens.findByUser(user.id, "recovery")).toBeNull();
+      });
+    });
+
+    describe("transactions", () => {
+      it("commits what the work wrote when it resolves", async () => {
+        const user = aUser();
+        const result = await tx.run(async (s) => {
+          await s.users.insert(user);
+          return "done";
+        });
+        expect(result).toBe("done");
+        expect((await stores.users.findById(user.id))?.id).toBe(user.id);
+      });
+
+      it("rolls back everything the work wrote when it throws", async () => {
+        const user = aUser();
+        const session = aSession(user.id);
+        const failure = await rejection(
+          tx.run(async (s) => {
+            await s.users.insert(user);
+            await s.sessions.insert(session);
+            throw new Error("boom");
+          }),
+        );
+        expect((failure as Error).message).toBe("boom");
+        expect(await stores.users.findById(user.id)).toBeNull();
+      });
+
+      it("sees its own writes before it commits, and locks a user row on request", async () => {
+        const user = aUser();
+        await tx.run(async (s) => {
+          await s.users.insert(user);
+          const locked = await s.users.findById(user.id, { forUpdate: true });
+          expect(locked?.id).toBe(user.id);
+          await s.users.update({ ...user, role: "changed" });
+          expect((await s.users.findById(user.id))?.role).toBe("changed");
+        });
+      });
+    });
+  });
+}

@@ -1,0 +1,4 @@
+import { describeStoreContract } from "./contracts/store-contract.ts";
+import { createInMemoryStores } from "./in-memory-stores.ts";
+
+describeStoreContract("in-memory", async () => createInMemoryStores());

@@ -1,0 +1,212 @@
+import { AuthError, messages } from "../errors.ts";
+import type { Identity } from "../model/identity.ts";
+import type { OneTimeToken } from "../model/one-time-token.ts";
+import type { RefreshToken } from "../model/refresh-token.ts";
+import type { Session } from "../model/session.ts";
+import type { User } from "../model/user.ts";
+import type {
+  IdentityStore,
+  OneTimeTokenStore,
+  RefreshTokenStore,
+  SessionStore,
+  Stores,
+  Transactor,
+  UserStore,
+} from "../ports/stores.ts";
+
+type UserRow = Omit<User, "identities">;
+
+interface State {
+  users: Map<string, UserRow>;
+  identities: Map<string, Identity>;
+  sessions: Map<string, Session>;
+  refreshTokens: Map<string, RefreshToken>;
+  oneTimeTokens: Map<string, OneTimeToken>;
+}
+
+const emptyState = (): State => ({
+  users: new Map(),
+  identities: new Map(),
+  sessions: new Map(),
+  refreshTokens: new Map(),
+  oneTimeTokens: new Map(),
+});
+
+// Everything goes in and out as a copy, as it would through a database.
+const copy = <T>(value: T): T => structuredClone(value);
+
+/**
+ * Stores over Maps. Transactions run one at a time and restore a snapshot when their work throws, so a test
+ * notices when a rollback would undo something; calls made outside a transaction are single-call transactions.
+ */
+export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
+  let state = emptyState();
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = queue.then(work);
+    queue = result.catch(() => undefined);
+    return result;
+  };
+
+  const run = <T>(work: (stores: Stores) => Promise<T>): Promise<T> =>
+    exclusive(async () => {
+      const snapshot = copy(state);
+      try {
+        return await work(bound);
+      } catch (error) {
+        state = snapshot;
+        throw error;
+      }
+    });
+
+  const withIdentities = (row: UserRow): User => ({
+    ...copy(row),
+    identities: [...state.identities.values()]
+      .filter((identity) => identity.userId === row.id)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+      .map(copy),
+  });
+
+  const assertUnique = (user: UserRow) => {
+    for (const other of state.users.values()) {
+      if (other.id === user.id) continue;
+      if (user.email !== null && other.email === user.email) throw new AuthError("email_exists", messages.emailExists);
+      if (user.phone !== null && other.phone === user.phone) throw new AuthError("phone_exists", messages.phoneExists);
+    }
+  };
+
+  const saveIdentity = (identity: Identity) => {
+    if (!state.users.has(identity.userId)) throw new Error(`no user ${identity.userId}`);
+    const same = [...state.identities.values()].find(
+      (other) => other.provider === identity.provider && other.providerId === identity.providerId,
+    );
+    if (same && same.userId !== identity.userId) throw new Error("identity belongs to another user");
+    state.identities.set(same?.id ?? identity.id, copy({ ...identity, id: same?.id ?? identity.id }));
+  };
+
+  const deleteSessions = (keep: (session: Session) => boolean) => {
+    for (const session of [...state.sessions.values()]) {
+      if (keep(session)) continue;
+      state.sessions.delete(session.id);
+      for (const token of [...state.refreshTokens.values()]) {
+        if (token.sessionId === session.id) state.refreshTokens.delete(token.id);
+      }
+    }
+  };
+
+  const users: UserStore = {
+    async insert(user) {
+      if (state.users.has(user.id)) throw new Error(`duplicate user id ${user.id}`);
+      const { identities, ...row } = user;
+      assertUnique(row);
+      state.users.set(row.id, copy(row));
+      for (const identity of identities) saveIdentity(identity);
+    },
+    async update(user) {
+      if (!state.users.has(user.id)) return;
+      const { identities: _ignored, ...row } = user;
+      assertUnique(row);
+      state.users.set(row.id, copy(row));
+    },
+    async findById(id) {
+      const row = state.users.get(id);
+      return row ? withIdentities(row) : null;
+    },
+    async findByEmail(email) {
+      const row = [...state.users.values()].find((user) => user.email === email);
+      return row ? withIdentities(row) : null;
+    },
+    async findByPhone(phone) {
+      const row = [...state.users.values()].find((user) => user.phone === phone);
+      return row ? withIdentities(row) : null;
+    },
+    async findWithSession(userId, sessionId) {
+      const row = state.users.get(userId);
+      if (!row) return null;
+      const session = state.sessions.get(sessionId);
+      return { user: withIdentities(row), session: session && session.userId === userId ? copy(session) : null };
+    },
+  };
+
+  const identities: IdentityStore = {
+    async save(identity) {
+      saveIdentity(identity);
+    },
+  };
+
+  const sessions: SessionStore = {
+    async insert(session) {
+      if (!state.users.has(session.userId)) throw new Error(`no user ${session.userId}`);
+      state.sessions.set(session.id, copy(session));
+    },
+    async update(session) {
+      if (state.sessions.has(session.id)) state.sessions.set(session.id, copy(session));
+    },
+    async deleteAllOfUser(userId, options) {
+      deleteSessions((session) => session.userId !== userId || session.id === options?.except);
+    },
+    async deleteOne(userId, sessionId) {
+      deleteSessions((session) => session.userId !== userId || session.id !== sessionId);
+    },
+  };
+
+  const refreshTokens: RefreshTokenStore = {
+    async insert(token) {
+      if (!state.sessions.has(token.sessionId)) throw new Error(`no session ${token.sessionId}`);
+      for (const other of state.refreshTokens.values()) {
+        if (other.tokenHash === token.tokenHash) throw new Error("duplicate refresh token digest");
+        if (token.parentId !== null && other.parentId === token.parentId) throw new Error("parent already has a child");
+      }
+      state.refreshTokens.set(token.id, copy(token));
+    },
+    async lockForRefresh(tokenHash) {
+      const token = [...state.refreshTokens.values()].find((candidate) => candidate.tokenHash === tokenHash);
+      const session = token && state.sessions.get(token.sessionId);
+      const user = session && state.users.get(session.userId);
+      if (!token || !session || !user) return null;
+      return { token: copy(token), session: copy(session), user: withIdentities(user) };
+    },
+  };
+
+  const oneTimeTokens: OneTimeTokenStore = {
+    async replace(token) {
+      if (!state.users.has(token.userId)) throw new Error(`no user ${token.userId}`);
+      for (const other of [...state.oneTimeTokens.values()]) {
+        if (other.userId === token.userId && other.kind === token.kind) state.oneTimeTokens.delete(other.id);
+      }
+      state.oneTimeTokens.set(token.id, copy(token));
+    },
+    async findByUser(userId, kind) {
+      const token = [...state.oneTimeTokens.values()].find((other) => other.userId === userId && other.kind === kind);
+      return token ? copy(token) : null;
+    },
+    async deleteAllOfUser(userId) {
+      for (const token of [...state.oneTimeTokens.values()]) {
+        if (token.userId === userId) state.oneTimeTokens.delete(token.id);
+      }
+    },
+  };
+
+  const bound: Stores = { users, identities, sessions, refreshTokens, oneTimeTokens };
+
+  // Outside a transaction every call is a transaction of its own.
+  const single = <S extends object>(store: S): S =>
+    Object.fromEntries(
+      Object.entries(store).map(([name, method]) => [
+        name,
+        (...args: unknown[]) => run(() => (method as (...a: unknown[]) => Promise<unknown>)(...args)),
+      ]),
+    ) as S;
+
+  return {
+    stores: {
+      users: single(users),
+      identities: single(identities),
+      sessions: single(sessions),
+      refreshTokens: single(refreshTokens),
+      oneTimeTokens: single(oneTimeTokens),
+    },
+    tx: { run },
+  };
+}

@@ -1,0 +1,14 @@
+// Test doubles and contract suites. Shipped with the domain so anyone can run the core without a database;
+// never imported by production code.
+export { aSession, aUser } from "./builders.ts";
+export { createTestAuth, type TestAuth, type TestAuthOptions } from "./create-test-auth.ts";
+export { context, failsWith } from "./fails-with.ts";
+export { FastPasswordHasher, OUTDATED_PREFIX } from "./fast-password-hasher.ts";
+export { createInMemoryStores } from "./in-memory-stores.ts";
+export { nodeRandom } from "./node-random.ts";
+export { RecordingMailer, RecordingSmsSender } from "./recording-senders.ts";
+export { TestClock } from "./test-clock.ts";
+export { testPolicy, type DeepPartial } from "./test-policy.ts";
+export { createTestSecrets } from "./test-secrets.ts";
+export { TestTokenSigner } from "./test-token-signer.ts";
+export { describeStoreContract, type StoreContractSubject } from "./contracts/store-contract.ts";

@@ -1,0 +1,29 @@
+import type { AuthEmail, Mailer } from "../ports/mailer.ts";
+import type { AuthSms, SmsSender } from "../ports/sms-sender.ts";
+
+/** Keeps every email it is asked to send. */
+export class RecordingMailer implements Mailer {
+  readonly sent: AuthEmail[] = [];
+
+  async send(email: AuthEmail): Promise<void> {
+    this.sent.push(email);
+  }
+
+  /** The latest email to `to`, if any. */
+  lastTo(to: string): AuthEmail | undefined {
+    return this.sent.filter((email) => email.to === to).at(-1);
+  }
+}
+
+/** Keeps every SMS it is asked to send. */
+export class RecordingSmsSender implements SmsSender {
+  readonly sent: AuthSms[] = [];
+
+  async send(sms: AuthSms): Promise<void> {
+    this.sent.push(sms);
+  }
+
+  lastTo(to: string): AuthSms | undefined {
+    return this.sent.filter((sms) => sms.to === to).at(-1);
+  }
+}

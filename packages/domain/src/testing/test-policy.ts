@@ -1,0 +1,35 @@
+import type { AuthPolicy } from "../policy.ts";
+
+type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends readonly unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] };
+
+/** Supabase's defaults, with email signups on and confirmations required; override what a test is about. */
+export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy {
+  return {
+    siteUrl: overrides.siteUrl ?? "http://localhost:3000",
+    accessToken: { expSeconds: 3600, issuer: "http://localhost:8081", ...overrides.accessToken },
+    defaultAudience: overrides.defaultAudience ?? "authenticated",
+    defaultRole: overrides.defaultRole ?? "authenticated",
+    signup: {
+      disabled: false,
+      emailEnabled: true,
+      phoneEnabled: true,
+      anonymousEnabled: false,
+      emailAutoconfirm: false,
+      phoneAutoconfirm: false,
+      ...overrides.signup,
+    },
+    password: { minLength: 6, requiredCharacters: [], ...overrides.password },
+    refresh: { rotationEnabled: true, reuseIntervalSeconds: 10, ...overrides.refresh },
+    otp: {
+      emailOtpLength: 6,
+      emailOtpExpSeconds: 86_400,
+      smsOtpLength: 6,
+      smsOtpExpSeconds: 60,
+      emailConfirmationFrequencySeconds: 900,
+      smsFrequencySeconds: 60,
+      ...overrides.otp,
+    },
+    passwordChangeRequiresReauthentication: overrides.passwordChangeRequiresReauthentication ?? false,
+  };
+}
+export type { DeepPartial };

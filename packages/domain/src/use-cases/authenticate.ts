@@ -1,0 +1,27 @@
+import { AuthError, messages } from "../errors.ts";
+import { readTokenSubject } from "../model/access-token-claims.ts";
+import { isBanned } from "../model/user.ts";
+import type { Deps, Principal } from "./deps.ts";
+
+/**
+ * Resolves a bearer token to its user and session with one store round trip. The token must verify, its user and
+ * session must still exist (a signed-out session's tokens stop working at once), and the user must not be banned.
+ */
+export async function authenticate(deps: Deps, input: { readonly accessToken: string }): Promise<Principal> {
+  const claims = await deps.signer.verify(input.accessToken);
+  const subject = readTokenSubject(claims);
+
+  let principal: Principal;
+  if (subject.sessionId === null) {
+    const user = await deps.stores.users.findById(subject.userId);
+    if (!user) throw new AuthError("user_not_found", "User from sub claim in JWT does not exist");
+    principal = { user, session: null, claims };
+  } else {
+    const found = await deps.stores.users.findWithSession(subject.userId, subject.sessionId);
+    if (!found) throw new AuthError("user_not_found", "User from sub claim in JWT does not exist");
+    if (!found.session) throw new AuthError("session_not_found", "Session from session_id claim in JWT does not exist");
+    principal = { user: found.user, session: found.session, claims };
+  }
+  if (isBanned(principal.user, deps.clock.now())) throw new AuthError("user_banned", messages.userBanned);
+  return principal;
+}

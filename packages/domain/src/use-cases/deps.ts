@@ -1,0 +1,35 @@
+import type { Metadata } from "../model/metadata.ts";
+import type { Session } from "../model/session.ts";
+import type { User } from "../model/user.ts";
+import type { AuthPolicy } from "../policy.ts";
+import type { Ports } from "../ports/index.ts";
+
+export type Deps = Ports & { readonly policy: AuthPolicy };
+
+/** What the transport knows about the caller, recorded on sessions. */
+export interface RequestContext {
+  readonly ip: string | null;
+  readonly userAgent: string | null;
+}
+
+/** A signed-in session, as the token endpoints hand it out. */
+export interface SessionGrant {
+  readonly accessToken: string;
+  readonly tokenType: "bearer";
+  readonly expiresIn: number;
+  /** Unix seconds; the access token's `exp`. */
+  readonly expiresAt: number;
+  readonly refreshToken: string;
+  readonly user: User;
+  readonly session: Session;
+  /** Set when a password sign-in succeeded with a password the current policy would refuse. */
+  readonly weakPassword?: { readonly message: string; readonly reasons: readonly string[] };
+}
+
+/** The caller of an authenticated request. */
+export interface Principal {
+  readonly user: User;
+  /** Null for tokens without a session (service keys carrying a `sub`). */
+  readonly session: Session | null;
+  readonly claims: Metadata;
+}

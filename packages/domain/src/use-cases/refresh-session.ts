@@ -1,0 +1,78 @@
+import { AuthError, messages } from "../errors.ts";
+import { decideRefresh } from "../model/refresh-token.ts";
+import type { Session } from "../model/session.ts";
+import { isBanned, type User } from "../model/user.ts";
+import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
+import { refreshTokenDigest } from "./digests.ts";
+import { grantSession } from "./sessions.ts";
+
+export interface RefreshSessionInput {
+  readonly refreshToken: string;
+  readonly context: RequestContext;
+}
+
+type Outcome =
+  | { readonly kind: "granted"; readonly user: User; readonly session: Session; readonly refreshToken: string }
+  | { readonly kind: "not_found" }
+  | { readonly kind: "banned" }
+  | { readonly kind: "reuse_detected" };
+
+/**
+ * Exchanges a refresh token for a new session grant, following the spec's state table (model/refresh-token.ts).
+ * Refreshes of one family are serialized on the session row, so concurrent refreshes of one token create exactly
+ * one child and, within the reuse interval, all receive it.
+ */
+export async function refreshSession(deps: Deps, input: RefreshSessionInput): Promise<SessionGrant> {
+  if (input.refreshToken === "") throw new AuthError("invalid_request", "refresh_token required");
+  const presentedHash = refreshTokenDigest(deps.secrets, input.refreshToken);
+
+  // Failures are returned rather than thrown, so that a family revocation commits even though the request fails.
+  const outcome = await deps.tx.run(async (stores): Promise<Outcome> => {
+    const found = await stores.refreshTokens.lockForRefresh(presentedHash);
+    if (!found) return { kind: "not_found" };
+    const { token, session, user } = found;
+    const now = deps.clock.now();
+    if (isBanned(user, now)) return { kind: "banned" };
+
+    const decision = decideRefresh(session, token, now, deps.policy.refresh);
+    // The child is derived from its parent, so answering a retry needs no stored plaintext.
+    const child = deps.secrets.nextRefreshToken(input.refreshToken);
+    const seen = { ip: input.context.ip ?? session.ip, userAgent: input.context.userAgent ?? session.userAgent, updatedAt: now };
+    switch (decision.kind) {
+      case "rotate": {
+        const childId = deps.random.uuid();
+        await stores.refreshTokens.insert({
+          id: childId,
+          sessionId: session.id,
+          parentId: token.id,
+          tokenHash: refreshTokenDigest(deps.secrets, child),
+          createdAt: now,
+        });
+        const rotated: Session = { ...session, ...seen, refreshTokenId: childId, previousRefreshTokenId: token.id, rotatedAt: now };
+        await stores.sessions.update(rotated);
+        return { kind: "granted", user, session: rotated, refreshToken: child };
+      }
+      case "return_current": {
+        const touched: Session = { ...session, ...seen };
+        await stores.sessions.update(touched);
+        return { kind: "granted", user, session: touched, refreshToken: child };
+      }
+      case "reuse_detected":
+        if (decision.revokeFamily) {
+          await stores.sessions.update({ ...session, refreshTokenId: null, previousRefreshTokenId: null, updatedAt: now });
+        }
+        return { kind: "reuse_detected" };
+    }
+  });
+
+  switch (outcome.kind) {
+    case "not_found":
+      throw new AuthError("refresh_token_not_found", messages.refreshTokenNotFound);
+    case "banned":
+      throw new AuthError("user_banned", messages.userBanned);
+    case "reuse_detected":
+      throw new AuthError("refresh_token_already_used", messages.refreshTokenAlreadyUsed);
+    case "granted":
+      return grantSession(deps, outcome.user, outcome.session, outcome.refreshToken);
+  }
+}

@@ -1,0 +1,59 @@
+import { buildAccessTokenClaims } from "../model/access-token-claims.ts";
+import type { AuthMethod, Session } from "../model/session.ts";
+import type { User } from "../model/user.ts";
+import type { Stores } from "../ports/stores.ts";
+import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
+import { refreshTokenDigest } from "./digests.ts";
+
+/** Refresh tokens carry 256 random bits. */
+const REFRESH_TOKEN_BYTES = 32;
+
+/** Starts a session with the first token of its family; call inside the transaction that signs the user in. */
+export async function openSession(
+  deps: Deps,
+  stores: Stores,
+  user: User,
+  method: AuthMethod,
+  context: RequestContext,
+): Promise<{ session: Session; refreshToken: string }> {
+  const now = deps.clock.now();
+  const refreshToken = deps.random.token(REFRESH_TOKEN_BYTES);
+  const tokenId = deps.random.uuid();
+  const session: Session = {
+    id: deps.random.uuid(),
+    userId: user.id,
+    aal: "aal1",
+    amr: [{ method, at: now }],
+    refreshTokenId: tokenId,
+    previousRefreshTokenId: null,
+    rotatedAt: null,
+    userAgent: context.userAgent,
+    ip: context.ip,
+    notAfter: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await stores.sessions.insert(session);
+  await stores.refreshTokens.insert({
+    id: tokenId,
+    sessionId: session.id,
+    parentId: null,
+    tokenHash: refreshTokenDigest(deps.secrets, refreshToken),
+    createdAt: now,
+  });
+  return { session, refreshToken };
+}
+
+/** Signs the access token for a session and assembles the grant. */
+export async function grantSession(deps: Deps, user: User, session: Session, refreshToken: string): Promise<SessionGrant> {
+  const claims = buildAccessTokenClaims(user, session, deps.clock.now(), deps.policy.accessToken);
+  return {
+    accessToken: await deps.signer.sign(claims),
+    tokenType: "bearer",
+    expiresIn: deps.policy.accessToken.expSeconds,
+    expiresAt: claims.exp,
+    refreshToken,
+    user,
+    session,
+  };
+}

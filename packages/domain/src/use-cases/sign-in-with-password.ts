@@ -1,0 +1,74 @@
+import { AuthError, isAuthError, messages } from "../errors.ts";
+import { normalizeEmail } from "../model/email.ts";
+import { assertPasswordAcceptable } from "../model/password-policy.ts";
+import { normalizePhone } from "../model/phone.ts";
+import { isBanned, isEmailConfirmed, isPhoneConfirmed, type User } from "../model/user.ts";
+import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
+import { grantSession, openSession } from "./sessions.ts";
+
+export interface SignInWithPasswordInput {
+  readonly email?: string | undefined;
+  readonly phone?: string | undefined;
+  readonly password: string;
+  readonly context: RequestContext;
+}
+
+export async function signInWithPassword(deps: Deps, input: SignInWithPasswordInput): Promise<SessionGrant> {
+  const { signup } = deps.policy;
+  const hasEmail = input.email !== undefined && input.email !== "";
+  const hasPhone = input.phone !== undefined && input.phone !== "";
+  if (hasEmail && hasPhone) {
+    throw new AuthError("validation_failed", "Only an email address or phone number should be provided on login.");
+  }
+  if (hasEmail && !signup.emailEnabled) throw new AuthError("email_provider_disabled", "Email logins are disabled");
+  if (hasPhone && !signup.phoneEnabled) throw new AuthError("phone_provider_disabled", "Phone logins are disabled");
+  if (!hasEmail && !hasPhone) throw new AuthError("validation_failed", "missing email or phone");
+
+  const user = await findUser(deps, hasEmail ? { email: input.email! } : { phone: input.phone! });
+  // security: the same answer, after the same work, whether the account is missing, has no password or the
+  // password is wrong; the ban is told only to whoever knows the password.
+  if (!user || user.passwordHash === null) {
+    await deps.hasher.verifyNothing(input.password);
+    throw new AuthError("invalid_credentials", messages.invalidLogin);
+  }
+  const verification = await deps.hasher.verify(user.passwordHash, input.password);
+  if (!verification.ok) throw new AuthError("invalid_credentials", messages.invalidLogin);
+
+  const now = deps.clock.now();
+  if (isBanned(user, now)) throw new AuthError("user_banned", messages.userBanned);
+  if (hasEmail && !isEmailConfirmed(user)) throw new AuthError("email_not_confirmed", "Email not confirmed");
+  if (hasPhone && !isPhoneConfirmed(user)) throw new AuthError("phone_not_confirmed", "Phone not confirmed");
+
+  const passwordHash = verification.needsRehash ? await deps.hasher.hash(input.password) : user.passwordHash;
+  const signedIn: User = { ...user, passwordHash, lastSignInAt: now };
+  const opened = await deps.tx.run(async (stores) => {
+    await stores.users.update(signedIn);
+    return openSession(deps, stores, signedIn, "password", input.context);
+  });
+  const grant = await grantSession(deps, signedIn, opened.session, opened.refreshToken);
+  const weakPassword = weaknessOf(deps, input.password);
+  return weakPassword ? { ...grant, weakPassword } : grant;
+}
+
+/** An address that cannot be valid belongs to nobody: it fails like an unknown one. */
+async function findUser(deps: Deps, by: { email: string } | { phone: string }): Promise<User | null> {
+  try {
+    return "email" in by
+      ? await deps.stores.users.findByEmail(normalizeEmail(by.email))
+      : await deps.stores.users.findByPhone(normalizePhone(by.phone));
+  } catch (error) {
+    if (isAuthError(error, "validation_failed")) return null;
+    throw error;
+  }
+}
+
+function weaknessOf(deps: Deps, password: string): SessionGrant["weakPassword"] {
+  try {
+    assertPasswordAcceptable(password, deps.policy.password);
+    return undefined;
+  } catch (error) {
+    if (!isAuthError(error)) throw error;
+    const reasons = error.details?.["reasons"];
+    return { message: error.message, reasons: Array.isArray(reasons) ? reasons : [] };
+  }
+}

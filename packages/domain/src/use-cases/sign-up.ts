@@ -1,0 +1,214 @@
+import { AuthError, isAuthError, messages } from "../errors.ts";
+import { normalizeEmail } from "../model/email.ts";
+import type { Identity } from "../model/identity.ts";
+import type { Metadata } from "../model/metadata.ts";
+import { assertPasswordAcceptable } from "../model/password-policy.ts";
+import { normalizePhone } from "../model/phone.ts";
+import { assertMaySendAgain } from "../model/send-frequency.ts";
+import { confirmEmail, confirmPhone, isEmailConfirmed, isPhoneConfirmed, newUser, type User } from "../model/user.ts";
+import { type Channel, deliver, issueConfirmation, type PendingMessage } from "./confirmation.ts";
+import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
+import { grantSession, openSession } from "./sessions.ts";
+
+export interface SignUpInput {
+  readonly email?: string | undefined;
+  readonly phone?: string | undefined;
+  readonly password?: string | undefined;
+  readonly data?: Metadata | undefined;
+  /** X-JWT-AUD; JWT_AUD when absent. */
+  readonly audience?: string | undefined;
+  readonly context: RequestContext;
+}
+
+/** A confirmed signup signs the user in; one awaiting confirmation answers with the user. */
+export type SignUpResult = { readonly kind: "user"; readonly user: User } | { readonly kind: "session"; readonly grant: SessionGrant };
+
+export async function signUp(deps: Deps, input: SignUpInput): Promise<SignUpResult> {
+  const { signup } = deps.policy;
+  const hasEmail = input.email !== undefined && input.email !== "";
+  const hasPhone = input.phone !== undefined && input.phone !== "";
+  if (!hasEmail && !hasPhone) return signUpAnonymously(deps, input);
+
+  if (signup.disabled) throw new AuthError("signup_disabled", messages.signupsDisabled);
+  if (hasEmail && hasPhone) {
+    throw new AuthError("validation_failed", "Only an email address or phone number should be provided on signup.");
+  }
+  const password = input.password ?? "";
+  if (password === "") throw new AuthError("validation_failed", "Signup requires a valid password");
+  assertPasswordAcceptable(password, deps.policy.password);
+  if (hasEmail && !signup.emailEnabled) throw new AuthError("email_provider_disabled", "Email signups are disabled");
+  if (hasPhone && !signup.phoneEnabled) throw new AuthError("phone_provider_disabled", "Phone signups are disabled");
+
+  const channel: Channel = hasEmail
+    ? { provider: "email", address: normalizeEmail(input.email!) }
+    : { provider: "phone", address: normalizePhone(input.phone!) };
+
+  const existing = await findByChannel(deps, channel);
+  if (existing) return signUpExisting(deps, existing, channel, password, input);
+  try {
+    return await signUpNew(deps, channel, password, input);
+  } catch (error) {
+    // A concurrent signup with the same address won the insert: answer as for any duplicate.
+    if (!isAuthError(error, "email_exists") && !isAuthError(error, "phone_exists")) throw error;
+    const winner = await findByChannel(deps, channel);
+    if (!winner) throw error;
+    return signUpExisting(deps, winner, channel, password, input);
+  }
+}
+
+function findByChannel(deps: Deps, channel: Channel): Promise<User | null> {
+  return channel.provider === "email"
+    ? deps.stores.users.findByEmail(channel.address)
+    : deps.stores.users.findByPhone(channel.address);
+}
+
+function autoconfirms(deps: Deps, channel: Channel): boolean {
+  return channel.provider === "email" ? deps.policy.signup.emailAutoconfirm : deps.policy.signup.phoneAutoconfirm;
+}
+
+async function signUpNew(deps: Deps, channel: Channel, password: string, input: SignUpInput): Promise<SignUpResult> {
+  const passwordHash = await deps.hasher.hash(password);
+  const now = deps.clock.now();
+  const id = deps.random.uuid();
+  // GoTrue's identity data; the client's `data` may add keys but not replace these.
+  const identityData: Metadata = {
+    ...input.data,
+    sub: id,
+    ...(channel.provider === "email" ? { email: channel.address } : { phone: channel.address }),
+    email_verified: false,
+    phone_verified: false,
+  };
+  const identity: Identity = {
+    id: deps.random.uuid(),
+    userId: id,
+    provider: channel.provider,
+    providerId: id,
+    identityData,
+    lastSignInAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const user: User = {
+    ...newUser({ id, aud: input.audience ?? deps.policy.defaultAudience, role: deps.policy.defaultRole, now }),
+    ...contactOf(channel),
+    passwordHash,
+    appMetadata: { provider: channel.provider, providers: [channel.provider] },
+    userMetadata: identityData,
+    identities: [identity],
+  };
+
+  if (autoconfirms(deps, channel)) {
+    const confirmed = { ...confirm(user, channel, now), lastSignInAt: now };
+    const opened = await deps.tx.run(async (stores) => {
+      await stores.users.insert(confirmed);
+      return openSession(deps, stores, confirmed, "password", input.context);
+    });
+    return { kind: "session", grant: await grantSession(deps, confirmed, opened.session, opened.refreshToken) };
+  }
+
+  const { saved, message } = await deps.tx.run(async (stores) => {
+    const pending = { ...user, confirmationSentAt: now };
+    await stores.users.insert(pending);
+    return { saved: pending, message: await issueConfirmation(deps, stores, pending, channel) };
+  });
+  await deliver(deps, message);
+  return { kind: "user", user: saved };
+}
+
+async function signUpExisting(
+  deps: Deps,
+  existing: User,
+  channel: Channel,
+  password: string,
+  input: SignUpInput,
+): Promise<SignUpResult> {
+  const { signup } = deps.policy;
+  const confirmed = channel.provider === "email" ? isEmailConfirmed(existing) : isPhoneConfirmed(existing);
+  if (confirmed) {
+    if (signup.emailAutoconfirm || signup.phoneAutoconfirm) {
+      throw new AuthError("user_already_exists", messages.userAlreadyRegistered, { details: { provider: channel.provider } });
+    }
+    // security: as costly as a real signup, and shaped like one, so the answer does not reveal the account.
+    await deps.hasher.hash(password);
+    return { kind: "user", user: fabricatedUser(deps, channel, input) };
+  }
+
+  if (autoconfirms(deps, channel)) {
+    // GoTrue confirms and signs in here without looking at the password; we only do so for its owner.
+    const verification = existing.passwordHash
+      ? await deps.hasher.verify(existing.passwordHash, password)
+      : (await deps.hasher.verifyNothing(password), { ok: false });
+    if (!verification.ok) {
+      throw new AuthError("user_already_exists", messages.userAlreadyRegistered, { details: { provider: channel.provider } });
+    }
+    const now = deps.clock.now();
+    const user = { ...confirm(existing, channel, now), lastSignInAt: now };
+    const opened = await deps.tx.run(async (stores) => {
+      await stores.users.update(user);
+      for (const identity of user.identities) await stores.identities.save(identity);
+      return openSession(deps, stores, user, "password", input.context);
+    });
+    return { kind: "session", grant: await grantSession(deps, user, opened.session, opened.refreshToken) };
+  }
+
+  // Awaiting confirmation: send the confirmation again; neither password nor data change, since whoever asks
+  // has not proven they own the address.
+  await deps.hasher.hash(password);
+  const { saved, message } = await deps.tx.run(async (stores) => {
+    const now = deps.clock.now();
+    const current = (await stores.users.findById(existing.id, { forUpdate: true })) ?? existing;
+    assertMaySendAgain(
+      current.confirmationSentAt,
+      now,
+      deps.policy.otp[channel.provider === "email" ? "emailConfirmationFrequencySeconds" : "smsFrequencySeconds"],
+      channel.provider === "email" ? "over_email_send_rate_limit" : "over_sms_send_rate_limit",
+    );
+    const pending = { ...current, confirmationSentAt: now, updatedAt: now };
+    await stores.users.update(pending);
+    const message: PendingMessage = await issueConfirmation(deps, stores, pending, channel);
+    return { saved: pending, message };
+  });
+  await deliver(deps, message);
+  return { kind: "user", user: saved };
+}
+
+function contactOf(channel: Channel): Pick<User, "email" | "phone"> {
+  return channel.provider === "email" ? { email: channel.address, phone: null } : { email: null, phone: channel.address };
+}
+
+function confirm(user: User, channel: Channel, now: Date): User {
+  return channel.provider === "email" ? confirmEmail(user, now) : confirmPhone(user, now);
+}
+
+/**
+ * What a duplicate signup of a confirmed account answers, as GoTrue shapes it: a fresh id, no identities
+ * (`identities: []` is how apps tell), nothing of the real account.
+ */
+function fabricatedUser(deps: Deps, channel: Channel, input: SignUpInput): User {
+  const now = deps.clock.now();
+  return {
+    ...newUser({ id: deps.random.uuid(), aud: input.audience ?? deps.policy.defaultAudience, role: "", now }),
+    ...contactOf(channel),
+    confirmationSentAt: now,
+    appMetadata: { provider: channel.provider, providers: [channel.provider] },
+    userMetadata: input.data ?? {},
+  };
+}
+
+async function signUpAnonymously(deps: Deps, input: SignUpInput): Promise<SignUpResult> {
+  const { signup } = deps.policy;
+  if (!signup.anonymousEnabled) throw new AuthError("anonymous_provider_disabled", "Anonymous sign-ins are disabled");
+  if (signup.disabled) throw new AuthError("signup_disabled", messages.signupsDisabled);
+  const now = deps.clock.now();
+  const user: User = {
+    ...newUser({ id: deps.random.uuid(), aud: input.audience ?? deps.policy.defaultAudience, role: deps.policy.defaultRole, now }),
+    userMetadata: input.data ?? {},
+    isAnonymous: true,
+    lastSignInAt: now,
+  };
+  const opened = await deps.tx.run(async (stores) => {
+    await stores.users.insert(user);
+    return openSession(deps, stores, user, "anonymous", input.context);
+  });
+  return { kind: "session", grant: await grantSession(deps, user, opened.session, opened.refreshToken) };
+}

@@ -1,0 +1,112 @@
+import { AuthError, messages } from "../errors.ts";
+import { normalizeEmail } from "../model/email.ts";
+import type { Identity } from "../model/identity.ts";
+import { mergeMetadata, type Metadata } from "../model/metadata.ts";
+import { assertPasswordAcceptable } from "../model/password-policy.ts";
+import { normalizePhone } from "../model/phone.ts";
+import { confirmPhone, type User, withProviders } from "../model/user.ts";
+import type { Stores } from "../ports/stores.ts";
+import type { Deps, Principal, RequestContext } from "./deps.ts";
+import { otpDigest } from "./digests.ts";
+
+export interface UpdateUserInput {
+  readonly principal: Principal;
+  readonly email?: string | undefined;
+  readonly phone?: string | undefined;
+  readonly password?: string | undefined;
+  /** Merged into user_metadata; a key set to null is removed. */
+  readonly data?: Metadata | undefined;
+  /** From GET /reauthenticate, when password changes require it. */
+  readonly nonce?: string | undefined;
+  readonly context: RequestContext;
+}
+
+/**
+ * PUT /user. Metadata and password change at once; an email change is recorded as pending (its confirmation
+ * mails belong to the email flows), a phone change too, unless SMS_AUTOCONFIRM applies it at once.
+ */
+export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<User> {
+  const { user: caller, session } = input.principal;
+  const email = input.email ? normalizeEmail(input.email) : undefined;
+  const phone = input.phone ? normalizePhone(input.phone) : undefined;
+  const password = input.password;
+  if (password !== undefined) assertPasswordAcceptable(password, deps.policy.password);
+  if (caller.isAnonymous && password !== undefined && !email && !phone) {
+    throw new AuthError("validation_failed", "Updating password of an anonymous user without an email or phone is not allowed");
+  }
+  if (email && email !== caller.email) {
+    const holder = await deps.stores.users.findByEmail(email);
+    if (holder && holder.id !== caller.id) throw new AuthError("email_exists", messages.emailExists);
+  }
+  if (phone && phone !== caller.phone) {
+    const holder = await deps.stores.users.findByPhone(phone);
+    if (holder && holder.id !== caller.id) throw new AuthError("phone_exists", messages.phoneExists);
+  }
+
+  let passwordHash: string | undefined;
+  if (password !== undefined) {
+    if (deps.policy.passwordChangeRequiresReauthentication) await assertNonceValid(deps, caller, input.nonce);
+    if (caller.passwordHash !== null && (await deps.hasher.verify(caller.passwordHash, password)).ok) {
+      throw new AuthError("same_password", "New password should be different from the old password.");
+    }
+    passwordHash = await deps.hasher.hash(password);
+  }
+
+  return deps.tx.run(async (stores) => {
+    const now = deps.clock.now();
+    const current = await stores.users.findById(caller.id, { forUpdate: true });
+    if (!current) throw new AuthError("user_not_found", "User not found");
+    let next: User = { ...current, updatedAt: now };
+    if (input.data) next = { ...next, userMetadata: mergeMetadata(next.userMetadata, input.data) };
+    if (email && email !== current.email) next = { ...next, newEmail: email };
+    if (phone && phone !== current.phone) {
+      next = deps.policy.signup.phoneAutoconfirm ? await applyPhoneChange(deps, stores, next, phone, now) : { ...next, newPhone: phone };
+    }
+    if (passwordHash !== undefined) {
+      next = { ...next, passwordHash };
+      // A new password ends every other session and voids every token issued before it.
+      await stores.sessions.deleteAllOfUser(current.id, session ? { except: session.id } : {});
+      await stores.oneTimeTokens.deleteAllOfUser(current.id);
+    }
+    await stores.users.update(next);
+    return next;
+  });
+}
+
+async function assertNonceValid(deps: Deps, user: User, nonce: string | undefined): Promise<void> {
+  if (!nonce) throw new AuthError("reauthentication_needed", "Password update requires reauthentication");
+  const token = await deps.stores.oneTimeTokens.findByUser(user.id, "reauthentication");
+  const now = deps.clock.now().getTime();
+  const { otp } = deps.policy;
+  const lifetimeSeconds = token?.relatesTo.startsWith("+") ? otp.smsOtpExpSeconds : otp.emailOtpExpSeconds;
+  const valid =
+    token !== null &&
+    now < token.createdAt.getTime() + lifetimeSeconds * 1000 &&
+    deps.secrets.equal(token.otpHash, otpDigest(deps.secrets, token.relatesTo, nonce));
+  if (!valid) throw new AuthError("reauthentication_not_valid", "Nonce has expired or is invalid");
+}
+
+/** The new phone becomes the user's, confirmed, and its identity follows. */
+async function applyPhoneChange(deps: Deps, stores: Stores, user: User, phone: string, now: Date): Promise<User> {
+  const existing = user.identities.find((identity) => identity.provider === "phone");
+  const identity: Identity = existing
+    ? { ...existing, identityData: { ...existing.identityData, phone }, updatedAt: now }
+    : {
+        id: deps.random.uuid(),
+        userId: user.id,
+        provider: "phone",
+        providerId: user.id,
+        identityData: { sub: user.id, phone, email_verified: false, phone_verified: false },
+        lastSignInAt: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+  const identities = existing
+    ? user.identities.map((candidate) => (candidate.id === identity.id ? identity : candidate))
+    : [...user.identities, identity];
+  const changed = confirmPhone({ ...user, phone, newPhone: null, identities }, now);
+  for (const saved of changed.identities.filter((candidate) => candidate.provider === "phone")) {
+    await stores.identities.save(saved);
+  }
+  return { ...changed, appMetadata: withProviders(changed.appMetadata, changed.identities) };
+}
