@@ -1,6 +1,6 @@
 import type { AuthPolicy } from "./policy.ts";
 import type { Ports } from "./ports/index.ts";
-import { authenticate } from "./use-cases/authenticate.ts";
+import { authenticate, type AuthenticateInput } from "./use-cases/authenticate.ts";
 import type { Deps, Principal } from "./use-cases/deps.ts";
 import { refreshSession, type RefreshSessionInput } from "./use-cases/refresh-session.ts";
 import { signInWithPassword, type SignInWithPasswordInput } from "./use-cases/sign-in-with-password.ts";
@@ -17,7 +17,7 @@ export function createAuth(ports: Ports, policy: AuthPolicy) {
     signUp: (input: SignUpInput) => signUp(deps, input),
     signInWithPassword: (input: SignInWithPasswordInput) => signInWithPassword(deps, input),
     refreshSession: (input: RefreshSessionInput) => refreshSession(deps, input),
-    authenticate: (input: { accessToken: string }) => authenticate(deps, input),
+    authenticate: (input: AuthenticateInput) => authenticate(deps, input),
     updateUser: (input: UpdateUserInput) => updateUser(deps, input),
     signOut: (input: { principal: Principal; scope: LogoutScope }) => signOut(deps, input),
   };

@@ -25,6 +25,7 @@ export { confirmedAt, isBanned, isEmailConfirmed, isPhoneConfirmed, type User } 
 export { isUuid } from "./model/uuid.ts";
 
 export type { Principal, RequestContext, SessionGrant } from "./use-cases/deps.ts";
+export type { AuthenticateInput } from "./use-cases/authenticate.ts";
 export type { SignUpInput, SignUpResult } from "./use-cases/sign-up.ts";
 export type { SignInWithPasswordInput } from "./use-cases/sign-in-with-password.ts";
 export type { RefreshSessionInput } from "./use-cases/refresh-session.ts";

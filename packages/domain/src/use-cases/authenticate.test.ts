@@ -20,6 +20,12 @@ describe("authenticate a bearer token", () => {
     expect(principal.claims["sub"]).toBe(user.id);
   });
 
+  it("refuses a token for another audience than the one the request names", async () => {
+    const { auth, grant } = await signedIn();
+    await failsWith("validation_failed", auth.authenticate({ accessToken: grant.accessToken, audience: "other-app" }));
+    expect((await auth.authenticate({ accessToken: grant.accessToken, audience: "authenticated" })).user.id).toBe(grant.user.id);
+  });
+
   it("refuses forged and expired tokens as bad_jwt", async () => {
     const { auth, grant, clock } = await signedIn();
     const [header, payload] = grant.accessToken.split(".");

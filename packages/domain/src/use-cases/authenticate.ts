@@ -3,13 +3,22 @@ import { readTokenSubject } from "../model/access-token-claims.ts";
 import { isBanned } from "../model/user.ts";
 import type { Deps, Principal } from "./deps.ts";
 
+export interface AuthenticateInput {
+  readonly accessToken: string;
+  /** X-JWT-AUD: when the caller names an audience, the token must be for it. */
+  readonly audience?: string | undefined;
+}
+
 /**
  * Resolves a bearer token to its user and session with one store round trip. The token must verify, its user and
  * session must still exist (a signed-out session's tokens stop working at once), and the user must not be banned.
  */
-export async function authenticate(deps: Deps, input: { readonly accessToken: string }): Promise<Principal> {
+export async function authenticate(deps: Deps, input: AuthenticateInput): Promise<Principal> {
   const claims = await deps.signer.verify(input.accessToken);
   const subject = readTokenSubject(claims);
+  if (input.audience !== undefined && claims["aud"] !== input.audience) {
+    throw new AuthError("validation_failed", "Token audience doesn't match request audience");
+  }
 
   let principal: Principal;
   if (subject.sessionId === null) {

@@ -1,0 +1,13 @@
+import type { Principal } from "@latchkey/domain";
+import type { Logger } from "./logger.ts";
+
+/** Per-request values set by middleware. */
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    /** Carries the request id on every line. */
+    log: Logger;
+    /** Set by requireUser. */
+    principal: Principal;
+  };
+}

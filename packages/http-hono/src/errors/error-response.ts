@@ -1,0 +1,45 @@
+import { AuthError } from "@latchkey/domain";
+import type { Context, ErrorHandler } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { AppEnv } from "../app-env.ts";
+import { apiVersionHeader, wantsVersion2024 } from "./api-version.ts";
+import { oauthShaped, type StatusOverrides, statusOf } from "./error-status.ts";
+
+const UNEXPECTED = "Unexpected failure, please check server logs for more information";
+
+/** Any error as an AuthError; what is not one becomes an unexpected failure whose cause is kept for the log. */
+export function asAuthError(error: unknown): AuthError {
+  return error instanceof AuthError ? error : new AuthError("unexpected_failure", UNEXPECTED, { cause: error });
+}
+
+/**
+ * GoTrue's error responses: the legacy `{code, error_code, msg}` body, or `{code, message}` when the caller sends
+ * X-Supabase-Api-Version >= 2024-01-01 (then echoed, as auth-js needs it to decode the body); the OAuth shape for
+ * the few OAuth-style errors. 5xx bodies carry the request id, never the cause.
+ */
+export function errorResponse(c: Context<AppEnv>, error: AuthError, status: ContentfulStatusCode): Response {
+  if (error.retryAfterSeconds !== undefined) c.header("Retry-After", String(error.retryAfterSeconds));
+  if (oauthShaped.has(error.code)) return c.json({ error: error.code, error_description: error.message }, 400);
+
+  c.header("x-sb-error-code", error.code);
+  const message = status >= 500 ? UNEXPECTED : error.message;
+  const errorId = status >= 500 ? { error_id: c.get("requestId") } : {};
+  const reasons = error.details?.["reasons"];
+  const weakPassword = error.code === "weak_password" ? { weak_password: { reasons: Array.isArray(reasons) ? reasons : [] } } : {};
+
+  if (wantsVersion2024(c.req.header(apiVersionHeader.name))) {
+    c.header(apiVersionHeader.name, apiVersionHeader.v2024);
+    return c.json({ code: error.code, message, ...weakPassword, ...errorId }, status);
+  }
+  return c.json({ code: status, error_code: error.code, msg: message, ...errorId, ...weakPassword }, status);
+}
+
+/** The error handler of the app and of each route module; a module passes the statuses where it differs. */
+export function handleAuthErrors(overrides: StatusOverrides = {}): ErrorHandler<AppEnv> {
+  return (thrown, c) => {
+    const error = asAuthError(thrown);
+    const status = statusOf(error, overrides);
+    if (status >= 500) c.get("log")?.error({ err: error.cause ?? error }, "request failed");
+    return errorResponse(c, error, status);
+  };
+}

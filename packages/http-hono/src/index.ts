@@ -1,0 +1,5 @@
+export { createHttpApp, MAX_BODY_BYTES, type HttpAppOptions } from "./create-http-app.ts";
+export type { AppEnv } from "./app-env.ts";
+export type { Logger } from "./logger.ts";
+export type { PublicSettings } from "./present/settings.ts";
+export type { ClientAddress } from "./request-context.ts";

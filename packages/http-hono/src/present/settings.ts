@@ -1,0 +1,24 @@
+/** What GET /settings may tell anyone: switches, never secrets. */
+export interface PublicSettings {
+  /** Provider name to enabled, including `email`, `phone` and `anonymous_users`. */
+  readonly external: Readonly<Record<string, boolean>>;
+  readonly disableSignup: boolean;
+  readonly mailerAutoconfirm: boolean;
+  readonly phoneAutoconfirm: boolean;
+  readonly smsProvider: string;
+}
+
+/** The spec's fields (`autoconfirm`) and Supabase's, so both kinds of clients find theirs. */
+export function presentSettings(settings: PublicSettings) {
+  return {
+    external: settings.external,
+    disable_signup: settings.disableSignup,
+    autoconfirm: settings.mailerAutoconfirm,
+    mailer_autoconfirm: settings.mailerAutoconfirm,
+    phone_autoconfirm: settings.phoneAutoconfirm,
+    sms_provider: settings.smsProvider,
+    saml_enabled: false,
+    saml_private_key_next_configured: false,
+    passkeys_enabled: false,
+  };
+}

@@ -1,0 +1,33 @@
+import { AuthError } from "@latchkey/domain";
+import type { Context } from "hono";
+import * as v from "valibot";
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Reads the body as JSON whatever its Content-Type says (as GoTrue does, so there is one parser and one
+ * validator), then validates it. Unreadable bodies are `bad_json`, including an empty one; a body of the wrong
+ * shape is `validation_failed` naming the first offending field.
+ */
+export async function readJson<S extends v.GenericSchema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
+  let data: unknown;
+  try {
+    data = JSON.parse(utf8.decode(await c.req.arrayBuffer()));
+  } catch (error) {
+    const reason = error instanceof TypeError ? "invalid UTF-8" : error instanceof Error ? error.message : "unreadable";
+    throw new AuthError("bad_json", `Could not parse request body as JSON: ${reason}`);
+  }
+  // Go cannot decode an array or a scalar into a request struct: GoTrue answers bad_json, and so do we.
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw new AuthError("bad_json", "Could not parse request body as JSON: expected an object");
+  }
+  return validate(schema, data);
+}
+
+export function validate<S extends v.GenericSchema>(schema: S, data: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, data);
+  if (result.success) return result.output;
+  const [issue] = result.issues;
+  const path = issue.path?.map((item) => String(item.key)).join(".");
+  throw new AuthError("validation_failed", path ? `${path}: ${issue.message}` : issue.message);
+}

@@ -1,0 +1,14 @@
+import type { RequestContext } from "@latchkey/domain";
+import type { Context } from "hono";
+
+/** Finds the client's address; how depends on the deployment (socket, trusted proxy header). */
+export type ClientAddress = (c: Context) => string | null;
+
+export function requestContext(c: Context, clientAddress: ClientAddress): RequestContext {
+  return { ip: clientAddress(c), userAgent: c.req.header("user-agent") ?? null };
+}
+
+/** X-JWT-AUD, when the caller names an audience. */
+export function requestAudience(c: Context): string | undefined {
+  return c.req.header("x-jwt-aud") || undefined;
+}

@@ -1,0 +1,30 @@
+import { AuthError } from "@latchkey/domain";
+import { Hono } from "hono";
+import type { AppEnv } from "../app-env.ts";
+import { handleAuthErrors } from "../errors/error-response.ts";
+import { presentSession } from "../present/session.ts";
+import { readJson } from "../read-json.ts";
+import { requestContext } from "../request-context.ts";
+import { PasswordGrantBody, RefreshGrantBody } from "../schemas.ts";
+import type { RouteDeps } from "./route-deps.ts";
+
+export const tokenRoutes = ({ auth, clientAddress }: RouteDeps) =>
+  new Hono<AppEnv>()
+    // compat: GoTrue answers these with other statuses on /token than elsewhere (internal/api/token.go).
+    .onError(handleAuthErrors({ user_banned: 400, email_provider_disabled: 422, phone_provider_disabled: 422 }))
+    .post("/token", async (c) => {
+      const context = requestContext(c, clientAddress);
+      switch (c.req.query("grant_type")) {
+        case "password": {
+          const body = await readJson(c, PasswordGrantBody);
+          const grant = await auth.signInWithPassword({ email: body.email, phone: body.phone, password: body.password ?? "", context });
+          return c.json(presentSession(grant));
+        }
+        case "refresh_token": {
+          const body = await readJson(c, RefreshGrantBody);
+          return c.json(presentSession(await auth.refreshSession({ refreshToken: body.refresh_token ?? "", context })));
+        }
+        default:
+          throw new AuthError("invalid_credentials", "unsupported_grant_type");
+      }
+    });

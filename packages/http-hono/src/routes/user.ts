@@ -1,0 +1,40 @@
+import { AuthError, type LogoutScope } from "@latchkey/domain";
+import { Hono } from "hono";
+import type { AppEnv } from "../app-env.ts";
+import { handleAuthErrors } from "../errors/error-response.ts";
+import { requireUser } from "../middleware/require-user.ts";
+import { presentUser } from "../present/user.ts";
+import { readJson } from "../read-json.ts";
+import { requestContext } from "../request-context.ts";
+import { UpdateUserBody } from "../schemas.ts";
+import type { RouteDeps } from "./route-deps.ts";
+
+const scopes: ReadonlySet<string> = new Set<LogoutScope>(["global", "local", "others"]);
+
+/** The signed-in user's own resources. */
+export const userRoutes = ({ auth, clientAddress }: RouteDeps) =>
+  new Hono<AppEnv>()
+    // compat: a token whose user is gone is a 403 here, not the admin API's 404 (internal/api/auth.go).
+    .onError(handleAuthErrors({ user_not_found: 403 }))
+    .use("/user", requireUser(auth))
+    .use("/logout", requireUser(auth))
+    .get("/user", (c) => c.json(presentUser(c.get("principal").user)))
+    .put("/user", async (c) => {
+      const body = await readJson(c, UpdateUserBody);
+      const user = await auth.updateUser({
+        principal: c.get("principal"),
+        email: body.email,
+        phone: body.phone,
+        password: body.password,
+        data: body.data,
+        nonce: body.nonce,
+        context: requestContext(c, clientAddress),
+      });
+      return c.json(presentUser(user));
+    })
+    .post("/logout", async (c) => {
+      const scope = c.req.query("scope") || "global";
+      if (!scopes.has(scope)) throw new AuthError("validation_failed", `Unsupported logout scope ${JSON.stringify(scope)}`);
+      await auth.signOut({ principal: c.get("principal"), scope: scope as LogoutScope });
+      return c.body(null, 204);
+    });

@@ -1,0 +1,56 @@
+import { createTestAuth, type TestAuthOptions } from "@latchkey/domain/testing";
+import { createHttpApp, type Logger, type PublicSettings } from "../src/index.ts";
+
+export interface LogLine {
+  readonly level: string;
+  readonly fields: Record<string, unknown>;
+  readonly message: string | undefined;
+}
+
+/** Keeps every line, with the bindings of its child loggers merged in. */
+export function recordingLogger(lines: LogLine[] = [], bindings: Record<string, unknown> = {}): Logger & { lines: LogLine[] } {
+  const write = (level: string) => (fields: object, message?: string) => {
+    lines.push({ level, fields: { ...bindings, ...fields }, message });
+  };
+  return {
+    lines,
+    debug: write("debug"),
+    info: write("info"),
+    warn: write("warn"),
+    error: write("error"),
+    child: (more: object) => recordingLogger(lines, { ...bindings, ...more }),
+  };
+}
+
+export const testSettings: PublicSettings = {
+  external: { email: true, phone: true, anonymous_users: false, github: false },
+  disableSignup: false,
+  mailerAutoconfirm: false,
+  phoneAutoconfirm: false,
+  smsProvider: "",
+};
+
+/** The HTTP app over the in-memory domain, plus JSON helpers. */
+export function createTestApp(options: TestAuthOptions & { requestIdHeader?: string } = {}) {
+  const testAuth = createTestAuth(options);
+  const log = recordingLogger();
+  const app = createHttpApp({
+    auth: testAuth.auth,
+    log,
+    settings: testSettings,
+    version: "test",
+    requestIdHeader: options.requestIdHeader,
+    clientAddress: () => "198.51.100.4",
+  });
+  const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    app.request(path, {
+      method,
+      headers: { "content-type": "application/json", ...headers },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+  return { ...testAuth, app, log, send };
+}
+
+export async function json(response: Response): Promise<Record<string, any>> {
+  return (await response.json()) as Record<string, any>;
+}
