@@ -1,0 +1,34 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseEnv } from "node:util";
+
+/** Where the .env file comes from: its text, a path that must exist, or (by default) `<cwd>/.env` if present. */
+export type DotenvSource = { readonly text: string } | { readonly path: string };
+
+/**
+ * The variables the configuration is read from: the .env file overlaid by the environment. A variable set to an
+ * empty value counts as not set, in either source, so `AUTH_X=` in a compose file does not hide the .env value.
+ */
+export function readVariables(
+  env: Readonly<Record<string, string | undefined>>,
+  dotenv: DotenvSource | undefined,
+  cwd: string,
+): Record<string, string> {
+  return { ...withoutEmpty(parseEnv(readDotenv(dotenv, cwd))), ...withoutEmpty(env) };
+}
+
+function readDotenv(source: DotenvSource | undefined, cwd: string): string {
+  if (source === undefined) {
+    const path = join(cwd, ".env");
+    return existsSync(path) ? readFileSync(path, "utf8") : "";
+  }
+  return "text" in source ? source.text : readFileSync(source.path, "utf8");
+}
+
+function withoutEmpty(variables: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(variables)) {
+    if (value !== undefined && value.trim() !== "") kept[name] = value;
+  }
+  return kept;
+}

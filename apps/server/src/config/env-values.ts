@@ -1,0 +1,201 @@
+import { normalizePhone, parseGoDuration, parseRequiredCharacters } from "@latchkey/domain";
+import * as v from "valibot";
+
+// Value syntax of configuration variables. Each schema turns one non-empty string into its typed value, or adds
+// one issue whose message never repeats the input: the loader adds the value itself unless the variable is secret.
+
+/** Go's strconv.ParseBool, which existing GoTrue deployments were written against. */
+const GO_BOOLEANS: ReadonlyMap<string, boolean> = new Map([
+  ...["1", "t", "T", "TRUE", "true", "True"].map((text) => [text, true] as const),
+  ...["0", "f", "F", "FALSE", "false", "False"].map((text) => [text, false] as const),
+]);
+
+export function parseGoBool(text: string): boolean | undefined {
+  return GO_BOOLEANS.get(text);
+}
+
+/** Seconds, from either a bare number (the spec) or a Go duration string (GoTrue). */
+export function parseSeconds(text: string): number | undefined {
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
+  const millis = parseGoDuration(text);
+  return millis === null || millis < 0 ? undefined : millis / 1000;
+}
+
+function parseWholeNumber(text: string): number | undefined {
+  if (!/^[+-]?\d+$/.test(text)) return undefined;
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+function parseNonNegativeNumber(text: string): number | undefined {
+  return /^\d+(\.\d+)?$/.test(text) ? Number(text) : undefined;
+}
+
+function isHttpUrl(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const { protocol } = new URL(text);
+  return protocol === "http:" || protocol === "https:";
+}
+
+/** A schema over a string that parses it, or reports `expected` when `parse` returns undefined. */
+function parsed<T>(parse: (text: string) => T | undefined, expected: string) {
+  return v.pipe(
+    v.string(),
+    v.rawTransform<string, T>(({ dataset, addIssue, NEVER }) => {
+      const value = parse(dataset.value);
+      if (value === undefined) {
+        addIssue({ message: expected });
+        return NEVER;
+      }
+      return value;
+    }),
+  );
+}
+
+export const text = v.string();
+
+export const flag = parsed(parseGoBool, "expected a boolean (true or false)");
+
+export function wholeNumber({ min, max }: { min?: number; max?: number } = {}) {
+  return parsed((input) => {
+    const value = parseWholeNumber(input);
+    if (value === undefined || (min !== undefined && value < min) || (max !== undefined && value > max)) return undefined;
+    return value;
+  }, `expected a whole number${describeRange(min, max)}`);
+}
+
+function describeRange(min: number | undefined, max: number | undefined): string {
+  if (min !== undefined && max !== undefined) return ` from ${min} to ${max}`;
+  if (min !== undefined) return ` of at least ${min}`;
+  if (max !== undefined) return ` of at most ${max}`;
+  return "";
+}
+
+export const port = wholeNumber({ min: 1, max: 65_535 });
+/** 0 lets the operating system pick a free port. */
+export const listenPort = wholeNumber({ min: 0, max: 65_535 });
+
+export const nonNegativeNumber = parsed(parseNonNegativeNumber, "expected a number of at least 0");
+
+/** A duration kept as seconds; `positive` refuses 0 where 0 would disable the feature or expire at once. */
+export function seconds(options: { positive?: boolean; whole?: boolean } = {}) {
+  const expected = `expected ${options.whole ? "whole " : ""}seconds${
+    options.positive ? " above 0" : ""
+  } (60) or a Go duration (60s, 15m, 1h30m)`;
+  return parsed((input) => {
+    const value = parseSeconds(input);
+    if (value === undefined) return undefined;
+    if (options.positive && value === 0) return undefined;
+    if (options.whole && !Number.isInteger(value)) return undefined;
+    return value;
+  }, expected);
+}
+
+/** Comma-separated; entries trimmed, empty ones dropped. */
+export const list = v.pipe(
+  v.string(),
+  v.transform((input): readonly string[] =>
+    input
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== ""),
+  ),
+);
+
+export const httpUrl = parsed((input) => (isHttpUrl(input) ? input : undefined), "expected an absolute http(s) URL");
+
+/** A path on API_EXTERNAL_URL, or a full URL for links served elsewhere. */
+export const urlPath = parsed(
+  (input) => (input.startsWith("/") || isHttpUrl(input) ? input : undefined),
+  "expected a path starting with / or an absolute http(s) URL",
+);
+
+export const emailAddress = parsed(
+  (input) => (/^[^\s@<>]+@[^\s@<>]+$/.test(input) ? input : undefined),
+  "expected an email address",
+);
+
+/** node-postgres reads only URLs; a libpq keyword string would fail later with a vaguer error. */
+export const postgresUrl = parsed((input) => {
+  if (!URL.canParse(input)) return undefined;
+  const { protocol } = new URL(input);
+  return protocol === "postgres:" || protocol === "postgresql:" ? input : undefined;
+}, "expected a postgres:// or postgresql:// URL");
+
+/** security: the namespace is spliced into SQL identifiers, so only identifier characters are allowed. */
+export const sqlIdentifierPrefix = parsed(
+  (input) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(input) ? input : undefined),
+  "expected letters, digits and underscores, not starting with a digit",
+);
+
+export function oneOf<const T extends string>(values: readonly T[], options: { ignoreCase?: boolean } = {}) {
+  const expected = `expected one of ${values.join(", ")}`;
+  return parsed((input) => {
+    const candidate = options.ignoreCase ? input.toLowerCase() : input;
+    return values.find((value) => value === candidate);
+  }, expected);
+}
+
+/** A count of events over a window. */
+export interface Rate {
+  readonly events: number;
+  readonly perSeconds: number;
+}
+
+/** compat: GoTrue's Rate type: a bare number is per hour, `N/duration` is N per that duration. */
+function parseRate(input: string): Rate | undefined {
+  const perHour = parseNonNegativeNumber(input);
+  if (perHour !== undefined) return { events: perHour, perSeconds: 3600 };
+  const match = /^(\d+)\/(.+)$/.exec(input);
+  if (!match) return undefined;
+  const events = Number(match[1]);
+  const perSeconds = parseSeconds(match[2] ?? "");
+  return perSeconds === undefined || perSeconds === 0 ? undefined : { events, perSeconds };
+}
+
+export const ratePerHourOrWindow = parsed(parseRate, "expected a number per hour (30) or a count per duration (10/1m)");
+
+/** A rate whose window is fixed by GoTrue (per 5 minutes or per hour); the variable sets the count. */
+export function countPer(perSeconds: number) {
+  return v.pipe(
+    nonNegativeNumber,
+    v.transform((events): Rate => ({ events, perSeconds })),
+  );
+}
+
+export const requiredCharacters = v.pipe(
+  v.string(),
+  v.transform((input): readonly string[] => parseRequiredCharacters(input)),
+);
+
+/** Test phone numbers and their fixed codes, `phone:code,phone:code`; phones normalized to E.164. */
+function parseTestOtp(input: string): Readonly<Record<string, string>> | undefined {
+  const codes: Record<string, string> = {};
+  for (const entry of input.split(",").map((part) => part.trim())) {
+    if (entry === "") continue;
+    const separator = entry.lastIndexOf(":");
+    const code = entry.slice(separator + 1).trim();
+    if (separator <= 0 || !/^\d+$/.test(code)) return undefined;
+    const phone = tryNormalizePhone(entry.slice(0, separator));
+    if (phone === undefined) return undefined;
+    codes[phone] = code;
+  }
+  return codes;
+}
+
+function tryNormalizePhone(raw: string): string | undefined {
+  try {
+    return normalizePhone(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+export const testOtpMap = parsed(parseTestOtp, "expected phone:code pairs separated by commas (15551234567:123456)");
+
+/** RFC 3339, as GoTrue's time.Time reads it. */
+export const timestamp = parsed((input) => {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(input)) return undefined;
+  const date = new Date(input);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}, "expected an RFC 3339 timestamp (2030-01-01T00:00:00Z)");

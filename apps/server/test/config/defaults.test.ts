@@ -1,0 +1,185 @@
+import { describe, expect, it } from "vitest";
+import { production } from "./support.ts";
+
+describe("defaults, with only the required production settings", () => {
+  const config = production();
+
+  it("uses the spec's defaults for the API, database and logs", () => {
+    expect(config.api).toEqual({
+      host: undefined,
+      port: 8081,
+      externalUrl: "https://auth.example.com",
+      requestIdHeader: undefined,
+      maxRequestDurationSeconds: 10,
+    });
+    expect(config.db).toEqual({
+      driver: "postgres",
+      url: "postgres://latchkey:db-password-9f3k@db.internal:5432/latchkey",
+      embeddedDataDir: undefined,
+      maxPoolSize: 0,
+      namespace: "",
+    });
+    expect(config.log).toEqual({ level: "info", file: undefined });
+    expect(config.uriAllowList).toEqual([]);
+  });
+
+  it("uses Supabase's JWT defaults, and API_EXTERNAL_URL as the issuer", () => {
+    expect(config.jwt).toEqual({
+      secret: "0f8e2a7c5b9d4e1f3a6c8b0d2e4f6a8c0b2d4f6e8a0c2e4f",
+      expSeconds: 3600,
+      aud: "authenticated",
+      issuer: "https://auth.example.com",
+      adminRoles: ["service_role", "supabase_admin"],
+      adminGroupName: "admin",
+      defaultGroupName: "authenticated",
+    });
+  });
+
+  it("enables email sign-ups and magic links, and leaves phone and anonymous sign-ins off", () => {
+    expect(config.signup).toEqual({
+      disabled: false,
+      emailEnabled: true,
+      emailMagicLinkEnabled: true,
+      phoneEnabled: false,
+      anonymousEnabled: false,
+    });
+  });
+
+  it("rotates refresh tokens and lets the previous one be reused for 10 seconds", () => {
+    expect(config.security).toEqual({
+      refreshTokenRotationEnabled: true,
+      refreshTokenReuseIntervalSeconds: 10,
+      updatePasswordRequireReauthentication: false,
+      sbForwardedForEnabled: false,
+    });
+  });
+
+  it("asks for passwords of 6 characters with no required character sets", () => {
+    expect(config.password).toEqual({ minLength: 6, requiredCharacters: [] });
+  });
+
+  it("sends confirmations every 900 s but magic links and recoveries every 60 s", () => {
+    expect(config.mailer.confirmationFrequencySeconds).toBe(900);
+    expect(config.mailer.linkFrequencySeconds).toBe(60);
+  });
+
+  it("uses Supabase's email OTP defaults and /verify for every link", () => {
+    expect(config.mailer).toMatchObject({
+      autoconfirm: false,
+      otpExpSeconds: 86_400,
+      otpLength: 6,
+      secureEmailChangeEnabled: true,
+      urlPaths: { invite: "/verify", confirmation: "/verify", recovery: "/verify", emailChange: "/verify" },
+      templates: {},
+    });
+    expect(Object.values(config.mailer.notifications).every((enabled) => !enabled)).toBe(true);
+  });
+
+  it("uses the spec's email subjects", () => {
+    expect(config.mailer.subjects).toEqual({
+      invite: "You've been invited",
+      confirmation: "Confirm your email address",
+      recovery: "Reset your password",
+      magicLink: "Your sign-in link",
+      emailChange: "Confirm your new email address",
+      reauthentication: "{{ .Token }} is your verification code",
+      passwordChangedNotification: "Your password was changed",
+      emailChangedNotification: "Your email address was changed",
+      phoneChangedNotification: "Your phone number was changed",
+      identityLinkedNotification: "A new sign-in method was linked to your account",
+      identityUnlinkedNotification: "A sign-in method was removed from your account",
+      mfaFactorEnrolledNotification: "A new verification method was added to your account",
+      mfaFactorUnenrolledNotification: "A verification method was removed from your account",
+    });
+  });
+
+  it("sends mail from the admin address, named after it", () => {
+    expect(config.smtp).toEqual({
+      host: "smtp.example.com",
+      port: 587,
+      user: undefined,
+      pass: undefined,
+      adminEmail: "no-reply@example.com",
+      senderName: "no-reply@example.com",
+    });
+  });
+
+  it("uses Supabase's SMS defaults, without a provider", () => {
+    expect(config.sms).toEqual({
+      provider: undefined,
+      autoconfirm: false,
+      maxFrequencySeconds: 60,
+      otpExpSeconds: 60,
+      otpLength: 6,
+      template: "Your code is {{ .Code }}",
+      testOtp: {},
+      testOtpValidUntil: undefined,
+    });
+  });
+
+  it("leaves captcha off and every OAuth provider disabled; gitlab points at gitlab.com", () => {
+    expect(config.captcha).toBeUndefined();
+    expect(Object.keys(config.external)).toHaveLength(18);
+    expect(Object.values(config.external).every((provider) => !provider.enabled)).toBe(true);
+    expect(config.external.gitlab.url).toBe("https://gitlab.com");
+    expect(config.external.keycloak.url).toBeUndefined();
+  });
+
+  it("uses Supabase's rate limits", () => {
+    expect(config.rateLimit).toEqual({
+      header: undefined,
+      emailSent: { events: 30, perSeconds: 3600 },
+      smsSent: { events: 30, perSeconds: 3600 },
+      verify: { events: 30, perSeconds: 300 },
+      tokenRefresh: { events: 150, perSeconds: 300 },
+      otp: { events: 30, perSeconds: 300 },
+      anonymousUsers: { events: 30, perSeconds: 3600 },
+    });
+  });
+
+  it("leaves tracing and metrics off, with the prometheus exporter on 0.0.0.0:9100", () => {
+    expect(config.observability).toEqual({
+      tracing: { enabled: false, exporter: "opentelemetry" },
+      metrics: { enabled: false, exporter: "opentelemetry" },
+      prometheus: { host: "0.0.0.0", port: 9100 },
+      otlp: {
+        serviceName: undefined,
+        protocol: undefined,
+        endpoint: undefined,
+        headers: undefined,
+        resourceAttributes: undefined,
+      },
+      debug: false,
+    });
+  });
+
+  it("is the production profile, frozen all the way down", () => {
+    expect(config.profile).toBe("production");
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.jwt.adminRoles)).toBe(true);
+    expect(Object.isFrozen(config.external.github)).toBe(true);
+    expect(() => {
+      (config.api as { port: number }).port = 1;
+    }).toThrow(TypeError);
+  });
+});
+
+describe("SMTP_MAX_FREQUENCY, when set", () => {
+  it("applies to every kind of email, links included", () => {
+    const config = production({ AUTH_SMTP_MAX_FREQUENCY: "30s" });
+    expect(config.mailer.confirmationFrequencySeconds).toBe(30);
+    expect(config.mailer.linkFrequencySeconds).toBe(30);
+  });
+
+  it("applies even when set to the spec's default", () => {
+    expect(production({ AUTH_SMTP_MAX_FREQUENCY: "900" }).mailer.linkFrequencySeconds).toBe(900);
+  });
+});
+
+describe("JWT_ISSUER", () => {
+  it("overrides API_EXTERNAL_URL as the issuer", () => {
+    expect(production({ AUTH_JWT_ISSUER: "https://issuer.example.com/auth/v1" }).jwt.issuer).toBe(
+      "https://issuer.example.com/auth/v1",
+    );
+  });
+});

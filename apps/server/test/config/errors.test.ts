@@ -1,0 +1,162 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config/index.ts";
+import { load, PRODUCTION_ENV, problemsOf, tempCwd } from "./support.ts";
+
+describe("a refused configuration", () => {
+  it("throws one ConfigError listing every problem, one per line", () => {
+    const env = {
+      DATABASE_URL: PRODUCTION_ENV["DATABASE_URL"],
+      AUTH_SITE_URL: "app.example.com",
+      AUTH_JWT_EXP: "soon",
+      AUTH_JWT_SECRET: "0f8e2a7c5b9d4e1f3a6c8b0d2e4f6a8c0b2d",
+      AUTH_DB_DRIVER: "postgres",
+      AUTH_SMTP_HOST: "smtp.example.com",
+      AUTH_SMTP_PORT: "25x",
+      LOG_LEVEL: "verbose",
+    };
+    let error: unknown;
+    try {
+      loadConfig({ env, cwd: tempCwd(), dotenv: { text: "" } });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const { message, problems } = error as ConfigError;
+    expect([...problems].sort()).toEqual(
+      [
+        'AUTH_SITE_URL: expected an absolute http(s) URL, got "app.example.com"',
+        'AUTH_JWT_EXP: expected whole seconds above 0 (60) or a Go duration (60s, 15m, 1h30m), got "soon"',
+        'AUTH_SMTP_PORT: expected a whole number from 1 to 65535, got "25x"',
+        'LOG_LEVEL: expected one of panic, fatal, error, warn, info, debug, got "verbose"',
+        "AUTH_API_EXTERNAL_URL is required",
+        "AUTH_SMTP_ADMIN_EMAIL is required",
+      ].sort(),
+    );
+    const lines = problems.map((problem) => `  ${problem}`);
+    expect(message.split("\n")).toEqual(["Invalid configuration (production profile):", ...lines]);
+  });
+
+  it("never shows the value of a secret", () => {
+    const secrets = {
+      DATABASE_URL: "mysql://root:db-pass-7Qx@db/auth",
+      AUTH_JWT_SECRET: "short-jwt-secret-4Hz",
+      AUTH_SMTP_PASS: "smtp-pass-8Kd",
+      AUTH_SMS_TEST_OTP: "not-a-map-2Wv",
+      AUTH_OPERATOR_TOKEN: "operator-token-5Jm",
+      AUTH_EXTERNAL_GITHUB_SECRET: "github-secret-3Pn",
+      AUTH_EXTERNAL_GITHUB_ENABLED: "true",
+    };
+    const message = messageOf({ ...secrets, AUTH_SITE_URL: "nope" });
+    expect(message).toContain("DATABASE_URL: expected a postgres:// or postgresql:// URL");
+    expect(message).toContain("AUTH_JWT_SECRET: must be at least 32 characters");
+    expect(message).toContain("AUTH_SMS_TEST_OTP: expected phone:code pairs");
+    expect(message).toContain('AUTH_SITE_URL: expected an absolute http(s) URL, got "nope"');
+    for (const [name, value] of Object.entries(secrets)) {
+      if (name.endsWith("_ENABLED")) continue;
+      expect(message).not.toContain(value);
+    }
+  });
+});
+
+describe("cross-field checks", () => {
+  it("requires the client id, secret and redirect URI of an enabled OAuth provider", () => {
+    expect(problemsOf({ AUTH_EXTERNAL_GITHUB_ENABLED: "true", AUTH_EXTERNAL_GITHUB_SECRET: "s" })).toEqual([
+      "AUTH_EXTERNAL_GITHUB_CLIENT_ID is required when AUTH_EXTERNAL_GITHUB_ENABLED is true",
+      "AUTH_EXTERNAL_GITHUB_REDIRECT_URI is required when AUTH_EXTERNAL_GITHUB_ENABLED is true",
+    ]);
+  });
+
+  it("requires nothing of a disabled provider", () => {
+    const config = load({ AUTH_EXTERNAL_GITHUB_ENABLED: "false", AUTH_EXTERNAL_GITHUB_CLIENT_ID: "id" });
+    expect(config.external.github).toEqual({
+      enabled: false,
+      clientId: "id",
+      secret: undefined,
+      redirectUri: undefined,
+      url: undefined,
+    });
+  });
+
+  it("reads an enabled provider", () => {
+    const config = load({
+      GOTRUE_EXTERNAL_GOOGLE_ENABLED: "true",
+      GOTRUE_EXTERNAL_GOOGLE_CLIENT_ID: "google-client",
+      GOTRUE_EXTERNAL_GOOGLE_SECRET: "google-secret",
+      GOTRUE_EXTERNAL_GOOGLE_REDIRECT_URI: "https://auth.example.com/callback",
+    });
+    expect(config.external.google).toEqual({
+      enabled: true,
+      clientId: "google-client",
+      secret: "google-secret",
+      redirectUri: "https://auth.example.com/callback",
+      url: undefined,
+    });
+  });
+
+  it("requires keycloak's realm URL", () => {
+    expect(
+      problemsOf({
+        AUTH_EXTERNAL_KEYCLOAK_ENABLED: "true",
+        AUTH_EXTERNAL_KEYCLOAK_CLIENT_ID: "id",
+        AUTH_EXTERNAL_KEYCLOAK_SECRET: "secret",
+        AUTH_EXTERNAL_KEYCLOAK_REDIRECT_URI: "https://auth.example.com/callback",
+      }),
+    ).toEqual(["AUTH_EXTERNAL_KEYCLOAK_URL is required when AUTH_EXTERNAL_KEYCLOAK_ENABLED is true"]);
+  });
+
+  it("requires a captcha secret when captcha is enabled", () => {
+    expect(problemsOf({ AUTH_SECURITY_CAPTCHA_ENABLED: "true" })).toEqual([
+      "AUTH_SECURITY_CAPTCHA_SECRET is required when AUTH_SECURITY_CAPTCHA_ENABLED is true",
+    ]);
+  });
+
+  it("requires the credentials of the chosen SMS provider", () => {
+    expect(problemsOf({ AUTH_SMS_PROVIDER: "vonage", AUTH_SMS_VONAGE_API_KEY: "key" })).toEqual([
+      "AUTH_SMS_VONAGE_API_SECRET is required when AUTH_SMS_PROVIDER is vonage",
+      "AUTH_SMS_VONAGE_FROM is required when AUTH_SMS_PROVIDER is vonage",
+    ]);
+    const config = load({
+      AUTH_SMS_PROVIDER: "twilio",
+      AUTH_SMS_TWILIO_ACCOUNT_SID: "AC123",
+      AUTH_SMS_TWILIO_AUTH_TOKEN: "token",
+      AUTH_SMS_TWILIO_MESSAGE_SERVICE_SID: "MG123",
+    });
+    expect(config.sms.provider).toEqual({
+      name: "twilio",
+      accountSid: "AC123",
+      authToken: "token",
+      messageServiceSid: "MG123",
+    });
+  });
+
+  it("reports them even when other values fail to parse", () => {
+    expect(problemsOf({ AUTH_EXTERNAL_GITHUB_ENABLED: "true", AUTH_JWT_EXP: "soon" })).toHaveLength(4);
+  });
+});
+
+describe("multi-instance mode", () => {
+  it.each([
+    ["AUTH_OPERATOR_TOKEN", "token"],
+    ["GOTRUE_OPERATOR_TOKEN", "token"],
+    ["AUTH_API_ENDPOINT", "http://operator"],
+    ["AUTH_MULTI_INSTANCE_MODE", "true"],
+  ])("is refused when %s is set", (name, value) => {
+    expect(problemsOf({ [name]: value })).toEqual([
+      `${name}: multi-instance mode is not supported by Latchkey; remove this variable`,
+    ]);
+  });
+
+  it("is not refused when MULTI_INSTANCE_MODE says it is off", () => {
+    expect(load({ AUTH_MULTI_INSTANCE_MODE: "false" }).profile).toBe("development");
+  });
+});
+
+function messageOf(env: Record<string, string>): string {
+  try {
+    loadConfig({ env, cwd: tempCwd(), dotenv: { text: "" } });
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error("expected the configuration to be refused");
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { toPolicy } from "../../src/config/index.ts";
+import { production } from "./support.ts";
+
+describe("toPolicy", () => {
+  it("maps every setting the domain reads", () => {
+    const config = production({
+      AUTH_JWT_EXP: "900",
+      AUTH_JWT_ISSUER: "https://issuer.example.com",
+      AUTH_JWT_AUD: "app-users",
+      AUTH_JWT_DEFAULT_GROUP_NAME: "member",
+      AUTH_DISABLE_SIGNUP: "true",
+      AUTH_EXTERNAL_EMAIL_ENABLED: "false",
+      AUTH_EXTERNAL_PHONE_ENABLED: "true",
+      AUTH_EXTERNAL_ANONYMOUS_USERS_ENABLED: "true",
+      AUTH_MAILER_AUTOCONFIRM: "true",
+      AUTH_SMS_AUTOCONFIRM: "true",
+      AUTH_PASSWORD_MIN_LENGTH: "10",
+      AUTH_PASSWORD_REQUIRED_CHARACTERS: "abc:123",
+      AUTH_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED: "false",
+      AUTH_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: "30s",
+      AUTH_MAILER_OTP_LENGTH: "8",
+      AUTH_MAILER_OTP_EXP: "1h",
+      AUTH_SMS_OTP_LENGTH: "7",
+      AUTH_SMS_OTP_EXP: "2m",
+      AUTH_SMTP_MAX_FREQUENCY: "45s",
+      AUTH_SMS_MAX_FREQUENCY: "20",
+      AUTH_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION: "true",
+    });
+    expect(toPolicy(config)).toEqual({
+      siteUrl: "https://app.example.com",
+      accessToken: { expSeconds: 900, issuer: "https://issuer.example.com" },
+      defaultAudience: "app-users",
+      defaultRole: "member",
+      signup: {
+        disabled: true,
+        emailEnabled: false,
+        phoneEnabled: true,
+        anonymousEnabled: true,
+        emailAutoconfirm: true,
+        phoneAutoconfirm: true,
+      },
+      password: { minLength: 10, requiredCharacters: ["abc", "123"] },
+      refresh: { rotationEnabled: false, reuseIntervalSeconds: 30 },
+      otp: {
+        emailOtpLength: 8,
+        emailOtpExpSeconds: 3600,
+        smsOtpLength: 7,
+        smsOtpExpSeconds: 120,
+        emailConfirmationFrequencySeconds: 45,
+        smsFrequencySeconds: 20,
+      },
+      passwordChangeRequiresReauthentication: true,
+    });
+  });
+
+  it("uses the spec's 900 s for confirmations and API_EXTERNAL_URL as issuer by default", () => {
+    const policy = toPolicy(production());
+    expect(policy.otp.emailConfirmationFrequencySeconds).toBe(900);
+    expect(policy.accessToken.issuer).toBe("https://auth.example.com");
+    expect(policy.refresh).toEqual({ rotationEnabled: true, reuseIntervalSeconds: 10 });
+  });
+});
