@@ -6,7 +6,7 @@ import type { AppEnv } from "./app-env.ts";
 import { apiVersionHeader } from "./errors/api-version.ts";
 import { errorResponse, handleAuthErrors } from "./errors/error-response.ts";
 import type { Logger } from "./logger.ts";
-import { requestId } from "./middleware/request-id.ts";
+import { type RequestScope, requestId } from "./middleware/request-id.ts";
 import { requestLog } from "./middleware/request-log.ts";
 import type { PublicSettings } from "./present/settings.ts";
 import type { ClientAddress } from "./request-context.ts";
@@ -26,6 +26,7 @@ export interface HttpAppOptions {
   /** REQUEST_ID_HEADER */
   readonly requestIdHeader?: string | undefined;
   readonly clientAddress?: ClientAddress;
+  readonly requestScope?: RequestScope;
 }
 
 /** The GoTrue HTTP contract over the use cases. */
@@ -37,7 +38,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
     clientAddress: options.clientAddress ?? (() => null),
   };
   const app = new Hono<AppEnv>();
-  app.use(requestId(options.log, options.requestIdHeader));
+  app.use(requestId(options.log, options.requestIdHeader, options.requestScope));
   app.use(requestLog());
   // A browser app talks to the server directly, with the headers the official client sends.
   app.use(

@@ -3,3 +3,4 @@ export type { AppEnv } from "./app-env.ts";
 export type { Logger } from "./logger.ts";
 export type { PublicSettings } from "./present/settings.ts";
 export type { ClientAddress } from "./request-context.ts";
+export type { RequestScope } from "./middleware/request-id.ts";

@@ -8,22 +8,39 @@ const text = absentIfNull(v.string());
 
 const MAX_METADATA_DEPTH = 32;
 
-/** Walks level by level, never recursing, so hostile nesting cannot exhaust the stack. */
-function nestedDeeperThan(value: unknown, limit: number): boolean {
+/** Text PostgreSQL can store: well-formed UTF-16 (no lone surrogates) without NUL characters. */
+const storable = (text: string) => text.isWellFormed() && !text.includes("\u0000");
+
+/**
+ * Why a JSON value cannot be kept as metadata, or null. Walks level by level, never recursing, so hostile nesting
+ * cannot exhaust the stack.
+ */
+function unstorable(value: unknown, maxDepth: number): string | null {
   let level: unknown[] = [value];
-  for (let depth = 0; ; depth++) {
-    const objects = level.filter((item): item is object => item !== null && typeof item === "object");
-    if (objects.length === 0) return false;
-    if (depth >= limit) return true;
-    level = objects.flatMap((item) => Object.values(item));
+  for (let depth = 0; level.length > 0; depth++) {
+    const next: unknown[] = [];
+    for (const item of level) {
+      if (typeof item === "string" && !storable(item)) return "must not contain NUL characters or unpaired surrogates";
+      if (item === null || typeof item !== "object") continue;
+      if (depth >= maxDepth) return `must not be nested more than ${maxDepth} levels deep`;
+      for (const [key, child] of Object.entries(item)) {
+        if (!storable(key)) return "must not contain NUL characters or unpaired surrogates";
+        next.push(child);
+      }
+    }
+    level = next;
   }
+  return null;
 }
 
-/** A JSON object of the caller's own data, nested no deeper than storage and clients handle comfortably. */
+/** A JSON object of the caller's own data that storage and clients handle: bounded nesting, storable text. */
 export const metadata = absentIfNull(
   v.pipe(
     v.record(v.string(), v.unknown()),
-    v.check((value) => !nestedDeeperThan(value, MAX_METADATA_DEPTH), `must not be nested more than ${MAX_METADATA_DEPTH} levels deep`),
+    v.rawCheck(({ dataset, addIssue }) => {
+      const problem = dataset.typed ? unstorable(dataset.value, MAX_METADATA_DEPTH) : null;
+      if (problem) addIssue({ message: problem });
+    }),
   ),
 );
 

@@ -1,0 +1,59 @@
+import { createPostgres, type Postgres } from "@latchkey/adapters-postgres";
+import { type Clock, createAuth, type Ports } from "@latchkey/domain";
+import { createHttpApp } from "@latchkey/http-hono";
+import type { Logger } from "pino";
+import packageJson from "../package.json" with { type: "json" };
+import { createArgon2PasswordHasher } from "./adapters/argon2-password-hasher.ts";
+import { createHs256TokenSigner } from "./adapters/jose-token-signer.ts";
+import { createLogMailer, createLogSmsSender } from "./adapters/log-senders.ts";
+import { createSecrets, cryptoRandom } from "./adapters/node-crypto.ts";
+import { createClientAddress } from "./client-address.ts";
+import { type Config, toPolicy } from "./config/index.ts";
+import { publicSettings } from "./public-settings.ts";
+import { createRequestScope } from "./request-scope.ts";
+
+export const version = packageJson.version;
+
+const systemClock: Clock = { now: () => new Date() };
+
+export interface Server {
+  readonly app: ReturnType<typeof createHttpApp>;
+  readonly postgres: Postgres;
+  /** Closes the database; the HTTP listener is the caller's. */
+  close(): Promise<void>;
+}
+
+/** The only place that knows every package: builds the adapters from the configuration and wires them. */
+export async function createServer(config: Config, log: Logger, overrides: Partial<Ports> = {}): Promise<Server> {
+  const postgres = await createPostgres({
+    url: config.db.url,
+    embeddedDataDir: config.db.embeddedDataDir,
+    maxPoolSize: config.db.maxPoolSize,
+    namespace: config.db.namespace,
+    onPoolError: (error) => log.warn({ err: error }, "an idle database connection failed; it will be replaced"),
+  });
+  const reveal = config.profile === "development";
+  const { scope, currentLog } = createRequestScope(log);
+  const ports: Ports = {
+    stores: postgres.stores,
+    tx: postgres.tx,
+    hasher: createArgon2PasswordHasher(),
+    signer: createHs256TokenSigner(config.jwt.secret),
+    secrets: createSecrets(config.jwt.secret),
+    clock: systemClock,
+    random: cryptoRandom,
+    mailer: createLogMailer(currentLog, { externalUrl: config.api.externalUrl, confirmationPath: config.mailer.urlPaths.confirmation, reveal }),
+    sms: createLogSmsSender(currentLog, { reveal }),
+    ...overrides,
+  };
+  const app = createHttpApp({
+    auth: createAuth(ports, toPolicy(config)),
+    log,
+    settings: publicSettings(config),
+    version,
+    requestIdHeader: config.api.requestIdHeader,
+    clientAddress: createClientAddress(config),
+    requestScope: scope,
+  });
+  return { app, postgres, close: () => postgres.close() };
+}

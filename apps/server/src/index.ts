@@ -1,0 +1,3 @@
+export { createServer, version, type Server } from "./compose.ts";
+export { ConfigError, loadConfig, toPolicy, type Config, type ConfigSources } from "./config/index.ts";
+export { createLogger } from "./adapters/pino-logger.ts";

@@ -1,0 +1,69 @@
+import { serve } from "@hono/node-server";
+import type { Server as HttpServer } from "node:http";
+import { createServer, version } from "./compose.ts";
+import { type Config, ConfigError, loadConfig } from "./config/index.ts";
+import { createLogger } from "./adapters/pino-logger.ts";
+
+const USAGE = "usage: latchkey [serve | migrate]";
+/** How long in-flight requests get to finish after SIGTERM before their connections are cut. */
+const DRAIN_MS = 10_000;
+
+async function main(command: string): Promise<void> {
+  if (command !== "serve" && command !== "migrate") {
+    console.error(USAGE);
+    process.exitCode = 2;
+    return;
+  }
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exitCode = 1;
+    return;
+  }
+  const log = createLogger(config.log);
+  if (config.profile === "development") {
+    log.warn(
+      { data: config.db.embeddedDataDir },
+      "development profile: embedded PostgreSQL, a generated JWT secret, mail and SMS written to this log; set DATABASE_URL (and the required AUTH_ settings) for production",
+    );
+  } else if (!config.mailer.autoconfirm) {
+    log.warn("mail delivery over SMTP is not built yet: confirmation mails are recorded in the log without their links");
+  }
+
+  const server = await createServer(config, log);
+  const applied = await server.postgres.migrate();
+  log.info({ applied }, applied.length > 0 ? "migrations applied" : "database schema is up to date");
+  if (command === "migrate") {
+    await server.close();
+    return;
+  }
+
+  const http = serve({ fetch: server.app.fetch, port: config.api.port, hostname: config.api.host }, (info) =>
+    log.info({ address: info.address, port: info.port, version }, "listening"),
+  ) as HttpServer;
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "shutting down: draining in-flight requests");
+    const cut = setTimeout(() => http.closeAllConnections(), DRAIN_MS);
+    cut.unref();
+    http.close(async () => {
+      clearTimeout(cut);
+      await server.close();
+      log.info("stopped");
+      log.flush();
+    });
+  };
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  process.once("SIGINT", () => stop("SIGINT"));
+}
+
+main(process.argv[2] ?? "serve").catch((error: unknown) => {
+  console.error("latchkey failed to start:", error);
+  process.exitCode = 1;
+});

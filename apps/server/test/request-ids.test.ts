@@ -1,0 +1,27 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "./support/start-test-server.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ AUTH_REQUEST_ID_HEADER: "X-Request-Id" });
+});
+afterAll(() => server.close());
+
+describe("request ids", () => {
+  it("are inherited from REQUEST_ID_HEADER and stamped on every line the request causes, adapters' included", async () => {
+    const response = await server.fetch("/signup", {
+      method: "POST",
+      headers: { "x-request-id": "req-signup-1" },
+      json: { email: "ids@example.com", password: "secret-password" },
+    });
+    expect(response.status).toBe(200);
+    const lines = server.logLines().filter((line) => line["request_id"] === "req-signup-1");
+    expect(lines.map((line) => line["msg"])).toEqual(expect.arrayContaining(["request", expect.stringContaining("mail not sent")]));
+  });
+
+  it("outside the development profile, record a due mail without its link or code", async () => {
+    await server.fetch("/signup", { method: "POST", headers: { "x-request-id": "req-signup-2" }, json: { email: "nolink@example.com", password: "secret-password" } });
+    const mailLine = server.logLines().find((line) => line["request_id"] === "req-signup-2" && line["mail"] !== undefined);
+    expect(mailLine?.["mail"]).toEqual({ kind: "confirmation", to: "nolink@example.com" });
+  });
+});

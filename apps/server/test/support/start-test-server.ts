@@ -1,0 +1,100 @@
+import { serve } from "@hono/node-server";
+import { dropTables, randomNamespace, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
+import type { Ports } from "@latchkey/domain";
+import { mkdtempSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import type { Server as HttpServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { createLogger } from "../../src/adapters/pino-logger.ts";
+import { createServer } from "../../src/compose.ts";
+import { type Config, loadConfig } from "../../src/config/index.ts";
+
+export const TEST_JWT_SECRET = "test-jwt-secret-with-at-least-32-characters";
+
+export interface TestServer {
+  /** http://127.0.0.1:<port> */
+  readonly url: string;
+  readonly config: Config;
+  /** Every log line written so far, parsed. */
+  readonly logLines: () => Record<string, unknown>[];
+  /** The raw log text, for "never contains" checks. */
+  readonly logText: () => string;
+  /** The database the server uses, for assertions on what was written. */
+  readonly db: Awaited<ReturnType<typeof createServer>>["postgres"];
+  fetch(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/**
+ * The composed server listening on a random loopback port, on the test database (a namespace of its own on
+ * TEST_DATABASE_URL, else an in-memory PGlite), configured like production unless `env` says otherwise.
+ */
+export async function startTestServer(env: Record<string, string> = {}, overrides: Partial<Ports> = {}): Promise<TestServer> {
+  const cwd = mkdtempSync(join(tmpdir(), "latchkey-test-"));
+  const databaseUrl = testDatabaseUrl();
+  const config = loadConfig({
+    cwd,
+    dotenv: { text: "" },
+    env: {
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      AUTH_DB_DRIVER: "postgres",
+      AUTH_DB_NAMESPACE: randomNamespace(),
+      AUTH_DB_MAX_POOL_SIZE: "8",
+      AUTH_SITE_URL: "http://localhost:3000",
+      AUTH_API_EXTERNAL_URL: "http://localhost:9999",
+      AUTH_JWT_SECRET: TEST_JWT_SECRET,
+      AUTH_SMTP_HOST: "127.0.0.1",
+      AUTH_SMTP_PORT: "2525",
+      AUTH_SMTP_ADMIN_EMAIL: "auth@example.com",
+      AUTH_LOG_LEVEL: "info",
+      ...env,
+    },
+  });
+  // Without a server, a PGlite in memory rather than in the development folder.
+  const runtimeConfig: Config =
+    config.db.url === undefined ? { ...config, db: { ...config.db, url: undefined, embeddedDataDir: "memory://" } } : config;
+
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split("\n").filter(Boolean));
+      done();
+    },
+  });
+  const log = createLogger({ level: runtimeConfig.log.level, destination });
+  const server = await createServer(runtimeConfig, log, overrides);
+  await server.postgres.migrate();
+
+  const http = await new Promise<HttpServer>((resolve) => {
+    const listening = serve({ fetch: server.app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(listening as HttpServer));
+  });
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+
+  return {
+    url,
+    config: runtimeConfig,
+    db: server.postgres,
+    logLines: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
+    logText: () => lines.join("\n"),
+    fetch: (path, init = {}) => {
+      const { json, ...rest } = init;
+      return fetch(`${url}${path}`, {
+        ...rest,
+        headers: { "content-type": "application/json", ...(rest.headers as Record<string, string> | undefined) },
+        ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+      });
+    },
+    close: async () => {
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeAllConnections();
+      try {
+        await dropTables(server.postgres);
+      } finally {
+        await server.close();
+      }
+      rmSync(cwd, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import type { Stores, Transactor } from "@latchkey/domain";
+import type { Database, Driver } from "./database.ts";
+import { migrate } from "./migrations/migrate.ts";
+import { createSchema, type Schema } from "./schema/create-schema.ts";
+import { createPostgresStores } from "./stores/create-stores.ts";
+
+export interface PostgresOptions {
+  /** A PostgreSQL connection string. Without one, an embedded PGlite. */
+  readonly url?: string;
+  /** Where the embedded PGlite keeps its files; in memory when absent. Unused with `url`. */
+  readonly embeddedDataDir?: string;
+  /** Most connections the pool opens at once; 0 for no limit. Unused by PGlite, which is one connection. */
+  readonly maxPoolSize: number;
+  /** DB_NAMESPACE: prefix of every table, index and constraint name; empty or a plain SQL identifier. */
+  readonly namespace: string;
+  /** Hears about pooled connections that broke while idle (ignored without it); the pool drops them and reconnects. */
+  readonly onPoolError?: (error: Error) => void;
+}
+
+export interface Postgres {
+  readonly stores: Stores;
+  readonly tx: Transactor;
+  readonly schema: Schema;
+  /** drizzle, outside any transaction: for maintenance and tests, not for what the stores already do. */
+  readonly db: Database;
+  /** Applies pending migrations and returns their versions; concurrent callers apply each one once. */
+  migrate(): Promise<string[]>;
+  /** Resolves when the database answers a query. */
+  ping(): Promise<void>;
+  /** Ends the pool or closes PGlite; idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to PostgreSQL through a node-postgres pool when `url` is given, else starts an embedded PGlite.
+ * Throws on an invalid namespace or pool size before connecting. Does not migrate: call `migrate()`.
+ */
+export async function createPostgres(options: PostgresOptions): Promise<Postgres> {
+  const schema = createSchema(options.namespace);
+  if (!Number.isInteger(options.maxPoolSize) || options.maxPoolSize < 0) {
+    throw new Error(`maxPoolSize must be a whole number, 0 for no limit: ${options.maxPoolSize}`);
+  }
+  const driver = await openDriver(options);
+  return {
+    ...createPostgresStores(driver.db, driver.transaction, schema),
+    schema,
+    db: driver.db,
+    migrate: () => migrate(driver.migrationTarget, schema.namespace),
+    ping: driver.ping,
+    close: driver.close,
+  };
+}
+
+// Each driver is loaded only when chosen: a server on PostgreSQL never loads the WASM build, and the reverse.
+async function openDriver(options: PostgresOptions): Promise<Driver> {
+  if (options.url !== undefined) {
+    const { createNodePostgresDriver } = await import("./drivers/node-postgres.ts");
+    return createNodePostgresDriver({ url: options.url, maxPoolSize: options.maxPoolSize, onPoolError: options.onPoolError });
+  }
+  const { createPgliteDriver } = await import("./drivers/pglite.ts");
+  return createPgliteDriver({ dataDir: options.embeddedDataDir });
+}

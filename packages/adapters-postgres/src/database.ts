@@ -1,0 +1,25 @@
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type { MigrationTarget } from "./migrations/migrate.ts";
+
+/** A drizzle database or transaction, whichever the driver (node-postgres or PGlite). */
+export type Database = PgDatabase<PgQueryResultHKT>;
+
+/** Runs `work` in one transaction on one connection: commits when it resolves, rolls back when it throws. */
+export type RunInTransaction = <T>(work: (db: Database) => Promise<T>) => Promise<T>;
+
+/** What a driver gives the stores, the migration runner and the host. */
+export interface Driver {
+  /** Statements outside a transaction: each one commits on its own. */
+  readonly db: Database;
+  readonly transaction: RunInTransaction;
+  readonly migrationTarget: MigrationTarget;
+  ping(): Promise<void>;
+  /** Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Wraps `close` so that a second call waits for the first instead of failing. */
+export function closeOnce(close: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => (closing ??= close());
+}

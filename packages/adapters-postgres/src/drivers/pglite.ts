@@ -1,0 +1,40 @@
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle } from "drizzle-orm/pglite";
+import { closeOnce, type Driver } from "../database.ts";
+import type { MigrationConnection } from "../migrations/migrate.ts";
+
+export interface PgliteOptions {
+  /** Directory of the database files; in memory when absent. */
+  readonly dataDir?: string;
+}
+
+/**
+ * Embedded PostgreSQL (WASM) in this process: one connection, so no pool. Concurrency is PGlite's own: a
+ * transaction holds its transaction mutex from BEGIN until COMMIT or ROLLBACK, and every statement issued outside
+ * a transaction (`query`, `exec`, which drizzle uses) waits for that mutex. So transactions run one at a time,
+ * a statement outside never lands inside someone else's transaction, and a transaction sees what the one before
+ * it committed. The price: code inside `tx.run` must use the stores it is given, never the non-transactional
+ * ones, or it waits for itself.
+ */
+export async function createPgliteDriver(options: PgliteOptions): Promise<Driver> {
+  const client = options.dataDir === undefined ? await PGlite.create() : await PGlite.create(options.dataDir);
+  const db = drizzle({ client });
+  return {
+    db,
+    // drizzle's PGlite transaction is PGlite's `transaction`, which also refuses to report success when a failed
+    // statement turned COMMIT into ROLLBACK.
+    transaction: (work) => db.transaction((tx) => work(tx)),
+    migrationTarget: {
+      transaction: (work) =>
+        client.transaction((tx) => {
+          const connection: MigrationConnection = {
+            query: async <Row>(text: string, params: readonly unknown[]) => (await tx.query<Row>(text, [...params])).rows,
+            exec: async (script) => void (await tx.exec(script)),
+          };
+          return work(connection);
+        }),
+    },
+    ping: async () => void (await client.query("SELECT 1")),
+    close: closeOnce(() => client.close()),
+  };
+}

@@ -1,0 +1,5 @@
+import { initial } from "./0001_initial.ts";
+import type { Migration } from "./migration.ts";
+
+/** Every migration, oldest first. Append only: a released migration is never edited. */
+export const migrations: readonly Migration[] = [initial];

@@ -1,0 +1,33 @@
+import { validateNamespace } from "../namespace.ts";
+import { identitiesTable } from "./identities.ts";
+import { oneTimeTokensTable } from "./one-time-tokens.ts";
+import { refreshTokensTable } from "./refresh-tokens.ts";
+import { schemaMigrationsTable } from "./schema-migrations.ts";
+import { sessionsTable } from "./sessions.ts";
+import { usersTable } from "./users.ts";
+
+/**
+ * The tables, with `namespace` (DB_NAMESPACE) prefixed to every table, index and constraint name. Throws when the
+ * namespace is not a plain identifier, before it can reach any SQL.
+ */
+export function createSchema(namespace: string) {
+  const ns = validateNamespace(namespace);
+  const users = usersTable(ns);
+  const sessions = sessionsTable(ns, users);
+  return {
+    namespace: ns,
+    users,
+    identities: identitiesTable(ns, users),
+    sessions,
+    refreshTokens: refreshTokensTable(ns, sessions),
+    oneTimeTokens: oneTimeTokensTable(ns, users),
+    schemaMigrations: schemaMigrationsTable(ns),
+  };
+}
+
+export type Schema = ReturnType<typeof createSchema>;
+
+/** Every table of the schema, parents before children (the order to create them in). */
+export function tablesOf(schema: Schema) {
+  return [schema.users, schema.identities, schema.sessions, schema.refreshTokens, schema.oneTimeTokens, schema.schemaMigrations] as const;
+}

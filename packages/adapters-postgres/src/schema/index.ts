@@ -1,0 +1,2 @@
+export { createSchema, tablesOf, type Schema } from "./create-schema.ts";
+export type { AmrJson } from "./sessions.ts";

@@ -1,0 +1,29 @@
+import type { OneTimeTokenKind } from "@latchkey/domain";
+import { foreignKey, index, integer, pgTable, primaryKey, text, unique, uuid } from "drizzle-orm/pg-core";
+import { timestamptz } from "./columns.ts";
+import type { UsersTable } from "./users.ts";
+
+/** `<ns>one_time_tokens`: at most one pending token per (user, kind). */
+export function oneTimeTokensTable(ns: string, users: UsersTable) {
+  return pgTable(
+    `${ns}one_time_tokens`,
+    {
+      id: uuid("id").notNull(),
+      userId: uuid("user_id").notNull(),
+      kind: text("kind").$type<OneTimeTokenKind>().notNull(),
+      relatesTo: text("relates_to").notNull(),
+      linkTokenHash: text("link_token_hash"),
+      otpHash: text("otp_hash").notNull(),
+      failedAttempts: integer("failed_attempts").notNull(),
+      createdAt: timestamptz("created_at").notNull(),
+    },
+    (t) => [
+      primaryKey({ name: `${ns}one_time_tokens_pkey`, columns: [t.id] }),
+      unique(`${ns}one_time_tokens_user_id_kind_key`).on(t.userId, t.kind),
+      foreignKey({ name: `${ns}one_time_tokens_user_id_fkey`, columns: [t.userId], foreignColumns: [users.id] }).onDelete("cascade"),
+      index(`${ns}one_time_tokens_link_token_hash_idx`).on(t.linkTokenHash),
+    ],
+  );
+}
+
+export type OneTimeTokensTable = ReturnType<typeof oneTimeTokensTable>;

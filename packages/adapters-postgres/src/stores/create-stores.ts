@@ -1,0 +1,29 @@
+import type { Stores, Transactor } from "@latchkey/domain";
+import type { Database, RunInTransaction } from "../database.ts";
+import type { Schema } from "../schema/create-schema.ts";
+import type { Atomic } from "./atomic.ts";
+import { translatingErrors } from "./database-error.ts";
+import { createIdentityStore } from "./identity-store.ts";
+import { createOneTimeTokenStore } from "./one-time-token-store.ts";
+import { createRefreshTokenStore } from "./refresh-token-store.ts";
+import { createSessionStore } from "./session-store.ts";
+import { createUserStore } from "./user-store.ts";
+
+/** Every store over `db`; `atomic` groups the statements of one method (see Atomic). */
+export function createStores(db: Database, schema: Schema, atomic: Atomic): Stores {
+  return {
+    users: translatingErrors(createUserStore(db, schema, atomic)),
+    identities: translatingErrors(createIdentityStore(db, schema)),
+    sessions: translatingErrors(createSessionStore(db, schema)),
+    refreshTokens: translatingErrors(createRefreshTokenStore(db, schema, atomic)),
+    oneTimeTokens: translatingErrors(createOneTimeTokenStore(db, schema)),
+  };
+}
+
+/** Stores outside any transaction (each call commits on its own) and the Transactor that scopes them to one. */
+export function createPostgresStores(db: Database, transaction: RunInTransaction, schema: Schema): { stores: Stores; tx: Transactor } {
+  const tx: Transactor = {
+    run: (work) => transaction((txDb) => work(createStores(txDb, schema, (statements) => statements(txDb)))),
+  };
+  return { stores: createStores(db, schema, transaction), tx };
+}

@@ -1,0 +1,75 @@
+import { AuthError, isUuid, messages, type UserStore } from "@latchkey/domain";
+import { and, eq, sql } from "drizzle-orm";
+import type { Database } from "../database.ts";
+import { toIdentityRow } from "../rows/identity-row.ts";
+import { fromSessionRow } from "../rows/session-row.ts";
+import { toUserRow } from "../rows/user-row.ts";
+import type { Schema } from "../schema/create-schema.ts";
+import { userAddressConstraints } from "../schema/users.ts";
+import type { Atomic } from "./atomic.ts";
+import { violatedUniqueConstraint } from "./database-error.ts";
+import { selectUser, toUser, userColumns } from "./user-query.ts";
+
+/** Users with their identities. */
+export function createUserStore(db: Database, schema: Schema, atomic: Atomic): UserStore {
+  const { users, identities, sessions } = schema;
+  const constraints = userAddressConstraints(schema.namespace);
+
+  // The constraint decides, so a concurrent insert that won the race is reported like any other holder. Inside a
+  // transaction the failed statement has aborted it: the AuthError must propagate out of tx.run, which rolls back.
+  const rethrowConflict = (error: unknown): never => {
+    const constraint = violatedUniqueConstraint(error);
+    if (constraint === constraints.email) throw new AuthError("email_exists", messages.emailExists);
+    if (constraint === constraints.phone) throw new AuthError("phone_exists", messages.phoneExists);
+    throw error;
+  };
+
+  return {
+    async insert(user) {
+      if (user.identities.length === 0) {
+        await db.insert(users).values(toUserRow(user)).catch(rethrowConflict);
+        return;
+      }
+      await atomic(async (db) => {
+        await db.insert(users).values(toUserRow(user));
+        await db.insert(identities).values(user.identities.map(toIdentityRow));
+      }).catch(rethrowConflict);
+    },
+
+    async update(user) {
+      const { id, ...columns } = toUserRow(user);
+      await db.update(users).set(columns).where(eq(users.id, id)).catch(rethrowConflict);
+    },
+
+    async findById(id, options) {
+      // Ids can come from a request; one that is not a uuid matches no row (and would be a type error in SQL).
+      if (!isUuid(id)) return null;
+      if (!options?.forUpdate) return selectUser(db, schema, eq(users.id, id));
+      // Lock first, then read in a second statement: under READ COMMITTED that statement sees everything
+      // committed before the lock was granted, identities included, where a single locking statement would
+      // re-read only the locked row and return identities from before the wait.
+      return atomic(async (db) => {
+        const locked = await db.select({ id: users.id }).from(users).where(eq(users.id, id)).for("update");
+        return locked.length === 0 ? null : selectUser(db, schema, eq(users.id, id));
+      });
+    },
+
+    findByEmail: (email) => selectUser(db, schema, eq(users.email, email)),
+
+    findByPhone: (phone) => selectUser(db, schema, eq(users.phone, phone)),
+
+    async findWithSession(userId, sessionId) {
+      if (!isUuid(userId)) return null;
+      // A malformed id names no session; comparing it with a uuid column would be an error instead.
+      const sessionOfUser = isUuid(sessionId) ? and(eq(sessions.id, sessionId), eq(sessions.userId, users.id)) : sql`false`;
+      const [row] = await db
+        .select({ ...userColumns(schema), session: sessions })
+        .from(users)
+        .leftJoin(sessions, sessionOfUser)
+        .where(eq(users.id, userId))
+        .limit(1);
+      if (!row) return null;
+      return { user: toUser(row), session: row.session ? fromSessionRow(row.session) : null };
+    },
+  } satisfies UserStore;
+}

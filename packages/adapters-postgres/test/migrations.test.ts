@@ -1,0 +1,105 @@
+import { sql } from "drizzle-orm";
+import { afterAll, describe, expect, it } from "vitest";
+import { createPostgres, createSchema, migrate, migrations, type Postgres } from "../src/index.ts";
+import { dropTables, randomNamespace, testDatabaseUrl } from "../src/testing/index.ts";
+import { backends, queryRows } from "./support.ts";
+
+const versions = migrations.map((migration) => migration.version);
+
+describe.each(backends)("$name migrations", (backend) => {
+  const opened: Postgres[] = [];
+  const open = async (namespace = randomNamespace(), maxPoolSize = 2) => {
+    const postgres = await createPostgres({ url: backend.name === "postgres" ? testDatabaseUrl() : undefined, namespace, maxPoolSize });
+    opened.push(postgres);
+    return postgres;
+  };
+  afterAll(async () => {
+    for (const postgres of opened) {
+      await dropTables(postgres);
+      await postgres.close();
+    }
+  });
+
+  it("applies every migration once, records it, and then has nothing to do", async () => {
+    const postgres = await open();
+    expect(await postgres.migrate()).toEqual(versions);
+    expect(await postgres.migrate()).toEqual([]);
+    const recorded = await postgres.db.select().from(postgres.schema.schemaMigrations);
+    expect(recorded.map((row) => row.version)).toEqual(versions);
+    for (const row of recorded) expect(row.appliedAt).toBeInstanceOf(Date);
+  });
+
+  it.runIf(backend.name === "postgres")("lets runners started at once apply each migration exactly once", async () => {
+    const namespace = randomNamespace();
+    // Each runner is a pool of its own, hence a connection of its own.
+    const runners = await Promise.all([1, 2, 3, 4].map(() => open(namespace, 1)));
+    const applied = await Promise.all(runners.map((runner) => runner.migrate()));
+    expect(applied.flat()).toEqual(versions);
+    const recorded = await runners[0]!.db.select().from(runners[0]!.schema.schemaMigrations);
+    expect(recorded.map((row) => row.version)).toEqual(versions);
+  });
+
+  it("prefixes the namespace to every index and constraint of its tables", async () => {
+    const postgres = await open();
+    await postgres.migrate();
+    const prefix = postgres.schema.namespace;
+    const names = await queryRows<{ kind: string; name: string }>(
+      postgres.db,
+      sql`
+        with ours as (
+          select c.oid from pg_class c
+          where c.relnamespace = current_schema()::regnamespace and c.relkind = 'r' and starts_with(c.relname, ${prefix})
+        )
+        select 'index' as kind, i.relname::text as name from pg_index x join pg_class i on i.oid = x.indexrelid
+        where x.indrelid in (select oid from ours)
+        union all
+        select 'constraint', conname::text from pg_constraint where conrelid in (select oid from ours)`,
+    );
+    expect(names.length).toBeGreaterThan(10);
+    expect(names.filter((object) => !object.name.startsWith(prefix))).toEqual([]);
+  });
+
+  it("refuses a namespace that is not a plain identifier before any SQL", async () => {
+    await expect(open('x"; drop table users; --')).rejects.toThrow(/DB_NAMESPACE/);
+    expect(() => createSchema("1starts_with_digit")).toThrow(/DB_NAMESPACE/);
+    const target = { transaction: () => Promise.reject(new Error("must not be reached")) };
+    await expect(migrate(target, "bad-name")).rejects.toThrow(/DB_NAMESPACE/);
+  });
+});
+
+describe("a namespace on a database of its own", () => {
+  it("leaves no object of ours without the prefix", async () => {
+    // A fresh PGlite holds nothing but what the migrations create, so every relation and constraint is ours.
+    const postgres = await createPostgres({ namespace: "lk_", maxPoolSize: 0 });
+    try {
+      await postgres.migrate();
+      const objects = await queryRows<{ name: string }>(
+        postgres.db,
+        sql`
+          select relname::text as name from pg_class where relnamespace = current_schema()::regnamespace
+          union all
+          select conname::text from pg_constraint where connamespace = current_schema()::regnamespace`,
+      );
+      expect(objects.length).toBeGreaterThan(10);
+      expect(objects.filter((object) => !object.name.startsWith("lk_"))).toEqual([]);
+    } finally {
+      await postgres.close();
+    }
+  });
+
+  it("works without a namespace", async () => {
+    const postgres = await createPostgres({ namespace: "", maxPoolSize: 0 });
+    try {
+      expect(await postgres.migrate()).toEqual(versions);
+      const tables = await queryRows<{ name: string }>(
+        postgres.db,
+        sql`select relname::text as name from pg_class where relnamespace = current_schema()::regnamespace and relkind = 'r' order by 1`,
+      );
+      expect(tables.map((table) => table.name)).toEqual(
+        ["identities", "one_time_tokens", "refresh_tokens", "schema_migrations", "sessions", "users"],
+      );
+    } finally {
+      await postgres.close();
+    }
+  });
+});

@@ -1,0 +1,202 @@
+import { isAuthError, type Stores, type Transactor } from "@latchkey/domain";
+import { aSession, aUser, nodeRandom } from "@latchkey/domain/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DatabaseError } from "../src/index.ts";
+import { aRefreshToken, backends, gate, sleep, type Backend, type OpenedBackend } from "./support.ts";
+
+const later = new Date("2026-05-06T07:08:09.123Z");
+
+/** Opens the backend for the enclosing suite; the returned function gives its stores once opened. */
+function openedWith(backend: Backend, maxPoolSize: number): () => { stores: Stores; tx: Transactor } {
+  let opened: OpenedBackend | undefined;
+  beforeAll(async () => {
+    opened = await backend.open({ maxPoolSize });
+  });
+  afterAll(() => opened?.close());
+  return () => {
+    if (!opened) throw new Error("the backend is not open yet");
+    return opened.postgres;
+  };
+}
+
+// What the contract does not pin down but this adapter promises, on every backend.
+describe.each(backends)("$name stores on one connection", (backend) => {
+  // A failed statement that spoiled the connection would spoil the next statement too.
+  const database = openedWith(backend, 1);
+
+  it("stays usable after a unique violation outside a transaction", async () => {
+    const { stores } = database();
+    const holder = aUser();
+    await stores.users.insert(holder);
+    const error = await stores.users.insert(aUser({ email: holder.email })).catch((e: unknown) => e);
+    expect(isAuthError(error, "email_exists")).toBe(true);
+    const next = aUser();
+    await stores.users.insert(next);
+    expect((await stores.users.findById(next.id))?.id).toBe(next.id);
+  });
+
+  it("rolls back the whole transaction when a conflict propagates out of it", async () => {
+    const { stores, tx } = database();
+    const holder = aUser();
+    await stores.users.insert(holder);
+    const first = aUser();
+    const error = await tx
+      .run(async (s) => {
+        await s.users.insert(first);
+        await s.users.insert(aUser({ email: holder.email }));
+      })
+      .catch((e: unknown) => e);
+    expect(isAuthError(error, "email_exists")).toBe(true);
+    expect(await stores.users.findById(first.id)).toBeNull();
+  });
+
+  it("does not report success for a transaction whose failed statement was swallowed", async () => {
+    const { stores, tx } = database();
+    const holder = aUser();
+    await stores.users.insert(holder);
+    const first = aUser();
+    const run = tx.run(async (s) => {
+      await s.users.insert(first);
+      await s.users.insert(aUser({ email: holder.email })).catch(() => undefined);
+    });
+    await expect(run).rejects.toThrow();
+    expect(await stores.users.findById(first.id)).toBeNull();
+  });
+
+  it("inserts a user and its identities all or nothing, outside a transaction too", async () => {
+    const { stores } = database();
+    const holder = aUser();
+    await stores.users.insert(holder);
+    // The identity collides with the holder's: the user row inserted just before it must not stay.
+    const user = aUser();
+    const clash = { ...user, identities: [{ ...user.identities[0]!, providerId: holder.id }] };
+    await expect(stores.users.insert(clash)).rejects.toBeInstanceOf(DatabaseError);
+    expect(await stores.users.findById(user.id)).toBeNull();
+  });
+
+  it("refuses to move another user's identity, and changes nothing", async () => {
+    const { stores } = database();
+    const owner = aUser();
+    const other = aUser();
+    await stores.users.insert(owner);
+    await stores.users.insert(other);
+    const taken = { ...owner.identities[0]!, id: nodeRandom.uuid(), userId: other.id, identityData: { stolen: true } };
+    await expect(stores.identities.save(taken)).rejects.toThrow(/another user/);
+    expect((await stores.users.findById(owner.id))?.identities).toEqual(owner.identities);
+  });
+
+  it("round-trips metadata exactly", async () => {
+    const { stores } = database();
+    const userMetadata = {
+      unicode: "Zoë Ωμέγα 漢字 🔐",
+      quotes: `"double" 'single' \`back\``,
+      escapes: "back\\slash\nnew line\ttab",
+      nested: { array: [1, null, { deep: [true, false, "x", 0.1, -7, 1e21] }], empty: {}, none: [] },
+      nothing: null,
+      "key with spaces": "and a \"quoted\" key",
+    };
+    const user = aUser({ userMetadata, appMetadata: { provider: "email", providers: ["email"], list: [[], [[]]] } });
+    await stores.users.insert(user);
+    expect(await stores.users.findById(user.id)).toEqual(user);
+  });
+
+  it("answers null for ids that are not uuids", async () => {
+    const { stores } = database();
+    expect(await stores.users.findById("not-a-uuid")).toBeNull();
+    const user = aUser();
+    await stores.users.insert(user);
+    expect(await stores.users.findWithSession("nope", "nope")).toBeNull();
+    expect(await stores.users.findWithSession(user.id, "nope")).toEqual({ user, session: null });
+  });
+
+  it("keeps statement parameters out of its errors", async () => {
+    const { stores } = database();
+    const user = aUser({ passwordHash: "$argon2id$secret-digest-that-must-not-be-logged" });
+    await stores.users.insert(user);
+    const error = await stores.users.insert({ ...user, email: null, identities: [] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DatabaseError);
+    expect(error).toMatchObject({ code: "23505", constraint: expect.stringMatching(/users_pkey$/) });
+    expect(`${String(error)} ${JSON.stringify(error)} ${(error as Error).stack}`).not.toContain("secret-digest");
+  });
+
+});
+
+describe.each(backends)("$name stores under concurrent transactions", (backend) => {
+  // Enough connections that the second transaction waits for the row lock, not for a connection.
+  const database = openedWith(backend, 4);
+
+  it("keeps statements issued outside a transaction out of it, and away from its uncommitted rows", async () => {
+    const { stores, tx } = database();
+    const user = aUser();
+    const written = gate();
+    const release = gate();
+    const rolledBack = tx
+      .run(async (s) => {
+        await s.users.insert(user);
+        written.open();
+        await release.opened;
+        throw new Error("roll it back");
+      })
+      .catch(() => undefined);
+    await written.opened;
+    // PGlite has one connection: this must wait for the transaction rather than run inside it.
+    const seen = stores.users.findById(user.id);
+    await sleep(50);
+    release.open();
+    await rolledBack;
+    expect(await seen).toBeNull();
+    expect(await stores.users.findById(user.id)).toBeNull();
+  });
+
+  it("shows the next refresh of a family the user and identities the previous one committed", async () => {
+    const { stores, tx } = database();
+    const user = aUser();
+    await stores.users.insert(user);
+    const session = aSession(user.id);
+    const token = aRefreshToken(session.id);
+    await stores.sessions.insert({ ...session, refreshTokenId: token.id });
+    await stores.refreshTokens.insert(token);
+    const locked = gate();
+    const release = gate();
+    const identity = { ...user.identities[0]!, identityData: { ...user.identities[0]!.identityData, seen: 1 }, updatedAt: later };
+
+    const first = tx.run(async (s) => {
+      await s.refreshTokens.lockForRefresh(token.tokenHash);
+      locked.open();
+      await release.opened;
+      await s.users.update({ ...user, userMetadata: { seen: 1 }, updatedAt: later });
+      await s.identities.save(identity);
+    });
+    await locked.opened;
+    // The second one starts, and waits for the lock, before the first writes anything.
+    const second = tx.run((s) => s.refreshTokens.lockForRefresh(token.tokenHash));
+    await sleep(150);
+    release.open();
+    await first;
+    const found = await second;
+    expect(found?.user.userMetadata).toEqual({ seen: 1 });
+    expect(found?.user.identities).toEqual([identity]);
+  });
+
+  it("shows a user locked for update with the identities the previous holder committed", async () => {
+    const { stores, tx } = database();
+    const user = aUser();
+    await stores.users.insert(user);
+    const locked = gate();
+    const release = gate();
+    const identity = { ...user.identities[0]!, identityData: { changed: true }, updatedAt: later };
+
+    const first = tx.run(async (s) => {
+      await s.users.findById(user.id, { forUpdate: true });
+      locked.open();
+      await release.opened;
+      await s.identities.save(identity);
+    });
+    await locked.opened;
+    const second = tx.run((s) => s.users.findById(user.id, { forUpdate: true }));
+    await sleep(150);
+    release.open();
+    await first;
+    expect((await second)?.identities).toEqual([identity]);
+  });
+});

@@ -1,0 +1,64 @@
+import { nodeRandom } from "@latchkey/domain/testing";
+import type { RefreshToken } from "@latchkey/domain";
+import type { SQL } from "drizzle-orm";
+import { createPostgres, type Database, type Postgres } from "../src/index.ts";
+import { createTestDatabase, randomNamespace, testDatabaseUrl } from "../src/testing/index.ts";
+
+/** A migrated database to run a suite on, and how to get rid of it. */
+export interface OpenedBackend {
+  readonly postgres: Postgres;
+  close(): Promise<void>;
+}
+
+export interface Backend {
+  readonly name: "pglite" | "postgres";
+  open(options?: { maxPoolSize?: number }): Promise<OpenedBackend>;
+}
+
+const pglite: Backend = {
+  name: "pglite",
+  async open() {
+    const postgres = await createPostgres({ namespace: randomNamespace(), maxPoolSize: 0 });
+    await postgres.migrate();
+    return { postgres, close: postgres.close };
+  },
+};
+
+const server: Backend = {
+  name: "postgres",
+  async open(options) {
+    const database = await createTestDatabase(options);
+    return { postgres: database.postgres, close: database.close };
+  },
+};
+
+/** PGlite always; the test server too when there is one. */
+export const backends: readonly Backend[] = testDatabaseUrl() ? [pglite, server] : [pglite];
+
+/** Rows of a raw query, whichever the driver: both answer `{ rows }`. */
+export async function queryRows<Row>(db: Database, query: SQL): Promise<Row[]> {
+  const result: unknown = await db.execute(query);
+  const rows = typeof result === "object" && result !== null ? (result as { rows?: unknown }).rows : undefined;
+  if (!Array.isArray(rows)) throw new Error("the driver answered without rows");
+  return rows as Row[];
+}
+
+export function aRefreshToken(sessionId: string, overrides: Partial<RefreshToken> = {}): RefreshToken {
+  return {
+    id: nodeRandom.uuid(),
+    sessionId,
+    parentId: null,
+    tokenHash: nodeRandom.token(32),
+    createdAt: new Date("2026-03-04T10:00:00.000Z"),
+    ...overrides,
+  };
+}
+
+/** A promise and the function that resolves it: to hold a transaction open at a chosen point. */
+export function gate(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
