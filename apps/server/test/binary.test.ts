@@ -1,0 +1,141 @@
+import { createPostgres } from "@latchkey/adapters-postgres";
+import { dropTables, randomNamespace, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { request } from "node:http";
+import { createServer as createNetServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { TEST_JWT_SECRET } from "./support/start-test-server.ts";
+
+const repo = join(import.meta.dirname, "..", "..", "..");
+const tsx = join(repo, "node_modules", ".bin", "tsx");
+const main = join(repo, "apps", "server", "src", "main.ts");
+const databaseUrl = testDatabaseUrl();
+const cleanups: (() => void | Promise<void>)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+function tempDir() {
+  const dir = mkdtempSync(join(tmpdir(), "latchkey-bin-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Production settings on the test database when there is one; the development profile otherwise. */
+function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const database: Record<string, string> = databaseUrl
+    ? {
+        DATABASE_URL: databaseUrl,
+        AUTH_DB_DRIVER: "postgres",
+        AUTH_SITE_URL: "http://localhost:3000",
+        AUTH_API_EXTERNAL_URL: "http://localhost:9999",
+        AUTH_JWT_SECRET: TEST_JWT_SECRET,
+        AUTH_SMTP_HOST: "127.0.0.1",
+        AUTH_SMTP_PORT: "2525",
+        AUTH_SMTP_ADMIN_EMAIL: "auth@example.com",
+      }
+    : {};
+  const namespace = randomNamespace();
+  if (databaseUrl) {
+    cleanups.push(async () => {
+      const postgres = await createPostgres({ url: databaseUrl, namespace, maxPoolSize: 1 });
+      await dropTables(postgres).finally(() => postgres.close());
+    });
+  }
+  return { PATH: process.env["PATH"] ?? "", AUTH_DB_NAMESPACE: namespace, ...database, ...extra };
+}
+
+function run(args: string[], env: Record<string, string>, cwd: string) {
+  const child = spawn(tsx, [main, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  cleanups.push(() => void child.kill("SIGKILL"));
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => (stdout += chunk));
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, exited, output: () => ({ stdout, stderr }) };
+}
+
+async function waitFor(predicate: () => boolean, what: string, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe("the latchkey binary", () => {
+  it("migrates with the migrate subcommand, and does nothing the second time", async () => {
+    const cwd = tempDir();
+    const env = serverEnv();
+    const first = run(["migrate"], env, cwd);
+    expect(await first.exited).toBe(0);
+    expect(first.output().stdout).toContain('"applied":["0001_initial"]');
+    const second = run(["migrate"], env, cwd);
+    expect(await second.exited).toBe(0);
+    expect(second.output().stdout).toContain("database schema is up to date");
+  });
+
+  it("refuses to start on a bad configuration, listing every problem in one message", async () => {
+    const result = run([], { PATH: process.env["PATH"] ?? "", DATABASE_URL: "postgres://db.invalid/auth", AUTH_JWT_EXP: "soon", AUTH_PORT: "http" }, tempDir());
+    expect(await result.exited).toBe(1);
+    const { stderr } = result.output();
+    for (const problem of ["AUTH_SITE_URL", "AUTH_API_EXTERNAL_URL", "AUTH_JWT_SECRET", "AUTH_JWT_EXP", "AUTH_PORT", "AUTH_SMTP_HOST"]) {
+      expect(stderr).toContain(problem);
+    }
+    expect(stderr).not.toContain("db.invalid");
+  });
+
+  it("refuses an unknown subcommand", async () => {
+    const result = run(["serve-forever"], serverEnv(), tempDir());
+    expect(await result.exited).toBe(2);
+    expect(result.output().stderr).toContain("usage");
+  });
+
+  it("writes its log to LOG_FILE, and on SIGTERM finishes the request in flight before it stops", async () => {
+    const cwd = tempDir();
+    const port = await freePort();
+    const logFile = join(cwd, "logs", "latchkey.log");
+    const server = run([], serverEnv({ PORT: String(port), AUTH_LOG_FILE: logFile, AUTH_MAILER_AUTOCONFIRM: "true" }), cwd);
+    const logText = () => {
+      try {
+        return readFileSync(logFile, "utf8");
+      } catch {
+        return "";
+      }
+    };
+    await waitFor(() => logText().includes('"msg":"listening"'), "the server to listen");
+
+    // A request whose body is still arriving when SIGTERM comes.
+    const body = JSON.stringify({ email: "drain@example.com", password: "secret-password" });
+    const response = new Promise<number>((resolve, reject) => {
+      const req = request({ host: "127.0.0.1", port, method: "POST", path: "/signup", headers: { "content-length": Buffer.byteLength(body) } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      req.write(body.slice(0, 10));
+      setTimeout(() => {
+        server.child.kill("SIGTERM");
+        setTimeout(() => req.end(body.slice(10)), 300);
+      }, 300);
+    });
+    expect(await response).toBe(200);
+    expect(await server.exited).toBe(0);
+    await waitFor(() => logText().includes('"msg":"stopped"'), "the stop line");
+    expect(logText()).toContain("shutting down");
+    expect(server.output().stdout).toBe("");
+  });
+});
