@@ -7,7 +7,7 @@ import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { TEST_JWT_SECRET } from "./support/start-test-server.ts";
+import { productionEnv } from "./support/start-test-server.ts";
 
 const repo = join(import.meta.dirname, "..", "..", "..");
 const tsx = join(repo, "node_modules", ".bin", "tsx");
@@ -35,18 +35,6 @@ async function freePort(): Promise<number> {
 
 /** Production settings on the test database when there is one; the development profile otherwise. */
 function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const database: Record<string, string> = databaseUrl
-    ? {
-        DATABASE_URL: databaseUrl,
-        AUTH_DB_DRIVER: "postgres",
-        AUTH_SITE_URL: "http://localhost:3000",
-        AUTH_API_EXTERNAL_URL: "http://localhost:9999",
-        AUTH_JWT_SECRET: TEST_JWT_SECRET,
-        AUTH_SMTP_HOST: "127.0.0.1",
-        AUTH_SMTP_PORT: "2525",
-        AUTH_SMTP_ADMIN_EMAIL: "auth@example.com",
-      }
-    : {};
   const namespace = randomNamespace();
   if (databaseUrl) {
     cleanups.push(async () => {
@@ -54,7 +42,7 @@ function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
       await dropTables(postgres).finally(() => postgres.close());
     });
   }
-  return { PATH: process.env["PATH"] ?? "", AUTH_DB_NAMESPACE: namespace, ...database, ...extra };
+  return { PATH: process.env["PATH"] ?? "", AUTH_DB_NAMESPACE: namespace, ...productionEnv(databaseUrl), ...extra };
 }
 
 function run(args: string[], env: Record<string, string>, cwd: string) {

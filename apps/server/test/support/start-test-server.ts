@@ -13,6 +13,22 @@ import { type Config, loadConfig } from "../../src/config/index.ts";
 
 export const TEST_JWT_SECRET = "test-jwt-secret-with-at-least-32-characters";
 
+/** What the production profile requires besides a database, with test values. */
+export const REQUIRED_SETTINGS: Readonly<Record<string, string>> = {
+  AUTH_DB_DRIVER: "postgres",
+  AUTH_SITE_URL: "http://localhost:3000",
+  AUTH_API_EXTERNAL_URL: "http://localhost:9999",
+  AUTH_JWT_SECRET: TEST_JWT_SECRET,
+  AUTH_SMTP_HOST: "127.0.0.1",
+  AUTH_SMTP_PORT: "2525",
+  AUTH_SMTP_ADMIN_EMAIL: "auth@example.com",
+};
+
+/** The production profile on the test database; the development profile (nothing) when there is none. */
+export function productionEnv(databaseUrl: string | undefined): Record<string, string> {
+  return databaseUrl ? { DATABASE_URL: databaseUrl, ...REQUIRED_SETTINGS } : {};
+}
+
 export interface TestServer {
   /** http://127.0.0.1:<port> */
   readonly url: string;
@@ -38,16 +54,11 @@ export async function startTestServer(env: Record<string, string> = {}, override
     cwd,
     dotenv: { text: "" },
     env: {
+      // The same URLs and secret in either profile, so tests need not care which one runs.
+      ...REQUIRED_SETTINGS,
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-      AUTH_DB_DRIVER: "postgres",
       AUTH_DB_NAMESPACE: randomNamespace(),
       AUTH_DB_MAX_POOL_SIZE: "8",
-      AUTH_SITE_URL: "http://localhost:3000",
-      AUTH_API_EXTERNAL_URL: "http://localhost:9999",
-      AUTH_JWT_SECRET: TEST_JWT_SECRET,
-      AUTH_SMTP_HOST: "127.0.0.1",
-      AUTH_SMTP_PORT: "2525",
-      AUTH_SMTP_ADMIN_EMAIL: "auth@example.com",
       AUTH_LOG_LEVEL: "info",
       ...env,
     },
