@@ -90,6 +90,21 @@ describe("password sessions over HTTP on PostgreSQL", () => {
   });
 });
 
+describe("sign out by scope over HTTP", () => {
+  it("ends the other sessions with scope=others and keeps the caller's", async () => {
+    await signUp("scopes@example.com");
+    const signIn = async () =>
+      body(await server.fetch("/token?grant_type=password", { method: "POST", json: { email: "scopes@example.com", password } }));
+    const [mine, other] = [await signIn(), await signIn()];
+    const as = (session: Record<string, any>) => ({ authorization: `Bearer ${session.access_token}` });
+    expect((await server.fetch("/logout?scope=others", { method: "POST", headers: as(mine) })).status).toBe(204);
+    expect((await server.fetch("/user", { headers: as(mine) })).status).toBe(200);
+    expect((await server.fetch("/user", { headers: as(other) })).status).toBe(403);
+    expect((await server.fetch("/logout?scope=local", { method: "POST", headers: as(mine) })).status).toBe(204);
+    expect((await server.fetch("/user", { headers: as(mine) })).status).toBe(403);
+  });
+});
+
 describe("refresh-token rotation on PostgreSQL", () => {
   const refresh = (token: string) => server.fetch("/token?grant_type=refresh_token", { method: "POST", json: { refresh_token: token } });
 
@@ -107,7 +122,7 @@ describe("refresh-token rotation on PostgreSQL", () => {
     expect((await refresh([...tokens][0]!)).status).toBe(200);
   });
 
-  it("revokes the family when an older token is replayed, and the revocation stays although the request failed", async () => {
+  it("ends the session when an older token is replayed, and that stays although the request failed", async () => {
     const session = await signUp("replay@example.com");
     const child = await body(await refresh(session.refresh_token));
     const grandchild = await body(await refresh(child.refresh_token));
@@ -117,9 +132,11 @@ describe("refresh-token rotation on PostgreSQL", () => {
     expect((await body(replay)).error_code).toBe("refresh_token_already_used");
 
     const { schema } = server.db;
-    const [row] = await server.db.db.select().from(schema.sessions).where(eq(schema.sessions.userId, session.user.id));
-    expect(row?.refreshTokenId).toBeNull();
-    expect((await body(await refresh(grandchild.refresh_token))).error_code).toBe("refresh_token_already_used");
+    const rows = await server.db.db.select().from(schema.sessions).where(eq(schema.sessions.userId, session.user.id));
+    expect(rows).toEqual([]);
+    expect((await body(await refresh(grandchild.refresh_token))).error_code).toBe("refresh_token_not_found");
+    const withStolenAccess = await server.fetch("/user", { headers: { authorization: `Bearer ${grandchild.access_token}` } });
+    expect([withStolenAccess.status, (await body(withStolenAccess)).error_code]).toEqual([403, "session_not_found"]);
   });
 
   it("stores refresh tokens only as digests", async () => {

@@ -13,6 +13,7 @@ export { mergeMetadata, type Metadata } from "./model/metadata.ts";
 export type { OneTimeToken, OneTimeTokenKind } from "./model/one-time-token.ts";
 export {
   assertPasswordAcceptable,
+  isVerifiablePassword,
   MAX_PASSWORD_LENGTH,
   parseRequiredCharacters,
   type PasswordPolicy,

@@ -12,10 +12,20 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+/** Every module specifier: `import … from`, `export … from`, side-effect `import "x"`, `import()` and `require()`. */
 const importsOf = (file: string) =>
-  [...readFileSync(file, "utf8").matchAll(/(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|require\(\s*["']([^"']+)["']\s*\)/g)].map(
-    (match) => match[1] ?? match[2] ?? match[3] ?? "",
-  );
+  [
+    ...readFileSync(file, "utf8").matchAll(
+      /(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|\bimport\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|require\(\s*["']([^"']+)["']\s*\)/g,
+    ),
+  ].map((match) => match[1] ?? match[2] ?? match[3] ?? match[4] ?? "");
+
+describe("the import scanner", () => {
+  it("sees every form of import", () => {
+    const sample = join(src, "..", "test", "fixtures", "imports.txt");
+    expect(importsOf(sample)).toEqual(["./a.ts", "node:fs", "./b.ts", "pg", "node:net", "./c.ts"]);
+  });
+});
 
 describe("the domain package", () => {
   const production = sourceFiles(src).filter((file) => !relative(src, file).startsWith("testing"));

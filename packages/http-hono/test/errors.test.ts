@@ -36,7 +36,9 @@ describe("error responses", () => {
       msg: "Password should be at least 6 characters.",
       weak_password: { reasons: ["length"] },
     });
+    expect(legacy.headers.get("x-sb-error-code")).toBe("weak_password");
     const modern = await send("POST", "/signup", { email: "weak@example.com", password: "123" }, v2024);
+    expect(modern.headers.get("x-sb-error-code")).toBeNull();
     expect(await json(modern)).toEqual({
       code: "weak_password",
       message: "Password should be at least 6 characters.",

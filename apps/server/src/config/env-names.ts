@@ -49,15 +49,14 @@ export interface SetVariable {
 /** What was set for each key; keys without a set variable are absent. */
 export type ResolvedEnv = ReadonlyMap<EnvKey, SetVariable>;
 
-export function resolveEnv(keys: readonly EnvKey[], variables: Readonly<Record<string, string>>): ResolvedEnv {
+/** Each key from the first source that sets it under any of its names; within a source, the first name wins. */
+export function resolveEnv(keys: readonly EnvKey[], sources: readonly Readonly<Record<string, string>>[]): ResolvedEnv {
   const resolved = new Map<EnvKey, SetVariable>();
   for (const key of keys) {
-    for (const name of candidateNames(key)) {
-      const value = variables[name];
-      if (value === undefined) continue;
-      resolved.set(key, { name, value });
-      break;
-    }
+    const found = sources
+      .flatMap((variables) => candidateNames(key).map((name) => ({ name, value: variables[name] })))
+      .find((candidate): candidate is SetVariable => candidate.value !== undefined);
+    if (found) resolved.set(key, found);
   }
   return resolved;
 }

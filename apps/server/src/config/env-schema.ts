@@ -14,7 +14,7 @@ import {
   ratePerHourOrWindow,
   requiredCharacters,
   seconds,
-  sqlIdentifierPrefix,
+  dbNamespace,
   testOtpMap,
   text,
   timestamp,
@@ -92,7 +92,7 @@ const apiDbLog = {
   DB_DRIVER: v.optional(oneOf(["postgres"])),
   DATABASE_URL: v.optional(postgresUrl),
   DB_MAX_POOL_SIZE: v.optional(wholeNumber({ min: 0 }), "0"),
-  DB_NAMESPACE: v.optional(sqlIdentifierPrefix),
+  DB_NAMESPACE: v.optional(dbNamespace),
   LOG_LEVEL: v.optional(oneOf(LOG_LEVELS, { ignoreCase: true }), "info"),
   LOG_FILE: v.optional(text),
 };

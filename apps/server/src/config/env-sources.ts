@@ -6,15 +6,16 @@ import { parseEnv } from "node:util";
 export type DotenvSource = { readonly text: string } | { readonly path: string };
 
 /**
- * The variables the configuration is read from: the .env file overlaid by the environment. A variable set to an
- * empty value counts as not set, in either source, so `AUTH_X=` in a compose file does not hide the .env value.
+ * The sources the configuration is read from, the environment first: a setting found there, under any of its
+ * names, wins over the .env file. A variable set to an empty value counts as not set, in either source, so
+ * `AUTH_X=` in a compose file does not hide the .env value.
  */
-export function readVariables(
+export function readSources(
   env: Readonly<Record<string, string | undefined>>,
   dotenv: DotenvSource | undefined,
   cwd: string,
-): Record<string, string> {
-  return { ...withoutEmpty(parseEnv(readDotenv(dotenv, cwd))), ...withoutEmpty(env) };
+): readonly Record<string, string>[] {
+  return [withoutEmpty(env), withoutEmpty(parseEnv(readDotenv(dotenv, cwd)))];
 }
 
 function readDotenv(source: DotenvSource | undefined, cwd: string): string {

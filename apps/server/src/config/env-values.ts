@@ -1,3 +1,4 @@
+import { MAX_NAMESPACE_LENGTH, validateNamespace } from "@latchkey/adapters-postgres";
 import { normalizePhone, parseGoDuration, parseRequiredCharacters } from "@latchkey/domain";
 import * as v from "valibot";
 
@@ -122,10 +123,19 @@ export const postgresUrl = parsed((input) => {
   return protocol === "postgres:" || protocol === "postgresql:" ? input : undefined;
 }, "expected a postgres:// or postgresql:// URL");
 
-/** security: the namespace is spliced into SQL identifiers, so only identifier characters are allowed. */
-export const sqlIdentifierPrefix = parsed(
-  (input) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(input) ? input : undefined),
-  "expected letters, digits and underscores, not starting with a digit",
+/**
+ * security: the namespace is spliced into SQL identifiers. The database adapter's own rule decides, so the start
+ * stops here, in the list of problems, rather than later with a stack trace.
+ */
+export const dbNamespace = parsed(
+  (input) => {
+    try {
+      return validateNamespace(input);
+    } catch {
+      return undefined;
+    }
+  },
+  `expected letters, digits and underscores, not starting with a digit, at most ${MAX_NAMESPACE_LENGTH} characters`,
 );
 
 export function oneOf<const T extends string>(values: readonly T[], options: { ignoreCase?: boolean } = {}) {

@@ -6,7 +6,7 @@ import { ConfigError } from "./config-error.ts";
 import { developmentJwtSecret } from "./development.ts";
 import { displayName, resolveEnv, type ResolvedEnv } from "./env-names.ts";
 import { ENV_KEYS, EnvSchema, isEnvKey, isSecret, type EnvKey } from "./env-schema.ts";
-import { readVariables, type DotenvSource } from "./env-sources.ts";
+import { readSources, type DotenvSource } from "./env-sources.ts";
 
 export interface ConfigSources {
   /** The process environment; it wins over the .env file. */
@@ -19,7 +19,7 @@ export interface ConfigSources {
 
 /** Reads, checks and freezes the configuration; throws one ConfigError listing every problem. */
 export function loadConfig(sources: ConfigSources = { env: process.env, cwd: process.cwd() }): Config {
-  const env = resolveEnv(ENV_KEYS, readSources(sources));
+  const env = resolveEnv(ENV_KEYS, sourcesOf(sources));
   const profile: Profile = env.has("DATABASE_URL") ? "production" : "development";
 
   const parsed = v.safeParse(EnvSchema, inputOf(env), { abortPipeEarly: true });
@@ -35,9 +35,9 @@ export function loadConfig(sources: ConfigSources = { env: process.env, cwd: pro
   return deepFreeze(buildConfig(parsed.output, { profile, cwd: sources.cwd, jwtSecret }));
 }
 
-function readSources({ env, dotenv, cwd }: ConfigSources): Record<string, string> {
+function sourcesOf({ env, dotenv, cwd }: ConfigSources): readonly Record<string, string>[] {
   try {
-    return readVariables(env, dotenv, cwd);
+    return readSources(env, dotenv, cwd);
   } catch (error) {
     throw new ConfigError([`cannot read the .env file: ${error instanceof Error ? error.message : String(error)}`]);
   }

@@ -83,6 +83,15 @@ describe("sources", () => {
     expect(config.jwt.aud).toBe("file-audience");
   });
 
+  it("lets the environment win over the .env file whatever names either uses", () => {
+    const config = load(
+      { PORT: "2222", GOTRUE_JWT_AUD: "env-audience" },
+      { dotenv: "AUTH_PORT=1111\nAUTH_JWT_AUD=file-audience\n" },
+    );
+    expect(config.api.port).toBe(2222);
+    expect(config.jwt.aud).toBe("env-audience");
+  });
+
   it("treats an empty value as not set, so it does not hide the .env value", () => {
     const config = load({ AUTH_JWT_AUD: "", AUTH_SITE_URL: "  " }, { dotenv: "AUTH_JWT_AUD=file-audience\n" });
     expect(config.jwt.aud).toBe("file-audience");

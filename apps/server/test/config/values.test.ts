@@ -260,5 +260,9 @@ describe("database", () => {
   it("accepts a table-name prefix of identifier characters only", () => {
     expect(load({ AUTH_DB_NAMESPACE: "auth_" }).db.namespace).toBe("auth_");
     expect(problemsOf({ AUTH_DB_NAMESPACE: 'x"; drop table users; --' })).toHaveLength(1);
+    expect(load({ AUTH_DB_NAMESPACE: "a".repeat(28) }).db.namespace).toHaveLength(28);
+    expect(problemsOf({ AUTH_DB_NAMESPACE: "a".repeat(29) })).toEqual([
+      `AUTH_DB_NAMESPACE: expected letters, digits and underscores, not starting with a digit, at most 28 characters, got "${"a".repeat(29)}"`,
+    ]);
   });
 });

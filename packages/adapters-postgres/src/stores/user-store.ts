@@ -41,6 +41,16 @@ export function createUserStore(db: Database, schema: Schema, atomic: Atomic): U
       await db.update(users).set(columns).where(eq(users.id, id)).catch(rethrowConflict);
     },
 
+    async recordSignIn(userId, { at, verifiedHash, rehash }) {
+      // One guarded statement: it writes only while the verified hash is still the stored one.
+      const written = await db
+        .update(users)
+        .set({ lastSignInAt: at, ...(rehash === undefined ? {} : { passwordHash: rehash }) })
+        .where(and(eq(users.id, userId), eq(users.passwordHash, verifiedHash)))
+        .returning({ id: users.id });
+      return written.length > 0;
+    },
+
     async findById(id, options) {
       // Ids can come from a request; one that is not a uuid matches no row (and would be a type error in SQL).
       if (!isUuid(id)) return null;

@@ -44,6 +44,11 @@ describe("password policy", () => {
     expect(failure("🐴🐴🐴🐴🐴", { minLength: 6, requiredCharacters: [] })?.code).toBe("weak_password");
   });
 
+  it("refuses a password with an unpaired surrogate, which no hasher could verify exactly", () => {
+    expect(failure("abc\ud800defg", { minLength: 6, requiredCharacters: [] })?.code).toBe("validation_failed");
+    expect(failure("abc\ud83d\udc34defg", { minLength: 6, requiredCharacters: [] })).toBeUndefined();
+  });
+
   it("refuses an over-long password before anything hashes it", () => {
     expect(failure("x".repeat(MAX_PASSWORD_LENGTH), { minLength: 6, requiredCharacters: [] })).toBeUndefined();
     expect(failure("x".repeat(MAX_PASSWORD_LENGTH + 1), { minLength: 6, requiredCharacters: [] })?.code).toBe("validation_failed");

@@ -35,8 +35,19 @@ export function parseRequiredCharacters(spec: string): string[] {
 
 export type WeakPasswordReason = "length" | "characters";
 
-/** Throws validation_failed for an over-long password, weak_password (with reasons) for one below the policy. */
+/**
+ * Whether the password can be verified exactly as received. A lone surrogate has no UTF-8 encoding: hashers replace
+ * it, and different passwords would then verify alike.
+ */
+export function isVerifiablePassword(password: string): boolean {
+  return password.isWellFormed();
+}
+
+/** Throws validation_failed for an over-long or unencodable password, weak_password (with reasons) for one below the policy. */
 export function assertPasswordAcceptable(password: string, policy: PasswordPolicy): void {
+  if (!isVerifiablePassword(password)) {
+    throw new AuthError("validation_failed", "Password must be valid Unicode text (it contains an unpaired surrogate)");
+  }
   const characters = [...password];
   if (characters.length > MAX_PASSWORD_LENGTH) {
     throw new AuthError("validation_failed", `Password cannot be longer than ${MAX_PASSWORD_LENGTH} characters`);

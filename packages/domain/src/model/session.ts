@@ -28,7 +28,7 @@ export interface Session {
   readonly userId: string;
   readonly aal: Aal;
   readonly amr: readonly AmrEntry[];
-  /** The valid refresh token; null once the family has been revoked. */
+  /** The valid refresh token. (A family revoked for reuse takes its session with it.) */
   readonly refreshTokenId: string | null;
   /** The token the valid one replaced. */
   readonly previousRefreshTokenId: string | null;

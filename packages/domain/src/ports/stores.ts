@@ -16,6 +16,12 @@ export interface UserStore {
   insert(user: User): Promise<void>;
   /** Writes every column of the user row (not its identities). Same conflicts as insert. */
   update(user: User): Promise<void>;
+  /**
+   * Records a sign-in: sets `lastSignInAt`, and the password hash to `rehash` when given. Writes only while the
+   * stored hash is still `verifiedHash`, so a password changed since it was verified is never undone; returns
+   * whether it wrote.
+   */
+  recordSignIn(userId: string, signIn: { at: Date; verifiedHash: string; rehash?: string | undefined }): Promise<boolean>;
   /** With `forUpdate`, locks the user row until the transaction ends. */
   findById(id: string, options?: { forUpdate?: boolean }): Promise<User | null>;
   findByEmail(email: string): Promise<User | null>;

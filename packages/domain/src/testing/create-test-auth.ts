@@ -35,7 +35,8 @@ export function createTestAuth(options: TestAuthOptions = {}) {
     ...options.ports,
   };
   const policy = testPolicy(options.policy);
-  return { auth: createAuth(ports, policy), ports, policy, clock, mailer, sms, hasher, stores };
+  // The stores the use cases actually use: the caller's when it passed its own.
+  return { auth: createAuth(ports, policy), ports, policy, clock, mailer, sms, hasher, stores: ports.stores };
 }
 
 export type TestAuth = ReturnType<typeof createTestAuth>;

@@ -109,6 +109,12 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
       assertUnique(row);
       state.users.set(row.id, copy(row));
     },
+    async recordSignIn(userId, { at, verifiedHash, rehash }) {
+      const row = state.users.get(userId);
+      if (!row || row.passwordHash !== verifiedHash) return false;
+      state.users.set(userId, { ...row, lastSignInAt: at, passwordHash: rehash ?? row.passwordHash });
+      return true;
+    },
     async findById(id) {
       const row = state.users.get(id);
       return row ? withIdentities(row) : null;

@@ -58,9 +58,9 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
         return { kind: "granted", user, session: touched, refreshToken: child };
       }
       case "reuse_detected":
-        if (decision.revokeFamily) {
-          await stores.sessions.update({ ...session, refreshTokenId: null, previousRefreshTokenId: null, updatedAt: now });
-        }
+        // The whole session goes: its refresh tokens, and with it every access token it issued, which the thief
+        // may hold too. Returned, not thrown, so that this commits although the request fails.
+        if (decision.revokeFamily) await stores.sessions.deleteOne(session.userId, session.id);
         return { kind: "reuse_detected" };
     }
   });

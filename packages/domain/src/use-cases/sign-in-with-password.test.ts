@@ -36,6 +36,7 @@ describe("sign in with password", () => {
       { email: "not an address", password },
       { email: passwordless.email!, password },
       { email: user.email!, password: "wrong-password" },
+      { email: user.email!, password: "s3cret-pass\ud800" },
     ]) {
       const before = hasher.verifications;
       const error = await failsWith("invalid_credentials", auth.signInWithPassword({ ...attempt, context }));
@@ -64,6 +65,32 @@ describe("sign in with password", () => {
     await failsWith("validation_failed", auth.signInWithPassword({ email: "a@b.co", phone: "+15550001", password, context }));
     const { auth: emailOff } = await withUser({}, { policy: { signup: { emailEnabled: false } } });
     await failsWith("email_provider_disabled", emailOff.signInWithPassword({ email: "a@b.co", password, context }));
+  });
+
+  it("never undoes a password change that lands while the old password is being verified", async () => {
+    const testAuth = createTestAuth();
+    const hasher = testAuth.hasher;
+    let releaseVerification!: () => void;
+    const verificationHeld = new Promise<void>((resolve) => (releaseVerification = resolve));
+    let signalVerifying!: () => void;
+    const verifying = new Promise<void>((resolve) => (signalVerifying = resolve));
+    const slowHasher = Object.assign(Object.create(hasher), {
+      verify: async (stored: string, candidate: string) => {
+        signalVerifying();
+        await verificationHeld;
+        return hasher.verify(stored, candidate);
+      },
+    });
+    const { auth, stores } = createTestAuth({ ports: { stores: testAuth.stores, tx: testAuth.ports.tx, hasher: slowHasher } });
+    const user = aUser({ passwordHash: await hasher.hash(password) });
+    await stores.users.insert(user);
+
+    const signIn = auth.signInWithPassword({ email: user.email!, password, context });
+    await verifying;
+    await stores.users.update({ ...user, passwordHash: await hasher.hash("changed meanwhile") });
+    releaseVerification();
+    await failsWith("invalid_credentials", signIn);
+    expect((await stores.users.findById(user.id))?.passwordHash).toBe(await hasher.hash("changed meanwhile"));
   });
 
   it("replaces an outdated hash with a fresh one after a successful sign-in", async () => {

@@ -1,6 +1,6 @@
 import { AuthError, isAuthError, messages } from "../errors.ts";
 import { normalizeEmail } from "../model/email.ts";
-import { assertPasswordAcceptable } from "../model/password-policy.ts";
+import { assertPasswordAcceptable, isVerifiablePassword } from "../model/password-policy.ts";
 import { normalizePhone } from "../model/phone.ts";
 import { isBanned, isEmailConfirmed, isPhoneConfirmed, type User } from "../model/user.ts";
 import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
@@ -27,11 +27,12 @@ export async function signInWithPassword(deps: Deps, input: SignInWithPasswordIn
   const user = await findUser(deps, hasEmail ? { email: input.email! } : { phone: input.phone! });
   // security: the same answer, after the same work, whether the account is missing, has no password or the
   // password is wrong; the ban is told only to whoever knows the password.
-  if (!user || user.passwordHash === null) {
+  if (!user || user.passwordHash === null || !isVerifiablePassword(input.password)) {
     await deps.hasher.verifyNothing(input.password);
     throw new AuthError("invalid_credentials", messages.invalidLogin);
   }
-  const verification = await deps.hasher.verify(user.passwordHash, input.password);
+  const verifiedHash = user.passwordHash;
+  const verification = await deps.hasher.verify(verifiedHash, input.password);
   if (!verification.ok) throw new AuthError("invalid_credentials", messages.invalidLogin);
 
   const now = deps.clock.now();
@@ -39,10 +40,12 @@ export async function signInWithPassword(deps: Deps, input: SignInWithPasswordIn
   if (hasEmail && !isEmailConfirmed(user)) throw new AuthError("email_not_confirmed", "Email not confirmed");
   if (hasPhone && !isPhoneConfirmed(user)) throw new AuthError("phone_not_confirmed", "Phone not confirmed");
 
-  const passwordHash = verification.needsRehash ? await deps.hasher.hash(input.password) : user.passwordHash;
-  const signedIn: User = { ...user, passwordHash, lastSignInAt: now };
+  const rehash = verification.needsRehash ? await deps.hasher.hash(input.password) : undefined;
+  const signedIn: User = { ...user, passwordHash: rehash ?? verifiedHash, lastSignInAt: now };
   const opened = await deps.tx.run(async (stores) => {
-    await stores.users.update(signedIn);
+    // The password was verified against what was read before hashing; if it has changed since, this is no sign-in.
+    const recorded = await stores.users.recordSignIn(user.id, { at: now, verifiedHash, rehash });
+    if (!recorded) throw new AuthError("invalid_credentials", messages.invalidLogin);
     return openSession(deps, stores, signedIn, "password", input.context);
   });
   const grant = await grantSession(deps, signedIn, opened.session, opened.refreshToken);

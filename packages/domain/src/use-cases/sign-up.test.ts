@@ -101,14 +101,20 @@ describe("sign up twice with one address", () => {
     expect(await stores.users.findByEmail("taken@example.com")).toEqual(owner);
   });
 
-  it("answers user_already_exists when autoconfirm is on, naming the provider for the transport", async () => {
+  it("answers user_already_exists where the channel autoconfirms, naming the provider for the transport", async () => {
     const { auth, stores } = createTestAuth({ policy: { signup: { phoneAutoconfirm: true } } });
     await stores.users.insert(aUser({ email: "dup@example.com", phone: "+15550103000", phoneConfirmedAt: new Date() }));
     const byPhone = await failsWith("user_already_exists", auth.signUp({ phone: "+15550103000", password, context }));
     expect(byPhone.message).toBe("User already registered");
     expect(byPhone.details).toEqual({ provider: "phone" });
-    const byEmail = await failsWith("user_already_exists", auth.signUp({ email: "dup@example.com", password, context }));
-    expect(byEmail.details).toEqual({ provider: "email" });
+    // Email still needs confirmation here, so a duplicate email is answered as if it were new.
+    const byEmail = await auth.signUp({ email: "dup@example.com", password, context });
+    expect(byEmail.kind === "user" && byEmail.user.identities).toEqual([]);
+
+    const { auth: emailAuto, stores: emailStores } = createTestAuth({ policy: { signup: { emailAutoconfirm: true } } });
+    await emailStores.users.insert(aUser({ email: "dup@example.com" }));
+    const duplicate = await failsWith("user_already_exists", emailAuto.signUp({ email: "dup@example.com", password, context }));
+    expect(duplicate.details).toEqual({ provider: "email" });
   });
 
   it("sends an unconfirmed account its confirmation again, no more often than SMTP_MAX_FREQUENCY, changing nothing else", async () => {
@@ -147,6 +153,19 @@ describe("sign up twice with one address", () => {
     const result = await autoconfirming.signUp({ email: "late@example.com", password, context });
     expect(result.kind === "session" && result.grant.user.id).toBe(pending.id);
     expect((await stores.users.findById(pending.id))?.emailConfirmedAt).toBeInstanceOf(Date);
+  });
+
+  it("with autoconfirm on, does not sign in a banned unconfirmed account", async () => {
+    const testAuth = createTestAuth({ policy: { signup: { emailAutoconfirm: true } } });
+    const banned = aUser({
+      email: "banned-late@example.com",
+      emailConfirmedAt: null,
+      passwordHash: await testAuth.hasher.hash(password),
+      bannedUntil: new Date("2099-01-01T00:00:00Z"),
+    });
+    await testAuth.stores.users.insert(banned);
+    await failsWith("user_banned", testAuth.auth.signUp({ email: "banned-late@example.com", password, context }));
+    expect((await testAuth.stores.users.findById(banned.id))?.emailConfirmedAt).toBeNull();
   });
 
   it("creates exactly one user when twenty signups race for one address", async () => {

@@ -5,7 +5,7 @@ import type { Metadata } from "../model/metadata.ts";
 import { assertPasswordAcceptable } from "../model/password-policy.ts";
 import { normalizePhone } from "../model/phone.ts";
 import { assertMaySendAgain } from "../model/send-frequency.ts";
-import { confirmEmail, confirmPhone, isEmailConfirmed, isPhoneConfirmed, newUser, type User } from "../model/user.ts";
+import { confirmEmail, confirmPhone, isBanned, isEmailConfirmed, isPhoneConfirmed, newUser, type User } from "../model/user.ts";
 import { type Channel, deliver, issueConfirmation, type PendingMessage } from "./confirmation.ts";
 import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
 import { grantSession, openSession } from "./sessions.ts";
@@ -122,10 +122,10 @@ async function signUpExisting(
   password: string,
   input: SignUpInput,
 ): Promise<SignUpResult> {
-  const { signup } = deps.policy;
   const confirmed = channel.provider === "email" ? isEmailConfirmed(existing) : isPhoneConfirmed(existing);
   if (confirmed) {
-    if (signup.emailAutoconfirm || signup.phoneAutoconfirm) {
+    // Only where this channel signs people straight in is "already registered" no news to a caller.
+    if (autoconfirms(deps, channel)) {
       throw new AuthError("user_already_exists", messages.userAlreadyRegistered, { details: { provider: channel.provider } });
     }
     // security: as costly as a real signup, and shaped like one, so the answer does not reveal the account.
@@ -135,20 +135,26 @@ async function signUpExisting(
 
   if (autoconfirms(deps, channel)) {
     // GoTrue confirms and signs in here without looking at the password; we only do so for its owner.
-    const verification = existing.passwordHash
-      ? await deps.hasher.verify(existing.passwordHash, password)
+    const alreadyRegistered = new AuthError("user_already_exists", messages.userAlreadyRegistered, {
+      details: { provider: channel.provider },
+    });
+    const verifiedHash = existing.passwordHash;
+    const verification = verifiedHash
+      ? await deps.hasher.verify(verifiedHash, password)
       : (await deps.hasher.verifyNothing(password), { ok: false });
-    if (!verification.ok) {
-      throw new AuthError("user_already_exists", messages.userAlreadyRegistered, { details: { provider: channel.provider } });
-    }
-    const now = deps.clock.now();
-    const user = { ...confirm(existing, channel, now), lastSignInAt: now };
+    if (!verification.ok) throw alreadyRegistered;
     const opened = await deps.tx.run(async (stores) => {
+      // Decide on the row as it is now: the password, the ban and the confirmation may have changed meanwhile.
+      const current = await stores.users.findById(existing.id, { forUpdate: true });
+      const now = deps.clock.now();
+      if (!current || current.passwordHash !== verifiedHash) throw alreadyRegistered;
+      if (isBanned(current, now)) throw new AuthError("user_banned", messages.userBanned);
+      const user = { ...confirm(current, channel, now), lastSignInAt: now };
       await stores.users.update(user);
       for (const identity of user.identities) await stores.identities.save(identity);
-      return openSession(deps, stores, user, "password", input.context);
+      return { user, ...(await openSession(deps, stores, user, "password", input.context)) };
     });
-    return { kind: "session", grant: await grantSession(deps, user, opened.session, opened.refreshToken) };
+    return { kind: "session", grant: await grantSession(deps, opened.user, opened.session, opened.refreshToken) };
   }
 
   // Awaiting confirmation: send the confirmation again; neither password nor data change, since whoever asks

@@ -21,7 +21,6 @@ export function errorResponse(c: Context<AppEnv>, error: AuthError, status: Cont
   if (error.retryAfterSeconds !== undefined) c.header("Retry-After", String(error.retryAfterSeconds));
   if (oauthShaped.has(error.code)) return c.json({ error: error.code, error_description: error.message }, 400);
 
-  c.header("x-sb-error-code", error.code);
   const message = status >= 500 ? UNEXPECTED : error.message;
   const errorId = status >= 500 ? { error_id: c.get("requestId") } : {};
   const reasons = error.details?.["reasons"];
@@ -29,8 +28,11 @@ export function errorResponse(c: Context<AppEnv>, error: AuthError, status: Cont
 
   if (wantsVersion2024(c.req.header(apiVersionHeader.name))) {
     c.header(apiVersionHeader.name, apiVersionHeader.v2024);
+    // compat: GoTrue's 2024 weak-password body is written without the code header (internal/api/errors.go).
+    if (error.code !== "weak_password") c.header("x-sb-error-code", error.code);
     return c.json({ code: error.code, message, ...weakPassword, ...errorId }, status);
   }
+  c.header("x-sb-error-code", error.code);
   return c.json({ code: status, error_code: error.code, msg: message, ...errorId, ...weakPassword }, status);
 }
 

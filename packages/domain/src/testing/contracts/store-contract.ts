@@ -152,6 +152,21 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         expect(await stores.users.findById(user.id)).toEqual({ ...changed, identities: user.identities });
       });
 
+      it("records a sign-in only while the password it verified is still the user's", async () => {
+        const user = aUser({ passwordHash: "hash-1", userMetadata: { untouched: true } });
+        await stores.users.insert(user);
+        expect(await stores.users.recordSignIn(user.id, { at: t("15:00:00.000"), verifiedHash: "hash-1" })).toBe(true);
+        expect(await stores.users.findById(user.id)).toEqual({ ...user, lastSignInAt: t("15:00:00.000") });
+
+        expect(await stores.users.recordSignIn(user.id, { at: t("15:01:00.000"), verifiedHash: "hash-1", rehash: "hash-2" })).toBe(true);
+        expect((await stores.users.findById(user.id))?.passwordHash).toBe("hash-2");
+
+        // A sign-in verified against the old hash, landing after a password change, writes nothing.
+        expect(await stores.users.recordSignIn(user.id, { at: t("15:02:00.000"), verifiedHash: "hash-1", rehash: "hash-3" })).toBe(false);
+        expect(await stores.users.findById(user.id)).toMatchObject({ passwordHash: "hash-2", lastSignInAt: t("15:01:00.000") });
+        expect(await stores.users.recordSignIn(uuid(), { at: t("15:03:00.000"), verifiedHash: "hash-2" })).toBe(false);
+      });
+
       it("returns identities oldest first", async () => {
         const user = aUser();
         await stores.users.insert(user);
@@ -369,15 +384,41 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         expect(await stores.users.findById(user.id)).toBeNull();
       });
 
-      it("sees its own writes before it commits, and locks a user row on request", async () => {
+      it("sees its own writes before it commits", async () => {
         const user = aUser();
         await tx.run(async (s) => {
           await s.users.insert(user);
-          const locked = await s.users.findById(user.id, { forUpdate: true });
-          expect(locked?.id).toBe(user.id);
           await s.users.update({ ...user, role: "changed" });
           expect((await s.users.findById(user.id))?.role).toBe("changed");
         });
+      });
+
+      it("lets one transaction at a time hold a user row it locked, and shows the next one what the first wrote", async () => {
+        const user = aUser();
+        await stores.users.insert(user);
+        let signalLocked!: () => void;
+        const locked = new Promise<void>((resolve) => (signalLocked = resolve));
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+
+        const first = tx.run(async (s) => {
+          await s.users.findById(user.id, { forUpdate: true });
+          signalLocked();
+          await released;
+          await s.users.update({ ...user, userMetadata: { writtenBy: "first" } });
+        });
+        await locked;
+        let secondDone = false;
+        const second = tx.run(async (s) => {
+          const found = await s.users.findById(user.id, { forUpdate: true });
+          secondDone = true;
+          return found?.userMetadata;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(secondDone).toBe(false);
+        release();
+        await first;
+        expect(await second).toEqual({ writtenBy: "first" });
       });
     });
   });
