@@ -14,7 +14,10 @@ import { createRequestScope } from "./request-scope.ts";
 
 export const version = packageJson.version;
 
-const systemClock: Clock = { now: () => new Date() };
+const systemClock: Clock = {
+  now: () => new Date(),
+  sleep: (milliseconds) => new Promise((resolve) => setTimeout(resolve, Math.max(0, milliseconds))),
+};
 
 export interface Server {
   readonly app: ReturnType<typeof createHttpApp>;

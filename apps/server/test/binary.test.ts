@@ -70,7 +70,7 @@ describe("the latchkey binary", () => {
     const env = serverEnv();
     const first = run(["migrate"], env, cwd);
     expect(await first.exited).toBe(0);
-    expect(first.output().stdout).toContain('"applied":["0001_initial"]');
+    expect(first.output().stdout).toContain('"applied":["0001_initial","0002_audit_log"]');
     const second = run(["migrate"], env, cwd);
     expect(await second.exited).toBe(0);
     expect(second.output().stdout).toContain("database schema is up to date");

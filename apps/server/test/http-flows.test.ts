@@ -90,6 +90,18 @@ describe("password sessions over HTTP on PostgreSQL", () => {
   });
 });
 
+describe("audit entries over HTTP", () => {
+  it("record the client's address and user agent with each event, in the transaction of the change", async () => {
+    const session = await body(
+      await server.fetch("/signup", { method: "POST", headers: { "user-agent": "audit-agent/1.0" }, json: { email: "audited@example.com", password } }),
+    );
+    const { schema } = server.db;
+    const rows = await server.db.db.select().from(schema.auditLogEntries).where(eq(schema.auditLogEntries.actorId, session.user.id));
+    expect(rows.map((row) => row.action).sort()).toEqual(["login", "user_signedup"]);
+    for (const row of rows) expect(row).toMatchObject({ ipAddress: "127.0.0.1", userAgent: "audit-agent/1.0", actorUsername: "audited@example.com" });
+  });
+});
+
 describe("sign out by scope over HTTP", () => {
   it("ends the other sessions with scope=others and keeps the caller's", async () => {
     await signUp("scopes@example.com");

@@ -96,7 +96,7 @@ describe("a namespace on a database of its own", () => {
         sql`select relname::text as name from pg_class where relnamespace = current_schema()::regnamespace and relkind = 'r' order by 1`,
       );
       expect(tables.map((table) => table.name)).toEqual(
-        ["identities", "one_time_tokens", "refresh_tokens", "schema_migrations", "sessions", "users"],
+        ["audit_log_entries", "identities", "one_time_tokens", "refresh_tokens", "schema_migrations", "sessions", "users"],
       );
     } finally {
       await postgres.close();

@@ -17,7 +17,7 @@ describe("PGlite in a data directory", () => {
     const user = aUser({ userMetadata: { kept: ["across", "restarts"] } });
 
     const first = await createPostgres(options);
-    expect(await first.migrate()).toEqual(["0001_initial"]);
+    expect(await first.migrate()).toEqual(["0001_initial", "0002_audit_log"]);
     await first.stores.users.insert(user);
     await first.close();
 

@@ -1,17 +1,17 @@
+import { createDurationEstimate } from "./model/duration-estimate.ts";
 import type { AuthPolicy } from "./policy.ts";
 import type { Ports } from "./ports/index.ts";
 import { authenticate, type AuthenticateInput } from "./use-cases/authenticate.ts";
-import type { Deps, Principal } from "./use-cases/deps.ts";
+import type { Deps } from "./use-cases/deps.ts";
 import { refreshSession, type RefreshSessionInput } from "./use-cases/refresh-session.ts";
 import { signInWithPassword, type SignInWithPasswordInput } from "./use-cases/sign-in-with-password.ts";
-import { signOut } from "./use-cases/sign-out.ts";
+import { signOut, type SignOutInput } from "./use-cases/sign-out.ts";
 import { signUp, type SignUpInput } from "./use-cases/sign-up.ts";
 import { updateUser, type UpdateUserInput } from "./use-cases/update-user.ts";
-import type { LogoutScope } from "./model/session.ts";
 
 /** The use cases, bound to their ports and policy. */
 export function createAuth(ports: Ports, policy: AuthPolicy) {
-  const deps: Deps = { ...ports, policy };
+  const deps: Deps = { ...ports, policy, signupDuration: createDurationEstimate() };
   return {
     policy,
     signUp: (input: SignUpInput) => signUp(deps, input),
@@ -19,7 +19,7 @@ export function createAuth(ports: Ports, policy: AuthPolicy) {
     refreshSession: (input: RefreshSessionInput) => refreshSession(deps, input),
     authenticate: (input: AuthenticateInput) => authenticate(deps, input),
     updateUser: (input: UpdateUserInput) => updateUser(deps, input),
-    signOut: (input: { principal: Principal; scope: LogoutScope }) => signOut(deps, input),
+    signOut: (input: SignOutInput) => signOut(deps, input),
   };
 }
 

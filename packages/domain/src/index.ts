@@ -31,3 +31,5 @@ export type { SignUpInput, SignUpResult } from "./use-cases/sign-up.ts";
 export type { SignInWithPasswordInput } from "./use-cases/sign-in-with-password.ts";
 export type { RefreshSessionInput } from "./use-cases/refresh-session.ts";
 export type { UpdateUserInput } from "./use-cases/update-user.ts";
+export type { SignOutInput } from "./use-cases/sign-out.ts";
+export { auditLogType, type AuditAction, type AuditEntry } from "./model/audit.ts";

@@ -1,5 +1,6 @@
 import { initial } from "./0001_initial.ts";
+import { auditLog } from "./0002_audit_log.ts";
 import type { Migration } from "./migration.ts";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
-export const migrations: readonly Migration[] = [initial];
+export const migrations: readonly Migration[] = [initial, auditLog];

@@ -1,4 +1,5 @@
 import { validateNamespace } from "../namespace.ts";
+import { auditLogEntriesTable } from "./audit-log-entries.ts";
 import { identitiesTable } from "./identities.ts";
 import { oneTimeTokensTable } from "./one-time-tokens.ts";
 import { refreshTokensTable } from "./refresh-tokens.ts";
@@ -21,6 +22,7 @@ export function createSchema(namespace: string) {
     sessions,
     refreshTokens: refreshTokensTable(ns, sessions),
     oneTimeTokens: oneTimeTokensTable(ns, users),
+    auditLogEntries: auditLogEntriesTable(ns),
     schemaMigrations: schemaMigrationsTable(ns),
   };
 }
@@ -29,5 +31,13 @@ export type Schema = ReturnType<typeof createSchema>;
 
 /** Every table of the schema, parents before children (the order to create them in). */
 export function tablesOf(schema: Schema) {
-  return [schema.users, schema.identities, schema.sessions, schema.refreshTokens, schema.oneTimeTokens, schema.schemaMigrations] as const;
+  return [
+    schema.users,
+    schema.identities,
+    schema.sessions,
+    schema.refreshTokens,
+    schema.oneTimeTokens,
+    schema.auditLogEntries,
+    schema.schemaMigrations,
+  ] as const;
 }

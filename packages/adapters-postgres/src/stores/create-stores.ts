@@ -3,6 +3,7 @@ import type { Database, RunInTransaction } from "../database.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import type { Atomic } from "./atomic.ts";
 import { translatingErrors } from "./database-error.ts";
+import { createAuditLogStore } from "./audit-log-store.ts";
 import { createIdentityStore } from "./identity-store.ts";
 import { createOneTimeTokenStore } from "./one-time-token-store.ts";
 import { createRefreshTokenStore } from "./refresh-token-store.ts";
@@ -17,6 +18,7 @@ export function createStores(db: Database, schema: Schema, atomic: Atomic): Stor
     sessions: translatingErrors(createSessionStore(db, schema)),
     refreshTokens: translatingErrors(createRefreshTokenStore(db, schema, atomic)),
     oneTimeTokens: translatingErrors(createOneTimeTokenStore(db, schema)),
+    auditLog: translatingErrors(createAuditLogStore(db, schema)),
   };
 }
 

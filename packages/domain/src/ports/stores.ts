@@ -1,3 +1,4 @@
+import type { AuditEntry } from "../model/audit.ts";
 import type { Identity } from "../model/identity.ts";
 import type { OneTimeToken, OneTimeTokenKind } from "../model/one-time-token.ts";
 import type { RefreshToken } from "../model/refresh-token.ts";
@@ -66,12 +67,20 @@ export interface OneTimeTokenStore {
   deleteAllOfUser(userId: string): Promise<void>;
 }
 
+/** Security events; written in the transaction of the change they record, so both commit or neither. */
+export interface AuditLogStore {
+  append(entry: AuditEntry): Promise<void>;
+  /** Newest first; `page` counts from 1. */
+  list(options: { page: number; perPage: number }): Promise<AuditEntry[]>;
+}
+
 export interface Stores {
   readonly users: UserStore;
   readonly identities: IdentityStore;
   readonly sessions: SessionStore;
   readonly refreshTokens: RefreshTokenStore;
   readonly oneTimeTokens: OneTimeTokenStore;
+  readonly auditLog: AuditLogStore;
 }
 
 /** Runs `work` in one transaction: it commits when `work` resolves and rolls back when it throws. */

@@ -1,10 +1,12 @@
 import { AuthError, messages } from "../errors.ts";
+import type { AuditEntry } from "../model/audit.ts";
 import type { Identity } from "../model/identity.ts";
 import type { OneTimeToken } from "../model/one-time-token.ts";
 import type { RefreshToken } from "../model/refresh-token.ts";
 import type { Session } from "../model/session.ts";
 import type { User } from "../model/user.ts";
 import type {
+  AuditLogStore,
   IdentityStore,
   OneTimeTokenStore,
   RefreshTokenStore,
@@ -22,6 +24,7 @@ interface State {
   sessions: Map<string, Session>;
   refreshTokens: Map<string, RefreshToken>;
   oneTimeTokens: Map<string, OneTimeToken>;
+  auditLog: AuditEntry[];
 }
 
 const emptyState = (): State => ({
@@ -30,6 +33,7 @@ const emptyState = (): State => ({
   sessions: new Map(),
   refreshTokens: new Map(),
   oneTimeTokens: new Map(),
+  auditLog: [],
 });
 
 // Everything goes in and out as a copy, as it would through a database.
@@ -194,7 +198,21 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
     },
   };
 
-  const bound: Stores = { users, identities, sessions, refreshTokens, oneTimeTokens };
+  const auditLog: AuditLogStore = {
+    async append(entry) {
+      state.auditLog.push(copy(entry));
+    },
+    async list({ page, perPage }) {
+      // Entries of one transaction share their time: insertion order breaks the tie, as in the database.
+      const newestFirst = state.auditLog
+        .map((entry, position) => ({ entry, position }))
+        .sort((a, b) => b.entry.createdAt.getTime() - a.entry.createdAt.getTime() || b.position - a.position)
+        .map(({ entry }) => entry);
+      return newestFirst.slice((page - 1) * perPage, page * perPage).map(copy);
+    },
+  };
+
+  const bound: Stores = { users, identities, sessions, refreshTokens, oneTimeTokens, auditLog };
 
   // Outside a transaction every call is a transaction of its own.
   const single = <S extends object>(store: S): S =>
@@ -212,6 +230,7 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
       sessions: single(sessions),
       refreshTokens: single(refreshTokens),
       oneTimeTokens: single(oneTimeTokens),
+      auditLog: single(auditLog),
     },
     tx: { run },
   };

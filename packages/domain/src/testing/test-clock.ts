@@ -12,6 +12,11 @@ export class TestClock implements Clock {
     return new Date(this.current);
   }
 
+  /** Moves the clock instead of waiting. */
+  async sleep(milliseconds: number): Promise<void> {
+    if (milliseconds > 0) this.current += milliseconds;
+  }
+
   advance(by: { seconds?: number; minutes?: number; hours?: number; milliseconds?: number }): void {
     this.current +=
       (by.milliseconds ?? 0) + (by.seconds ?? 0) * 1_000 + (by.minutes ?? 0) * 60_000 + (by.hours ?? 0) * 3_600_000;

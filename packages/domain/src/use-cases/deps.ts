@@ -1,10 +1,15 @@
+import type { DurationEstimate } from "../model/duration-estimate.ts";
 import type { Metadata } from "../model/metadata.ts";
 import type { Session } from "../model/session.ts";
 import type { User } from "../model/user.ts";
 import type { AuthPolicy } from "../policy.ts";
 import type { Ports } from "../ports/index.ts";
 
-export type Deps = Ports & { readonly policy: AuthPolicy };
+export type Deps = Ports & {
+  readonly policy: AuthPolicy;
+  /** How long real signups take, so that a duplicate's fabricated answer takes as long (see sign-up.ts). */
+  readonly signupDuration: DurationEstimate;
+};
 
 /** What the transport knows about the caller, recorded on sessions. */
 export interface RequestContext {

@@ -84,7 +84,7 @@ describe("refresh a session", () => {
     await stores.users.update({ ...user, bannedUntil: null });
 
     const principal = await auth.authenticate({ accessToken: grant.accessToken });
-    await auth.signOut({ principal, scope: "global" });
+    await auth.signOut({ principal, scope: "global", context });
     await failsWith("refresh_token_not_found", auth.refreshSession({ refreshToken: grant.refreshToken, context }));
   });
 });

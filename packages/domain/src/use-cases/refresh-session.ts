@@ -4,6 +4,7 @@ import type { Session } from "../model/session.ts";
 import { isBanned, type User } from "../model/user.ts";
 import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
 import { refreshTokenDigest } from "./digests.ts";
+import { recordAudit } from "./audit.ts";
 import { grantSession } from "./sessions.ts";
 
 export interface RefreshSessionInput {
@@ -50,17 +51,24 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
         });
         const rotated: Session = { ...session, ...seen, refreshTokenId: childId, previousRefreshTokenId: token.id, rotatedAt: now };
         await stores.sessions.update(rotated);
+        await recordAudit(deps, stores, { action: "token_refreshed", actor: user, context: input.context });
         return { kind: "granted", user, session: rotated, refreshToken: child };
       }
       case "return_current": {
         const touched: Session = { ...session, ...seen };
         await stores.sessions.update(touched);
+        const traits = { within_reuse_interval: true };
+        await recordAudit(deps, stores, { action: "token_refreshed", actor: user, context: input.context, traits });
         return { kind: "granted", user, session: touched, refreshToken: child };
       }
       case "reuse_detected":
         // The whole session goes: its refresh tokens, and with it every access token it issued, which the thief
         // may hold too. Returned, not thrown, so that this commits although the request fails.
-        if (decision.revokeFamily) await stores.sessions.deleteOne(session.userId, session.id);
+        if (decision.revokeFamily) {
+          await stores.sessions.deleteOne(session.userId, session.id);
+          const traits = { reason: "refresh_token_reused", session_id: session.id };
+          await recordAudit(deps, stores, { action: "token_revoked", actor: user, context: input.context, traits });
+        }
         return { kind: "reuse_detected" };
     }
   });

@@ -4,6 +4,7 @@ import { assertPasswordAcceptable, isVerifiablePassword } from "../model/passwor
 import { normalizePhone } from "../model/phone.ts";
 import { isBanned, isEmailConfirmed, isPhoneConfirmed, type User } from "../model/user.ts";
 import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
+import { recordAudit } from "./audit.ts";
 import { grantSession, openSession } from "./sessions.ts";
 
 export interface SignInWithPasswordInput {
@@ -46,6 +47,8 @@ export async function signInWithPassword(deps: Deps, input: SignInWithPasswordIn
     // The password was verified against what was read before hashing; if it has changed since, this is no sign-in.
     const recorded = await stores.users.recordSignIn(user.id, { at: now, verifiedHash, rehash });
     if (!recorded) throw new AuthError("invalid_credentials", messages.invalidLogin);
+    const traits = { provider: hasEmail ? "email" : "phone" };
+    await recordAudit(deps, stores, { action: "login", actor: signedIn, context: input.context, traits });
     return openSession(deps, stores, signedIn, "password", input.context);
   });
   const grant = await grantSession(deps, signedIn, opened.session, opened.refreshToken);

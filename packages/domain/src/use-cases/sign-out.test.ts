@@ -22,7 +22,7 @@ describe("sign out", () => {
     ["others", [true, false, false]],
   ])("with scope %s ends the right sessions", async (scope, expected) => {
     const { auth, grants } = await threeSessions();
-    await auth.signOut({ principal: await auth.authenticate({ accessToken: grants[0]!.accessToken }), scope });
+    await auth.signOut({ principal: await auth.authenticate({ accessToken: grants[0]!.accessToken }), scope, context });
     expect(await Promise.all(grants.map((grant) => alive(auth, grant.accessToken)))).toEqual(expected);
     if (!expected[0]) await failsWith("refresh_token_not_found", auth.refreshSession({ refreshToken: grants[0]!.refreshToken, context }));
   });

@@ -101,6 +101,21 @@ describe("sign up twice with one address", () => {
     expect(await stores.users.findByEmail("taken@example.com")).toEqual(owner);
   });
 
+  it("takes as long to answer a duplicate as real signups have been taking", async () => {
+    const testAuth = createTestAuth();
+    const { clock, stores } = testAuth;
+    // Real signups "spend" 40 ms on work a duplicate skips (here, the mail); its fabricated answer must not come back sooner.
+    const slowMailer = { send: async () => clock.advance({ milliseconds: 40 }) };
+    const { auth } = createTestAuth({ ports: { ...testAuth.ports, mailer: slowMailer } });
+    await auth.signUp({ email: "first@example.com", password, context });
+    await stores.users.insert(aUser({ email: "confirmed@example.com" }));
+
+    const before = clock.now().getTime();
+    const fake = await auth.signUp({ email: "confirmed@example.com", password, context });
+    expect(fake.kind === "user" && fake.user.identities).toEqual([]);
+    expect(clock.now().getTime() - before).toBe(40);
+  });
+
   it("answers user_already_exists where the channel autoconfirms, naming the provider for the transport", async () => {
     const { auth, stores } = createTestAuth({ policy: { signup: { phoneAutoconfirm: true } } });
     await stores.users.insert(aUser({ email: "dup@example.com", phone: "+15550103000", phoneConfirmedAt: new Date() }));

@@ -6,6 +6,8 @@ import { assertPasswordAcceptable } from "../model/password-policy.ts";
 import { normalizePhone } from "../model/phone.ts";
 import { assertMaySendAgain } from "../model/send-frequency.ts";
 import { confirmEmail, confirmPhone, isBanned, isEmailConfirmed, isPhoneConfirmed, newUser, type User } from "../model/user.ts";
+import type { Stores } from "../ports/stores.ts";
+import { recordAudit } from "./audit.ts";
 import { type Channel, deliver, issueConfirmation, type PendingMessage } from "./confirmation.ts";
 import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
 import { grantSession, openSession } from "./sessions.ts";
@@ -43,18 +45,21 @@ export async function signUp(deps: Deps, input: SignUpInput): Promise<SignUpResu
     ? { provider: "email", address: normalizeEmail(input.email!) }
     : { provider: "phone", address: normalizePhone(input.phone!) };
 
+  const started = deps.clock.now();
   const existing = await findByChannel(deps, channel);
-  if (existing) return signUpExisting(deps, existing, channel, password, input);
+  if (existing) return signUpExisting(deps, existing, channel, password, input, started);
   try {
-    return await signUpNew(deps, channel, password, input);
+    return await signUpNew(deps, channel, password, input, started);
   } catch (error) {
     // A concurrent signup with the same address won the insert: answer as for any duplicate.
     if (!isAuthError(error, "email_exists") && !isAuthError(error, "phone_exists")) throw error;
     const winner = await findByChannel(deps, channel);
     if (!winner) throw error;
-    return signUpExisting(deps, winner, channel, password, input);
+    return signUpExisting(deps, winner, channel, password, input, started);
   }
 }
+
+const millisecondsSince = (deps: Deps, started: Date) => deps.clock.now().getTime() - started.getTime();
 
 function findByChannel(deps: Deps, channel: Channel): Promise<User | null> {
   return channel.provider === "email"
@@ -66,7 +71,7 @@ function autoconfirms(deps: Deps, channel: Channel): boolean {
   return channel.provider === "email" ? deps.policy.signup.emailAutoconfirm : deps.policy.signup.phoneAutoconfirm;
 }
 
-async function signUpNew(deps: Deps, channel: Channel, password: string, input: SignUpInput): Promise<SignUpResult> {
+async function signUpNew(deps: Deps, channel: Channel, password: string, input: SignUpInput, started: Date): Promise<SignUpResult> {
   const passwordHash = await deps.hasher.hash(password);
   const now = deps.clock.now();
   const id = deps.random.uuid();
@@ -101,6 +106,7 @@ async function signUpNew(deps: Deps, channel: Channel, password: string, input: 
     const confirmed = { ...confirm(user, channel, now), lastSignInAt: now };
     const opened = await deps.tx.run(async (stores) => {
       await stores.users.insert(confirmed);
+      await signedUpAudit(deps, stores, confirmed, channel.provider, input.context);
       return openSession(deps, stores, confirmed, "password", input.context);
     });
     return { kind: "session", grant: await grantSession(deps, confirmed, opened.session, opened.refreshToken) };
@@ -109,9 +115,12 @@ async function signUpNew(deps: Deps, channel: Channel, password: string, input: 
   const { saved, message } = await deps.tx.run(async (stores) => {
     const pending = { ...user, confirmationSentAt: now };
     await stores.users.insert(pending);
+    const traits = { provider: channel.provider };
+    await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: pending, context: input.context, traits });
     return { saved: pending, message: await issueConfirmation(deps, stores, pending, channel) };
   });
   await deliver(deps, message);
+  deps.signupDuration.observe(millisecondsSince(deps, started));
   return { kind: "user", user: saved };
 }
 
@@ -121,6 +130,7 @@ async function signUpExisting(
   channel: Channel,
   password: string,
   input: SignUpInput,
+  started: Date,
 ): Promise<SignUpResult> {
   const confirmed = channel.provider === "email" ? isEmailConfirmed(existing) : isPhoneConfirmed(existing);
   if (confirmed) {
@@ -128,8 +138,14 @@ async function signUpExisting(
     if (autoconfirms(deps, channel)) {
       throw new AuthError("user_already_exists", messages.userAlreadyRegistered, { details: { provider: channel.provider } });
     }
-    // security: as costly as a real signup, and shaped like one, so the answer does not reveal the account.
+    // security: shaped like a real signup, and as slow: the same hashing, a committed transaction, then a wait
+    // for whatever real signups take beyond that. The answer does not reveal the account.
     await deps.hasher.hash(password);
+    const traits = { provider: channel.provider };
+    await deps.tx.run((stores) =>
+      recordAudit(deps, stores, { action: "user_repeated_signup", actor: existing, context: input.context, traits }),
+    );
+    await deps.clock.sleep(deps.signupDuration.milliseconds() - millisecondsSince(deps, started));
     return { kind: "user", user: fabricatedUser(deps, channel, input) };
   }
 
@@ -152,6 +168,7 @@ async function signUpExisting(
       const user = { ...confirm(current, channel, now), lastSignInAt: now };
       await stores.users.update(user);
       for (const identity of user.identities) await stores.identities.save(identity);
+      await signedUpAudit(deps, stores, user, channel.provider, input.context);
       return { user, ...(await openSession(deps, stores, user, "password", input.context)) };
     });
     return { kind: "session", grant: await grantSession(deps, opened.user, opened.session, opened.refreshToken) };
@@ -171,11 +188,19 @@ async function signUpExisting(
     );
     const pending = { ...current, confirmationSentAt: now, updatedAt: now };
     await stores.users.update(pending);
+    const traits = { provider: channel.provider };
+    await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: pending, context: input.context, traits });
     const message: PendingMessage = await issueConfirmation(deps, stores, pending, channel);
     return { saved: pending, message };
   });
   await deliver(deps, message);
   return { kind: "user", user: saved };
+}
+
+/** A signup that signs the user straight in: GoTrue records both. */
+async function signedUpAudit(deps: Deps, stores: Stores, user: User, provider: string, context: RequestContext): Promise<void> {
+  await recordAudit(deps, stores, { action: "user_signedup", actor: user, context, traits: { provider } });
+  await recordAudit(deps, stores, { action: "login", actor: user, context, traits: { provider } });
 }
 
 function contactOf(channel: Channel): Pick<User, "email" | "phone"> {
@@ -214,6 +239,7 @@ async function signUpAnonymously(deps: Deps, input: SignUpInput): Promise<SignUp
   };
   const opened = await deps.tx.run(async (stores) => {
     await stores.users.insert(user);
+    await signedUpAudit(deps, stores, user, "anonymous", input.context);
     return openSession(deps, stores, user, "anonymous", input.context);
   });
   return { kind: "session", grant: await grantSession(deps, user, opened.session, opened.refreshToken) };

@@ -7,6 +7,7 @@ import { normalizePhone } from "../model/phone.ts";
 import { confirmPhone, type User, withProviders } from "../model/user.ts";
 import type { Stores } from "../ports/stores.ts";
 import type { Deps, Principal, RequestContext } from "./deps.ts";
+import { recordAudit } from "./audit.ts";
 import { otpDigest } from "./digests.ts";
 
 export interface UpdateUserInput {
@@ -62,12 +63,19 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
     if (phone && phone !== current.phone) {
       next = deps.policy.signup.phoneAutoconfirm ? await applyPhoneChange(deps, stores, next, phone, now) : { ...next, newPhone: phone };
     }
+    const otherChanges =
+      next.userMetadata !== current.userMetadata ||
+      next.newEmail !== current.newEmail ||
+      next.phone !== current.phone ||
+      next.newPhone !== current.newPhone;
     if (passwordHash !== undefined) {
       next = { ...next, passwordHash };
       // A new password ends every other session and voids every token issued before it.
       await stores.sessions.deleteAllOfUser(current.id, session ? { except: session.id } : {});
       await stores.oneTimeTokens.deleteAllOfUser(current.id);
+      await recordAudit(deps, stores, { action: "user_updated_password", actor: next, context: input.context });
     }
+    if (otherChanges) await recordAudit(deps, stores, { action: "user_modified", actor: next, context: input.context });
     await stores.users.update(next);
     return next;
   });

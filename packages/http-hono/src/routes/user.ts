@@ -35,6 +35,6 @@ export const userRoutes = ({ auth, clientAddress }: RouteDeps) =>
     .post("/logout", async (c) => {
       const scope = c.req.query("scope") || "global";
       if (!scopes.has(scope)) throw new AuthError("validation_failed", `Unsupported logout scope ${JSON.stringify(scope)}`);
-      await auth.signOut({ principal: c.get("principal"), scope: scope as LogoutScope });
+      await auth.signOut({ principal: c.get("principal"), scope: scope as LogoutScope, context: requestContext(c, clientAddress) });
       return c.body(null, 204);
     });

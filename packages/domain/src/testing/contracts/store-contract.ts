@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAuthError } from "../../errors.ts";
+import type { AuditEntry } from "../../model/audit.ts";
 import type { Identity } from "../../model/identity.ts";
 import type { OneTimeToken } from "../../model/one-time-token.ts";
 import type { RefreshToken } from "../../model/refresh-token.ts";
@@ -356,6 +357,44 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         await stores.oneTimeTokens.deleteAllOfUser(user.id);
         expect(await stores.oneTimeTokens.findByUser(user.id, "confirmation")).toBeNull();
         expect(await stores.oneTimeTokens.findByUser(user.id, "recovery")).toBeNull();
+      });
+    });
+
+    describe("audit log", () => {
+      it("keeps entries exactly, lists them newest first a page at a time, and rolls back with the change", async () => {
+        const actorId = uuid();
+        const entry = (at: string, action: AuditEntry["action"]): AuditEntry => ({
+          id: uuid(),
+          action,
+          actorId,
+          actorUsername: "+15550101010",
+          actorName: "Zoë",
+          traits: { provider: "email", nested: { deep: [1, "two"] } },
+          ipAddress: "2001:db8::1",
+          userAgent: "Mozilla/5.0",
+          createdAt: t(at),
+        });
+        // Far in the future, so that they are the newest entries whatever other tests of this suite wrote.
+        const [older, newer, newest] = [entry("00:00:01.000", "login"), entry("00:00:02.000", "token_refreshed"), entry("00:00:03.000", "logout")].map(
+          (e) => ({ ...e, createdAt: new Date(e.createdAt.getTime() + 10 * 365 * 86_400_000) }),
+        );
+        await stores.auditLog.append(older!);
+        await stores.auditLog.append(newest!);
+        await stores.auditLog.append({ ...newer!, actorName: null, ipAddress: null, userAgent: null, traits: {} });
+        expect(await stores.auditLog.list({ page: 1, perPage: 2 })).toEqual([
+          newest,
+          { ...newer!, actorName: null, ipAddress: null, userAgent: null, traits: {} },
+        ]);
+        expect((await stores.auditLog.list({ page: 2, perPage: 2 }))[0]).toEqual(older);
+
+        const rolledBack = entry("00:00:04.000", "login");
+        await rejection(
+          tx.run(async (s) => {
+            await s.auditLog.append({ ...rolledBack, createdAt: new Date(rolledBack.createdAt.getTime() + 10 * 365 * 86_400_000) });
+            throw new Error("boom");
+          }),
+        );
+        expect((await stores.auditLog.list({ page: 1, perPage: 1 }))[0]?.id).toBe(newest!.id);
       });
     });
 

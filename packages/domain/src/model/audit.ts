@@ -1,0 +1,56 @@
+import type { Metadata } from "./metadata.ts";
+import type { User } from "./user.ts";
+
+/** What happened, in GoTrue's words (the `action` of its audit_log_entries). */
+export type AuditAction =
+  | "login"
+  | "logout"
+  | "user_signedup"
+  | "user_confirmation_requested"
+  | "user_repeated_signup"
+  | "user_modified"
+  | "user_updated_password"
+  | "token_refreshed"
+  | "token_revoked";
+
+/** One security event, written in the same transaction as the change it records. */
+export interface AuditEntry {
+  readonly id: string;
+  readonly action: AuditAction;
+  /** The user who acted, or whom the event concerns. Kept after the user is deleted. */
+  readonly actorId: string;
+  /** The actor's phone, else email, as it was at the time (GoTrue's `actor_username`). */
+  readonly actorUsername: string;
+  /** user_metadata.full_name at the time, when set (GoTrue's `actor_name`). */
+  readonly actorName: string | null;
+  /** Details of the event, e.g. `{ provider: "email" }`. */
+  readonly traits: Metadata;
+  readonly ipAddress: string | null;
+  readonly userAgent: string | null;
+  readonly createdAt: Date;
+}
+
+/** GoTrue's grouping of actions, derived rather than stored. */
+export function auditLogType(action: AuditAction): "account" | "team" | "token" | "user" {
+  switch (action) {
+    case "login":
+    case "logout":
+      return "account";
+    case "user_signedup":
+      return "team";
+    case "token_refreshed":
+    case "token_revoked":
+      return "token";
+    default:
+      return "user";
+  }
+}
+
+export function actorOf(user: User): Pick<AuditEntry, "actorId" | "actorUsername" | "actorName"> {
+  const fullName = user.userMetadata["full_name"];
+  return {
+    actorId: user.id,
+    actorUsername: user.phone ?? user.email ?? "",
+    actorName: typeof fullName === "string" ? fullName : null,
+  };
+}
