@@ -8,6 +8,7 @@ import { createHs256TokenSigner } from "./adapters/jose-token-signer.ts";
 import { createLogMailer, createLogSmsSender } from "./adapters/log-senders.ts";
 import { createSecrets, cryptoRandom } from "./adapters/node-crypto.ts";
 import { createClientAddress } from "./client-address.ts";
+import { type OutboxWorker, startOutboxWorker } from "./outbox-worker.ts";
 import { type Config, toPolicy } from "./config/index.ts";
 import { publicSettings } from "./public-settings.ts";
 import { createRequestScope } from "./request-scope.ts";
@@ -22,7 +23,9 @@ const systemClock: Clock = {
 export interface Server {
   readonly app: ReturnType<typeof createHttpApp>;
   readonly postgres: Postgres;
-  /** Closes the database; the HTTP listener is the caller's. */
+  /** Starts delivering queued mail and SMS; call once the schema is migrated. */
+  startDelivery(): Promise<void>;
+  /** Stops delivery (letting the current batch finish), then closes the database; the HTTP listener is the caller's. */
   close(): Promise<void>;
 }
 
@@ -49,8 +52,9 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
     sms: createLogSmsSender(currentLog, { reveal }),
     ...overrides,
   };
+  const auth = createAuth(ports, toPolicy(config));
   const app = createHttpApp({
-    auth: createAuth(ports, toPolicy(config)),
+    auth,
     log,
     settings: publicSettings(config),
     version,
@@ -58,5 +62,16 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
     clientAddress: createClientAddress(config),
     requestScope: scope,
   });
-  return { app, postgres, close: () => postgres.close() };
+  let worker: OutboxWorker | undefined;
+  return {
+    app,
+    postgres,
+    startDelivery: async () => {
+      worker ??= await startOutboxWorker({ deliver: () => auth.deliverDueMessages(), subscribe: postgres.onOutboxMessage, log });
+    },
+    close: async () => {
+      await worker?.stop();
+      await postgres.close();
+    },
+  };
 }

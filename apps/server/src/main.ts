@@ -40,6 +40,7 @@ async function main(command: string): Promise<void> {
     await server.close();
     return;
   }
+  await server.startDelivery();
 
   const http = serve({ fetch: server.app.fetch, port: config.api.port, hostname: config.api.host }, (info) =>
     log.info({ address: info.address, port: info.port, version }, "listening"),

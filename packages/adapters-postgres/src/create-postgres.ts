@@ -3,6 +3,7 @@ import type { Database, Driver } from "./database.ts";
 import { migrate } from "./migrations/migrate.ts";
 import { createSchema, type Schema } from "./schema/create-schema.ts";
 import { createPostgresStores } from "./stores/create-stores.ts";
+import { outboxChannel } from "./stores/outbox-store.ts";
 
 export interface PostgresOptions {
   /** A PostgreSQL connection string. Without one, an embedded PGlite. */
@@ -27,6 +28,11 @@ export interface Postgres {
   migrate(): Promise<string[]>;
   /** Resolves when the database answers a query. */
   ping(): Promise<void>;
+  /**
+   * Calls `onMessage` whenever a message is queued in this namespace's outbox, by any instance, once its
+   * transaction commits (and once after a lost connection is re-established). Resolves to a stop function.
+   */
+  onOutboxMessage(onMessage: () => void): Promise<() => Promise<void>>;
   /** Ends the pool or closes PGlite; idempotent. */
   close(): Promise<void>;
 }
@@ -47,6 +53,7 @@ export async function createPostgres(options: PostgresOptions): Promise<Postgres
     db: driver.db,
     migrate: () => migrate(driver.migrationTarget, schema.namespace),
     ping: driver.ping,
+    onOutboxMessage: (onMessage) => driver.listen(outboxChannel(schema.namespace), onMessage),
     close: driver.close,
   };
 }

@@ -14,6 +14,11 @@ export interface Driver {
   readonly transaction: RunInTransaction;
   readonly migrationTarget: MigrationTarget;
   ping(): Promise<void>;
+  /**
+   * Calls `onNotify` for each NOTIFY on `channel` (a lower-case identifier) until the returned stop function is
+   * called. Notifications can be missed while a connection is re-established; `onNotify` is then called once.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   /** Idempotent. */
   close(): Promise<void>;
 }

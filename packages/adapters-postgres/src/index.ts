@@ -1,4 +1,5 @@
 export { createPostgres, type Postgres, type PostgresOptions } from "./create-postgres.ts";
+export { outboxChannel } from "./stores/outbox-store.ts";
 export type { Database } from "./database.ts";
 export { migrate, type MigrationConnection, type MigrationTarget } from "./migrations/migrate.ts";
 export { migrations } from "./migrations/index.ts";

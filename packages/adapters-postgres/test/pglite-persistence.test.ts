@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { aUser } from "@latchkey/domain/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPostgres } from "../src/index.ts";
+import { createPostgres, migrations } from "../src/index.ts";
 
 describe("PGlite in a data directory", () => {
   let dataDir: string;
@@ -17,7 +17,7 @@ describe("PGlite in a data directory", () => {
     const user = aUser({ userMetadata: { kept: ["across", "restarts"] } });
 
     const first = await createPostgres(options);
-    expect(await first.migrate()).toEqual(["0001_initial", "0002_audit_log"]);
+    expect(await first.migrate()).toEqual(migrations.map((migration) => migration.version));
     await first.stores.users.insert(user);
     await first.close();
 

@@ -2,6 +2,7 @@ import { createDurationEstimate } from "./model/duration-estimate.ts";
 import type { AuthPolicy } from "./policy.ts";
 import type { Ports } from "./ports/index.ts";
 import { authenticate, type AuthenticateInput } from "./use-cases/authenticate.ts";
+import { deliverDueMessages } from "./use-cases/outbox.ts";
 import type { Deps } from "./use-cases/deps.ts";
 import { refreshSession, type RefreshSessionInput } from "./use-cases/refresh-session.ts";
 import { signInWithPassword, type SignInWithPasswordInput } from "./use-cases/sign-in-with-password.ts";
@@ -20,6 +21,7 @@ export function createAuth(ports: Ports, policy: AuthPolicy) {
     authenticate: (input: AuthenticateInput) => authenticate(deps, input),
     updateUser: (input: UpdateUserInput) => updateUser(deps, input),
     signOut: (input: SignOutInput) => signOut(deps, input),
+    deliverDueMessages: (options?: { limit?: number }) => deliverDueMessages(deps, options),
   };
 }
 

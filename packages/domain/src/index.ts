@@ -32,4 +32,8 @@ export type { SignInWithPasswordInput } from "./use-cases/sign-in-with-password.
 export type { RefreshSessionInput } from "./use-cases/refresh-session.ts";
 export type { UpdateUserInput } from "./use-cases/update-user.ts";
 export type { SignOutInput } from "./use-cases/sign-out.ts";
+export type { DeliveryReport } from "./use-cases/outbox.ts";
+export { nextAttemptAfterFailure, type OutboundMessage, type OutboxEntry } from "./model/outbox.ts";
+export type { AuthEmailKind, LinkFields, LinkType } from "./ports/mailer.ts";
 export { auditLogType, type AuditAction, type AuditEntry } from "./model/audit.ts";
+export { chooseRedirect, isAllowedRedirect, type RedirectPolicy } from "./model/redirect.ts";

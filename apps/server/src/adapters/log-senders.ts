@@ -1,4 +1,4 @@
-import type { AuthEmail, AuthSms, Mailer, SmsSender } from "@latchkey/domain";
+import type { AuthSms, LinkFields, Mailer, SmsSender } from "@latchkey/domain";
 import type { Logger } from "pino";
 
 export interface LogSenderOptions {
@@ -13,11 +13,11 @@ export interface LogSenderOptions {
   readonly reveal: boolean;
 }
 
-function verificationLink(options: LogSenderOptions, email: AuthEmail): string {
+function verificationLink(options: LogSenderOptions, email: LinkFields): string {
   const url = new URL(options.externalUrl);
   url.pathname = `${url.pathname.replace(/\/$/, "")}${options.confirmationPath}`;
   url.searchParams.set("token", email.linkToken);
-  url.searchParams.set("type", "signup");
+  url.searchParams.set("type", email.linkType);
   url.searchParams.set("redirect_to", email.redirectTo);
   return url.toString();
 }
@@ -31,10 +31,9 @@ export function createLogMailer(currentLog: () => Logger, options: LogSenderOpti
         log.warn({ mail: { kind: email.kind, to: email.to } }, "mail not sent: no mail delivery is configured");
         return;
       }
-      log.info(
-        { mail: { kind: email.kind, to: email.to, link: verificationLink(options, email), code: email.otp } },
-        "mail not sent (development profile), written here instead",
-      );
+      const link = "linkToken" in email ? { link: verificationLink(options, email) } : {};
+      const code = "otp" in email ? { code: email.otp } : {};
+      log.info({ mail: { kind: email.kind, to: email.to, ...link, ...code } }, "mail not sent (development profile), written here instead");
     },
   };
 }

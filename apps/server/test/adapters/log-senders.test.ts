@@ -14,7 +14,15 @@ function capture() {
   return { lines, log: createLogger({ level: "info", destination }) };
 }
 
-const email = { kind: "confirmation", to: "ada@example.com", linkToken: "tok-123", otp: "654321", redirectTo: "https://app.example.com/welcome" } as const;
+const email = {
+  kind: "confirmation",
+  to: "ada@example.com",
+  linkType: "signup",
+  linkToken: "tok-123",
+  otp: "654321",
+  redirectTo: "https://app.example.com/welcome",
+  data: {},
+} as const;
 
 describe("log senders", () => {
   it("in development, write the link (built on API_EXTERNAL_URL) and the code for a developer to follow", async () => {

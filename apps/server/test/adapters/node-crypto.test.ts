@@ -35,3 +35,23 @@ describe("crypto random", () => {
     expect(codes.size).toBeGreaterThan(190);
   });
 });
+
+describe("sealing", () => {
+  const secrets = createSecrets("master-secret-one");
+
+  it("opens what it sealed, and seals the same text differently each time", () => {
+    const sealed = secrets.seal('{"otp":"123456","to":"ada@example.com"}');
+    expect(secrets.open(sealed)).toBe('{"otp":"123456","to":"ada@example.com"}');
+    expect(sealed).not.toContain("123456");
+    expect(secrets.seal("same")).not.toBe(secrets.seal("same"));
+  });
+
+  it("refuses what was tampered with or sealed under another key", () => {
+    const sealed = secrets.seal("the message");
+    const bytes = Buffer.from(sealed, "base64url");
+    bytes[bytes.length - 1]! ^= 1;
+    expect(() => secrets.open(bytes.toString("base64url"))).toThrow();
+    expect(() => createSecrets("master-secret-two").open(sealed)).toThrow();
+    expect(() => secrets.open("short")).toThrow();
+  });
+});

@@ -77,6 +77,7 @@ export async function startTestServer(env: Record<string, string> = {}, override
   const log = createLogger({ level: runtimeConfig.log.level, destination });
   const server = await createServer(runtimeConfig, log, overrides);
   await server.postgres.migrate();
+  await server.startDelivery();
 
   const http = await new Promise<HttpServer>((resolve) => {
     const listening = serve({ fetch: server.app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(listening as HttpServer));

@@ -65,6 +65,56 @@ export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
         }),
     },
     ping: async () => void (await pool.query("SELECT 1")),
+    listen: (channel, onNotify) => listenOn(options, channel, onNotify),
     close: closeOnce(() => pool.end()),
+  };
+}
+
+const RECONNECT_FIRST_MS = 500;
+const RECONNECT_LONGEST_MS = 30_000;
+
+/**
+ * LISTEN on a connection of its own, outside the pool (it is held for as long as the server runs). When the
+ * connection drops it is re-established with backoff, and `onNotify` is called once since notifications sent in
+ * between were lost.
+ */
+async function listenOn(options: NodePostgresOptions, channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+
+  const connect = async (delayMs: number): Promise<void> => {
+    const next = new pg.Client({ connectionString: options.url });
+    const reconnect = (error?: Error) => {
+      if (error) options.onPoolError?.(error);
+      next.removeAllListeners();
+      void next.end().catch(() => undefined);
+      if (stopped || client !== next) return;
+      client = undefined;
+      retry = setTimeout(() => void connect(Math.min(delayMs * 2, RECONNECT_LONGEST_MS)).then(onNotify, () => undefined), delayMs);
+    };
+    next.on("notification", (message) => {
+      if (message.channel === channel) onNotify();
+    });
+    next.on("error", reconnect);
+    next.on("end", () => reconnect());
+    client = next;
+    try {
+      await next.connect();
+      await next.query(`LISTEN "${channel}"`);
+    } catch (error) {
+      reconnect(error instanceof Error ? error : new Error(String(error)));
+      throw error;
+    }
+  };
+
+  await connect(RECONNECT_FIRST_MS);
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    const last = client;
+    client = undefined;
+    last?.removeAllListeners();
+    await last?.end().catch(() => undefined);
   };
 }

@@ -35,6 +35,10 @@ export async function createPgliteDriver(options: PgliteOptions): Promise<Driver
         }),
     },
     ping: async () => void (await client.query("SELECT 1")),
+    listen: async (channel, onNotify) => {
+      const stop = await client.listen(channel, () => onNotify());
+      return () => stop();
+    },
     close: closeOnce(() => client.close()),
   };
 }

@@ -2,6 +2,7 @@ import { validateNamespace } from "../namespace.ts";
 import { auditLogEntriesTable } from "./audit-log-entries.ts";
 import { identitiesTable } from "./identities.ts";
 import { oneTimeTokensTable } from "./one-time-tokens.ts";
+import { outboxTable } from "./outbox.ts";
 import { refreshTokensTable } from "./refresh-tokens.ts";
 import { schemaMigrationsTable } from "./schema-migrations.ts";
 import { sessionsTable } from "./sessions.ts";
@@ -23,6 +24,7 @@ export function createSchema(namespace: string) {
     refreshTokens: refreshTokensTable(ns, sessions),
     oneTimeTokens: oneTimeTokensTable(ns, users),
     auditLogEntries: auditLogEntriesTable(ns),
+    outbox: outboxTable(ns),
     schemaMigrations: schemaMigrationsTable(ns),
   };
 }
@@ -38,6 +40,7 @@ export function tablesOf(schema: Schema) {
     schema.refreshTokens,
     schema.oneTimeTokens,
     schema.auditLogEntries,
+    schema.outbox,
     schema.schemaMigrations,
   ] as const;
 }

@@ -6,6 +6,7 @@ import { translatingErrors } from "./database-error.ts";
 import { createAuditLogStore } from "./audit-log-store.ts";
 import { createIdentityStore } from "./identity-store.ts";
 import { createOneTimeTokenStore } from "./one-time-token-store.ts";
+import { createOutboxStore } from "./outbox-store.ts";
 import { createRefreshTokenStore } from "./refresh-token-store.ts";
 import { createSessionStore } from "./session-store.ts";
 import { createUserStore } from "./user-store.ts";
@@ -19,6 +20,7 @@ export function createStores(db: Database, schema: Schema, atomic: Atomic): Stor
     refreshTokens: translatingErrors(createRefreshTokenStore(db, schema, atomic)),
     oneTimeTokens: translatingErrors(createOneTimeTokenStore(db, schema)),
     auditLog: translatingErrors(createAuditLogStore(db, schema)),
+    outbox: translatingErrors(createOutboxStore(db, schema)),
   };
 }
 

@@ -1,15 +1,44 @@
-/**
- * The emails the domain asks for, as one union: a new kind is a new member that every adapter must handle.
- * Links are built by the adapter from `linkToken` and the configured external URL and paths.
- */
-export type AuthEmail = {
-  readonly kind: "confirmation";
+import type { Metadata } from "../model/metadata.ts";
+
+/** GoTrue's verification types: the `type` of a link, and of POST /verify. */
+export type LinkType = "signup" | "invite" | "magiclink" | "recovery" | "email_change";
+
+/** What every email with a link carries. The adapter builds the link from these, API_EXTERNAL_URL and the paths. */
+export interface LinkFields {
   readonly to: string;
+  readonly linkType: LinkType;
+  /** The token the link carries (GoTrue's `token_hash`, `pkce_`-prefixed in PKCE flows). */
   readonly linkToken: string;
+  /** The numeric code, for templates that show it. */
   readonly otp: string;
+  /** Where the link sends the browser once verified. */
   readonly redirectTo: string;
-};
+}
+
+/**
+ * The emails the domain asks for, as one union: a new kind is a new member every adapter must handle.
+ * Addresses are the user's at the time the mail was asked for.
+ */
+export type AuthEmail =
+  | (LinkFields & { readonly kind: "confirmation"; readonly data: Metadata })
+  | (LinkFields & { readonly kind: "invite"; readonly data: Metadata })
+  | (LinkFields & { readonly kind: "magic_link"; readonly data: Metadata })
+  | (LinkFields & { readonly kind: "recovery"; readonly data: Metadata })
+  | (LinkFields & {
+      readonly kind: "email_change";
+      /** The current address. */
+      readonly email: string;
+      readonly newEmail: string;
+      readonly data: Metadata;
+    })
+  | { readonly kind: "reauthentication"; readonly to: string; readonly otp: string }
+  | { readonly kind: "password_changed"; readonly to: string }
+  | { readonly kind: "email_changed"; readonly to: string; readonly email: string; readonly oldEmail: string }
+  | { readonly kind: "phone_changed"; readonly to: string; readonly phone: string; readonly oldPhone: string };
+
+export type AuthEmailKind = AuthEmail["kind"];
 
 export interface Mailer {
+  /** Sends one email; throws when the mail server refuses it or cannot be reached (the outbox retries). */
   send(email: AuthEmail): Promise<void>;
 }

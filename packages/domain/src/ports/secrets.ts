@@ -1,4 +1,4 @@
-/** Keyed one-way functions over tokens, so that a copy of the database alone hands out nothing usable. */
+/** Keyed functions over secrets, so that a copy of the database alone hands out nothing usable. */
 export interface Secrets {
   /** The deterministic digest under which a token or code is stored and looked up. */
   digest(value: string): string;
@@ -9,4 +9,8 @@ export interface Secrets {
   nextRefreshToken(previous: string): string;
   /** Constant-time comparison. */
   equal(a: string, b: string): boolean;
+  /** Authenticated encryption, for what must be kept readable for a while (queued messages carrying tokens). */
+  seal(plaintext: string): string;
+  /** The plaintext of what `seal` produced; throws when it was tampered with or sealed under another key. */
+  open(sealed: string): string;
 }

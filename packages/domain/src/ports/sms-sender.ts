@@ -5,5 +5,6 @@ export type AuthSms = {
 };
 
 export interface SmsSender {
+  /** Sends one SMS; throws when the provider refuses it or cannot be reached (the outbox retries). */
   send(sms: AuthSms): Promise<void>;
 }

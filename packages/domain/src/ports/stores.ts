@@ -1,6 +1,7 @@
 import type { AuditEntry } from "../model/audit.ts";
 import type { Identity } from "../model/identity.ts";
 import type { OneTimeToken, OneTimeTokenKind } from "../model/one-time-token.ts";
+import type { OutboxEntry } from "../model/outbox.ts";
 import type { RefreshToken } from "../model/refresh-token.ts";
 import type { Session } from "../model/session.ts";
 import type { User } from "../model/user.ts";
@@ -74,6 +75,25 @@ export interface AuditLogStore {
   list(options: { page: number; perPage: number }): Promise<AuditEntry[]>;
 }
 
+/**
+ * Messages to deliver. Several instances deliver from the same outbox: a claim gives one worker a message for a
+ * while (a lease), so no other sends it meanwhile, and a worker that dies mid-send only delays it.
+ */
+export interface OutboxStore {
+  /** Queues the message in the caller's transaction; workers are woken once that commits. */
+  enqueue(entry: OutboxEntry): Promise<void>;
+  /**
+   * Claims up to `limit` messages due by `now` and not leased to another worker, leasing them until `leaseUntil`.
+   * Never waits on messages another worker is claiming at the same moment: it skips them.
+   */
+  claimDue(options: { now: Date; limit: number; leaseUntil: Date }): Promise<OutboxEntry[]>;
+  /** Marks the message delivered and erases its sealed content. */
+  markDelivered(id: string, at: Date): Promise<void>;
+  /** Records a failed attempt; `nextAttemptAt` null gives up and erases the sealed content. */
+  markFailed(id: string, failure: { attempts: number; nextAttemptAt: Date | null; error: string }): Promise<void>;
+  findById(id: string): Promise<OutboxEntry | null>;
+}
+
 export interface Stores {
   readonly users: UserStore;
   readonly identities: IdentityStore;
@@ -81,6 +101,7 @@ export interface Stores {
   readonly refreshTokens: RefreshTokenStore;
   readonly oneTimeTokens: OneTimeTokenStore;
   readonly auditLog: AuditLogStore;
+  readonly outbox: OutboxStore;
 }
 
 /** Runs `work` in one transaction: it commits when `work` resolves and rolls back when it throws. */

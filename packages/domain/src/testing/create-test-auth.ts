@@ -1,6 +1,8 @@
 import { createAuth } from "../auth.ts";
 import type { AuthPolicy } from "../policy.ts";
+import type { AuthEmail, AuthEmailKind } from "../ports/mailer.ts";
 import type { Ports } from "../ports/index.ts";
+import type { AuthSms } from "../ports/sms-sender.ts";
 import { FastPasswordHasher } from "./fast-password-hasher.ts";
 import { createInMemoryStores } from "./in-memory-stores.ts";
 import { nodeRandom } from "./node-random.ts";
@@ -35,8 +37,29 @@ export function createTestAuth(options: TestAuthOptions = {}) {
     ...options.ports,
   };
   const policy = testPolicy(options.policy);
+  const auth = createAuth(ports, policy);
+
+  /** Delivers everything the outbox holds that is due. */
+  const deliver = async () => {
+    while ((await auth.deliverDueMessages()).claimed > 0);
+  };
+  /** The latest email of `kind` to `to`, once the outbox has been delivered. */
+  const lastEmail = async <K extends AuthEmailKind>(to: string, kind: K) => {
+    await deliver();
+    return mailer.sent.filter((email) => email.to === to && email.kind === kind).at(-1) as Extract<AuthEmail, { kind: K }> | undefined;
+  };
+  /** Every email sent so far, once the outbox has been delivered. */
+  const emails = async () => {
+    await deliver();
+    return mailer.sent;
+  };
+  const lastSms = async (to: string): Promise<AuthSms | undefined> => {
+    await deliver();
+    return sms.lastTo(to);
+  };
+
   // The stores the use cases actually use: the caller's when it passed its own.
-  return { auth: createAuth(ports, policy), ports, policy, clock, mailer, sms, hasher, stores: ports.stores };
+  return { auth, ports, policy, clock, mailer, sms, hasher, stores: ports.stores, deliver, lastEmail, emails, lastSms };
 }
 
 export type TestAuth = ReturnType<typeof createTestAuth>;

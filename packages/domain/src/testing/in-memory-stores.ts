@@ -2,6 +2,7 @@ import { AuthError, messages } from "../errors.ts";
 import type { AuditEntry } from "../model/audit.ts";
 import type { Identity } from "../model/identity.ts";
 import type { OneTimeToken } from "../model/one-time-token.ts";
+import type { OutboxEntry } from "../model/outbox.ts";
 import type { RefreshToken } from "../model/refresh-token.ts";
 import type { Session } from "../model/session.ts";
 import type { User } from "../model/user.ts";
@@ -9,6 +10,7 @@ import type {
   AuditLogStore,
   IdentityStore,
   OneTimeTokenStore,
+  OutboxStore,
   RefreshTokenStore,
   SessionStore,
   Stores,
@@ -25,6 +27,7 @@ interface State {
   refreshTokens: Map<string, RefreshToken>;
   oneTimeTokens: Map<string, OneTimeToken>;
   auditLog: AuditEntry[];
+  outbox: Map<string, OutboxEntry & { leaseUntil: Date | null }>;
 }
 
 const emptyState = (): State => ({
@@ -34,6 +37,7 @@ const emptyState = (): State => ({
   refreshTokens: new Map(),
   oneTimeTokens: new Map(),
   auditLog: [],
+  outbox: new Map(),
 });
 
 // Everything goes in and out as a copy, as it would through a database.
@@ -212,7 +216,37 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
     },
   };
 
-  const bound: Stores = { users, identities, sessions, refreshTokens, oneTimeTokens, auditLog };
+  const outbox: OutboxStore = {
+    async enqueue(entry) {
+      state.outbox.set(entry.id, copy({ ...entry, leaseUntil: null }));
+    },
+    async claimDue({ now, limit, leaseUntil }) {
+      const due = [...state.outbox.values()]
+        .filter((entry) => entry.nextAttemptAt !== null && entry.nextAttemptAt <= now && (entry.leaseUntil === null || entry.leaseUntil <= now))
+        .sort((a, b) => a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime())
+        .slice(0, limit);
+      for (const entry of due) state.outbox.set(entry.id, { ...entry, leaseUntil });
+      return due.map(({ leaseUntil: _lease, ...entry }) => copy(entry));
+    },
+    async markDelivered(id, at) {
+      const entry = state.outbox.get(id);
+      if (entry) state.outbox.set(id, { ...entry, deliveredAt: at, nextAttemptAt: null, sealedMessage: null, leaseUntil: null });
+    },
+    async markFailed(id, { attempts, nextAttemptAt, error }) {
+      const entry = state.outbox.get(id);
+      if (!entry) return;
+      const sealedMessage = nextAttemptAt === null ? null : entry.sealedMessage;
+      state.outbox.set(id, { ...entry, attempts, nextAttemptAt, lastError: error, sealedMessage, leaseUntil: null });
+    },
+    async findById(id) {
+      const entry = state.outbox.get(id);
+      if (!entry) return null;
+      const { leaseUntil: _lease, ...rest } = entry;
+      return copy(rest);
+    },
+  };
+
+  const bound: Stores = { users, identities, sessions, refreshTokens, oneTimeTokens, auditLog, outbox };
 
   // Outside a transaction every call is a transaction of its own.
   const single = <S extends object>(store: S): S =>
@@ -231,6 +265,7 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
       refreshTokens: single(refreshTokens),
       oneTimeTokens: single(oneTimeTokens),
       auditLog: single(auditLog),
+      outbox: single(outbox),
     },
     tx: { run },
   };

@@ -8,7 +8,7 @@ import { assertMaySendAgain } from "../model/send-frequency.ts";
 import { confirmEmail, confirmPhone, isBanned, isEmailConfirmed, isPhoneConfirmed, newUser, type User } from "../model/user.ts";
 import type { Stores } from "../ports/stores.ts";
 import { recordAudit } from "./audit.ts";
-import { type Channel, deliver, issueConfirmation, type PendingMessage } from "./confirmation.ts";
+import { type Channel, issueConfirmation } from "./confirmation.ts";
 import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
 import { grantSession, openSession } from "./sessions.ts";
 
@@ -112,14 +112,14 @@ async function signUpNew(deps: Deps, channel: Channel, password: string, input: 
     return { kind: "session", grant: await grantSession(deps, confirmed, opened.session, opened.refreshToken) };
   }
 
-  const { saved, message } = await deps.tx.run(async (stores) => {
+  const saved = await deps.tx.run(async (stores) => {
     const pending = { ...user, confirmationSentAt: now };
     await stores.users.insert(pending);
     const traits = { provider: channel.provider };
     await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: pending, context: input.context, traits });
-    return { saved: pending, message: await issueConfirmation(deps, stores, pending, channel) };
+    await issueConfirmation(deps, stores, pending, channel);
+    return pending;
   });
-  await deliver(deps, message);
   deps.signupDuration.observe(millisecondsSince(deps, started));
   return { kind: "user", user: saved };
 }
@@ -177,7 +177,7 @@ async function signUpExisting(
   // Awaiting confirmation: send the confirmation again; neither password nor data change, since whoever asks
   // has not proven they own the address.
   await deps.hasher.hash(password);
-  const { saved, message } = await deps.tx.run(async (stores) => {
+  const saved = await deps.tx.run(async (stores) => {
     const now = deps.clock.now();
     const current = (await stores.users.findById(existing.id, { forUpdate: true })) ?? existing;
     assertMaySendAgain(
@@ -190,10 +190,9 @@ async function signUpExisting(
     await stores.users.update(pending);
     const traits = { provider: channel.provider };
     await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: pending, context: input.context, traits });
-    const message: PendingMessage = await issueConfirmation(deps, stores, pending, channel);
-    return { saved: pending, message };
+    await issueConfirmation(deps, stores, pending, channel);
+    return pending;
   });
-  await deliver(deps, message);
   return { kind: "user", user: saved };
 }
 

@@ -3,6 +3,7 @@ import { isAuthError } from "../../errors.ts";
 import type { AuditEntry } from "../../model/audit.ts";
 import type { Identity } from "../../model/identity.ts";
 import type { OneTimeToken } from "../../model/one-time-token.ts";
+import type { OutboxEntry } from "../../model/outbox.ts";
 import type { RefreshToken } from "../../model/refresh-token.ts";
 import type { Stores, Transactor } from "../../ports/stores.ts";
 import { aSession, aUser } from "../builders.ts";
@@ -395,6 +396,94 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
           }),
         );
         expect((await stores.auditLog.list({ page: 1, perPage: 1 }))[0]?.id).toBe(newest!.id);
+      });
+    });
+
+    describe("outbox", () => {
+      // Far from the other tests' times, so that only this test's messages are ever due at these instants.
+      const at = (minute: number) => new Date(Date.UTC(2031, 0, 1, 0, minute));
+      const anEntry = (overrides: Partial<OutboxEntry> = {}): OutboxEntry => ({
+        id: uuid(),
+        channel: "email",
+        sealedMessage: `sealed-${uuid()}`,
+        createdAt: at(0),
+        nextAttemptAt: at(0),
+        expiresAt: at(600),
+        attempts: 0,
+        deliveredAt: null,
+        lastError: null,
+        ...overrides,
+      });
+      let minute = 1000;
+      /** A stretch of time of this test's own; what earlier tests left due is delivered first. */
+      const window = async () => {
+        minute += 100;
+        for (const left of await stores.outbox.claimDue({ now: at(minute - 1), limit: 1000, leaseUntil: at(minute - 1) })) {
+          await stores.outbox.markDelivered(left.id, at(minute - 1));
+        }
+        return minute;
+      };
+
+      it("keeps a queued message, and nothing of one whose transaction rolled back", async () => {
+        const kept = anEntry({ channel: "sms" });
+        await tx.run((s) => s.outbox.enqueue(kept));
+        expect(await stores.outbox.findById(kept.id)).toEqual(kept);
+        const dropped = anEntry();
+        await rejection(tx.run(async (s) => (await s.outbox.enqueue(dropped), Promise.reject(new Error("boom")))));
+        expect(await stores.outbox.findById(dropped.id)).toBeNull();
+      });
+
+      it("claims what is due, oldest first, up to the limit, and leases it", async () => {
+        const start = await window();
+        const [first, second, later] = [anEntry({ nextAttemptAt: at(start) }), anEntry({ nextAttemptAt: at(start + 1) }), anEntry({ nextAttemptAt: at(start + 50) })];
+        for (const entry of [second, later, first]) await stores.outbox.enqueue(entry);
+
+        const claimed = await stores.outbox.claimDue({ now: at(start + 2), limit: 10, leaseUntil: at(start + 5) });
+        expect(claimed.map((entry) => entry.id)).toEqual([first.id, second.id]);
+        expect(claimed[0]).toEqual(first);
+        // Leased: no one else gets them until the lease runs out.
+        expect(await stores.outbox.claimDue({ now: at(start + 3), limit: 10, leaseUntil: at(start + 6) })).toEqual([]);
+        const afterLease = await stores.outbox.claimDue({ now: at(start + 5), limit: 1, leaseUntil: at(start + 8) });
+        expect(afterLease.map((entry) => entry.id)).toEqual([first.id]);
+      });
+
+      it("never gives one message to two workers claiming at once", async () => {
+        const start = await window();
+        const entries = Array.from({ length: 12 }, (_, i) => anEntry({ nextAttemptAt: at(start + (i % 3)) }));
+        for (const entry of entries) await stores.outbox.enqueue(entry);
+        const claims = await Promise.all(
+          Array.from({ length: 4 }, () => stores.outbox.claimDue({ now: at(start + 10), limit: 5, leaseUntil: at(start + 20) })),
+        );
+        const ids = claims.flat().map((entry) => entry.id);
+        expect(new Set(ids).size).toBe(ids.length);
+        expect(new Set(ids)).toEqual(new Set(entries.map((entry) => entry.id)));
+      });
+
+      it("erases a delivered message and never hands it out again", async () => {
+        const start = await window();
+        const entry = anEntry({ nextAttemptAt: at(start) });
+        await stores.outbox.enqueue(entry);
+        await stores.outbox.claimDue({ now: at(start), limit: 10, leaseUntil: at(start + 1) });
+        await stores.outbox.markDelivered(entry.id, at(start + 1));
+        expect(await stores.outbox.findById(entry.id)).toEqual({ ...entry, sealedMessage: null, nextAttemptAt: null, deliveredAt: at(start + 1) });
+        expect(await stores.outbox.claimDue({ now: at(start + 90), limit: 10, leaseUntil: at(start + 91) })).toEqual([]);
+      });
+
+      it("reschedules a failed message, and erases one given up on", async () => {
+        const start = await window();
+        const retried = anEntry({ nextAttemptAt: at(start) });
+        const abandoned = anEntry({ nextAttemptAt: at(start) });
+        await stores.outbox.enqueue(retried);
+        await stores.outbox.enqueue(abandoned);
+        await stores.outbox.claimDue({ now: at(start), limit: 10, leaseUntil: at(start + 30) });
+        await stores.outbox.markFailed(retried.id, { attempts: 1, nextAttemptAt: at(start + 2), error: "421 try later" });
+        await stores.outbox.markFailed(abandoned.id, { attempts: 1, nextAttemptAt: null, error: "unopenable" });
+
+        expect(await stores.outbox.findById(retried.id)).toEqual({ ...retried, attempts: 1, nextAttemptAt: at(start + 2), lastError: "421 try later" });
+        expect(await stores.outbox.findById(abandoned.id)).toMatchObject({ sealedMessage: null, nextAttemptAt: null, lastError: "unopenable" });
+        // A failure ends the lease: the retry is due at its own time, not the lease's.
+        const again = await stores.outbox.claimDue({ now: at(start + 2), limit: 10, leaseUntil: at(start + 3) });
+        expect(again.map((entry) => entry.id)).toEqual([retried.id]);
       });
     });
 

@@ -1,0 +1,31 @@
+import { index, integer, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { timestamptz } from "./columns.ts";
+
+/**
+ * `<ns>outbox`: messages to deliver, written with the change that calls for them. `lease_until` keeps a claimed
+ * message from every other worker while one sends it. The partial index holds only what is still to deliver.
+ */
+export function outboxTable(ns: string) {
+  return pgTable(
+    `${ns}outbox`,
+    {
+      id: uuid("id").notNull(),
+      channel: text("channel").$type<"email" | "sms">().notNull(),
+      sealedMessage: text("sealed_message"),
+      createdAt: timestamptz("created_at").notNull(),
+      nextAttemptAt: timestamptz("next_attempt_at"),
+      expiresAt: timestamptz("expires_at").notNull(),
+      attempts: integer("attempts").notNull(),
+      deliveredAt: timestamptz("delivered_at"),
+      lastError: text("last_error"),
+      leaseUntil: timestamptz("lease_until"),
+    },
+    (t) => [
+      primaryKey({ name: `${ns}outbox_pkey`, columns: [t.id] }),
+      index(`${ns}outbox_due_idx`).on(t.nextAttemptAt).where(sql`${t.nextAttemptAt} IS NOT NULL`),
+    ],
+  );
+}
+
+export type OutboxTable = ReturnType<typeof outboxTable>;

@@ -1,0 +1,35 @@
+import type { AuthEmail } from "../ports/mailer.ts";
+import type { AuthSms } from "../ports/sms-sender.ts";
+
+export type OutboundMessage = { readonly channel: "email"; readonly email: AuthEmail } | { readonly channel: "sms"; readonly sms: AuthSms };
+
+/**
+ * A message waiting in the outbox. It is written in the transaction of the change that calls for it, so neither
+ * exists without the other, and delivered afterwards by whichever instance claims it first.
+ */
+export interface OutboxEntry {
+  readonly id: string;
+  readonly channel: OutboundMessage["channel"];
+  /** The message, sealed: until delivered it carries live tokens. Null once delivered or given up. */
+  readonly sealedMessage: string | null;
+  readonly createdAt: Date;
+  /** When the next attempt is due; null once delivered or given up. */
+  readonly nextAttemptAt: Date | null;
+  /** No attempt is made after this: the tokens it carries would no longer work. */
+  readonly expiresAt: Date;
+  readonly attempts: number;
+  readonly deliveredAt: Date | null;
+  /** Why the last attempt failed, for operators; never the message. */
+  readonly lastError: string | null;
+}
+
+/** The first retry comes quickly (a mail server restarting), later ones back off to a few minutes. */
+export const FIRST_RETRY_SECONDS = 2;
+export const LONGEST_RETRY_SECONDS = 300;
+
+/** When to try again after `attempts` failed attempts; null when that would be too late to be of use. */
+export function nextAttemptAfterFailure(attempts: number, now: Date, expiresAt: Date): Date | null {
+  const delaySeconds = Math.min(FIRST_RETRY_SECONDS * 2 ** Math.max(0, attempts - 1), LONGEST_RETRY_SECONDS);
+  const next = new Date(now.getTime() + delaySeconds * 1000);
+  return next.getTime() < expiresAt.getTime() ? next : null;
+}
