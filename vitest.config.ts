@@ -15,7 +15,12 @@ export default defineConfig({
       {
         test: {
           name: "integration",
-          include: ["packages/adapters-postgres/**/*.test.ts", "apps/server/**/*.test.ts", "test/**/*.test.ts"],
+          include: [
+            "packages/adapters-postgres/**/*.test.ts",
+            "packages/adapters-smtp/**/*.test.ts",
+            "apps/server/**/*.test.ts",
+            "test/**/*.test.ts",
+          ],
           globalSetup: ["./packages/adapters-postgres/src/testing/global-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,

@@ -5,9 +5,10 @@ import type { Logger } from "pino";
 import packageJson from "../package.json" with { type: "json" };
 import { createArgon2PasswordHasher } from "./adapters/argon2-password-hasher.ts";
 import { createHs256TokenSigner } from "./adapters/jose-token-signer.ts";
-import { createLogMailer, createLogSmsSender } from "./adapters/log-senders.ts";
+import { createLogSmsSender } from "./adapters/log-senders.ts";
 import { createSecrets, cryptoRandom } from "./adapters/node-crypto.ts";
 import { createClientAddress } from "./client-address.ts";
+import { createMailer } from "./mailer.ts";
 import { type OutboxWorker, startOutboxWorker } from "./outbox-worker.ts";
 import { type Config, toPolicy } from "./config/index.ts";
 import { publicSettings } from "./public-settings.ts";
@@ -40,6 +41,7 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
   });
   const reveal = config.profile === "development";
   const { scope, currentLog } = createRequestScope(log);
+  const mail = createMailer(config, log);
   const ports: Ports = {
     stores: postgres.stores,
     tx: postgres.tx,
@@ -48,7 +50,7 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
     secrets: createSecrets(config.jwt.secret),
     clock: systemClock,
     random: cryptoRandom,
-    mailer: createLogMailer(currentLog, { externalUrl: config.api.externalUrl, confirmationPath: config.mailer.urlPaths.confirmation, reveal }),
+    mailer: mail.mailer,
     sms: createLogSmsSender(currentLog, { reveal }),
     ...overrides,
   };
@@ -71,6 +73,7 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
     },
     close: async () => {
       await worker?.stop();
+      await mail.close();
       await postgres.close();
     },
   };

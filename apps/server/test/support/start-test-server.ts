@@ -1,6 +1,7 @@
 import { serve } from "@hono/node-server";
 import { dropTables, randomNamespace, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
 import type { Ports } from "@latchkey/domain";
+import { type SmtpSink, startSmtpSink } from "@latchkey/adapters-smtp/testing";
 import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import type { Server as HttpServer } from "node:http";
@@ -13,14 +14,14 @@ import { type Config, loadConfig } from "../../src/config/index.ts";
 
 export const TEST_JWT_SECRET = "test-jwt-secret-with-at-least-32-characters";
 
-/** What the production profile requires besides a database, with test values. */
+/** What the production profile requires besides a database, with test values (mail goes to a port nobody serves). */
 export const REQUIRED_SETTINGS: Readonly<Record<string, string>> = {
   AUTH_DB_DRIVER: "postgres",
   AUTH_SITE_URL: "http://localhost:3000",
   AUTH_API_EXTERNAL_URL: "http://localhost:9999",
   AUTH_JWT_SECRET: TEST_JWT_SECRET,
   AUTH_SMTP_HOST: "127.0.0.1",
-  AUTH_SMTP_PORT: "2525",
+  AUTH_SMTP_PORT: "9",
   AUTH_SMTP_ADMIN_EMAIL: "auth@example.com",
 };
 
@@ -32,6 +33,8 @@ export function productionEnv(databaseUrl: string | undefined): Record<string, s
 export interface TestServer {
   /** http://127.0.0.1:<port> */
   readonly url: string;
+  /** The SMTP server the test server delivers mail to. */
+  readonly mail: SmtpSink;
   readonly config: Config;
   /** Every log line written so far, parsed. */
   readonly logLines: () => Record<string, unknown>[];
@@ -47,8 +50,13 @@ export interface TestServer {
  * The composed server listening on a random loopback port, on the test database (a namespace of its own on
  * TEST_DATABASE_URL, else an in-memory PGlite), configured like production unless `env` says otherwise.
  */
-export async function startTestServer(env: Record<string, string> = {}, overrides: Partial<Ports> = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  overrides: Partial<Ports> = {},
+  options: { mail?: SmtpSink } = {},
+): Promise<TestServer> {
   const cwd = mkdtempSync(join(tmpdir(), "latchkey-test-"));
+  const mail = options.mail ?? (await startSmtpSink());
   const databaseUrl = testDatabaseUrl();
   const config = loadConfig({
     cwd,
@@ -57,6 +65,7 @@ export async function startTestServer(env: Record<string, string> = {}, override
       // The same URLs and secret in either profile, so tests need not care which one runs.
       ...REQUIRED_SETTINGS,
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      AUTH_SMTP_PORT: String(mail.port),
       AUTH_DB_NAMESPACE: randomNamespace(),
       AUTH_DB_MAX_POOL_SIZE: "8",
       AUTH_LOG_LEVEL: "info",
@@ -86,6 +95,7 @@ export async function startTestServer(env: Record<string, string> = {}, override
 
   return {
     url,
+    mail,
     config: runtimeConfig,
     db: server.postgres,
     logLines: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
@@ -105,6 +115,7 @@ export async function startTestServer(env: Record<string, string> = {}, override
         await dropTables(server.postgres);
       } finally {
         await server.close();
+        if (!options.mail) await mail.close();
       }
       rmSync(cwd, { recursive: true, force: true });
     },

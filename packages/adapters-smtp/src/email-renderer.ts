@@ -1,0 +1,17 @@
+import type { AuthEmail } from "@latchkey/domain";
+import { templateNameOf } from "./email-kinds.ts";
+import type { MailerOptions } from "./options.ts";
+import { renderEmail, type RenderedEmail } from "./render-email.ts";
+import { createTemplateLoader } from "./template-loader.ts";
+
+export type EmailRenderer = (email: AuthEmail) => Promise<RenderedEmail>;
+
+/** Renders emails with their configured templates, fetched and cached; the built-in body where there is none. */
+export function createEmailRenderer(options: MailerOptions): EmailRenderer {
+  const loader = createTemplateLoader(options);
+  return async (email) => {
+    const url = options.templates?.[templateNameOf(email.kind)];
+    const template = url ? await loader.load(url) : undefined;
+    return renderEmail(email, options, template);
+  };
+}

@@ -1,0 +1,15 @@
+export { createSmtpMailer, type SmtpMailer } from "./smtp-mailer.ts";
+export { createLogMailer } from "./log-mailer.ts";
+export { renderEmail, type RenderedEmail } from "./render-email.ts";
+export { createEmailRenderer, type EmailRenderer } from "./email-renderer.ts";
+export { SmtpDeliveryError } from "./smtp-delivery-error.ts";
+export { DEFAULT_SUBJECTS } from "./default-subjects.ts";
+export { templateNameOf, urlPathNameOf, type MailTemplateName, type MailUrlPathName } from "./email-kinds.ts";
+export type {
+  LogEntry,
+  LogMailerOptions,
+  MailerOptions,
+  RenderOptions,
+  SmtpMailerOptions,
+  TemplateOptions,
+} from "./options.ts";

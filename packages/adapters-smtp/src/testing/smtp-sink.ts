@@ -1,0 +1,148 @@
+import type { AddressInfo } from "node:net";
+import { type AddressObject, type ParsedMail, simpleParser } from "mailparser";
+import { SMTPServer } from "smtp-server";
+
+/** One email as it arrived, parsed. */
+export interface ReceivedMail {
+  readonly to: string;
+  readonly from: { readonly name: string; readonly address: string };
+  readonly subject: string;
+  readonly text: string;
+  readonly html: string;
+  /** The first link in the text part, if any. */
+  readonly link: string | undefined;
+  /** The first run of 6 to 10 digits in the text part, if any: the code. */
+  readonly code: string | undefined;
+  readonly parsed: ParsedMail;
+}
+
+export interface SmtpSinkOptions {
+  /** Reply to RCPT TO with this error. */
+  readonly rejectRcpt?: { readonly message: string; readonly responseCode: number };
+  /** Reply to the end of DATA with this error. */
+  readonly rejectData?: { readonly message: string; readonly responseCode: number };
+}
+
+/** A real SMTP server in this process that keeps and parses what arrives. */
+export interface SmtpSink {
+  readonly port: number;
+  readonly messages: readonly ReceivedMail[];
+  readonly auths: readonly { readonly username: string | undefined; readonly password: string | undefined }[];
+  /** Resolves once `count` messages have arrived in all. */
+  received(count: number): Promise<void>;
+  /** The first mail to `to` (that `matches`) arriving from now or already there; fails after `timeoutMs`. */
+  waitFor(to: string, matches?: (mail: ReceivedMail) => boolean, timeoutMs?: number): Promise<ReceivedMail>;
+  /** Every mail to `to` so far. */
+  to(address: string): ReceivedMail[];
+  /** Stops listening: connections are refused, as from a mail server that is down. */
+  stop(): Promise<void>;
+  /** Listens again on the same port. */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const firstAddress = (field: AddressObject | AddressObject[] | undefined) => {
+  const value = (Array.isArray(field) ? field[0] : field)?.value[0];
+  return { name: value?.name ?? "", address: value?.address ?? "" };
+};
+
+function received(parsed: ParsedMail): ReceivedMail {
+  const text = parsed.text ?? "";
+  return {
+    to: firstAddress(parsed.to).address,
+    from: firstAddress(parsed.from),
+    subject: parsed.subject ?? "",
+    text,
+    html: typeof parsed.html === "string" ? parsed.html : "",
+    link: /https?:\/\/[^\s<>"]+/.exec(text)?.[0],
+    code: /\b\d{6,10}\b/.exec(text)?.[0],
+    parsed,
+  };
+}
+
+/** Starts an SMTP server on loopback (no TLS; any or no credentials accepted) that keeps what it receives. */
+export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
+  const messages: ReceivedMail[] = [];
+  const auths: { username: string | undefined; password: string | undefined }[] = [];
+  let waiters: (() => void)[] = [];
+  const wakeAll = () => {
+    const woken = waiters;
+    waiters = [];
+    woken.forEach((wake) => wake());
+  };
+
+  const create = () =>
+    new SMTPServer({
+      authOptional: true,
+      allowInsecureAuth: true,
+      disabledCommands: ["STARTTLS"],
+      closeTimeout: 200,
+      logger: false,
+      onAuth(auth, _session, callback) {
+        auths.push({ username: auth.username, password: auth.password ?? undefined });
+        callback(null, { user: auth.username ?? "" });
+      },
+      onRcptTo(_address, _session, callback) {
+        const reject = options.rejectRcpt;
+        callback(reject ? Object.assign(new Error(reject.message), { responseCode: reject.responseCode }) : null);
+      },
+      onData(stream, _session, callback) {
+        simpleParser(stream).then(
+          (mail) => {
+            const reject = options.rejectData;
+            if (reject) return callback(Object.assign(new Error(reject.message), { responseCode: reject.responseCode }));
+            messages.push(received(mail));
+            wakeAll();
+            callback();
+          },
+          (error: Error) => callback(error),
+        );
+      },
+    });
+
+  let server = create();
+  const listen = (port: number) => new Promise<void>((resolve, reject) => {
+    server.server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  await listen(0);
+  const port = (server.server.address() as AddressInfo).port;
+  let listening = true;
+  const close = async () => {
+    if (!listening) return;
+    listening = false;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+
+  return {
+    port,
+    messages,
+    auths,
+    async received(count) {
+      while (messages.length < count) await new Promise<void>((resolve) => waiters.push(resolve));
+    },
+    async waitFor(to, matches = () => true, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      const wanted = (mail: ReceivedMail) => mail.to.toLowerCase() === to.toLowerCase() && matches(mail);
+      for (;;) {
+        const found = messages.find(wanted);
+        if (found) return found;
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`no mail to ${to} arrived within ${timeoutMs} ms (${messages.length} arrived in all)`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          waiters.push(() => (clearTimeout(timer), resolve()));
+        });
+      }
+    },
+    to: (address) => messages.filter((mail) => mail.to.toLowerCase() === address.toLowerCase()),
+    stop: close,
+    async start() {
+      if (listening) return;
+      server = create();
+      await listen(port);
+      listening = true;
+    },
+    close,
+  };
+}
