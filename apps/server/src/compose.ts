@@ -9,6 +9,7 @@ import { createLogSmsSender } from "./adapters/log-senders.ts";
 import { createSecrets, cryptoRandom } from "./adapters/node-crypto.ts";
 import { createClientAddress } from "./client-address.ts";
 import { createMailer } from "./mailer.ts";
+import { createRateLimiter } from "./rate-limiter.ts";
 import { type OutboxWorker, startOutboxWorker } from "./outbox-worker.ts";
 import { type Config, toPolicy } from "./config/index.ts";
 import { publicSettings } from "./public-settings.ts";
@@ -42,6 +43,7 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
   const reveal = config.profile === "development";
   const { scope, currentLog } = createRequestScope(log);
   const mail = createMailer(config, log);
+  const limits = createRateLimiter(config, log);
   const ports: Ports = {
     stores: postgres.stores,
     tx: postgres.tx,
@@ -52,6 +54,7 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
     random: cryptoRandom,
     mailer: mail.mailer,
     sms: createLogSmsSender(currentLog, { reveal }),
+    rateLimiter: limits.limiter,
     ...overrides,
   };
   const auth = createAuth(ports, toPolicy(config));
@@ -74,6 +77,7 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
     close: async () => {
       await worker?.stop();
       await mail.close();
+      await limits.close();
       await postgres.close();
     },
   };

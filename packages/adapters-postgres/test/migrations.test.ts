@@ -1,8 +1,10 @@
+import { aUser } from "@latchkey/domain/testing";
 import { getTableName, sql } from "drizzle-orm";
+import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPostgres, createSchema, migrate, migrations, type Postgres, tablesOf } from "../src/index.ts";
+import { createPostgres, createSchema, migrate, type MigrationTarget, migrations, type Postgres, tablesOf } from "../src/index.ts";
 import { dropTables, randomNamespace, testDatabaseUrl } from "../src/testing/index.ts";
-import { backends, queryRows } from "./support.ts";
+import { aOneTimeToken, backends, queryRows } from "./support.ts";
 
 const versions = migrations.map((migration) => migration.version);
 
@@ -37,6 +39,29 @@ describe.each(backends)("$name migrations", (backend) => {
     expect(applied.flat()).toEqual(versions);
     const recorded = await runners[0]!.db.select().from(runners[0]!.schema.schemaMigrations);
     expect(recorded.map((row) => row.version)).toEqual(versions);
+  });
+
+  it.runIf(backend.name === "postgres")("upgrades a database of the previous version, keeping its rows", async () => {
+    const namespace = randomNamespace();
+    const postgres = await open(namespace);
+    const client = new pg.Client({ connectionString: testDatabaseUrl() });
+    await client.connect();
+    try {
+      expect(await migrate(clientTarget(client), namespace, migrations.slice(0, -1))).toEqual(versions.slice(0, -1));
+      const user = aUser();
+      await postgres.stores.users.insert(user);
+      // Written as the previous version wrote it: without the columns the last migration adds.
+      const token = aOneTimeToken(user.id);
+      await client.query(
+        `INSERT INTO "${namespace}one_time_tokens" (id, user_id, kind, relates_to, link_token_hash, otp_hash, failed_attempts, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [token.id, token.userId, token.kind, token.relatesTo, token.linkTokenHash, token.otpHash, token.failedAttempts, token.createdAt],
+      );
+      expect(await postgres.migrate()).toEqual(versions.slice(-1));
+      expect(await postgres.stores.oneTimeTokens.findByUser(user.id, token.kind)).toEqual(token);
+    } finally {
+      await client.end();
+    }
   });
 
   it("prefixes the namespace to every index and constraint of its tables", async () => {
@@ -103,3 +128,23 @@ describe("a namespace on a database of its own", () => {
     }
   });
 });
+
+/** The migration runner's view of one pg client: what the drivers give it, without their pools. */
+function clientTarget(client: pg.Client): MigrationTarget {
+  return {
+    async transaction(work) {
+      await client.query("BEGIN");
+      try {
+        const result = await work({
+          query: async <Row>(text: string, params: readonly unknown[]) => (await client.query(text, [...params])).rows as Row[],
+          exec: async (script) => void (await client.query(script)),
+        });
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK");
+        throw error;
+      }
+    },
+  };
+}

@@ -1,13 +1,14 @@
-import { isAuthError, type Stores, type Transactor } from "@latchkey/domain";
+import { isAuthError } from "@latchkey/domain";
 import { aSession, aUser, nodeRandom } from "@latchkey/domain/testing";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DatabaseError } from "../src/index.ts";
-import { aRefreshToken, backends, gate, sleep, type Backend, type OpenedBackend } from "./support.ts";
+import { DatabaseError, type Postgres } from "../src/index.ts";
+import { aFlowState, aOneTimeToken, aRefreshToken, backends, gate, sleep, type Backend, type OpenedBackend } from "./support.ts";
 
 const later = new Date("2026-05-06T07:08:09.123Z");
 
-/** Opens the backend for the enclosing suite; the returned function gives its stores once opened. */
-function openedWith(backend: Backend, maxPoolSize: number): () => { stores: Stores; tx: Transactor } {
+/** Opens the backend for the enclosing suite; the returned function gives it (its stores, tx, db) once opened. */
+function openedWith(backend: Backend, maxPoolSize: number): () => Postgres {
   let opened: OpenedBackend | undefined;
   beforeAll(async () => {
     opened = await backend.open({ maxPoolSize });
@@ -119,6 +120,22 @@ describe.each(backends)("$name stores on one connection", (backend) => {
     expect(`${String(error)} ${JSON.stringify(error)} ${(error as Error).stack}`).not.toContain("secret-digest");
   });
 
+  it("answers for one-time token ids that are not uuids as for ids of no token", async () => {
+    const { stores } = database();
+    expect(await stores.oneTimeTokens.recordFailedAttempt("not-a-uuid")).toBe(0);
+    expect(await stores.oneTimeTokens.delete("not-a-uuid")).toBe(false);
+  });
+
+  it("removes a user's flows with the user", async () => {
+    const { stores, db, schema } = database();
+    const user = aUser();
+    await stores.users.insert(user);
+    const flow = aFlowState(user.id);
+    await stores.flowStates.insert(flow);
+    // No store deletes users yet; the cascade is the schema's.
+    await db.delete(schema.users).where(eq(schema.users.id, user.id));
+    expect(await stores.flowStates.consume(flow.authCodeHash)).toBeNull();
+  });
 });
 
 describe.each(backends)("$name stores under concurrent transactions", (backend) => {
@@ -198,5 +215,44 @@ describe.each(backends)("$name stores under concurrent transactions", (backend) 
     release.open();
     await first;
     expect((await second)?.identities).toEqual([identity]);
+  });
+
+  it("counts every one of concurrent wrong codes", async () => {
+    const { stores } = database();
+    const user = aUser();
+    await stores.users.insert(user);
+    const token = aOneTimeToken(user.id);
+    await stores.oneTimeTokens.replace(token);
+    const counts = await Promise.all(Array.from({ length: 12 }, () => stores.oneTimeTokens.recordFailedAttempt(token.id)));
+    expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    expect((await stores.oneTimeTokens.findByUser(user.id, token.kind))?.failedAttempts).toBe(12);
+  });
+
+  it("hands a flow, and a token, to one of two transactions using them at once", async () => {
+    const { stores, tx } = database();
+    const user = aUser();
+    await stores.users.insert(user);
+    const flow = aFlowState(user.id);
+    const token = aOneTimeToken(user.id);
+    await stores.flowStates.insert(flow);
+    await stores.oneTimeTokens.replace(token);
+    const taken = gate();
+    const release = gate();
+    const first = tx.run(async (s) => {
+      const result = { flow: await s.flowStates.consume(flow.authCodeHash), token: await s.oneTimeTokens.delete(token.id) };
+      taken.open();
+      await release.opened;
+      return result;
+    });
+    await taken.opened;
+    // The second waits for the first's row locks, then finds both rows gone.
+    const second = tx.run(async (s) => ({
+      flow: await s.flowStates.consume(flow.authCodeHash),
+      token: await s.oneTimeTokens.delete(token.id),
+    }));
+    await sleep(150);
+    release.open();
+    expect(await first).toEqual({ flow, token: true });
+    expect(await second).toEqual({ flow: null, token: false });
   });
 });

@@ -1,6 +1,7 @@
 import { nodeRandom } from "@latchkey/domain/testing";
-import type { RefreshToken } from "@latchkey/domain";
+import type { OneTimeToken, RefreshToken } from "@latchkey/domain";
 import type { SQL } from "drizzle-orm";
+import type { FlowState } from "@latchkey/domain";
 import { createPostgres, type Database, type Postgres } from "../src/index.ts";
 import { createTestDatabase, randomNamespace, testDatabaseUrl } from "../src/testing/index.ts";
 
@@ -49,6 +50,35 @@ export function aRefreshToken(sessionId: string, overrides: Partial<RefreshToken
     sessionId,
     parentId: null,
     tokenHash: nodeRandom.token(32),
+    createdAt: new Date("2026-03-04T10:00:00.000Z"),
+    ...overrides,
+  };
+}
+
+export function aOneTimeToken(userId: string, overrides: Partial<OneTimeToken> = {}): OneTimeToken {
+  return {
+    id: nodeRandom.uuid(),
+    userId,
+    kind: "confirmation",
+    relatesTo: "someone@example.com",
+    linkTokenHash: nodeRandom.token(32),
+    otpHash: nodeRandom.token(32),
+    failedAttempts: 0,
+    codeChallenge: null,
+    codeChallengeMethod: null,
+    createdAt: new Date("2026-03-04T10:00:00.000Z"),
+    ...overrides,
+  };
+}
+
+export function aFlowState(userId: string, overrides: Partial<FlowState> = {}): FlowState {
+  return {
+    id: nodeRandom.uuid(),
+    authCodeHash: nodeRandom.token(32),
+    userId,
+    codeChallenge: nodeRandom.token(32),
+    codeChallengeMethod: "s256",
+    authenticationMethod: "magiclink",
     createdAt: new Date("2026-03-04T10:00:00.000Z"),
     ...overrides,
   };

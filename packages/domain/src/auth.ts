@@ -1,9 +1,17 @@
-import { createDurationEstimate } from "./model/duration-estimate.ts";
+import { createDurationEstimates } from "./model/duration-estimate.ts";
 import type { AuthPolicy } from "./policy.ts";
 import type { Ports } from "./ports/index.ts";
 import { authenticate, type AuthenticateInput } from "./use-cases/authenticate.ts";
+import { authorizeAdmin } from "./use-cases/authorize-admin.ts";
+import { exchangeAuthCode, type ExchangeAuthCodeInput } from "./use-cases/exchange-auth-code.ts";
+import { inviteUser, type InviteUserInput } from "./use-cases/invite-user.ts";
 import { deliverDueMessages } from "./use-cases/outbox.ts";
-import type { Deps } from "./use-cases/deps.ts";
+import { reauthenticate } from "./use-cases/reauthenticate.ts";
+import { recoverPassword, type RecoverPasswordInput } from "./use-cases/recover-password.ts";
+import { resend, type ResendInput } from "./use-cases/resend.ts";
+import { sendMagicLink, type SendMagicLinkInput } from "./use-cases/send-magic-link.ts";
+import { verify, type VerifyInput } from "./use-cases/verify.ts";
+import type { Deps, Principal, RequestContext } from "./use-cases/deps.ts";
 import { refreshSession, type RefreshSessionInput } from "./use-cases/refresh-session.ts";
 import { signInWithPassword, type SignInWithPasswordInput } from "./use-cases/sign-in-with-password.ts";
 import { signOut, type SignOutInput } from "./use-cases/sign-out.ts";
@@ -12,7 +20,7 @@ import { updateUser, type UpdateUserInput } from "./use-cases/update-user.ts";
 
 /** The use cases, bound to their ports and policy. */
 export function createAuth(ports: Ports, policy: AuthPolicy) {
-  const deps: Deps = { ...ports, policy, signupDuration: createDurationEstimate() };
+  const deps: Deps = { ...ports, policy, durations: createDurationEstimates() };
   return {
     policy,
     signUp: (input: SignUpInput) => signUp(deps, input),
@@ -21,6 +29,14 @@ export function createAuth(ports: Ports, policy: AuthPolicy) {
     authenticate: (input: AuthenticateInput) => authenticate(deps, input),
     updateUser: (input: UpdateUserInput) => updateUser(deps, input),
     signOut: (input: SignOutInput) => signOut(deps, input),
+    verify: (input: VerifyInput) => verify(deps, input),
+    exchangeAuthCode: (input: ExchangeAuthCodeInput) => exchangeAuthCode(deps, input),
+    sendMagicLink: (input: SendMagicLinkInput) => sendMagicLink(deps, input),
+    recoverPassword: (input: RecoverPasswordInput) => recoverPassword(deps, input),
+    resend: (input: ResendInput) => resend(deps, input),
+    reauthenticate: (input: { principal: Principal; context: RequestContext }) => reauthenticate(deps, input),
+    inviteUser: (input: InviteUserInput) => inviteUser(deps, input),
+    authorizeAdmin: (input: { accessToken: string }) => authorizeAdmin(deps, input),
     deliverDueMessages: (options?: { limit?: number }) => deliverDueMessages(deps, options),
   };
 }

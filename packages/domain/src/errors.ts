@@ -34,7 +34,11 @@ export type ErrorCode =
   | "reauthentication_needed"
   | "reauthentication_not_valid"
   | "over_email_send_rate_limit"
-  | "over_sms_send_rate_limit";
+  | "over_sms_send_rate_limit"
+  | "otp_expired"
+  | "flow_state_not_found"
+  | "flow_state_expired"
+  | "bad_code_verifier";
 
 export interface AuthErrorOptions {
   /** Structured extras that are part of the response, e.g. `{ reasons }` for weak_password. */

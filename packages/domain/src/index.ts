@@ -37,3 +37,14 @@ export { nextAttemptAfterFailure, type OutboundMessage, type OutboxEntry } from 
 export type { AuthEmailKind, LinkFields, LinkType } from "./ports/mailer.ts";
 export { auditLogType, type AuditAction, type AuditEntry } from "./model/audit.ts";
 export { chooseRedirect, isAllowedRedirect, type RedirectPolicy } from "./model/redirect.ts";
+export type { AdminPrincipal } from "./use-cases/authorize-admin.ts";
+export type { ExchangeAuthCodeInput } from "./use-cases/exchange-auth-code.ts";
+export type { InviteUserInput } from "./use-cases/invite-user.ts";
+export type { RecoverPasswordInput } from "./use-cases/recover-password.ts";
+export type { ResendInput } from "./use-cases/resend.ts";
+export type { SendMagicLinkInput } from "./use-cases/send-magic-link.ts";
+export type { EmailVerifyType, VerifyInput, VerifyResult } from "./use-cases/verify.ts";
+export type { EmailPolicy } from "./policy.ts";
+export { kindsVerifiedBy, MAX_FAILED_ATTEMPTS, PKCE_PREFIX, type CodeChallengeMethod } from "./model/one-time-token.ts";
+export { FLOW_STATE_LIFETIME_SECONDS, type FlowState } from "./model/flow-state.ts";
+export { readPkceChallenge, verifierMatches, type PkceChallenge } from "./model/pkce.ts";

@@ -1,11 +1,12 @@
 import type { AccessTokenPolicy } from "./model/access-token-claims.ts";
 import type { PasswordPolicy } from "./model/password-policy.ts";
+import type { RedirectPolicy } from "./model/redirect.ts";
 import type { RefreshPolicy } from "./model/refresh-token.ts";
 
 /** The slice of configuration the domain reads; durations carry their unit. */
 export interface AuthPolicy {
-  /** SITE_URL: where links lead when no other target is allowed. */
-  readonly siteUrl: string;
+  /** SITE_URL and URI_ALLOW_LIST: where links and redirects may lead; SITE_URL when nothing else is allowed. */
+  readonly redirect: RedirectPolicy;
   readonly accessToken: AccessTokenPolicy;
   /** JWT_AUD: the audience of users created without an explicit one. */
   readonly defaultAudience: string;
@@ -17,6 +18,20 @@ export interface AuthPolicy {
   readonly otp: OtpPolicy;
   /** SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION */
   readonly passwordChangeRequiresReauthentication: boolean;
+  readonly email: EmailPolicy;
+  /** JWT_ADMIN_ROLES: role claims that may call the admin API and /invite. */
+  readonly adminRoles: readonly string[];
+}
+
+export interface EmailPolicy {
+  /** EXTERNAL_EMAIL_MAGIC_LINK_ENABLED */
+  readonly magicLinkEnabled: boolean;
+  /** MAILER_SECURE_EMAIL_CHANGE_ENABLED: an email change needs both the old and the new address to confirm. */
+  readonly secureEmailChange: boolean;
+  /** MAILER_NOTIFICATIONS_*_ENABLED */
+  readonly notifications: { readonly passwordChanged: boolean; readonly emailChanged: boolean; readonly phoneChanged: boolean };
+  /** RATE_LIMIT_EMAIL_SENT: emails of every kind, all instances together. */
+  readonly sendLimit: { readonly events: number; readonly perSeconds: number };
 }
 
 export interface SignupPolicy {
@@ -43,8 +58,10 @@ export interface OtpPolicy {
   readonly smsOtpLength: number;
   /** SMS_OTP_EXP */
   readonly smsOtpExpSeconds: number;
-  /** SMTP_MAX_FREQUENCY as it applies to signup confirmations and email changes. */
+  /** SMTP_MAX_FREQUENCY as it applies to signup confirmations, email changes and reauthentication. */
   readonly emailConfirmationFrequencySeconds: number;
+  /** Between magic links, and between recovery emails: 60 s unless SMTP_MAX_FREQUENCY is set. */
+  readonly linkFrequencySeconds: number;
   /** SMS_MAX_FREQUENCY */
   readonly smsFrequencySeconds: number;
 }

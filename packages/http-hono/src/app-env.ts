@@ -1,4 +1,4 @@
-import type { Principal } from "@latchkey/domain";
+import type { AdminPrincipal, Principal } from "@latchkey/domain";
 import type { Logger } from "./logger.ts";
 
 /** Per-request values set by middleware. */
@@ -9,5 +9,7 @@ export interface AppEnv {
     log: Logger;
     /** Set by requireUser. */
     principal: Principal;
+    /** Set by requireAdmin. */
+    admin: AdminPrincipal;
   };
 }

@@ -15,6 +15,9 @@ import type { RouteDeps } from "./routes/route-deps.ts";
 import { signupRoutes } from "./routes/signup.ts";
 import { tokenRoutes } from "./routes/token.ts";
 import { userRoutes } from "./routes/user.ts";
+import { inviteRoutes } from "./routes/invite.ts";
+import { mailRoutes, signInByMailRoutes } from "./routes/mail.ts";
+import { verifyRoutes } from "./routes/verify.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -73,6 +76,10 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   app.route("/", signupRoutes(deps));
   app.route("/", tokenRoutes(deps));
   app.route("/", userRoutes(deps));
+  app.route("/", verifyRoutes(deps));
+  app.route("/", signInByMailRoutes(deps));
+  app.route("/", mailRoutes(deps));
+  app.route("/", inviteRoutes(deps));
 
   app.notFound((c) => errorResponse(c, new AuthError("not_found", "Not Found"), 404));
   app.onError(handleAuthErrors());

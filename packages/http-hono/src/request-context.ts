@@ -12,3 +12,11 @@ export function requestContext(c: Context, clientAddress: ClientAddress): Reques
 export function requestAudience(c: Context): string | undefined {
   return c.req.header("x-jwt-aud") || undefined;
 }
+
+/**
+ * Where the caller asks to be sent, in GoTrue's order of preference: a `redirect_to` header, the query, then the
+ * Referer. The domain keeps the first one its redirect rule allows.
+ */
+export function redirectCandidates(c: Context): (string | undefined)[] {
+  return [c.req.header("redirect_to"), c.req.query("redirect_to"), c.req.header("referer")];
+}

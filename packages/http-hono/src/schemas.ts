@@ -77,3 +77,35 @@ export const UpdateUserBody = v.object({
   code_challenge: text,
   code_challenge_method: text,
 });
+
+const pkce = { code_challenge: text, code_challenge_method: text };
+
+export const OtpBody = v.object({
+  email: text,
+  phone: text,
+  create_user: absentIfNull(v.boolean()),
+  data: metadata,
+  channel: text,
+  ...pkce,
+  gotrue_meta_security: security,
+});
+
+export const MagicLinkBody = v.object({ email: text, data: metadata, ...pkce, gotrue_meta_security: security });
+
+export const RecoverBody = v.object({ email: text, ...pkce, gotrue_meta_security: security });
+
+export const ResendBody = v.object({ type: text, email: text, phone: text, ...pkce, gotrue_meta_security: security });
+
+export const InviteBody = v.object({ email: text, data: metadata });
+
+export const VerifyBody = v.object({
+  type: text,
+  token: text,
+  token_hash: text,
+  email: text,
+  phone: text,
+  redirect_to: text,
+  password: text,
+});
+
+export const PkceGrantBody = v.object({ auth_code: text, code_verifier: text });

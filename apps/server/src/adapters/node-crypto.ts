@@ -1,5 +1,5 @@
 import type { Random, Secrets } from "@latchkey/domain";
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, randomInt, randomUUID, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, randomInt, randomUUID, timingSafeEqual } from "node:crypto";
 
 export const cryptoRandom: Random = {
   uuid: () => randomUUID(),
@@ -32,6 +32,7 @@ export function createSecrets(masterSecret: string): Secrets {
     },
     digest: (value) => createHmac("sha256", digestKey).update(value).digest("base64url"),
     nextRefreshToken: (previous) => createHmac("sha256", derivationKey).update(previous).digest("base64url"),
+    sha256: (value) => createHash("sha256").update(value).digest("base64url"),
     equal: (a, b) => {
       const left = Buffer.from(a);
       const right = Buffer.from(b);

@@ -91,6 +91,7 @@ export function buildConfig(env: Env, { profile, cwd, jwtSecret }: BuildContext)
       tokenRefresh: env.RATE_LIMIT_TOKEN_REFRESH,
       otp: env.RATE_LIMIT_OTP,
       anonymousUsers: env.RATE_LIMIT_ANONYMOUS_USERS,
+      redisUrl: env.REDIS_URL,
     },
     observability: {
       tracing: { enabled: env.TRACING_ENABLED, exporter: env.TRACING_EXPORTER },

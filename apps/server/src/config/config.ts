@@ -202,6 +202,8 @@ export interface RateLimitConfig {
   readonly otp: Rate;
   /** Per IP, anonymous sign-ins. */
   readonly anonymousUsers: Rate;
+  /** REDIS_URL: where every instance counts these together; undefined counts them in this process's memory. */
+  readonly redisUrl: string | undefined;
 }
 
 export interface ObservabilityConfig {

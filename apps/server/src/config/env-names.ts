@@ -4,6 +4,7 @@ import type { EnvKey } from "./env-schema.ts";
 const UNPREFIXED: ReadonlySet<string> = new Set([
   "PORT",
   "DATABASE_URL",
+  "REDIS_URL",
   "LOG_LEVEL",
   "OTEL_EXPORTER_PROMETHEUS_HOST",
   "OTEL_EXPORTER_PROMETHEUS_PORT",

@@ -12,6 +12,7 @@ import {
   port,
   postgresUrl,
   ratePerHourOrWindow,
+  redisUrl,
   requiredCharacters,
   seconds,
   dbNamespace,
@@ -81,6 +82,8 @@ const rateLimits = {
   RATE_LIMIT_TOKEN_REFRESH: v.optional(countPer(300), "150"),
   RATE_LIMIT_OTP: v.optional(countPer(300), "30"),
   RATE_LIMIT_ANONYMOUS_USERS: v.optional(countPer(3600), "30"),
+  // No default: without it the limits are counted in memory, per instance.
+  REDIS_URL: v.optional(redisUrl),
 };
 
 const apiDbLog = {
@@ -230,8 +233,9 @@ export function isEnvKey(key: unknown): key is EnvKey {
 
 /**
  * security: values of these variables never appear in an error message. Matched by name so that a new
- * credential-like variable is hidden without anyone remembering to list it; DATABASE_URL carries a password.
+ * credential-like variable is hidden without anyone remembering to list it; DATABASE_URL and REDIS_URL carry
+ * passwords.
  */
 export function isSecret(key: EnvKey): boolean {
-  return /SECRET|_PASS$|_TOKEN$|_KEY$|^DATABASE_URL$|_HEADERS$|^SMS_TEST_OTP$/.test(key);
+  return /SECRET|_PASS$|_TOKEN$|_KEY$|^DATABASE_URL$|^REDIS_URL$|_HEADERS$|^SMS_TEST_OTP$/.test(key);
 }

@@ -123,6 +123,13 @@ export const postgresUrl = parsed((input) => {
   return protocol === "postgres:" || protocol === "postgresql:" ? input : undefined;
 }, "expected a postgres:// or postgresql:// URL");
 
+/** ioredis reads redis:// and rediss:// (TLS) URLs; a password in one is why the variable counts as a secret. */
+export const redisUrl = parsed((input) => {
+  if (!URL.canParse(input)) return undefined;
+  const { protocol, hostname } = new URL(input);
+  return (protocol === "redis:" || protocol === "rediss:") && hostname !== "" ? input : undefined;
+}, "expected a redis:// or rediss:// URL");
+
 /**
  * security: the namespace is spliced into SQL identifiers. The database adapter's own rule decides, so the start
  * stops here, in the list of problems, rather than later with a stack trace.

@@ -4,7 +4,7 @@ import type { Config } from "./config.ts";
 /** The slice of the configuration the domain reads. */
 export function toPolicy(config: Config): AuthPolicy {
   return {
-    siteUrl: config.siteUrl,
+    redirect: { siteUrl: config.siteUrl, allowList: config.uriAllowList },
     accessToken: { expSeconds: config.jwt.expSeconds, issuer: config.jwt.issuer },
     defaultAudience: config.jwt.aud,
     defaultRole: config.jwt.defaultGroupName,
@@ -27,8 +27,20 @@ export function toPolicy(config: Config): AuthPolicy {
       smsOtpLength: config.sms.otpLength,
       smsOtpExpSeconds: config.sms.otpExpSeconds,
       emailConfirmationFrequencySeconds: config.mailer.confirmationFrequencySeconds,
+      linkFrequencySeconds: config.mailer.linkFrequencySeconds,
       smsFrequencySeconds: config.sms.maxFrequencySeconds,
     },
     passwordChangeRequiresReauthentication: config.security.updatePasswordRequireReauthentication,
+    email: {
+      magicLinkEnabled: config.signup.emailMagicLinkEnabled,
+      secureEmailChange: config.mailer.secureEmailChangeEnabled,
+      notifications: {
+        passwordChanged: config.mailer.notifications.passwordChanged,
+        emailChanged: config.mailer.notifications.emailChanged,
+        phoneChanged: config.mailer.notifications.phoneChanged,
+      },
+      sendLimit: config.rateLimit.emailSent,
+    },
+    adminRoles: config.jwt.adminRoles,
   };
 }

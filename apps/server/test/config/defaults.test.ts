@@ -134,6 +134,8 @@ describe("defaults, with only the required production settings", () => {
       tokenRefresh: { events: 150, perSeconds: 300 },
       otp: { events: 30, perSeconds: 300 },
       anonymousUsers: { events: 30, perSeconds: 3600 },
+      // In memory, per instance, until REDIS_URL is set.
+      redisUrl: undefined,
     });
   });
 

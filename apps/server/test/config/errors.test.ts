@@ -45,11 +45,13 @@ describe("a refused configuration", () => {
       AUTH_OPERATOR_TOKEN: "operator-token-5Jm",
       AUTH_EXTERNAL_GITHUB_SECRET: "github-secret-3Pn",
       AUTH_EXTERNAL_GITHUB_ENABLED: "true",
+      REDIS_URL: "http://default:redis-pass-6Tb@cache:6379",
     };
     const message = messageOf({ ...secrets, AUTH_SITE_URL: "nope" });
     expect(message).toContain("DATABASE_URL: expected a postgres:// or postgresql:// URL");
     expect(message).toContain("AUTH_JWT_SECRET: must be at least 32 characters");
     expect(message).toContain("AUTH_SMS_TEST_OTP: expected phone:code pairs");
+    expect(message).toContain("REDIS_URL: expected a redis:// or rediss:// URL");
     expect(message).toContain('AUTH_SITE_URL: expected an absolute http(s) URL, got "nope"');
     for (const [name, value] of Object.entries(secrets)) {
       if (name.endsWith("_ENABLED")) continue;

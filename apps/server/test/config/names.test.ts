@@ -43,6 +43,14 @@ describe("variable names", () => {
     expect(config.log.level).toBe("debug");
   });
 
+  it("reads REDIS_URL as AUTH_REDIS_URL, unprefixed, or as GOTRUE_REDIS_URL, in that order", () => {
+    const [auth, plain, gotrue] = ["redis://auth:6379", "redis://plain:6379", "redis://gotrue:6379"];
+    expect(load({ GOTRUE_REDIS_URL: gotrue }).rateLimit.redisUrl).toBe(gotrue);
+    expect(load({ REDIS_URL: plain, GOTRUE_REDIS_URL: gotrue }).rateLimit.redisUrl).toBe(plain);
+    expect(load({ AUTH_REDIS_URL: auth, REDIS_URL: plain, GOTRUE_REDIS_URL: gotrue }).rateLimit.redisUrl).toBe(auth);
+    expect(problemsOf({ REDIS_URL: "http://cache" })).toEqual(["REDIS_URL: expected a redis:// or rediss:// URL"]);
+  });
+
   it("prefers the AUTH_ name over the unprefixed one", () => {
     expect(load({ PORT: "9000", AUTH_PORT: "9001" }).api.port).toBe(9001);
     expect(load({ LOG_LEVEL: "debug", AUTH_LOG_LEVEL: "warn" }).log.level).toBe("warn");

@@ -26,9 +26,16 @@ describe("toPolicy", () => {
       AUTH_SMTP_MAX_FREQUENCY: "45s",
       AUTH_SMS_MAX_FREQUENCY: "20",
       AUTH_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION: "true",
+      AUTH_URI_ALLOW_LIST: "https://app.example.com/**, myapp://callback",
+      AUTH_EXTERNAL_EMAIL_MAGIC_LINK_ENABLED: "false",
+      AUTH_MAILER_SECURE_EMAIL_CHANGE_ENABLED: "false",
+      AUTH_MAILER_NOTIFICATIONS_PASSWORD_CHANGED_ENABLED: "true",
+      AUTH_MAILER_NOTIFICATIONS_PHONE_CHANGED_ENABLED: "true",
+      AUTH_RATE_LIMIT_EMAIL_SENT: "10/1m",
+      AUTH_JWT_ADMIN_ROLES: "service_role, ops",
     });
     expect(toPolicy(config)).toEqual({
-      siteUrl: "https://app.example.com",
+      redirect: { siteUrl: "https://app.example.com", allowList: ["https://app.example.com/**", "myapp://callback"] },
       accessToken: { expSeconds: 900, issuer: "https://issuer.example.com" },
       defaultAudience: "app-users",
       defaultRole: "member",
@@ -48,15 +55,26 @@ describe("toPolicy", () => {
         smsOtpLength: 7,
         smsOtpExpSeconds: 120,
         emailConfirmationFrequencySeconds: 45,
+        linkFrequencySeconds: 45,
         smsFrequencySeconds: 20,
       },
       passwordChangeRequiresReauthentication: true,
+      email: {
+        magicLinkEnabled: false,
+        secureEmailChange: false,
+        notifications: { passwordChanged: true, emailChanged: false, phoneChanged: true },
+        sendLimit: { events: 10, perSeconds: 60 },
+      },
+      adminRoles: ["service_role", "ops"],
     });
   });
 
-  it("uses the spec's 900 s for confirmations and API_EXTERNAL_URL as issuer by default", () => {
+  it("uses the spec's 900 s for confirmations, 60 s for links and API_EXTERNAL_URL as issuer by default", () => {
     const policy = toPolicy(production());
     expect(policy.otp.emailConfirmationFrequencySeconds).toBe(900);
+    expect(policy.otp.linkFrequencySeconds).toBe(60);
+    expect(policy.email.sendLimit).toEqual({ events: 30, perSeconds: 3600 });
+    expect(policy.adminRoles).toEqual(["service_role", "supabase_admin"]);
     expect(policy.accessToken.issuer).toBe("https://auth.example.com");
     expect(policy.refresh).toEqual({ rotationEnabled: true, reuseIntervalSeconds: 10 });
   });

@@ -210,6 +210,19 @@ describe("rate limits", () => {
   });
 });
 
+describe("Redis", () => {
+  it.each(["redis://127.0.0.1:6379", "redis://:pw@cache.internal:6380/2", "rediss://default:pw@cache.example.com"])(
+    "reads %j",
+    (url) => {
+      expect(load({ AUTH_REDIS_URL: url }).rateLimit.redisUrl).toBe(url);
+    },
+  );
+
+  it.each(["http://cache:6379", "cache.internal:6379", "redis://", "unix:///tmp/redis.sock"])("refuses %j", (text) => {
+    expect(problemsOf({ AUTH_REDIS_URL: text })).toEqual(["AUTH_REDIS_URL: expected a redis:// or rediss:// URL"]);
+  });
+});
+
 describe("passwords", () => {
   it("raises a minimum length below 6 to 6, as Supabase does", () => {
     expect(load({ AUTH_PASSWORD_MIN_LENGTH: "4" }).password.minLength).toBe(6);

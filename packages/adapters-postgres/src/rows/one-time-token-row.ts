@@ -14,6 +14,8 @@ export function toOneTimeTokenRow(token: OneTimeToken): OneTimeTokenRow {
     otpHash: token.otpHash,
     failedAttempts: token.failedAttempts,
     createdAt: token.createdAt,
+    codeChallenge: token.codeChallenge,
+    codeChallengeMethod: token.codeChallengeMethod,
   };
 }
 

@@ -1,5 +1,6 @@
 import { validateNamespace } from "../namespace.ts";
 import { auditLogEntriesTable } from "./audit-log-entries.ts";
+import { flowStatesTable } from "./flow-states.ts";
 import { identitiesTable } from "./identities.ts";
 import { oneTimeTokensTable } from "./one-time-tokens.ts";
 import { outboxTable } from "./outbox.ts";
@@ -25,6 +26,7 @@ export function createSchema(namespace: string) {
     oneTimeTokens: oneTimeTokensTable(ns, users),
     auditLogEntries: auditLogEntriesTable(ns),
     outbox: outboxTable(ns),
+    flowStates: flowStatesTable(ns, users),
     schemaMigrations: schemaMigrationsTable(ns),
   };
 }
@@ -41,6 +43,7 @@ export function tablesOf(schema: Schema) {
     schema.oneTimeTokens,
     schema.auditLogEntries,
     schema.outbox,
+    schema.flowStates,
     schema.schemaMigrations,
   ] as const;
 }

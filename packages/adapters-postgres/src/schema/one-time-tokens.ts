@@ -1,9 +1,13 @@
 import type { OneTimeTokenKind } from "@latchkey/domain";
 import { foreignKey, index, integer, pgTable, primaryKey, text, unique, uuid } from "drizzle-orm/pg-core";
+import type { CodeChallengeMethod } from "@latchkey/domain";
 import { timestamptz } from "./columns.ts";
 import type { UsersTable } from "./users.ts";
 
-/** `<ns>one_time_tokens`: at most one pending token per (user, kind). */
+/**
+ * `<ns>one_time_tokens`: at most one pending token per (user, kind). The code challenge columns come last: a
+ * later migration added them, and ADD COLUMN appends.
+ */
 export function oneTimeTokensTable(ns: string, users: UsersTable) {
   return pgTable(
     `${ns}one_time_tokens`,
@@ -16,12 +20,16 @@ export function oneTimeTokensTable(ns: string, users: UsersTable) {
       otpHash: text("otp_hash").notNull(),
       failedAttempts: integer("failed_attempts").notNull(),
       createdAt: timestamptz("created_at").notNull(),
+      codeChallenge: text("code_challenge"),
+      codeChallengeMethod: text("code_challenge_method").$type<CodeChallengeMethod>(),
     },
     (t) => [
       primaryKey({ name: `${ns}one_time_tokens_pkey`, columns: [t.id] }),
       unique(`${ns}one_time_tokens_user_id_kind_key`).on(t.userId, t.kind),
       foreignKey({ name: `${ns}one_time_tokens_user_id_fkey`, columns: [t.userId], foreignColumns: [users.id] }).onDelete("cascade"),
       index(`${ns}one_time_tokens_link_token_hash_idx`).on(t.linkTokenHash),
+      // Pending tokens are also looked up by the address they were sent to.
+      index(`${ns}one_time_tokens_relates_to_idx`).on(t.relatesTo),
     ],
   );
 }

@@ -4,6 +4,7 @@ import type { Schema } from "../schema/create-schema.ts";
 import type { Atomic } from "./atomic.ts";
 import { translatingErrors } from "./database-error.ts";
 import { createAuditLogStore } from "./audit-log-store.ts";
+import { createFlowStateStore } from "./flow-state-store.ts";
 import { createIdentityStore } from "./identity-store.ts";
 import { createOneTimeTokenStore } from "./one-time-token-store.ts";
 import { createOutboxStore } from "./outbox-store.ts";
@@ -21,6 +22,7 @@ export function createStores(db: Database, schema: Schema, atomic: Atomic): Stor
     oneTimeTokens: translatingErrors(createOneTimeTokenStore(db, schema)),
     auditLog: translatingErrors(createAuditLogStore(db, schema)),
     outbox: translatingErrors(createOutboxStore(db, schema)),
+    flowStates: translatingErrors(createFlowStateStore(db, schema)),
   };
 }
 

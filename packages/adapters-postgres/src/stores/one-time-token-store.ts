@@ -1,5 +1,5 @@
-import type { OneTimeTokenStore } from "@latchkey/domain";
-import { and, eq } from "drizzle-orm";
+import { isUuid, type OneTimeTokenStore } from "@latchkey/domain";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../database.ts";
 import { fromOneTimeTokenRow, toOneTimeTokenRow } from "../rows/one-time-token-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
@@ -22,6 +22,8 @@ export function createOneTimeTokenStore(db: Database, schema: Schema): OneTimeTo
             linkTokenHash: excluded(tokens.linkTokenHash),
             otpHash: excluded(tokens.otpHash),
             failedAttempts: excluded(tokens.failedAttempts),
+            codeChallenge: excluded(tokens.codeChallenge),
+            codeChallengeMethod: excluded(tokens.codeChallengeMethod),
             createdAt: excluded(tokens.createdAt),
           },
         });
@@ -34,6 +36,42 @@ export function createOneTimeTokenStore(db: Database, schema: Schema): OneTimeTo
         .where(and(eq(tokens.userId, userId), eq(tokens.kind, kind)))
         .limit(1);
       return row ? fromOneTimeTokenRow(row) : null;
+    },
+
+    async findByLinkTokenHash(linkTokenHash) {
+      const [row] = await db.select().from(tokens).where(eq(tokens.linkTokenHash, linkTokenHash)).limit(1);
+      return row ? fromOneTimeTokenRow(row) : null;
+    },
+
+    async findByAddress(relatesTo, kinds) {
+      if (kinds.length === 0) return [];
+      const rows = await db
+        .select()
+        .from(tokens)
+        .where(and(eq(tokens.relatesTo, relatesTo), inArray(tokens.kind, [...kinds])))
+        .orderBy(asc(tokens.createdAt), asc(tokens.id));
+      return rows.map(fromOneTimeTokenRow);
+    },
+
+    async recordFailedAttempt(id) {
+      // A token id that is not a uuid names no token (and would be a type error in SQL).
+      if (!isUuid(id)) return 0;
+      // One statement, the increment done by the database: concurrent wrong codes each count, none is lost to a
+      // read-modify-write race, so the limit on guesses holds under parallel requests.
+      const [row] = await db
+        .update(tokens)
+        .set({ failedAttempts: sql`${tokens.failedAttempts} + 1` })
+        .where(eq(tokens.id, id))
+        .returning({ failedAttempts: tokens.failedAttempts });
+      return row?.failedAttempts ?? 0;
+    },
+
+    async delete(id) {
+      if (!isUuid(id)) return false;
+      // One statement that says whether it removed the row: of two concurrent deletes, the second waits for the
+      // first's row lock, then finds the row gone and removes nothing, so exactly one use of a token wins.
+      const removed = await db.delete(tokens).where(eq(tokens.id, id)).returning({ id: tokens.id });
+      return removed.length > 0;
     },
 
     async deleteAllOfUser(userId) {

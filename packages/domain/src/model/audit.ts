@@ -5,7 +5,11 @@ import type { User } from "./user.ts";
 export type AuditAction =
   | "login"
   | "logout"
+  | "invite_accepted"
   | "user_signedup"
+  | "user_invited"
+  | "user_recovery_requested"
+  | "user_reauthenticate_requested"
   | "user_confirmation_requested"
   | "user_repeated_signup"
   | "user_modified"
@@ -35,8 +39,10 @@ export function auditLogType(action: AuditAction): "account" | "team" | "token" 
   switch (action) {
     case "login":
     case "logout":
+    case "invite_accepted":
       return "account";
     case "user_signedup":
+    case "user_invited":
       return "team";
     case "token_refreshed":
     case "token_revoked":

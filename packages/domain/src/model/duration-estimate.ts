@@ -17,3 +17,13 @@ export function createDurationEstimate(weight = 0.2): DurationEstimate {
     milliseconds: () => estimate ?? 0,
   };
 }
+
+/** One estimate per operation name, created when first asked for. */
+export function createDurationEstimates(): (operation: string) => DurationEstimate {
+  const estimates = new Map<string, DurationEstimate>();
+  return (operation) => {
+    let estimate = estimates.get(operation);
+    if (!estimate) estimates.set(operation, (estimate = createDurationEstimate()));
+    return estimate;
+  };
+}

@@ -1,11 +1,17 @@
+import type { LinkType } from "../ports/mailer.ts";
+
 /** One pending token per user and kind; issuing a new one replaces the old. */
 export type OneTimeTokenKind =
   | "confirmation"
+  | "invite"
+  | "magic_link"
   | "recovery"
   | "email_change_current"
   | "email_change_new"
   | "phone_change"
   | "reauthentication";
+
+export type CodeChallengeMethod = "s256" | "plain";
 
 export interface OneTimeToken {
   readonly id: string;
@@ -18,5 +24,37 @@ export interface OneTimeToken {
   /** Digest of `relatesTo` and the numeric code together. */
   readonly otpHash: string;
   readonly failedAttempts: number;
+  /** Set when the request that asked for it started a PKCE flow: its link then leads to a code, not a session. */
+  readonly codeChallenge: string | null;
+  readonly codeChallengeMethod: CodeChallengeMethod | null;
   readonly createdAt: Date;
+}
+
+/** Wrong codes a token survives; the next wrong one destroys it, so six digits cannot be walked through. */
+export const MAX_FAILED_ATTEMPTS = 5;
+
+/** Links of PKCE flows carry this prefix, as GoTrue's do, so both the server and the reader can tell them apart. */
+export const PKCE_PREFIX = "pkce_";
+
+/** What each verification type accepts: a token is bound to the purpose it was issued for. */
+export function kindsVerifiedBy(type: LinkType | "email"): readonly OneTimeTokenKind[] {
+  switch (type) {
+    case "signup":
+      return ["confirmation"];
+    case "invite":
+      return ["invite"];
+    case "magiclink":
+      return ["magic_link"];
+    case "recovery":
+      return ["recovery"];
+    case "email_change":
+      return ["email_change_new", "email_change_current"];
+    case "email":
+      // auth-js verifies the code of a sign-in mail as `email`, whether the mail was a magic link or a signup's.
+      return ["magic_link", "confirmation", "invite"];
+  }
+}
+
+export function hasExpired(token: OneTimeToken, now: Date, lifetimeSeconds: number): boolean {
+  return now.getTime() >= token.createdAt.getTime() + lifetimeSeconds * 1000;
 }

@@ -2,12 +2,14 @@ import type { Clock } from "./clock.ts";
 import type { Mailer } from "./mailer.ts";
 import type { PasswordHasher } from "./password-hasher.ts";
 import type { Random } from "./random.ts";
+import type { RateLimiter } from "./rate-limiter.ts";
 import type { Secrets } from "./secrets.ts";
 import type { SmsSender } from "./sms-sender.ts";
 import type { Stores, Transactor } from "./stores.ts";
 import type { TokenSigner } from "./token-signer.ts";
 
-export type { Clock, Mailer, PasswordHasher, Random, Secrets, SmsSender, Stores, Transactor, TokenSigner };
+export type { Clock, Mailer, PasswordHasher, Random, RateLimiter, Secrets, SmsSender, Stores, Transactor, TokenSigner };
+export type { RateDecision } from "./rate-limiter.ts";
 export type * from "./stores.ts";
 export type { AuthEmail } from "./mailer.ts";
 export type { AuthSms } from "./sms-sender.ts";
@@ -25,4 +27,6 @@ export interface Ports {
   readonly random: Random;
   readonly mailer: Mailer;
   readonly sms: SmsSender;
+  /** Send frequencies and quotas; shared between instances when Redis backs it. */
+  readonly rateLimiter: RateLimiter;
 }

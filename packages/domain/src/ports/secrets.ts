@@ -13,4 +13,6 @@ export interface Secrets {
   seal(plaintext: string): string;
   /** The plaintext of what `seal` produced; throws when it was tampered with or sealed under another key. */
   open(sealed: string): string;
+  /** Unkeyed SHA-256, base64url without padding: PKCE's S256 transform of a code verifier. */
+  sha256(value: string): string;
 }

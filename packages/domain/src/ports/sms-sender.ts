@@ -1,5 +1,5 @@
 export type AuthSms = {
-  readonly kind: "confirmation";
+  readonly kind: "confirmation" | "reauthentication";
   readonly to: string;
   readonly otp: string;
 };

@@ -1,4 +1,5 @@
 import type { AuditEntry } from "../model/audit.ts";
+import type { FlowState } from "../model/flow-state.ts";
 import type { Identity } from "../model/identity.ts";
 import type { OneTimeToken, OneTimeTokenKind } from "../model/one-time-token.ts";
 import type { OutboxEntry } from "../model/outbox.ts";
@@ -64,8 +65,22 @@ export interface OneTimeTokenStore {
   /** Stores the token, replacing the user's pending token of the same kind. */
   replace(token: OneTimeToken): Promise<void>;
   findByUser(userId: string, kind: OneTimeTokenKind): Promise<OneTimeToken | null>;
+  /** The token whose link carries the token with this digest. */
+  findByLinkTokenHash(linkTokenHash: string): Promise<OneTimeToken | null>;
+  /** The pending tokens of these kinds sent to this address (an address may be pending for several users). */
+  findByAddress(relatesTo: string, kinds: readonly OneTimeTokenKind[]): Promise<OneTimeToken[]>;
+  /** Counts one more wrong code against the token and returns the new count (0 when the token is gone). */
+  recordFailedAttempt(id: string): Promise<number>;
+  /** Removes one token and says whether it was still there: of two concurrent uses, only one removes it. */
+  delete(id: string): Promise<boolean>;
   /** Removes every pending token of the user: after a password change, nothing issued before it stays usable. */
   deleteAllOfUser(userId: string): Promise<void>;
+}
+
+export interface FlowStateStore {
+  insert(flow: FlowState): Promise<void>;
+  /** Removes and returns the flow with this code digest: a code is exchanged at most once, right or wrong. */
+  consume(authCodeHash: string): Promise<FlowState | null>;
 }
 
 /** Security events; written in the transaction of the change they record, so both commit or neither. */
@@ -102,6 +117,7 @@ export interface Stores {
   readonly oneTimeTokens: OneTimeTokenStore;
   readonly auditLog: AuditLogStore;
   readonly outbox: OutboxStore;
+  readonly flowStates: FlowStateStore;
 }
 
 /** Runs `work` in one transaction: it commits when `work` resolves and rolls back when it throws. */

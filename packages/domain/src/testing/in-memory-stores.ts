@@ -1,5 +1,6 @@
 import { AuthError, messages } from "../errors.ts";
 import type { AuditEntry } from "../model/audit.ts";
+import type { FlowState } from "../model/flow-state.ts";
 import type { Identity } from "../model/identity.ts";
 import type { OneTimeToken } from "../model/one-time-token.ts";
 import type { OutboxEntry } from "../model/outbox.ts";
@@ -8,6 +9,7 @@ import type { Session } from "../model/session.ts";
 import type { User } from "../model/user.ts";
 import type {
   AuditLogStore,
+  FlowStateStore,
   IdentityStore,
   OneTimeTokenStore,
   OutboxStore,
@@ -28,6 +30,7 @@ interface State {
   oneTimeTokens: Map<string, OneTimeToken>;
   auditLog: AuditEntry[];
   outbox: Map<string, OutboxEntry & { leaseUntil: Date | null }>;
+  flowStates: Map<string, FlowState>;
 }
 
 const emptyState = (): State => ({
@@ -38,6 +41,7 @@ const emptyState = (): State => ({
   oneTimeTokens: new Map(),
   auditLog: [],
   outbox: new Map(),
+  flowStates: new Map(),
 });
 
 // Everything goes in and out as a copy, as it would through a database.
@@ -195,10 +199,41 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
       const token = [...state.oneTimeTokens.values()].find((other) => other.userId === userId && other.kind === kind);
       return token ? copy(token) : null;
     },
+    async findByLinkTokenHash(linkTokenHash) {
+      const token = [...state.oneTimeTokens.values()].find((other) => other.linkTokenHash === linkTokenHash);
+      return token ? copy(token) : null;
+    },
+    async recordFailedAttempt(id) {
+      const token = state.oneTimeTokens.get(id);
+      if (!token) return 0;
+      state.oneTimeTokens.set(id, { ...token, failedAttempts: token.failedAttempts + 1 });
+      return token.failedAttempts + 1;
+    },
+    async findByAddress(relatesTo, kinds) {
+      return [...state.oneTimeTokens.values()]
+        .filter((token) => token.relatesTo === relatesTo && kinds.includes(token.kind))
+        .map(copy);
+    },
+    async delete(id) {
+      return state.oneTimeTokens.delete(id);
+    },
     async deleteAllOfUser(userId) {
       for (const token of [...state.oneTimeTokens.values()]) {
         if (token.userId === userId) state.oneTimeTokens.delete(token.id);
       }
+    },
+  };
+
+  const flowStates: FlowStateStore = {
+    async insert(flow) {
+      if (!state.users.has(flow.userId)) throw new Error(`no user ${flow.userId}`);
+      state.flowStates.set(flow.id, copy(flow));
+    },
+    async consume(authCodeHash) {
+      const flow = [...state.flowStates.values()].find((candidate) => candidate.authCodeHash === authCodeHash);
+      if (!flow) return null;
+      state.flowStates.delete(flow.id);
+      return copy(flow);
     },
   };
 
@@ -246,7 +281,7 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
     },
   };
 
-  const bound: Stores = { users, identities, sessions, refreshTokens, oneTimeTokens, auditLog, outbox };
+  const bound: Stores = { users, identities, sessions, refreshTokens, oneTimeTokens, auditLog, outbox, flowStates };
 
   // Outside a transaction every call is a transaction of its own.
   const single = <S extends object>(store: S): S =>
@@ -266,6 +301,7 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
       oneTimeTokens: single(oneTimeTokens),
       auditLog: single(auditLog),
       outbox: single(outbox),
+      flowStates: single(flowStates),
     },
     tx: { run },
   };

@@ -5,7 +5,7 @@ type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends rea
 /** Supabase's defaults, with email signups on and confirmations required; override what a test is about. */
 export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy {
   return {
-    siteUrl: overrides.siteUrl ?? "http://localhost:3000",
+    redirect: { siteUrl: "http://localhost:3000", allowList: [], ...overrides.redirect },
     accessToken: { expSeconds: 3600, issuer: "http://localhost:8081", ...overrides.accessToken },
     defaultAudience: overrides.defaultAudience ?? "authenticated",
     defaultRole: overrides.defaultRole ?? "authenticated",
@@ -26,10 +26,19 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       smsOtpLength: 6,
       smsOtpExpSeconds: 60,
       emailConfirmationFrequencySeconds: 900,
+      linkFrequencySeconds: 60,
       smsFrequencySeconds: 60,
       ...overrides.otp,
     },
     passwordChangeRequiresReauthentication: overrides.passwordChangeRequiresReauthentication ?? false,
+    email: {
+      magicLinkEnabled: true,
+      secureEmailChange: true,
+      ...overrides.email,
+      notifications: { passwordChanged: false, emailChanged: false, phoneChanged: false, ...overrides.email?.notifications },
+      sendLimit: { events: 30, perSeconds: 3600, ...overrides.email?.sendLimit },
+    },
+    adminRoles: overrides.adminRoles ?? ["service_role", "supabase_admin"],
   };
 }
 export type { DeepPartial };

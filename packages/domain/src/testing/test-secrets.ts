@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { Secrets } from "../ports/secrets.ts";
 
 /**
@@ -20,5 +20,6 @@ export function createTestSecrets(key = "test-secrets-key"): Secrets {
       if (tag !== mac("seal:", body)) throw new Error("sealed under another key, or damaged");
       return Buffer.from(body, "base64url").toString();
     },
+    sha256: (value) => createHash("sha256").update(value).digest("base64url"),
   };
 }

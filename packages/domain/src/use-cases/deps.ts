@@ -7,8 +7,11 @@ import type { Ports } from "../ports/index.ts";
 
 export type Deps = Ports & {
   readonly policy: AuthPolicy;
-  /** How long real signups take, so that a duplicate's fabricated answer takes as long (see sign-up.ts). */
-  readonly signupDuration: DurationEstimate;
+  /**
+   * How long each operation takes when it does its real work, so that an answer which must not reveal whether
+   * an address exists (a duplicate signup, a recovery for nobody) can take as long (see timing.ts).
+   */
+  readonly durations: (operation: string) => DurationEstimate;
 };
 
 /** What the transport knows about the caller, recorded on sessions. */

@@ -1,16 +1,19 @@
 import { AuthError, isAuthError, messages } from "../errors.ts";
 import { normalizeEmail } from "../model/email.ts";
-import type { Identity } from "../model/identity.ts";
 import type { Metadata } from "../model/metadata.ts";
 import { assertPasswordAcceptable } from "../model/password-policy.ts";
 import { normalizePhone } from "../model/phone.ts";
+import { readPkceChallenge } from "../model/pkce.ts";
+import { chooseRedirect } from "../model/redirect.ts";
 import { assertMaySendAgain } from "../model/send-frequency.ts";
 import { confirmEmail, confirmPhone, isBanned, isEmailConfirmed, isPhoneConfirmed, newUser, type User } from "../model/user.ts";
 import type { Stores } from "../ports/stores.ts";
 import { recordAudit } from "./audit.ts";
-import { type Channel, issueConfirmation } from "./confirmation.ts";
+import { type Channel, sendConfirmation } from "./confirmation.ts";
 import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
+import { newAccount } from "./new-account.ts";
 import { grantSession, openSession } from "./sessions.ts";
+import { observeDuration, padDuration } from "./timing.ts";
 
 export interface SignUpInput {
   readonly email?: string | undefined;
@@ -19,6 +22,10 @@ export interface SignUpInput {
   readonly data?: Metadata | undefined;
   /** X-JWT-AUD; JWT_AUD when absent. */
   readonly audience?: string | undefined;
+  /** Where the confirmation link may lead, in order of preference; SITE_URL when none is allowed. */
+  readonly redirectTo?: readonly (string | undefined)[];
+  readonly codeChallenge?: string | undefined;
+  readonly codeChallengeMethod?: string | undefined;
   readonly context: RequestContext;
 }
 
@@ -41,25 +48,28 @@ export async function signUp(deps: Deps, input: SignUpInput): Promise<SignUpResu
   if (hasEmail && !signup.emailEnabled) throw new AuthError("email_provider_disabled", "Email signups are disabled");
   if (hasPhone && !signup.phoneEnabled) throw new AuthError("phone_provider_disabled", "Phone signups are disabled");
 
+  const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
+  if (pkce && hasPhone) throw new AuthError("validation_failed", "PKCE not supported for phone signups");
   const channel: Channel = hasEmail
     ? { provider: "email", address: normalizeEmail(input.email!) }
     : { provider: "phone", address: normalizePhone(input.phone!) };
+  const delivery = { redirectTo: chooseRedirect(input.redirectTo ?? [], deps.policy.redirect), pkce };
 
   const started = deps.clock.now();
   const existing = await findByChannel(deps, channel);
-  if (existing) return signUpExisting(deps, existing, channel, password, input, started);
+  if (existing) return signUpExisting(deps, existing, channel, password, input, started, delivery);
   try {
-    return await signUpNew(deps, channel, password, input, started);
+    return await signUpNew(deps, channel, password, input, started, delivery);
   } catch (error) {
     // A concurrent signup with the same address won the insert: answer as for any duplicate.
     if (!isAuthError(error, "email_exists") && !isAuthError(error, "phone_exists")) throw error;
     const winner = await findByChannel(deps, channel);
     if (!winner) throw error;
-    return signUpExisting(deps, winner, channel, password, input, started);
+    return signUpExisting(deps, winner, channel, password, input, started, delivery);
   }
 }
 
-const millisecondsSince = (deps: Deps, started: Date) => deps.clock.now().getTime() - started.getTime();
+type Delivery = Parameters<typeof sendConfirmation>[4];
 
 function findByChannel(deps: Deps, channel: Channel): Promise<User | null> {
   return channel.provider === "email"
@@ -71,36 +81,17 @@ function autoconfirms(deps: Deps, channel: Channel): boolean {
   return channel.provider === "email" ? deps.policy.signup.emailAutoconfirm : deps.policy.signup.phoneAutoconfirm;
 }
 
-async function signUpNew(deps: Deps, channel: Channel, password: string, input: SignUpInput, started: Date): Promise<SignUpResult> {
+async function signUpNew(
+  deps: Deps,
+  channel: Channel,
+  password: string,
+  input: SignUpInput,
+  started: Date,
+  delivery: Delivery,
+): Promise<SignUpResult> {
   const passwordHash = await deps.hasher.hash(password);
   const now = deps.clock.now();
-  const id = deps.random.uuid();
-  // GoTrue's identity data; the client's `data` may add keys but not replace these.
-  const identityData: Metadata = {
-    ...input.data,
-    sub: id,
-    ...(channel.provider === "email" ? { email: channel.address } : { phone: channel.address }),
-    email_verified: false,
-    phone_verified: false,
-  };
-  const identity: Identity = {
-    id: deps.random.uuid(),
-    userId: id,
-    provider: channel.provider,
-    providerId: id,
-    identityData,
-    lastSignInAt: null,
-    createdAt: now,
-    updatedAt: now,
-  };
-  const user: User = {
-    ...newUser({ id, aud: input.audience ?? deps.policy.defaultAudience, role: deps.policy.defaultRole, now }),
-    ...contactOf(channel),
-    passwordHash,
-    appMetadata: { provider: channel.provider, providers: [channel.provider] },
-    userMetadata: identityData,
-    identities: [identity],
-  };
+  const user = newAccount(deps, { channel, passwordHash, data: input.data, audience: input.audience });
 
   if (autoconfirms(deps, channel)) {
     const confirmed = { ...confirm(user, channel, now), lastSignInAt: now };
@@ -117,10 +108,10 @@ async function signUpNew(deps: Deps, channel: Channel, password: string, input: 
     await stores.users.insert(pending);
     const traits = { provider: channel.provider };
     await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: pending, context: input.context, traits });
-    await issueConfirmation(deps, stores, pending, channel);
+    await sendConfirmation(deps, stores, pending, channel, delivery);
     return pending;
   });
-  deps.signupDuration.observe(millisecondsSince(deps, started));
+  observeDuration(deps, "signup", started);
   return { kind: "user", user: saved };
 }
 
@@ -131,6 +122,7 @@ async function signUpExisting(
   password: string,
   input: SignUpInput,
   started: Date,
+  delivery: Delivery,
 ): Promise<SignUpResult> {
   const confirmed = channel.provider === "email" ? isEmailConfirmed(existing) : isPhoneConfirmed(existing);
   if (confirmed) {
@@ -145,7 +137,7 @@ async function signUpExisting(
     await deps.tx.run((stores) =>
       recordAudit(deps, stores, { action: "user_repeated_signup", actor: existing, context: input.context, traits }),
     );
-    await deps.clock.sleep(deps.signupDuration.milliseconds() - millisecondsSince(deps, started));
+    await padDuration(deps, "signup", started);
     return { kind: "user", user: fabricatedUser(deps, channel, input) };
   }
 
@@ -190,7 +182,7 @@ async function signUpExisting(
     await stores.users.update(pending);
     const traits = { provider: channel.provider };
     await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: pending, context: input.context, traits });
-    await issueConfirmation(deps, stores, pending, channel);
+    await sendConfirmation(deps, stores, pending, channel, delivery);
     return pending;
   });
   return { kind: "user", user: saved };

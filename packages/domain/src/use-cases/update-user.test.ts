@@ -85,6 +85,8 @@ describe("update the user", () => {
         linkTokenHash: null,
         otpHash: otpDigest(createTestSecrets(), testAuth.user.email!, nonce),
         failedAttempts: 0,
+        codeChallenge: null,
+        codeChallengeMethod: null,
         createdAt: testAuth.clock.now(),
       });
       return testAuth;

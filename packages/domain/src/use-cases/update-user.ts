@@ -2,6 +2,8 @@ import { AuthError, messages } from "../errors.ts";
 import { normalizeEmail } from "../model/email.ts";
 import type { Identity } from "../model/identity.ts";
 import { mergeMetadata, type Metadata } from "../model/metadata.ts";
+import { hasExpired, MAX_FAILED_ATTEMPTS } from "../model/one-time-token.ts";
+import { chooseRedirect } from "../model/redirect.ts";
 import { assertPasswordAcceptable } from "../model/password-policy.ts";
 import { normalizePhone } from "../model/phone.ts";
 import { confirmPhone, type User, withProviders } from "../model/user.ts";
@@ -9,6 +11,9 @@ import type { Stores } from "../ports/stores.ts";
 import type { Deps, Principal, RequestContext } from "./deps.ts";
 import { recordAudit } from "./audit.ts";
 import { otpDigest } from "./digests.ts";
+import { sendEmailChange } from "./email-change.ts";
+import { queueNotification } from "./notifications.ts";
+import { limitFrequency } from "./one-time-tokens.ts";
 
 export interface UpdateUserInput {
   readonly principal: Principal;
@@ -19,12 +24,15 @@ export interface UpdateUserInput {
   readonly data?: Metadata | undefined;
   /** From GET /reauthenticate, when password changes require it. */
   readonly nonce?: string | undefined;
+  /** Where the email change confirmation links may lead, in order of preference. */
+  readonly redirectTo?: readonly (string | undefined)[];
   readonly context: RequestContext;
 }
 
 /**
- * PUT /user. Metadata and password change at once; an email change is recorded as pending (its confirmation
- * mails belong to the email flows), a phone change too, unless SMS_AUTOCONFIRM applies it at once.
+ * PUT /user. Metadata and password change at once; an email change waits for confirmation from the new address
+ * (and the current one, see email-change.ts); a phone change is recorded as pending, unless SMS_AUTOCONFIRM
+ * applies it at once.
  */
 export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<User> {
   const { user: caller, session } = input.principal;
@@ -35,9 +43,12 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
   if (caller.isAnonymous && password !== undefined && !email && !phone) {
     throw new AuthError("validation_failed", "Updating password of an anonymous user without an email or phone is not allowed");
   }
-  if (email && email !== caller.email) {
+  const changesEmail = email !== undefined && email !== caller.email;
+  if (changesEmail) {
     const holder = await deps.stores.users.findByEmail(email);
     if (holder && holder.id !== caller.id) throw new AuthError("email_exists", messages.emailExists);
+    const seconds = deps.policy.otp.emailConfirmationFrequencySeconds;
+    await limitFrequency(deps, { purpose: "email_change", address: caller.id, seconds, channel: "email" });
   }
   if (phone && phone !== caller.phone) {
     const holder = await deps.stores.users.findByPhone(phone);
@@ -59,7 +70,7 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
     if (!current) throw new AuthError("user_not_found", "User not found");
     let next: User = { ...current, updatedAt: now };
     if (input.data) next = { ...next, userMetadata: mergeMetadata(next.userMetadata, input.data) };
-    if (email && email !== current.email) next = { ...next, newEmail: email };
+    if (changesEmail) next = { ...next, newEmail: email, emailChangeSentAt: now };
     if (phone && phone !== current.phone) {
       next = deps.policy.signup.phoneAutoconfirm ? await applyPhoneChange(deps, stores, next, phone, now) : { ...next, newPhone: phone };
     }
@@ -68,30 +79,42 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
       next.newEmail !== current.newEmail ||
       next.phone !== current.phone ||
       next.newPhone !== current.newPhone;
+    const { notifications } = deps.policy.email;
     if (passwordHash !== undefined) {
       next = { ...next, passwordHash };
       // A new password ends every other session and voids every token issued before it.
       await stores.sessions.deleteAllOfUser(current.id, session ? { except: session.id } : {});
       await stores.oneTimeTokens.deleteAllOfUser(current.id);
       await recordAudit(deps, stores, { action: "user_updated_password", actor: next, context: input.context });
+      if (notifications.passwordChanged && next.email !== null) {
+        await queueNotification(deps, stores, { kind: "password_changed", to: next.email });
+      }
     }
     if (otherChanges) await recordAudit(deps, stores, { action: "user_modified", actor: next, context: input.context });
     await stores.users.update(next);
+    if (changesEmail) await sendEmailChange(deps, stores, next, chooseRedirect(input.redirectTo ?? [], deps.policy.redirect));
+    if (next.phone !== current.phone && current.phone !== null && notifications.phoneChanged && next.email !== null) {
+      await queueNotification(deps, stores, { kind: "phone_changed", to: next.email, phone: next.phone!, oldPhone: current.phone });
+    }
     return next;
   });
 }
 
+/** The nonce must be the one last sent, unexpired; a wrong one counts against it, and MAX_FAILED_ATTEMPTS end it. */
 async function assertNonceValid(deps: Deps, user: User, nonce: string | undefined): Promise<void> {
   if (!nonce) throw new AuthError("reauthentication_needed", "Password update requires reauthentication");
+  const invalid = new AuthError("reauthentication_not_valid", "Nonce has expired or is invalid");
   const token = await deps.stores.oneTimeTokens.findByUser(user.id, "reauthentication");
-  const now = deps.clock.now().getTime();
+  if (!token) throw invalid;
   const { otp } = deps.policy;
-  const lifetimeSeconds = token?.relatesTo.startsWith("+") ? otp.smsOtpExpSeconds : otp.emailOtpExpSeconds;
-  const valid =
-    token !== null &&
-    now < token.createdAt.getTime() + lifetimeSeconds * 1000 &&
-    deps.secrets.equal(token.otpHash, otpDigest(deps.secrets, token.relatesTo, nonce));
-  if (!valid) throw new AuthError("reauthentication_not_valid", "Nonce has expired or is invalid");
+  const lifetimeSeconds = token.relatesTo.startsWith("+") ? otp.smsOtpExpSeconds : otp.emailOtpExpSeconds;
+  if (hasExpired(token, deps.clock.now(), lifetimeSeconds)) throw invalid;
+  if (!deps.secrets.equal(token.otpHash, otpDigest(deps.secrets, token.relatesTo, nonce))) {
+    if ((await deps.stores.oneTimeTokens.recordFailedAttempt(token.id)) >= MAX_FAILED_ATTEMPTS) {
+      await deps.stores.oneTimeTokens.delete(token.id);
+    }
+    throw invalid;
+  }
 }
 
 /** The new phone becomes the user's, confirmed, and its identity follows. */

@@ -34,6 +34,10 @@ export const defaultStatus = {
   reauthentication_not_valid: 422,
   over_email_send_rate_limit: 429,
   over_sms_send_rate_limit: 429,
+  otp_expired: 403,
+  flow_state_not_found: 404,
+  flow_state_expired: 422,
+  bad_code_verifier: 400,
 } satisfies Record<ErrorCode, ContentfulStatusCode>;
 
 /** A route's exceptions to the table: a status, or a function of the error for the rare code that needs one. */

@@ -4,7 +4,7 @@ import { handleAuthErrors } from "../errors/error-response.ts";
 import { presentSession } from "../present/session.ts";
 import { presentUser } from "../present/user.ts";
 import { readJson } from "../read-json.ts";
-import { requestAudience, requestContext } from "../request-context.ts";
+import { redirectCandidates, requestAudience, requestContext } from "../request-context.ts";
 import { SignupBody } from "../schemas.ts";
 import type { RouteDeps } from "./route-deps.ts";
 
@@ -20,6 +20,9 @@ export const signupRoutes = ({ auth, clientAddress }: RouteDeps) =>
         password: body.password,
         data: body.data,
         audience: requestAudience(c),
+        redirectTo: redirectCandidates(c),
+        codeChallenge: body.code_challenge,
+        codeChallengeMethod: body.code_challenge_method,
         context: requestContext(c, clientAddress),
       });
       return c.json(result.kind === "session" ? presentSession(result.grant) : presentUser(result.user));

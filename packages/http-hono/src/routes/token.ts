@@ -5,7 +5,7 @@ import { handleAuthErrors } from "../errors/error-response.ts";
 import { presentSession } from "../present/session.ts";
 import { readJson } from "../read-json.ts";
 import { requestContext } from "../request-context.ts";
-import { PasswordGrantBody, RefreshGrantBody } from "../schemas.ts";
+import { PasswordGrantBody, PkceGrantBody, RefreshGrantBody } from "../schemas.ts";
 import type { RouteDeps } from "./route-deps.ts";
 
 export const tokenRoutes = ({ auth, clientAddress }: RouteDeps) =>
@@ -18,6 +18,11 @@ export const tokenRoutes = ({ auth, clientAddress }: RouteDeps) =>
         case "password": {
           const body = await readJson(c, PasswordGrantBody);
           const grant = await auth.signInWithPassword({ email: body.email, phone: body.phone, password: body.password ?? "", context });
+          return c.json(presentSession(grant));
+        }
+        case "pkce": {
+          const body = await readJson(c, PkceGrantBody);
+          const grant = await auth.exchangeAuthCode({ authCode: body.auth_code ?? "", codeVerifier: body.code_verifier ?? "", context });
           return c.json(presentSession(grant));
         }
         case "refresh_token": {

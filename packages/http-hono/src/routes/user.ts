@@ -5,7 +5,7 @@ import { handleAuthErrors } from "../errors/error-response.ts";
 import { requireUser } from "../middleware/require-user.ts";
 import { presentUser } from "../present/user.ts";
 import { readJson } from "../read-json.ts";
-import { requestContext } from "../request-context.ts";
+import { redirectCandidates, requestContext } from "../request-context.ts";
 import { UpdateUserBody } from "../schemas.ts";
 import type { RouteDeps } from "./route-deps.ts";
 
@@ -14,10 +14,12 @@ const scopes: ReadonlySet<string> = new Set<LogoutScope>(["global", "local", "ot
 /** The signed-in user's own resources. */
 export const userRoutes = ({ auth, clientAddress }: RouteDeps) =>
   new Hono<AppEnv>()
-    // compat: a token whose user is gone is a 403 here, not the admin API's 404 (internal/api/auth.go).
-    .onError(handleAuthErrors({ user_not_found: 403 }))
+    // compat: a token whose user is gone is a 403 here, not the admin API's 404 (internal/api/auth.go); an
+    // unconfirmed address is a 422 on /reauthenticate.
+    .onError(handleAuthErrors({ user_not_found: 403, email_not_confirmed: 422, phone_not_confirmed: 422 }))
     .use("/user", requireUser(auth))
     .use("/logout", requireUser(auth))
+    .use("/reauthenticate", requireUser(auth))
     .get("/user", (c) => c.json(presentUser(c.get("principal").user)))
     .put("/user", async (c) => {
       const body = await readJson(c, UpdateUserBody);
@@ -28,9 +30,14 @@ export const userRoutes = ({ auth, clientAddress }: RouteDeps) =>
         password: body.password,
         data: body.data,
         nonce: body.nonce,
+        redirectTo: redirectCandidates(c),
         context: requestContext(c, clientAddress),
       });
       return c.json(presentUser(user));
+    })
+    .get("/reauthenticate", async (c) => {
+      const { messageId } = await auth.reauthenticate({ principal: c.get("principal"), context: requestContext(c, clientAddress) });
+      return c.json(messageId === null ? {} : { message_id: messageId });
     })
     .post("/logout", async (c) => {
       const scope = c.req.query("scope") || "global";

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAuthError } from "../../errors.ts";
 import type { AuditEntry } from "../../model/audit.ts";
+import type { FlowState } from "../../model/flow-state.ts";
 import type { Identity } from "../../model/identity.ts";
 import type { OneTimeToken } from "../../model/one-time-token.ts";
 import type { OutboxEntry } from "../../model/outbox.ts";
@@ -32,6 +33,8 @@ function anOtt(userId: string, overrides: Partial<OneTimeToken> = {}): OneTimeTo
     linkTokenHash: digest(),
     otpHash: digest(),
     failedAttempts: 0,
+    codeChallenge: null,
+    codeChallengeMethod: null,
     createdAt: t("10:00:00.000"),
     ...overrides,
   };
@@ -358,6 +361,67 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         await stores.oneTimeTokens.deleteAllOfUser(user.id);
         expect(await stores.oneTimeTokens.findByUser(user.id, "confirmation")).toBeNull();
         expect(await stores.oneTimeTokens.findByUser(user.id, "recovery")).toBeNull();
+      });
+
+      it("finds a token by the digest of its link, keeping its PKCE challenge", async () => {
+        const user = aUser();
+        await stores.users.insert(user);
+        const token = anOtt(user.id, { kind: "magic_link", codeChallenge: "a".repeat(43), codeChallengeMethod: "s256" });
+        await stores.oneTimeTokens.replace(token);
+        expect(await stores.oneTimeTokens.findByLinkTokenHash(token.linkTokenHash!)).toEqual(token);
+        expect(await stores.oneTimeTokens.findByLinkTokenHash(digest())).toBeNull();
+      });
+
+      it("finds the pending tokens of some kinds sent to an address, for every user it is pending for", async () => {
+        const [first, second] = [aUser(), aUser()];
+        await stores.users.insert(first);
+        await stores.users.insert(second);
+        const address = `shared-${uuid().slice(0, 8)}@example.com`;
+        const ofFirst = anOtt(first.id, { kind: "email_change_new", relatesTo: address });
+        const ofSecond = anOtt(second.id, { kind: "email_change_new", relatesTo: address });
+        const otherKind = anOtt(first.id, { kind: "recovery", relatesTo: address });
+        for (const token of [ofFirst, ofSecond, otherKind]) await stores.oneTimeTokens.replace(token);
+        const found = await stores.oneTimeTokens.findByAddress(address, ["email_change_new", "email_change_current"]);
+        expect(found.map((token) => token.id).sort()).toEqual([ofFirst.id, ofSecond.id].sort());
+        expect(await stores.oneTimeTokens.findByAddress("nobody@example.com", ["recovery"])).toEqual([]);
+      });
+
+      it("counts wrong codes against a token, and deletes one token alone", async () => {
+        const user = aUser();
+        await stores.users.insert(user);
+        const kept = anOtt(user.id, { kind: "recovery" });
+        const guessed = anOtt(user.id, { kind: "confirmation" });
+        await stores.oneTimeTokens.replace(kept);
+        await stores.oneTimeTokens.replace(guessed);
+        expect(await stores.oneTimeTokens.recordFailedAttempt(guessed.id)).toBe(1);
+        expect(await stores.oneTimeTokens.recordFailedAttempt(guessed.id)).toBe(2);
+        expect((await stores.oneTimeTokens.findByUser(user.id, "confirmation"))?.failedAttempts).toBe(2);
+        expect(await Promise.all([stores.oneTimeTokens.delete(guessed.id), stores.oneTimeTokens.delete(guessed.id)])).toEqual(
+          expect.arrayContaining([true, false]),
+        );
+        expect(await stores.oneTimeTokens.findByUser(user.id, "confirmation")).toBeNull();
+        expect(await stores.oneTimeTokens.recordFailedAttempt(guessed.id)).toBe(0);
+        expect(await stores.oneTimeTokens.findByUser(user.id, "recovery")).toEqual(kept);
+      });
+    });
+
+    describe("flow states", () => {
+      it("hands a flow out once, by the digest of its code", async () => {
+        const user = aUser();
+        await stores.users.insert(user);
+        const flow: FlowState = {
+          id: uuid(),
+          authCodeHash: digest(),
+          userId: user.id,
+          codeChallenge: "b".repeat(43),
+          codeChallengeMethod: "plain",
+          authenticationMethod: "magiclink",
+          createdAt: t("16:00:00.123"),
+        };
+        await stores.flowStates.insert(flow);
+        expect(await stores.flowStates.consume(digest())).toBeNull();
+        const consumed = await Promise.all([stores.flowStates.consume(flow.authCodeHash), stores.flowStates.consume(flow.authCodeHash)]);
+        expect(consumed.filter((found) => found !== null)).toEqual([flow]);
       });
     });
 

@@ -1,0 +1,90 @@
+import type { RateDecision, RateLimiter } from "@latchkey/domain";
+import { Redis, type Result } from "ioredis";
+
+/** Where the limiter's counters live unless told otherwise: apart from anything else stored in the same Redis. */
+export const DEFAULT_RATE_LIMIT_PREFIX = "latchkey:ratelimit:";
+
+const COMMAND = "latchkeyRateLimit";
+
+// One fixed window per key, counted in one atomic step: the first INCR creates the key and starts its window, which
+// then ends when the key expires. Later events never move the expiry. A key found without one (left by anything but
+// this script, which always sets it) gets it now, since a counter that never expires would refuse its key forever.
+// Returns the count and the milliseconds left in the window.
+const SCRIPT = `
+local count = redis.call("INCR", KEYS[1])
+local ttl = redis.call("PTTL", KEYS[1])
+if count == 1 or ttl < 0 then
+  redis.call("PEXPIRE", KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return { count, ttl }
+`;
+
+declare module "ioredis" {
+  interface RedisCommander<Context> {
+    /** Defined by createRedisRateLimiter: counts one event under `key` and returns [count, milliseconds left]. */
+    latchkeyRateLimit(key: string, windowMilliseconds: number): Result<unknown, Context>;
+  }
+}
+
+/** A RateLimiter whose windows live in Redis, so every instance of the server shares them. */
+export function createRedisRateLimiter(redis: Redis, options: { prefix?: string } = {}): RateLimiter {
+  const prefix = options.prefix ?? DEFAULT_RATE_LIMIT_PREFIX;
+  // EVALSHA, and EVAL once when Redis does not know the script yet (after a restart, or a SCRIPT FLUSH).
+  redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: SCRIPT });
+  return {
+    async consume(key, limit, windowSeconds): Promise<RateDecision> {
+      // PEXPIRE takes whole milliseconds; a window of at least one keeps the key from expiring at once.
+      const windowMilliseconds = Math.max(1, Math.ceil(windowSeconds * 1000));
+      let reply: unknown;
+      try {
+        reply = await redis.latchkeyRateLimit(`${prefix}${key}`, windowMilliseconds);
+      } catch (error) {
+        // ioredis's own messages ("Stream isn't writeable…") do not say what was being done.
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new Error(`rate limiter: Redis did not answer: ${reason}`, { cause: error });
+      }
+      const [count, millisecondsLeft] = countAndTtl(reply);
+      if (count <= limit) return { allowed: true };
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(millisecondsLeft / 1000)) };
+    },
+  };
+}
+
+function countAndTtl(reply: unknown): [number, number] {
+  if (Array.isArray(reply) && reply.length === 2 && typeof reply[0] === "number" && typeof reply[1] === "number") {
+    return [reply[0], reply[1]];
+  }
+  throw new Error(`rate limiter: unexpected reply from Redis: ${JSON.stringify(reply)}`);
+}
+
+/** How long one command may wait for its reply before it fails. Counting an event takes well under a millisecond. */
+const COMMAND_TIMEOUT_MS = 1_000;
+/** How long one connection attempt may take. */
+const CONNECT_TIMEOUT_MS = 2_000;
+
+/**
+ * A Redis client for REDIS_URL (redis:// or rediss://, which means TLS), connecting at once. Made to fail fast
+ * rather than wait: while Redis is unreachable every command rejects, and the client keeps reconnecting in the
+ * background (every 2 s at most), so the limiter works again as soon as Redis is back. `onError` hears every
+ * connection error; without a listener ioredis would print them itself.
+ */
+export function connectRedis(url: string, onError: (error: Error) => void): Redis {
+  const redis = new Redis(url, {
+    // Connect now: a wrong address or password shows in the log at start. The server migrates its database before
+    // it listens, so the connection is normally ready by the first request; commands sent before that fail.
+    lazyConnect: false,
+    // A command sent while disconnected rejects at once. Queued, it would wait for a reconnection (seconds during
+    // an outage, with the queue growing meanwhile), then count its event long after its request gave up.
+    enableOfflineQueue: false,
+    // A command in flight when the connection drops rejects at once rather than being resent after reconnecting:
+    // whether its INCR ran is unknown, and its request should not wait for the answer.
+    maxRetriesPerRequest: 0,
+    // A connection that goes silent without closing (a network partition, a stopped host) is noticed by no error:
+    // this bounds the wait for each reply.
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+  });
+  redis.on("error", onError);
+  return redis;
+}

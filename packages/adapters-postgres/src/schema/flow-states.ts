@@ -1,0 +1,32 @@
+import type { AuthMethod } from "@latchkey/domain";
+import { foreignKey, index, pgTable, primaryKey, text, unique, uuid } from "drizzle-orm/pg-core";
+import type { CodeChallengeMethod } from "@latchkey/domain";
+import { timestamptz } from "./columns.ts";
+import type { UsersTable } from "./users.ts";
+
+/**
+ * `<ns>flow_states`: PKCE authorizations waiting for their code to be exchanged. The code's digest is unique, so
+ * it names one flow; the flows of a deleted user go with it.
+ */
+export function flowStatesTable(ns: string, users: UsersTable) {
+  return pgTable(
+    `${ns}flow_states`,
+    {
+      id: uuid("id").notNull(),
+      authCodeHash: text("auth_code_hash").notNull(),
+      userId: uuid("user_id").notNull(),
+      codeChallenge: text("code_challenge").notNull(),
+      codeChallengeMethod: text("code_challenge_method").$type<CodeChallengeMethod>().notNull(),
+      authenticationMethod: text("authentication_method").$type<AuthMethod>().notNull(),
+      createdAt: timestamptz("created_at").notNull(),
+    },
+    (t) => [
+      primaryKey({ name: `${ns}flow_states_pkey`, columns: [t.id] }),
+      unique(`${ns}flow_states_auth_code_hash_key`).on(t.authCodeHash),
+      foreignKey({ name: `${ns}flow_states_user_id_fkey`, columns: [t.userId], foreignColumns: [users.id] }).onDelete("cascade"),
+      index(`${ns}flow_states_user_id_idx`).on(t.userId),
+    ],
+  );
+}
+
+export type FlowStatesTable = ReturnType<typeof flowStatesTable>;

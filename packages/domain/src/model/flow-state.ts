@@ -1,0 +1,21 @@
+import type { CodeChallengeMethod } from "./one-time-token.ts";
+import type { AuthMethod } from "./session.ts";
+
+/**
+ * A PKCE authorization waiting to be exchanged: created when a PKCE link is followed, exchanged once for a session
+ * by whoever holds the code verifier.
+ */
+export interface FlowState {
+  readonly id: string;
+  /** Handed to the browser in the redirect; stored as a digest, like every other token. */
+  readonly authCodeHash: string;
+  readonly userId: string;
+  readonly codeChallenge: string;
+  readonly codeChallengeMethod: CodeChallengeMethod;
+  /** Becomes the session's amr. */
+  readonly authenticationMethod: AuthMethod;
+  readonly createdAt: Date;
+}
+
+/** How long a code may wait to be exchanged: GoTrue's 5 minutes, counted from the link being followed. */
+export const FLOW_STATE_LIFETIME_SECONDS = 300;

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import type { RateLimiter } from "../../ports/rate-limiter.ts";
+
+/**
+ * What every rate limiter must do. `advance` moves the limiter's notion of time forward (a test clock for the
+ * in-memory one; real waiting for a store with its own clock, so keep windows short there).
+ */
+export function describeRateLimiterContract(
+  name: string,
+  setup: () => Promise<{ limiter: RateLimiter; advance(seconds: number): Promise<void>; close?(): Promise<void> }>,
+): void {
+  describe(`${name}: rate limiter contract`, () => {
+    const key = () => `contract:${Math.random().toString(36).slice(2)}`;
+
+    it("allows up to the limit in a window, then refuses with the seconds left", async () => {
+      const { limiter, close } = await setup();
+      const k = key();
+      for (let i = 0; i < 3; i++) expect(await limiter.consume(k, 3, 60)).toEqual({ allowed: true });
+      const refused = await limiter.consume(k, 3, 60);
+      expect(refused.allowed).toBe(false);
+      if (!refused.allowed) {
+        expect(refused.retryAfterSeconds).toBeGreaterThan(0);
+        expect(refused.retryAfterSeconds).toBeLessThanOrEqual(60);
+      }
+      await close?.();
+    });
+
+    it("keeps keys apart", async () => {
+      const { limiter, close } = await setup();
+      const [a, b] = [key(), key()];
+      expect(await limiter.consume(a, 1, 60)).toEqual({ allowed: true });
+      expect((await limiter.consume(a, 1, 60)).allowed).toBe(false);
+      expect(await limiter.consume(b, 1, 60)).toEqual({ allowed: true });
+      await close?.();
+    });
+
+    it("starts a new window once the old one is over", async () => {
+      const { limiter, advance, close } = await setup();
+      const k = key();
+      expect(await limiter.consume(k, 1, 1)).toEqual({ allowed: true });
+      expect((await limiter.consume(k, 1, 1)).allowed).toBe(false);
+      await advance(1.1);
+      expect(await limiter.consume(k, 1, 1)).toEqual({ allowed: true });
+      await close?.();
+    });
+
+    it("counts concurrent events exactly", async () => {
+      const { limiter, close } = await setup();
+      const k = key();
+      const decisions = await Promise.all(Array.from({ length: 20 }, () => limiter.consume(k, 5, 60)));
+      expect(decisions.filter((decision) => decision.allowed)).toHaveLength(5);
+      await close?.();
+    });
+  });
+}

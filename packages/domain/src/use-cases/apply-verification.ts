@@ -1,0 +1,134 @@
+import { AuthError } from "../errors.ts";
+import type { Identity } from "../model/identity.ts";
+import type { OneTimeToken } from "../model/one-time-token.ts";
+import type { AuthMethod } from "../model/session.ts";
+import { confirmEmail, isEmailConfirmed, type User, withProviders } from "../model/user.ts";
+import type { Stores } from "../ports/stores.ts";
+import type { AuditAction } from "../model/audit.ts";
+import { recordAudit } from "./audit.ts";
+import type { Deps, RequestContext } from "./deps.ts";
+import { queueNotification } from "./notifications.ts";
+
+export type Applied =
+  | { readonly kind: "applied"; readonly user: User; readonly method: AuthMethod }
+  | { readonly kind: "awaiting_other_address" };
+
+interface Verified {
+  readonly user: User;
+  readonly token: OneTimeToken;
+  /** POST /verify of a signup: an account without a password must be given one. */
+  readonly requiresPassword: boolean;
+  readonly newPasswordHash: string | undefined;
+  readonly context: RequestContext;
+}
+
+const emailChangeInvalid = () => new AuthError("otp_expired", "Email link is invalid or has expired");
+
+/**
+ * Does what a verified email token was issued for, in the caller's transaction: confirm the address (signup,
+ * invite, and any sign-in by mail proves the mailbox), or complete an email change once both addresses agreed.
+ */
+export async function applyVerification(deps: Deps, stores: Stores, verified: Verified): Promise<Applied> {
+  const { user, token } = verified;
+  switch (token.kind) {
+    case "confirmation":
+      return signIn(deps, stores, verified, withPassword(verified, true), "email/signup", "user_signedup");
+    case "invite":
+      return signIn(deps, stores, verified, withPassword(verified, false), "invite", "invite_accepted");
+    case "magic_link":
+      return signIn(deps, stores, verified, user, "magiclink", "login");
+    case "recovery":
+      return signIn(deps, stores, verified, user, "recovery", "login");
+    case "email_change_new":
+    case "email_change_current":
+      return changeEmail(deps, stores, verified);
+    default:
+      // Phone and reauthentication codes are not verified here.
+      throw new AuthError("otp_expired", "Token has expired or is invalid");
+  }
+}
+
+/** The spec's POST /verify signup rule: a password is required where the account has none, and kept if given. */
+function withPassword(verified: Verified, forSignup: boolean): User {
+  const { user, newPasswordHash } = verified;
+  if (user.passwordHash !== null) return user;
+  if (newPasswordHash !== undefined) return { ...user, passwordHash: newPasswordHash };
+  if (forSignup && verified.requiresPassword) {
+    throw new AuthError("validation_failed", "Signup verification requires a password for an account that has none");
+  }
+  return user;
+}
+
+async function signIn(
+  deps: Deps,
+  stores: Stores,
+  verified: Verified,
+  user: User,
+  method: AuthMethod,
+  action: AuditAction,
+): Promise<Applied> {
+  const now = deps.clock.now();
+  // Following a mail to its address proves the address, whatever the mail was for.
+  const confirmed = verified.token.relatesTo === user.email && !isEmailConfirmed(user) ? confirmEmail(user, now) : user;
+  const signedIn: User = { ...confirmed, lastSignInAt: now, updatedAt: now };
+  await stores.users.update(signedIn);
+  await saveEmailIdentity(stores, signedIn);
+  // A verified address or a new session voids whatever else was pending for the account.
+  await stores.oneTimeTokens.deleteAllOfUser(user.id);
+  const traits = { provider: "email" };
+  if (action !== "login") await recordAudit(deps, stores, { action, actor: signedIn, context: verified.context, traits });
+  await recordAudit(deps, stores, { action: "login", actor: signedIn, context: verified.context, traits: { ...traits, method } });
+  return { kind: "applied", user: signedIn, method };
+}
+
+/**
+ * Completes an email change once every address that had to confirm has: the token just used is gone, and if the
+ * other address's token is still pending, it must confirm too (secure email change).
+ */
+async function changeEmail(deps: Deps, stores: Stores, verified: Verified): Promise<Applied> {
+  const { user, token } = verified;
+  const newEmail = user.newEmail;
+  const expectedAddress = token.kind === "email_change_new" ? newEmail : user.email;
+  if (newEmail === null || token.relatesTo !== expectedAddress) throw emailChangeInvalid();
+  const otherKind = token.kind === "email_change_new" ? "email_change_current" : "email_change_new";
+  if (await stores.oneTimeTokens.findByUser(user.id, otherKind)) return { kind: "awaiting_other_address" };
+
+  const now = deps.clock.now();
+  const oldEmail = user.email;
+  const changed = confirmEmail({ ...user, email: newEmail, newEmail: null, lastSignInAt: now, updatedAt: now }, now);
+  const withIdentity = await emailIdentityFor(deps, changed, now);
+  await stores.users.update(withIdentity);
+  await saveEmailIdentity(stores, withIdentity);
+  await stores.oneTimeTokens.deleteAllOfUser(user.id);
+  const context = verified.context;
+  await recordAudit(deps, stores, { action: "user_modified", actor: withIdentity, context, traits: { email_changed: true } });
+  await recordAudit(deps, stores, { action: "login", actor: withIdentity, context, traits: { provider: "email", method: "email_change" } });
+  if (oldEmail !== null && deps.policy.email.notifications.emailChanged) {
+    await queueNotification(deps, stores, { kind: "email_changed", to: oldEmail, email: newEmail, oldEmail });
+  }
+  return { kind: "applied", user: withIdentity, method: "email_change" };
+}
+
+/** The user with an email identity for its (new) address: the existing one updated, or a new one. */
+async function emailIdentityFor(deps: Deps, user: User, now: Date): Promise<User> {
+  const existing = user.identities.find((identity) => identity.provider === "email");
+  const identity: Identity = existing
+    ? { ...existing, identityData: { ...existing.identityData, email: user.email, email_verified: true }, updatedAt: now }
+    : {
+        id: deps.random.uuid(),
+        userId: user.id,
+        provider: "email",
+        providerId: user.id,
+        identityData: { sub: user.id, email: user.email, email_verified: true, phone_verified: false },
+        lastSignInAt: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+  const identities = existing ? user.identities.map((other) => (other.id === identity.id ? identity : other)) : [...user.identities, identity];
+  return { ...user, identities, appMetadata: withProviders(user.appMetadata, identities) };
+}
+
+async function saveEmailIdentity(stores: Stores, user: User): Promise<void> {
+  const identity = user.identities.find((candidate) => candidate.provider === "email");
+  if (identity) await stores.identities.save(identity);
+}

@@ -1,0 +1,43 @@
+import type { Identity } from "../model/identity.ts";
+import type { Metadata } from "../model/metadata.ts";
+import { newUser, type User } from "../model/user.ts";
+import type { Channel } from "./confirmation.ts";
+import type { Deps } from "./deps.ts";
+
+/**
+ * A new user for an email or phone address, with its identity and GoTrue's identity data (the caller's `data` may
+ * add keys but not replace these). Not stored: the caller inserts it.
+ */
+export function newAccount(
+  deps: Deps,
+  request: { channel: Channel; passwordHash: string | null; data?: Metadata | undefined; audience?: string | undefined },
+): User {
+  const { channel } = request;
+  const now = deps.clock.now();
+  const id = deps.random.uuid();
+  const identityData: Metadata = {
+    ...request.data,
+    sub: id,
+    ...(channel.provider === "email" ? { email: channel.address } : { phone: channel.address }),
+    email_verified: false,
+    phone_verified: false,
+  };
+  const identity: Identity = {
+    id: deps.random.uuid(),
+    userId: id,
+    provider: channel.provider,
+    providerId: id,
+    identityData,
+    lastSignInAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  return {
+    ...newUser({ id, aud: request.audience ?? deps.policy.defaultAudience, role: deps.policy.defaultRole, now }),
+    ...(channel.provider === "email" ? { email: channel.address, phone: null } : { email: null, phone: channel.address }),
+    passwordHash: request.passwordHash,
+    appMetadata: { provider: channel.provider, providers: [channel.provider] },
+    userMetadata: identityData,
+    identities: [identity],
+  };
+}

@@ -1,0 +1,54 @@
+import { AuthError } from "../errors.ts";
+import { normalizeEmail } from "../model/email.ts";
+import { readPkceChallenge } from "../model/pkce.ts";
+import { chooseRedirect } from "../model/redirect.ts";
+import { recordAudit } from "./audit.ts";
+import type { Deps, RequestContext } from "./deps.ts";
+import { issueToken, limitFrequency, queueEmail } from "./one-time-tokens.ts";
+import { observeDuration, padDuration } from "./timing.ts";
+
+export interface RecoverPasswordInput {
+  readonly email: string;
+  readonly redirectTo?: readonly (string | undefined)[];
+  readonly codeChallenge?: string | undefined;
+  readonly codeChallengeMethod?: string | undefined;
+  readonly context: RequestContext;
+}
+
+/**
+ * POST /recover: mails a link that signs the person in so they can set a new password. The answer for an unknown
+ * address is the same, as slow, and limited as often: nothing tells whether an account exists.
+ */
+export async function recoverPassword(deps: Deps, input: RecoverPasswordInput): Promise<void> {
+  if (!deps.policy.signup.emailEnabled) throw new AuthError("email_provider_disabled", "Email logins are disabled");
+  if (input.email === "") throw new AuthError("validation_failed", "Password recovery requires an email");
+  const address = normalizeEmail(input.email);
+  const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
+  const redirectTo = chooseRedirect(input.redirectTo ?? [], deps.policy.redirect);
+  const started = deps.clock.now();
+  await limitFrequency(deps, { purpose: "recovery", address, seconds: deps.policy.otp.linkFrequencySeconds, channel: "email" });
+
+  const existing = await deps.stores.users.findByEmail(address);
+  if (!existing) {
+    await padDuration(deps, "recovery", started);
+    return;
+  }
+  await deps.tx.run(async (stores) => {
+    const now = deps.clock.now();
+    const user = (await stores.users.findById(existing.id, { forUpdate: true })) ?? existing;
+    await stores.users.update({ ...user, recoverySentAt: now, updatedAt: now });
+    const issued = await issueToken(deps, stores, { user, kind: "recovery", channel: "email", address, pkce });
+    const mail = {
+      kind: "recovery",
+      to: address,
+      linkType: "recovery",
+      linkToken: issued.linkToken!,
+      otp: issued.otp,
+      redirectTo,
+      data: user.userMetadata,
+    } as const;
+    await queueEmail(deps, stores, mail, issued.expiresAt);
+    await recordAudit(deps, stores, { action: "user_recovery_requested", actor: user, context: input.context });
+  });
+  observeDuration(deps, "recovery", started);
+}

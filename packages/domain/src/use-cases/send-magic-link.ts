@@ -1,0 +1,75 @@
+import { AuthError } from "../errors.ts";
+import { normalizeEmail } from "../model/email.ts";
+import type { Metadata } from "../model/metadata.ts";
+import { readPkceChallenge } from "../model/pkce.ts";
+import { chooseRedirect } from "../model/redirect.ts";
+import { isEmailConfirmed } from "../model/user.ts";
+import { sendConfirmation } from "./confirmation.ts";
+import type { Deps, RequestContext } from "./deps.ts";
+import { newAccount } from "./new-account.ts";
+import { issueToken, limitFrequency, queueEmail } from "./one-time-tokens.ts";
+import { observeDuration, padDuration } from "./timing.ts";
+
+export interface SendMagicLinkInput {
+  readonly email: string;
+  /** POST /otp's `create_user` (default true); /magiclink always creates. */
+  readonly createUser: boolean;
+  readonly data?: Metadata | undefined;
+  readonly audience?: string | undefined;
+  readonly redirectTo?: readonly (string | undefined)[];
+  readonly codeChallenge?: string | undefined;
+  readonly codeChallengeMethod?: string | undefined;
+  readonly context: RequestContext;
+}
+
+/**
+ * POST /magiclink and POST /otp with an email: a mail whose link (or code) signs the person in. An unknown address
+ * gets an account and its signup confirmation, which signs in just the same; an unconfirmed one its confirmation
+ * again. When no account may be created, the answer for an unknown address looks and takes like any other.
+ */
+export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Promise<void> {
+  const { signup, email, otp } = deps.policy;
+  if (!signup.emailEnabled) throw new AuthError("email_provider_disabled", "Email logins are disabled");
+  if (!email.magicLinkEnabled) throw new AuthError("email_provider_disabled", "Login with magic link is disabled");
+  const address = normalizeEmail(input.email);
+  const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
+  const redirectTo = chooseRedirect(input.redirectTo ?? [], deps.policy.redirect);
+  const started = deps.clock.now();
+  await limitFrequency(deps, { purpose: "magic_link", address, seconds: otp.linkFrequencySeconds, channel: "email" });
+
+  const existing = await deps.stores.users.findByEmail(address);
+  if (!existing && (!input.createUser || signup.disabled)) {
+    await padDuration(deps, "magic_link", started);
+    return;
+  }
+  await deps.tx.run(async (stores) => {
+    const now = deps.clock.now();
+    const channel = { provider: "email", address } as const;
+    if (!existing) {
+      const created = { ...newAccount(deps, { channel, passwordHash: null, data: input.data, audience: input.audience }), confirmationSentAt: now };
+      await stores.users.insert(created);
+      await sendConfirmation(deps, stores, created, channel, { redirectTo, pkce });
+      return;
+    }
+    const user = (await stores.users.findById(existing.id, { forUpdate: true })) ?? existing;
+    if (!isEmailConfirmed(user)) {
+      await stores.users.update({ ...user, confirmationSentAt: now, updatedAt: now });
+      await sendConfirmation(deps, stores, user, channel, { redirectTo, pkce });
+      return;
+    }
+    await stores.users.update({ ...user, recoverySentAt: now, updatedAt: now });
+    const issued = await issueToken(deps, stores, { user, kind: "magic_link", channel: "email", address, pkce });
+    const mail = {
+      kind: "magic_link",
+      to: address,
+      linkType: "magiclink",
+      linkToken: issued.linkToken!,
+      otp: issued.otp,
+      redirectTo,
+      data: user.userMetadata,
+    } as const;
+    await queueEmail(deps, stores, mail, issued.expiresAt);
+  });
+  if (existing) observeDuration(deps, "magic_link", started);
+}
+

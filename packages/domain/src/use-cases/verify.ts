@@ -1,0 +1,138 @@
+import { AuthError, messages } from "../errors.ts";
+import { normalizeEmail } from "../model/email.ts";
+import { hasExpired, kindsVerifiedBy, MAX_FAILED_ATTEMPTS, type OneTimeToken, PKCE_PREFIX } from "../model/one-time-token.ts";
+import { assertPasswordAcceptable } from "../model/password-policy.ts";
+import { isBanned, type User } from "../model/user.ts";
+import type { LinkType } from "../ports/mailer.ts";
+import type { Stores } from "../ports/stores.ts";
+import { applyVerification } from "./apply-verification.ts";
+import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
+import { linkTokenDigest, otpDigest } from "./digests.ts";
+import { grantSession, openSession } from "./sessions.ts";
+
+/** GoTrue's email verification types; `email` is how auth-js verifies the code of a sign-in mail. */
+export type EmailVerifyType = LinkType | "email";
+
+export interface VerifyInput {
+  readonly type: EmailVerifyType;
+  /** The token a link carried (GoTrue's token_hash), or the address and the code typed from the mail. */
+  readonly proof: { readonly linkToken: string } | { readonly email: string; readonly code: string };
+  /**
+   * Whether a browser followed the link (GET /verify). A PKCE link then yields a code to exchange with the verifier;
+   * handed to POST /verify instead, it yields nothing, or the link alone would skip the verifier.
+   */
+  readonly followedLink: boolean;
+  /** POST /verify of a signup may set the password of an account that has none (the spec requires it there). */
+  readonly password?: string | undefined;
+  readonly context: RequestContext;
+}
+
+export type VerifyResult =
+  | { readonly kind: "session"; readonly grant: SessionGrant }
+  | { readonly kind: "auth_code"; readonly authCode: string }
+  /** The first of the two confirmations of a secure email change: the other address must confirm too. */
+  | { readonly kind: "awaiting_other_address" };
+
+const linkInvalid = () => new AuthError("otp_expired", "Email link is invalid or has expired");
+const codeInvalid = () => new AuthError("otp_expired", "Token has expired or is invalid");
+
+type Outcome =
+  | { readonly kind: "failed"; readonly error: AuthError }
+  | { readonly kind: "session"; readonly user: User; readonly session: SessionGrant["session"]; readonly refreshToken: string }
+  | { readonly kind: "auth_code"; readonly authCode: string }
+  | { readonly kind: "awaiting_other_address" };
+
+/** Verifies an emailed link or code and does what it was issued for (see apply-verification.ts). */
+export async function verify(deps: Deps, input: VerifyInput): Promise<VerifyResult> {
+  const byLink = "linkToken" in input.proof;
+  if (byLink && !input.followedLink && input.proof.linkToken.startsWith(PKCE_PREFIX)) {
+    throw new AuthError(
+      "validation_failed",
+      "This link belongs to a PKCE flow: open it in the browser that asked for it, which exchanges the code with its verifier",
+    );
+  }
+  // Hashing is slow: done before the transaction, used only if the account turns out to need a password.
+  const newPasswordHash = input.password ? await hashNewPassword(deps, input.password) : undefined;
+
+  // A wrong code is returned, not thrown, so that its count commits although the request fails. Anything failing
+  // after the token was taken throws instead: the transaction rolls back and the token stays usable.
+  const outcome = await deps.tx.run(async (stores): Promise<Outcome> => {
+    const found = await findToken(deps, stores, input);
+    if ("error" in found) return { kind: "failed", error: found.error };
+    const { token } = found;
+    // Of two concurrent uses of one token, only one deletes it.
+    if (!(await stores.oneTimeTokens.delete(token.id))) throw byLink ? linkInvalid() : codeInvalid();
+
+    const user = await stores.users.findById(token.userId, { forUpdate: true });
+    if (!user) throw byLink ? linkInvalid() : codeInvalid();
+    if (isBanned(user, deps.clock.now())) throw new AuthError("user_banned", messages.userBanned);
+
+    const applied = await applyVerification(deps, stores, {
+      user,
+      token,
+      requiresPassword: input.type === "signup" && !input.followedLink,
+      newPasswordHash,
+      context: input.context,
+    });
+    if (applied.kind === "awaiting_other_address") return applied;
+
+    if (byLink && input.followedLink && token.codeChallenge !== null && token.codeChallengeMethod !== null) {
+      const authCode = deps.random.token(32);
+      await stores.flowStates.insert({
+        id: deps.random.uuid(),
+        authCodeHash: deps.secrets.digest(`auth-code:${authCode}`),
+        userId: applied.user.id,
+        codeChallenge: token.codeChallenge,
+        codeChallengeMethod: token.codeChallengeMethod,
+        authenticationMethod: applied.method,
+        createdAt: deps.clock.now(),
+      });
+      return { kind: "auth_code", authCode };
+    }
+    const opened = await openSession(deps, stores, applied.user, applied.method, input.context);
+    return { kind: "session", user: applied.user, ...opened };
+  });
+
+  switch (outcome.kind) {
+    case "failed":
+      throw outcome.error;
+    case "session":
+      return { kind: "session", grant: await grantSession(deps, outcome.user, outcome.session, outcome.refreshToken) };
+    default:
+      return outcome;
+  }
+}
+
+async function hashNewPassword(deps: Deps, password: string): Promise<string> {
+  assertPasswordAcceptable(password, deps.policy.password);
+  return deps.hasher.hash(password);
+}
+
+/**
+ * The unexpired token the proof designates, of a kind the type accepts. A wrong code counts against every token
+ * pending for that address, and a token that reaches MAX_FAILED_ATTEMPTS is destroyed.
+ */
+async function findToken(deps: Deps, stores: Stores, input: VerifyInput): Promise<{ token: OneTimeToken } | { error: AuthError }> {
+  const kinds = kindsVerifiedBy(input.type);
+  const now = deps.clock.now();
+  const lifetime = deps.policy.otp.emailOtpExpSeconds;
+
+  if ("linkToken" in input.proof) {
+    const token = await stores.oneTimeTokens.findByLinkTokenHash(linkTokenDigest(deps.secrets, input.proof.linkToken));
+    if (!token || !kinds.includes(token.kind) || hasExpired(token, now, lifetime)) return { error: linkInvalid() };
+    return { token };
+  }
+
+  const address = normalizeEmail(input.proof.email);
+  const candidates = await stores.oneTimeTokens.findByAddress(address, kinds);
+  const expected = otpDigest(deps.secrets, address, input.proof.code);
+  const token = candidates.find((candidate) => deps.secrets.equal(candidate.otpHash, expected));
+  if (token && !hasExpired(token, now, lifetime)) return { token };
+  for (const candidate of candidates) {
+    if (candidate === token) continue;
+    if ((await stores.oneTimeTokens.recordFailedAttempt(candidate.id)) >= MAX_FAILED_ATTEMPTS) {
+      await stores.oneTimeTokens.delete(candidate.id);
+    }
+  }
+  return { error: codeInvalid() };
+}

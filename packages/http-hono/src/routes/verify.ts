@@ -1,0 +1,80 @@
+import { AuthError, type EmailVerifyType, PKCE_PREFIX, chooseRedirect } from "@latchkey/domain";
+import { Hono } from "hono";
+import type { AppEnv } from "../app-env.ts";
+import { asAuthError, handleAuthErrors } from "../errors/error-response.ts";
+import { statusOf } from "../errors/error-status.ts";
+import { errorParams, sessionFragment, withFragment, withQuery } from "../present/redirect.ts";
+import { presentSession } from "../present/session.ts";
+import { readJson } from "../read-json.ts";
+import { redirectCandidates, requestContext } from "../request-context.ts";
+import { VerifyBody } from "../schemas.ts";
+import type { RouteDeps } from "./route-deps.ts";
+
+const LINK_TYPES: ReadonlySet<string> = new Set(["signup", "invite", "recovery", "magiclink", "email_change"]);
+const POSTED_TYPES: ReadonlySet<string> = new Set([...LINK_TYPES, "email"]);
+const AWAITING_OTHER = "Confirmation link accepted. Please proceed to confirm link sent to the other email";
+
+export const verifyRoutes = ({ auth, clientAddress }: RouteDeps) =>
+  new Hono<AppEnv>()
+    .onError(handleAuthErrors())
+    // A link followed in a browser: whatever happens, the browser is sent on, to an allowed target.
+    .get("/verify", async (c) => {
+      const type = c.req.query("type");
+      const token = c.req.query("token");
+      if (!type) throw new AuthError("validation_failed", "Verify requires a verification type");
+      if (!token) throw new AuthError("validation_failed", "Verify requires a token or a token hash");
+      const target = chooseRedirect(redirectCandidates(c), auth.policy.redirect);
+      const pkce = token.startsWith(PKCE_PREFIX);
+      try {
+        if (!LINK_TYPES.has(type)) throw new AuthError("validation_failed", "Unsupported verification type");
+        const result = await auth.verify({
+          type: type as EmailVerifyType,
+          proof: { linkToken: token },
+          followedLink: true,
+          context: requestContext(c, clientAddress),
+        });
+        switch (result.kind) {
+          case "session":
+            return c.redirect(withFragment(target, sessionFragment(result.grant, type)), 303);
+          case "auth_code":
+            return c.redirect(withQuery(target, { code: result.authCode }), 303);
+          case "awaiting_other_address":
+            return c.redirect(withFragment(pkce ? withQuery(target, { message: AWAITING_OTHER }) : target, { message: AWAITING_OTHER }), 303);
+        }
+      } catch (thrown) {
+        const error = asAuthError(thrown);
+        const status = statusOf(error);
+        if (status >= 500) c.get("log").error({ err: error.cause ?? error }, "verification failed");
+        const params = errorParams(status, error.code, status >= 500 ? "Unexpected failure" : error.message);
+        // compat: PKCE apps read errors from the query (they look for ?code=), implicit ones from the fragment.
+        return c.redirect(withFragment(pkce ? withQuery(target, params) : target, params), 303);
+      }
+    })
+    .post("/verify", async (c) => {
+      const body = await readJson(c, VerifyBody);
+      if (!body.type) throw new AuthError("validation_failed", "Verify requires a verification type");
+      if (body.token && body.token_hash) throw new AuthError("validation_failed", "Verify requires either a token or a token hash");
+      if (!body.token && !body.token_hash) throw new AuthError("validation_failed", "Verify requires a token or a token hash");
+      if (body.type === "sms" || body.type === "phone_change") {
+        // SMS codes arrive with the phone flows.
+        throw new AuthError("phone_provider_disabled", "Phone logins are disabled");
+      }
+      if (!POSTED_TYPES.has(body.type)) throw new AuthError("validation_failed", "Unsupported verification type");
+      if (body.token_hash && (body.email || body.phone)) {
+        throw new AuthError("validation_failed", "Only the token_hash and type should be provided");
+      }
+      if (body.token && body.email && body.phone) {
+        throw new AuthError("validation_failed", "Only an email address or phone number should be provided on verify");
+      }
+      if (body.token && !body.email) throw new AuthError("validation_failed", "Verify requires an email address with the token");
+      const result = await auth.verify({
+        type: body.type as EmailVerifyType,
+        proof: body.token_hash ? { linkToken: body.token_hash } : { email: body.email!, code: body.token! },
+        followedLink: false,
+        password: body.password,
+        context: requestContext(c, clientAddress),
+      });
+      if (result.kind === "awaiting_other_address") return c.json({ msg: AWAITING_OTHER, code: "200" });
+      if (result.kind !== "session") throw new AuthError("unexpected_failure", "Unexpected verification result");
+      return c.json({ ...presentSession(result.grant), type: body.type });
+    });
