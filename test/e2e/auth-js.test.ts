@@ -1,28 +1,7 @@
-import { AuthApiError, GoTrueClient } from "@supabase/auth-js";
+import { AuthApiError } from "@supabase/auth-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
-
-/** What a browser app's localStorage would be. */
-function memoryStorage() {
-  const items = new Map<string, string>();
-  return {
-    getItem: (key: string) => items.get(key) ?? null,
-    setItem: (key: string, value: string) => void items.set(key, value),
-    removeItem: (key: string) => void items.delete(key),
-  };
-}
-
-function client(server: TestServer) {
-  return new GoTrueClient({
-    url: server.url,
-    storageKey: `sb-test-${Math.random().toString(36).slice(2)}`,
-    storage: memoryStorage(),
-    persistSession: true,
-    autoRefreshToken: false,
-    detectSessionInUrl: false,
-    headers: { apikey: "anon-key-placeholder" },
-  });
-}
+import { client } from "./support.ts";
 
 describe("the official @supabase/auth-js client, unchanged, against Latchkey", () => {
   let server: TestServer;

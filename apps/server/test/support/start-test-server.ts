@@ -43,7 +43,21 @@ export interface TestServer {
   /** The database the server uses, for assertions on what was written. */
   readonly db: Awaited<ReturnType<typeof createServer>>["postgres"];
   fetch(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+  /**
+   * Follows a link from a mail as a browser would, through this server (standing in for the proxy that
+   * API_EXTERNAL_URL names), and returns where the browser is sent next.
+   */
+  followLink(link: string): Promise<URL>;
   close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  /** An SMTP server to deliver to; by default one of the server's own. */
+  readonly mail?: SmtpSink;
+  /** Share tables with another test server (several instances, one database). */
+  readonly namespace?: string;
+  /** Whether close drops the tables; default true. */
+  readonly dropTablesOnClose?: boolean;
 }
 
 /**
@@ -53,7 +67,7 @@ export interface TestServer {
 export async function startTestServer(
   env: Record<string, string> = {},
   overrides: Partial<Ports> = {},
-  options: { mail?: SmtpSink } = {},
+  options: TestServerOptions = {},
 ): Promise<TestServer> {
   const cwd = mkdtempSync(join(tmpdir(), "latchkey-test-"));
   const mail = options.mail ?? (await startSmtpSink());
@@ -66,7 +80,7 @@ export async function startTestServer(
       ...REQUIRED_SETTINGS,
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       AUTH_SMTP_PORT: String(mail.port),
-      AUTH_DB_NAMESPACE: randomNamespace(),
+      AUTH_DB_NAMESPACE: options.namespace ?? randomNamespace(),
       AUTH_DB_MAX_POOL_SIZE: "8",
       AUTH_LOG_LEVEL: "info",
       ...env,
@@ -100,6 +114,15 @@ export async function startTestServer(
     db: server.postgres,
     logLines: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>),
     logText: () => lines.join("\n"),
+    followLink: async (link) => {
+      const external = new URL(runtimeConfig.api.externalUrl);
+      const target = new URL(link);
+      if (target.origin !== external.origin) throw new Error(`${link} does not point at API_EXTERNAL_URL`);
+      const response = await fetch(`${url}${target.pathname}${target.search}`, { redirect: "manual" });
+      const location = response.headers.get("location");
+      if (response.status !== 303 || !location) throw new Error(`expected a 303 redirect, got ${response.status}: ${await response.text()}`);
+      return new URL(location);
+    },
     fetch: (path, init = {}) => {
       const { json, ...rest } = init;
       return fetch(`${url}${path}`, {
@@ -112,7 +135,7 @@ export async function startTestServer(
       await new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeAllConnections();
       try {
-        await dropTables(server.postgres);
+        if (options.dropTablesOnClose !== false) await dropTables(server.postgres);
       } finally {
         await server.close();
         if (!options.mail) await mail.close();

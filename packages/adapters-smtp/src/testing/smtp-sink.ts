@@ -9,7 +9,7 @@ export interface ReceivedMail {
   readonly subject: string;
   readonly text: string;
   readonly html: string;
-  /** The first link in the text part, if any. */
+  /** The mail's action link: the first link of its HTML part (else of its text), if any. */
   readonly link: string | undefined;
   /** The first run of 6 to 10 digits in the text part, if any: the code. */
   readonly code: string | undefined;
@@ -48,13 +48,15 @@ const firstAddress = (field: AddressObject | AddressObject[] | undefined) => {
 
 function received(parsed: ParsedMail): ReceivedMail {
   const text = parsed.text ?? "";
+  const html = typeof parsed.html === "string" ? parsed.html : "";
+  const href = /href="([^"]+)"/.exec(html)?.[1]?.replaceAll("&amp;", "&");
   return {
     to: firstAddress(parsed.to).address,
     from: firstAddress(parsed.from),
     subject: parsed.subject ?? "",
     text,
-    html: typeof parsed.html === "string" ? parsed.html : "",
-    link: /https?:\/\/[^\s<>"]+/.exec(text)?.[0],
+    html,
+    link: href ?? /https?:\/\/[^\s<>"]+/.exec(text)?.[0],
     code: /\b\d{6,10}\b/.exec(text)?.[0],
     parsed,
   };
