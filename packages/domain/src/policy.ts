@@ -58,9 +58,9 @@ export interface OtpPolicy {
   readonly smsOtpLength: number;
   /** SMS_OTP_EXP */
   readonly smsOtpExpSeconds: number;
-  /** SMTP_MAX_FREQUENCY as it applies to signup confirmations, email changes and reauthentication. */
+  /** SMTP_MAX_FREQUENCY as it applies to signup confirmations and email changes. */
   readonly emailConfirmationFrequencySeconds: number;
-  /** Between magic links, and between recovery emails: 60 s unless SMTP_MAX_FREQUENCY is set. */
+  /** Between magic links, recovery emails and reauthentication nonces: 60 s unless SMTP_MAX_FREQUENCY is set. */
   readonly linkFrequencySeconds: number;
   /** SMS_MAX_FREQUENCY */
   readonly smsFrequencySeconds: number;

@@ -161,6 +161,16 @@ describe("reauthentication", () => {
     await auth.updateUser({ principal, password: "another secret", nonce: mail.otp, context });
   });
 
+  it("lets a nonce be asked for again after a minute, not a quarter of an hour", async () => {
+    const { auth, clock } = await withConfirmedUser();
+    const grant = await auth.signInWithPassword({ email: "known@example.com", password, context });
+    const principal = await auth.authenticate({ accessToken: grant.accessToken });
+    await auth.reauthenticate({ principal, context });
+    await failsWith("over_email_send_rate_limit", auth.reauthenticate({ principal, context }));
+    clock.advance({ seconds: 60 });
+    await auth.reauthenticate({ principal, context });
+  });
+
   it("refuses an unconfirmed address, and a user without any", async () => {
     const { auth, stores, hasher } = createTestAuth();
     const unconfirmed = aUser({ email: "u@example.com", emailConfirmedAt: null, passwordHash: await hasher.hash(password) });

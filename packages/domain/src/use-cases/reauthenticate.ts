@@ -21,7 +21,9 @@ export async function reauthenticate(
   if (!byEmail && !isPhoneConfirmed(user)) throw new AuthError("phone_not_confirmed", "Please verify your phone first.");
   const address = (byEmail ? user.email : user.phone)!;
   const channel = byEmail ? "email" : "sms";
-  const seconds = byEmail ? deps.policy.otp.emailConfirmationFrequencySeconds : deps.policy.otp.smsFrequencySeconds;
+  // decisions.md keeps the 900 s default for signup confirmations and email changes; a nonce is asked for again
+  // when the first was mistyped, so it waits as long as a magic link does.
+  const seconds = byEmail ? deps.policy.otp.linkFrequencySeconds : deps.policy.otp.smsFrequencySeconds;
   await limitFrequency(deps, { purpose: "reauthentication", address, seconds, channel });
 
   return deps.tx.run(async (stores) => {
