@@ -116,6 +116,25 @@ describe("email flows with the official client", () => {
     expect(server.mail.to("nobody@example.com")).toEqual([]);
   });
 
+  it("leaves no password someone else chose to an account its owner confirms by magic link or own signup", async () => {
+    const attacker = client(server);
+    for (const email of ["hijack-magic@example.com", "hijack-signup@example.com"]) {
+      expect((await attacker.signUp({ email, password: "the attacker's choice" })).error).toBeNull();
+      await server.mail.waitFor(email);
+    }
+    await waitASecond();
+
+    const owner = client(server);
+    await owner.signInWithOtp({ email: "hijack-magic@example.com" });
+    await owner.signUp({ email: "hijack-signup@example.com", password });
+    for (const email of ["hijack-magic@example.com", "hijack-signup@example.com"]) {
+      const mail = await server.mail.waitFor(email, (m) => server.mail.to(email).indexOf(m) > 0);
+      expect(fragmentOf(await server.followLink(mail.link!))["access_token"]).toBeTruthy();
+      const tried = await client(server).signInWithPassword({ email, password: "the attacker's choice" });
+      expect(tried.error?.code).toBe("invalid_credentials");
+    }
+  });
+
   it("changes the email only once both the current and the new address confirmed", async () => {
     const auth = client(server);
     await auth.signUp({ email: "mover@example.com", password });

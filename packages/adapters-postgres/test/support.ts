@@ -66,6 +66,7 @@ export function aOneTimeToken(userId: string, overrides: Partial<OneTimeToken> =
     failedAttempts: 0,
     codeChallenge: null,
     codeChallengeMethod: null,
+    passwordHash: null,
     createdAt: new Date("2026-03-04T10:00:00.000Z"),
     ...overrides,
   };

@@ -38,7 +38,8 @@ export type ErrorCode =
   | "otp_expired"
   | "flow_state_not_found"
   | "flow_state_expired"
-  | "bad_code_verifier";
+  | "bad_code_verifier"
+  | "sms_send_failed";
 
 export interface AuthErrorOptions {
   /** Structured extras that are part of the response, e.g. `{ reasons }` for weak_password. */

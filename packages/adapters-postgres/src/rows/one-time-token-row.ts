@@ -16,6 +16,7 @@ export function toOneTimeTokenRow(token: OneTimeToken): OneTimeTokenRow {
     createdAt: token.createdAt,
     codeChallenge: token.codeChallenge,
     codeChallengeMethod: token.codeChallengeMethod,
+    passwordHash: token.passwordHash,
   };
 }
 

@@ -5,8 +5,8 @@ import { timestamptz } from "./columns.ts";
 import type { UsersTable } from "./users.ts";
 
 /**
- * `<ns>one_time_tokens`: at most one pending token per (user, kind). The code challenge columns come last: a
- * later migration added them, and ADD COLUMN appends.
+ * `<ns>one_time_tokens`: at most one pending token per (user, kind). The code challenge and password columns
+ * come last: later migrations added them, and ADD COLUMN appends.
  */
 export function oneTimeTokensTable(ns: string, users: UsersTable) {
   return pgTable(
@@ -22,6 +22,7 @@ export function oneTimeTokensTable(ns: string, users: UsersTable) {
       createdAt: timestamptz("created_at").notNull(),
       codeChallenge: text("code_challenge"),
       codeChallengeMethod: text("code_challenge_method").$type<CodeChallengeMethod>(),
+      passwordHash: text("password_hash"),
     },
     (t) => [
       primaryKey({ name: `${ns}one_time_tokens_pkey`, columns: [t.id] }),

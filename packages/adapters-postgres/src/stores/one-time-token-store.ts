@@ -24,6 +24,7 @@ export function createOneTimeTokenStore(db: Database, schema: Schema): OneTimeTo
             failedAttempts: excluded(tokens.failedAttempts),
             codeChallenge: excluded(tokens.codeChallenge),
             codeChallengeMethod: excluded(tokens.codeChallengeMethod),
+            passwordHash: excluded(tokens.passwordHash),
             createdAt: excluded(tokens.createdAt),
           },
         });

@@ -27,6 +27,11 @@ export interface OneTimeToken {
   /** Set when the request that asked for it started a PKCE flow: its link then leads to a code, not a session. */
   readonly codeChallenge: string | null;
   readonly codeChallengeMethod: CodeChallengeMethod | null;
+  /**
+   * The password chosen by the signup that asked for this token, applied when it is verified: whoever confirms the
+   * address gets the password they chose, never one someone else set on an account they could not confirm.
+   */
+  readonly passwordHash: string | null;
   readonly createdAt: Date;
 }
 
@@ -36,11 +41,15 @@ export const MAX_FAILED_ATTEMPTS = 5;
 /** Links of PKCE flows carry this prefix, as GoTrue's do, so both the server and the reader can tell them apart. */
 export const PKCE_PREFIX = "pkce_";
 
+/** The types POST /verify accepts for emailed tokens; links (GET /verify) use the same. */
+export const EMAIL_VERIFY_TYPES: readonly (LinkType | "email")[] = ["signup", "invite", "magiclink", "recovery", "email_change", "email"];
+
 /** What each verification type accepts: a token is bound to the purpose it was issued for. */
 export function kindsVerifiedBy(type: LinkType | "email"): readonly OneTimeTokenKind[] {
   switch (type) {
     case "signup":
-      return ["confirmation"];
+      // GoTrue checks signup and invite codes against the same token.
+      return ["confirmation", "invite"];
     case "invite":
       return ["invite"];
     case "magiclink":
@@ -50,8 +59,9 @@ export function kindsVerifiedBy(type: LinkType | "email"): readonly OneTimeToken
     case "email_change":
       return ["email_change_new", "email_change_current"];
     case "email":
-      // auth-js verifies the code of a sign-in mail as `email`, whether the mail was a magic link or a signup's.
-      return ["magic_link", "confirmation", "invite"];
+      // auth-js verifies the code of any sign-in mail as `email`: a magic link's, a signup's, an invite's or a
+      // recovery's (GoTrue matches confirmation, then recovery).
+      return ["magic_link", "confirmation", "invite", "recovery"];
   }
 }
 

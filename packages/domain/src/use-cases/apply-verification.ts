@@ -2,7 +2,7 @@ import { AuthError } from "../errors.ts";
 import type { Identity } from "../model/identity.ts";
 import type { OneTimeToken } from "../model/one-time-token.ts";
 import type { AuthMethod } from "../model/session.ts";
-import { confirmEmail, isEmailConfirmed, type User, withProviders } from "../model/user.ts";
+import { confirmEmail, isEmailConfirmed, isPhoneConfirmed, type User, withProviders } from "../model/user.ts";
 import type { Stores } from "../ports/stores.ts";
 import type { AuditAction } from "../model/audit.ts";
 import { recordAudit } from "./audit.ts";
@@ -29,16 +29,16 @@ const emailChangeInvalid = () => new AuthError("otp_expired", "Email link is inv
  * invite, and any sign-in by mail proves the mailbox), or complete an email change once both addresses agreed.
  */
 export async function applyVerification(deps: Deps, stores: Stores, verified: Verified): Promise<Applied> {
-  const { user, token } = verified;
+  const { token } = verified;
   switch (token.kind) {
     case "confirmation":
-      return signIn(deps, stores, verified, withPassword(verified, true), "email/signup", "user_signedup");
+      return signIn(deps, stores, verified, "signup", "email/signup", "user_signedup");
     case "invite":
-      return signIn(deps, stores, verified, withPassword(verified, false), "invite", "invite_accepted");
+      return signIn(deps, stores, verified, "invite", "invite", "invite_accepted");
     case "magic_link":
-      return signIn(deps, stores, verified, user, "magiclink", "login");
+      return signIn(deps, stores, verified, "sign_in", "magiclink", "login");
     case "recovery":
-      return signIn(deps, stores, verified, user, "recovery", "login");
+      return signIn(deps, stores, verified, "sign_in", "recovery", "login");
     case "email_change_new":
     case "email_change_current":
       return changeEmail(deps, stores, verified);
@@ -48,33 +48,48 @@ export async function applyVerification(deps: Deps, stores: Stores, verified: Ve
   }
 }
 
-/** The spec's POST /verify signup rule: a password is required where the account has none, and kept if given. */
-function withPassword(verified: Verified, forSignup: boolean): User {
-  const { user, newPasswordHash } = verified;
-  if (user.passwordHash !== null) return user;
-  if (newPasswordHash !== undefined) return { ...user, passwordHash: newPasswordHash };
-  if (forSignup && verified.requiresPassword) {
+/** Whether any of the account's addresses has been proven: until one is, anyone may have set its password. */
+function isProven(user: User): boolean {
+  return isEmailConfirmed(user) || isPhoneConfirmed(user);
+}
+
+/**
+ * The account's password once the token is verified. security: a password set on an account none of whose
+ * addresses was proven may be anyone's (pre-account hijacking), so proving the address replaces it with the one
+ * the verified mail carried (its signup's choice), else the one given with the code, else none. A proven account
+ * keeps its password; the spec's POST /verify of a signup or invite may set one where there is none, and a signup
+ * verified so must.
+ */
+function passwordAfter(verified: Verified, purpose: "signup" | "invite" | "sign_in"): string | null {
+  const { user, token } = verified;
+  const given = purpose === "sign_in" ? undefined : verified.newPasswordHash;
+  const password = (isProven(user) ? user.passwordHash : token.passwordHash) ?? given ?? null;
+  if (password === null && purpose === "signup" && verified.requiresPassword) {
     throw new AuthError("validation_failed", "Signup verification requires a password for an account that has none");
   }
-  return user;
+  return password;
 }
 
 async function signIn(
   deps: Deps,
   stores: Stores,
   verified: Verified,
-  user: User,
+  purpose: "signup" | "invite" | "sign_in",
   method: AuthMethod,
   action: AuditAction,
 ): Promise<Applied> {
+  const { user } = verified;
   const now = deps.clock.now();
+  const passwordHash = passwordAfter(verified, purpose);
   // Following a mail to its address proves the address, whatever the mail was for.
   const confirmed = verified.token.relatesTo === user.email && !isEmailConfirmed(user) ? confirmEmail(user, now) : user;
-  const signedIn: User = { ...confirmed, lastSignInAt: now, updatedAt: now };
+  const signedIn: User = { ...confirmed, passwordHash, lastSignInAt: now, updatedAt: now };
   await stores.users.update(signedIn);
   await saveEmailIdentity(stores, signedIn);
-  // A verified address or a new session voids whatever else was pending for the account.
+  // A verified address or a new session voids whatever else was pending for the account, and sessions opened
+  // before anything was proven were not its owner's to open.
   await stores.oneTimeTokens.deleteAllOfUser(user.id);
+  if (!isProven(user)) await stores.sessions.deleteAllOfUser(user.id);
   const traits = { provider: "email" };
   if (action !== "login") await recordAudit(deps, stores, { action, actor: signedIn, context: verified.context, traits });
   await recordAudit(deps, stores, { action: "login", actor: signedIn, context: verified.context, traits: { ...traits, method } });

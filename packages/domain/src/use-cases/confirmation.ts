@@ -8,14 +8,16 @@ export type Channel = { readonly provider: "email"; readonly address: string } |
 
 /**
  * Issues the confirmation token for a signup (replacing any earlier one) and queues the mail or SMS carrying it,
- * in the caller's transaction. The user's `confirmationSentAt` is the caller's to set. Returns the message id.
+ * in the caller's transaction. `passwordHash` is the password the signup chose, which the account gets once
+ * confirmed (see apply-verification.ts). The user's `confirmationSentAt` is the caller's to set. Returns the
+ * message id.
  */
 export async function sendConfirmation(
   deps: Deps,
   stores: Stores,
   user: User,
   channel: Channel,
-  options: { redirectTo: string; pkce?: PkceChallenge | null },
+  options: { redirectTo: string; pkce?: PkceChallenge | null; passwordHash: string | null },
 ): Promise<string> {
   const byEmail = channel.provider === "email";
   const issued = await issueToken(deps, stores, {
@@ -24,6 +26,7 @@ export async function sendConfirmation(
     channel: byEmail ? "email" : "sms",
     address: channel.address,
     pkce: byEmail ? options.pkce : null,
+    passwordHash: options.passwordHash,
   });
   if (!byEmail || issued.linkToken === null) {
     return queueSms(deps, stores, { kind: "confirmation", to: channel.address, otp: issued.otp }, issued.expiresAt);

@@ -35,6 +35,8 @@ export async function issueToken(
     pkce?: PkceChallenge | null;
     /** Whether an email carries a link as well as a code (reauthentication has only a code). */
     link?: boolean;
+    /** The password the signup that asked for this token chose: the account gets it once the token is verified. */
+    passwordHash?: string | null;
   },
 ): Promise<IssuedToken> {
   const { otp: otpPolicy } = deps.policy;
@@ -53,6 +55,7 @@ export async function issueToken(
     failedAttempts: 0,
     codeChallenge: pkce?.challenge ?? null,
     codeChallengeMethod: pkce?.method ?? null,
+    passwordHash: request.passwordHash ?? null,
     createdAt: now,
   });
   const lifetimeSeconds = isEmail ? otpPolicy.emailOtpExpSeconds : otpPolicy.smsOtpExpSeconds;

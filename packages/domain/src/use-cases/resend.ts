@@ -61,7 +61,9 @@ export async function resend(deps: Deps, input: ResendInput): Promise<{ messageI
       const pending = { ...current, confirmationSentAt: now, updatedAt: now };
       await stores.users.update(pending);
       await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: pending, context: input.context });
-      return sendConfirmation(deps, stores, pending, { provider: "email", address }, { redirectTo, pkce });
+      // The new mail carries the password of the signup it repeats: asking again chooses nothing.
+      const passwordHash = (await stores.oneTimeTokens.findByUser(user.id, "confirmation"))?.passwordHash ?? null;
+      return sendConfirmation(deps, stores, pending, { provider: "email", address }, { redirectTo, pkce, passwordHash });
     }
     const pending = { ...current, emailChangeSentAt: now, updatedAt: now };
     await stores.users.update(pending);

@@ -48,13 +48,14 @@ export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Prom
     if (!existing) {
       const created = { ...newAccount(deps, { channel, passwordHash: null, data: input.data, audience: input.audience }), confirmationSentAt: now };
       await stores.users.insert(created);
-      await sendConfirmation(deps, stores, created, channel, { redirectTo, pkce });
+      await sendConfirmation(deps, stores, created, channel, { redirectTo, pkce, passwordHash: null });
       return;
     }
     const user = (await stores.users.findById(existing.id, { forUpdate: true })) ?? existing;
     if (!isEmailConfirmed(user)) {
       await stores.users.update({ ...user, confirmationSentAt: now, updatedAt: now });
-      await sendConfirmation(deps, stores, user, channel, { redirectTo, pkce });
+      // No password rides on it: whoever asked for a sign-in mail chose none (see apply-verification.ts).
+      await sendConfirmation(deps, stores, user, channel, { redirectTo, pkce, passwordHash: null });
       return;
     }
     await stores.users.update({ ...user, recoverySentAt: now, updatedAt: now });

@@ -69,7 +69,7 @@ export async function signUp(deps: Deps, input: SignUpInput): Promise<SignUpResu
   }
 }
 
-type Delivery = Parameters<typeof sendConfirmation>[4];
+type Delivery = Omit<Parameters<typeof sendConfirmation>[4], "passwordHash">;
 
 function findByChannel(deps: Deps, channel: Channel): Promise<User | null> {
   return channel.provider === "email"
@@ -108,7 +108,7 @@ async function signUpNew(
     await stores.users.insert(pending);
     const traits = { provider: channel.provider };
     await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: pending, context: input.context, traits });
-    await sendConfirmation(deps, stores, pending, channel, delivery);
+    await sendConfirmation(deps, stores, pending, channel, { ...delivery, passwordHash });
     return pending;
   });
   observeDuration(deps, "signup", started);
@@ -166,9 +166,9 @@ async function signUpExisting(
     return { kind: "session", grant: await grantSession(deps, opened.user, opened.session, opened.refreshToken) };
   }
 
-  // Awaiting confirmation: send the confirmation again; neither password nor data change, since whoever asks
-  // has not proven they own the address.
-  await deps.hasher.hash(password);
+  // Awaiting confirmation: send the confirmation again. The account keeps its password and data, since whoever
+  // asks has not proven they own the address; the password rides on the token instead (see signupPassword).
+  const passwordHash = await signupPassword(deps, existing, password);
   const saved = await deps.tx.run(async (stores) => {
     const now = deps.clock.now();
     const current = (await stores.users.findById(existing.id, { forUpdate: true })) ?? existing;
@@ -182,10 +182,26 @@ async function signUpExisting(
     await stores.users.update(pending);
     const traits = { provider: channel.provider };
     await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: pending, context: input.context, traits });
-    await sendConfirmation(deps, stores, pending, channel, delivery);
+    await sendConfirmation(deps, stores, pending, channel, { ...delivery, passwordHash });
     return pending;
   });
   return { kind: "user", user: saved };
+}
+
+/**
+ * The password a repeated signup's confirmation carries. security: two signups of one unconfirmed address may be
+ * its owner and someone hoping the owner confirms their password (pre-account hijacking). A password both chose,
+ * or the only one asked for, is kept; when they differ, or the pending mail carries none (a magic link, an
+ * invite), the confirmed account gets no password and its owner, signed in by the link, sets one.
+ */
+async function signupPassword(deps: Deps, existing: User, password: string): Promise<string | null> {
+  const pending = await deps.stores.oneTimeTokens.findByUser(existing.id, "confirmation");
+  if (!pending) return deps.hasher.hash(password);
+  if (pending.passwordHash === null) {
+    await deps.hasher.verifyNothing(password);
+    return null;
+  }
+  return (await deps.hasher.verify(pending.passwordHash, password)).ok ? pending.passwordHash : null;
 }
 
 /** A signup that signs the user straight in: GoTrue records both. */

@@ -87,6 +87,7 @@ describe("update the user", () => {
         failedAttempts: 0,
         codeChallenge: null,
         codeChallengeMethod: null,
+        passwordHash: null,
         createdAt: testAuth.clock.now(),
       });
       return testAuth;

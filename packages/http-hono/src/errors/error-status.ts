@@ -38,6 +38,7 @@ export const defaultStatus = {
   flow_state_not_found: 404,
   flow_state_expired: 422,
   bad_code_verifier: 400,
+  sms_send_failed: 422,
 } satisfies Record<ErrorCode, ContentfulStatusCode>;
 
 /** A route's exceptions to the table: a status, or a function of the error for the rare code that needs one. */

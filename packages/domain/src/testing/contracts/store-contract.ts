@@ -35,6 +35,7 @@ function anOtt(userId: string, overrides: Partial<OneTimeToken> = {}): OneTimeTo
     failedAttempts: 0,
     codeChallenge: null,
     codeChallengeMethod: null,
+    passwordHash: null,
     createdAt: t("10:00:00.000"),
     ...overrides,
   };
@@ -363,10 +364,15 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         expect(await stores.oneTimeTokens.findByUser(user.id, "recovery")).toBeNull();
       });
 
-      it("finds a token by the digest of its link, keeping its PKCE challenge", async () => {
+      it("finds a token by the digest of its link, keeping its PKCE challenge and chosen password", async () => {
         const user = aUser();
         await stores.users.insert(user);
-        const token = anOtt(user.id, { kind: "magic_link", codeChallenge: "a".repeat(43), codeChallengeMethod: "s256" });
+        const token = anOtt(user.id, {
+          kind: "magic_link",
+          codeChallenge: "a".repeat(43),
+          codeChallengeMethod: "s256",
+          passwordHash: "$argon2id$chosen",
+        });
         await stores.oneTimeTokens.replace(token);
         expect(await stores.oneTimeTokens.findByLinkTokenHash(token.linkTokenHash!)).toEqual(token);
         expect(await stores.oneTimeTokens.findByLinkTokenHash(digest())).toBeNull();

@@ -1,0 +1,112 @@
+import { describe, expect, it } from "vitest";
+import { aSession } from "../testing/builders.ts";
+import { createTestAuth, type TestAuth } from "../testing/create-test-auth.ts";
+import { context, failsWith } from "../testing/fails-with.ts";
+
+// Someone signs up with an address they do not own, hoping its owner will later prove the mailbox and so confirm
+// an account whose password they know. Whoever proves the address must end up with an account only they can use.
+
+const victim = "victim@example.com";
+const attackersPassword = "attacker-knows-this";
+const ownersPassword = "owner-chose-this";
+const admin = { role: "service_role", userId: null, claims: {} };
+
+async function signedUpByAttacker(): Promise<TestAuth & { userId: string }> {
+  const testAuth = createTestAuth();
+  const result = await testAuth.auth.signUp({ email: victim, password: attackersPassword, context });
+  if (result.kind !== "user") throw new Error("expected an account awaiting confirmation");
+  // The attacker's confirmation mail goes to the owner, who ignores it; whatever the owner does next comes later.
+  testAuth.clock.advance({ seconds: 3600 });
+  return { ...testAuth, userId: result.user.id };
+}
+
+async function followLatestMail(testAuth: TestAuth, kind: "confirmation" | "magic_link" | "invite" | "recovery") {
+  const mail = (await testAuth.lastEmail(victim, kind))!;
+  const type = { confirmation: "signup", magic_link: "magiclink", invite: "invite", recovery: "recovery" } as const;
+  const result = await testAuth.auth.verify({ type: type[kind], proof: { linkToken: mail.linkToken }, followedLink: true, context });
+  if (result.kind !== "session") throw new Error("expected a session");
+  return result.grant;
+}
+
+async function expectPasswordRefused(testAuth: TestAuth, password: string) {
+  await failsWith("invalid_credentials", testAuth.auth.signInWithPassword({ email: victim, password, context }));
+}
+
+describe("an account someone else signed up for the address", () => {
+  it("loses that password when its owner signs up too and confirms: two different choices leave none", async () => {
+    const testAuth = await signedUpByAttacker();
+    await testAuth.auth.signUp({ email: victim, password: ownersPassword, context });
+    const grant = await followLatestMail(testAuth, "confirmation");
+    expect(grant.user.id).toBe(testAuth.userId);
+    expect(grant.user.passwordHash).toBeNull();
+    await expectPasswordRefused(testAuth, attackersPassword);
+  });
+
+  it("loses that password when its owner signs in by magic link instead", async () => {
+    const testAuth = await signedUpByAttacker();
+    await testAuth.auth.sendMagicLink({ email: victim, createUser: true, context });
+    const grant = await followLatestMail(testAuth, "confirmation");
+    expect(grant.user.emailConfirmedAt).toBeInstanceOf(Date);
+    expect(grant.user.passwordHash).toBeNull();
+    await expectPasswordRefused(testAuth, attackersPassword);
+  });
+
+  it("loses that password when an admin invites the owner, who accepts", async () => {
+    const testAuth = await signedUpByAttacker();
+    await testAuth.auth.inviteUser({ admin, email: victim, context });
+    expect((await followLatestMail(testAuth, "invite")).user.passwordHash).toBeNull();
+    await expectPasswordRefused(testAuth, attackersPassword);
+  });
+
+  it("loses that password when its owner recovers the account, and takes the one the owner then sets", async () => {
+    const testAuth = await signedUpByAttacker();
+    await testAuth.auth.recoverPassword({ email: victim, context });
+    const grant = await followLatestMail(testAuth, "recovery");
+    await expectPasswordRefused(testAuth, attackersPassword);
+    const principal = await testAuth.auth.authenticate({ accessToken: grant.accessToken });
+    await testAuth.auth.updateUser({ principal, password: ownersPassword, context });
+    await testAuth.auth.signInWithPassword({ email: victim, password: ownersPassword, context });
+  });
+
+  it("is rid of the sessions opened before anything was proven", async () => {
+    const testAuth = await signedUpByAttacker();
+    const early = aSession(testAuth.userId);
+    await testAuth.stores.sessions.insert(early);
+    await testAuth.auth.sendMagicLink({ email: victim, createUser: true, context });
+    const grant = await followLatestMail(testAuth, "confirmation");
+    expect((await testAuth.stores.users.findWithSession(testAuth.userId, early.id))?.session).toBeNull();
+    expect((await testAuth.stores.users.findWithSession(testAuth.userId, grant.session.id))?.session).not.toBeNull();
+  });
+
+  it("stays the attacker's only if the owner follows a confirmation they did not ask for, as with any account", async () => {
+    const testAuth = await signedUpByAttacker();
+    const grant = await followLatestMail(testAuth, "confirmation");
+    expect(grant.user.passwordHash).not.toBeNull();
+  });
+});
+
+describe("an honest signup", () => {
+  it("keeps its password through a resend and a repeated signup with the same password", async () => {
+    const { auth, clock, lastEmail } = createTestAuth();
+    await auth.signUp({ email: victim, password: ownersPassword, context });
+    clock.advance({ seconds: 900 });
+    await auth.resend({ type: "signup", email: victim, context });
+    clock.advance({ seconds: 900 });
+    await auth.signUp({ email: victim, password: ownersPassword, context });
+    const mail = (await lastEmail(victim, "confirmation"))!;
+    await auth.verify({ type: "signup", proof: { linkToken: mail.linkToken }, followedLink: true, context });
+    const signedIn = await auth.signInWithPassword({ email: victim, password: ownersPassword, context });
+    expect(signedIn.user.email).toBe(victim);
+  });
+
+  it("verified by code with a password given, where two choices left none, takes the one given", async () => {
+    const testAuth = await signedUpByAttacker();
+    await testAuth.auth.signUp({ email: victim, password: ownersPassword, context });
+    const mail = (await testAuth.lastEmail(victim, "confirmation"))!;
+    const proof = { email: victim, code: mail.otp };
+    await failsWith("validation_failed", testAuth.auth.verify({ type: "signup", proof, followedLink: false, context }));
+    await testAuth.auth.verify({ type: "signup", proof, followedLink: false, password: ownersPassword, context });
+    await testAuth.auth.signInWithPassword({ email: victim, password: ownersPassword, context });
+    await expectPasswordRefused(testAuth, attackersPassword);
+  });
+});
