@@ -18,6 +18,7 @@ export default defineConfig({
           include: [
             "packages/adapters-postgres/**/*.test.ts",
             "packages/adapters-smtp/**/*.test.ts",
+            "packages/adapters-sms/**/*.test.ts",
             "apps/server/**/*.test.ts",
             "test/**/*.test.ts",
           ],
