@@ -14,6 +14,7 @@ describe("email flows with the official client", () => {
       AUTH_URI_ALLOW_LIST: "http://localhost:3000/**,myapp://callback",
       // One second between requests of a kind, so resend can be shown without long waits.
       AUTH_SMTP_MAX_FREQUENCY: "1",
+      AUTH_EXTERNAL_ANONYMOUS_USERS_ENABLED: "true",
     });
   });
   afterAll(() => server.close());
@@ -133,6 +134,22 @@ describe("email flows with the official client", () => {
       const tried = await client(server).signInWithPassword({ email, password: "the attacker's choice" });
       expect(tried.error?.code).toBe("invalid_credentials");
     }
+  });
+
+  it("turns an anonymous user into a permanent one that signs in by the address it confirmed", async () => {
+    const auth = client(server);
+    const { data: anonymous } = await auth.signInAnonymously();
+    expect(anonymous.user?.is_anonymous).toBe(true);
+    expect((await auth.updateUser({ email: "converted@example.com" })).error).toBeNull();
+    const mail = await server.mail.waitFor("converted@example.com");
+    const { data, error } = await auth.verifyOtp({ email: "converted@example.com", token: mail.code!, type: "email_change" });
+    expect(error).toBeNull();
+    expect(data.user).toMatchObject({ id: anonymous.user?.id, email: "converted@example.com", is_anonymous: false });
+    const claims = JSON.parse(Buffer.from(data.session!.access_token.split(".")[1]!, "base64url").toString());
+    expect(claims).toMatchObject({ is_anonymous: false, email: "converted@example.com" });
+    expect((await auth.updateUser({ password })).error).toBeNull();
+    const again = await client(server).signInWithPassword({ email: "converted@example.com", password });
+    expect(again.data.user?.is_anonymous).toBe(false);
   });
 
   it("changes the email only once both the current and the new address confirmed", async () => {

@@ -110,7 +110,8 @@ async function changeEmail(deps: Deps, stores: Stores, verified: Verified): Prom
 
   const now = deps.clock.now();
   const oldEmail = user.email;
-  const changed = confirmEmail({ ...user, email: newEmail, newEmail: null, lastSignInAt: now, updatedAt: now }, now);
+  // An anonymous user with a confirmed address is anonymous no longer: it can sign in again by that address.
+  const changed = confirmEmail({ ...user, email: newEmail, newEmail: null, isAnonymous: false, lastSignInAt: now, updatedAt: now }, now);
   const withIdentity = await emailIdentityFor(deps, changed, now);
   await stores.users.update(withIdentity);
   await saveEmailIdentity(stores, withIdentity);

@@ -227,6 +227,55 @@ describe("RATE_LIMIT_EMAIL_SENT", () => {
     clock.advance({ hours: 1 });
     await auth.signUp({ email: "three@example.com", password, context });
   });
+
+  it("counts a request for an unknown address as one for a known address, so running out tells nothing", async () => {
+    for (const first of ["known@example.com", "nobody@example.com"]) {
+      const { auth } = await withConfirmedUser({ policy: { email: { sendLimit: { events: 1, perSeconds: 3600 } } } });
+      await auth.recoverPassword({ email: first, context });
+      await failsWith("over_email_send_rate_limit", auth.recoverPassword({ email: "other@example.com", context }));
+      await failsWith("over_email_send_rate_limit", auth.sendMagicLink({ email: "other@example.com", createUser: false, context }));
+      await failsWith("over_email_send_rate_limit", auth.resend({ type: "signup", email: "other@example.com", context }));
+    }
+  });
+
+  it("never holds back a notification of a change already made", async () => {
+    const limited = { email: { sendLimit: { events: 1, perSeconds: 3600 }, notifications: { passwordChanged: true } } };
+    const { auth, emails } = await withConfirmedUser({ policy: limited });
+    const grant = await auth.signInWithPassword({ email: "known@example.com", password, context });
+    await auth.recoverPassword({ email: "known@example.com", context });
+    await auth.updateUser({ principal: await auth.authenticate({ accessToken: grant.accessToken }), password: "changed pw", context });
+    expect((await emails()).map((mail) => mail.kind)).toEqual(["recovery", "password_changed"]);
+  });
+});
+
+describe("send frequency", () => {
+  it("is one per address for a signup's confirmation, however it is asked for", async () => {
+    const { auth, clock } = createTestAuth();
+    await auth.signUp({ email: "pending@example.com", password, context });
+    await failsWith("over_email_send_rate_limit", auth.resend({ type: "signup", email: "pending@example.com", context }));
+    clock.advance({ seconds: 900 });
+    await auth.resend({ type: "signup", email: "pending@example.com", context });
+    await failsWith("over_email_send_rate_limit", auth.signUp({ email: "pending@example.com", password, context }));
+  });
+
+  it("refuses a second signup within the window alike for a confirmed account and an unknown address", async () => {
+    const { auth } = await withConfirmedUser();
+    for (const email of ["known@example.com", "fresh@example.com"]) {
+      await auth.signUp({ email, password: "another password", context });
+      await failsWith("over_email_send_rate_limit", auth.signUp({ email, password: "another password", context }));
+    }
+  });
+
+  it("is one per address for an email change's confirmations, whether from PUT /user or /resend", async () => {
+    const { auth, clock } = await withConfirmedUser();
+    const grant = await auth.signInWithPassword({ email: "known@example.com", password, context });
+    const principal = await auth.authenticate({ accessToken: grant.accessToken });
+    await auth.updateUser({ principal, email: "moved@example.com", context });
+    await failsWith("over_email_send_rate_limit", auth.resend({ type: "email_change", email: "known@example.com", context }));
+    clock.advance({ seconds: 900 });
+    await auth.resend({ type: "email_change", email: "known@example.com", context });
+    await failsWith("over_email_send_rate_limit", auth.updateUser({ principal, email: "elsewhere@example.com", context }));
+  });
 });
 
 describe("notifications", () => {

@@ -7,7 +7,7 @@ import { recordAudit } from "./audit.ts";
 import type { AdminPrincipal } from "./authorize-admin.ts";
 import type { Deps, RequestContext } from "./deps.ts";
 import { newAccount } from "./new-account.ts";
-import { issueToken, queueEmail } from "./one-time-tokens.ts";
+import { consumeEmailQuota, issueToken, queueEmail } from "./one-time-tokens.ts";
 
 export interface InviteUserInput {
   readonly admin: AdminPrincipal;
@@ -27,6 +27,7 @@ export async function inviteUser(deps: Deps, input: InviteUserInput): Promise<Us
   const redirectTo = chooseRedirect(input.redirectTo ?? [], deps.policy.redirect);
   const existing = await deps.stores.users.findByEmail(address);
   if (existing && isEmailConfirmed(existing)) throw new AuthError("email_exists", messages.emailExists);
+  await consumeEmailQuota(deps);
 
   return deps.tx.run(async (stores) => {
     const now = deps.clock.now();

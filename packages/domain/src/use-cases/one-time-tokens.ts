@@ -9,6 +9,9 @@ import type { Deps } from "./deps.ts";
 import { linkTokenDigest, otpDigest } from "./digests.ts";
 import { enqueueMessage } from "./outbox.ts";
 
+/** What a message to an address is for, as far as how often it may be sent goes. */
+export type SendPurpose = "confirmation" | "email_change" | "magic_link" | "recovery" | "reauthentication";
+
 /** Link tokens carry 256 random bits. */
 const LINK_TOKEN_BYTES = 32;
 
@@ -66,11 +69,10 @@ export async function issueToken(
 const NOTIFICATION_LIFETIME_SECONDS = 86_400;
 
 /**
- * Queues an email in the caller's transaction, within RATE_LIMIT_EMAIL_SENT (counted across every instance when
- * the rate limiter is shared). Returns the message id.
+ * Queues an email in the caller's transaction; the caller has counted it against RATE_LIMIT_EMAIL_SENT (see
+ * consumeEmailQuota). Returns the message id.
  */
 export async function queueEmail(deps: Deps, stores: Stores, email: AuthEmail, expiresAt?: Date): Promise<string> {
-  await consumeEmailQuota(deps);
   const until = expiresAt ?? new Date(deps.clock.now().getTime() + NOTIFICATION_LIFETIME_SECONDS * 1000);
   return enqueueMessage(deps, stores, { channel: "email", email }, until);
 }
@@ -79,22 +81,36 @@ export async function queueSms(deps: Deps, stores: Stores, sms: AuthSms, expires
   return enqueueMessage(deps, stores, { channel: "sms", sms }, expiresAt);
 }
 
-/** Counts one email against RATE_LIMIT_EMAIL_SENT; refuses with GoTrue's 429 past it. */
-export async function consumeEmailQuota(deps: Deps): Promise<void> {
+/**
+ * Counts `count` emails against RATE_LIMIT_EMAIL_SENT (across every instance when the rate limiter is shared);
+ * refuses with GoTrue's 429 past it. security: a flow whose answer must not tell whether an account exists
+ * counts before looking, the same for any address, so running out of quota tells nothing either. Notifications
+ * of changes already made are not counted: they must not be lost to a quota someone else exhausted.
+ */
+export async function consumeEmailQuota(deps: Deps, count = 1): Promise<void> {
   const { events, perSeconds } = deps.policy.email.sendLimit;
-  const decision = await deps.rateLimiter.consume("email_sent", events, perSeconds);
-  if (!decision.allowed) {
-    throw new AuthError("over_email_send_rate_limit", "email rate limit exceeded", { retryAfterSeconds: decision.retryAfterSeconds });
+  for (let sent = 0; sent < count; sent++) {
+    const decision = await deps.rateLimiter.consume("email_sent", events, perSeconds);
+    if (!decision.allowed) {
+      throw new AuthError("over_email_send_rate_limit", "email rate limit exceeded", { retryAfterSeconds: decision.retryAfterSeconds });
+    }
   }
 }
 
+/** How many mails an email change sends: the new address, and the current one under secure email change. */
+export function emailChangeMailCount(deps: Deps): number {
+  return deps.policy.email.secureEmailChange ? 2 : 1;
+}
+
 /**
- * Refuses a second request of `purpose` for `address` within `seconds`, with GoTrue's wording. Keyed by a digest
- * of the address and applied whether or not any account has it, so the refusal tells nothing about accounts.
+ * Refuses a second request of `purpose` for `address` within `seconds`, with GoTrue's wording. Every flow that
+ * sends the same message to the same address uses the same purpose, so no two of them can be alternated to send
+ * more often. Keyed by a digest of the address and applied whether or not any account has it, so the refusal
+ * tells nothing about accounts.
  */
 export async function limitFrequency(
   deps: Deps,
-  request: { purpose: string; address: string; seconds: number; channel: "email" | "sms" },
+  request: { purpose: SendPurpose; address: string; seconds: number; channel: "email" | "sms" },
 ): Promise<void> {
   const key = `${request.purpose}:${deps.secrets.digest(request.address)}`;
   const decision = await deps.rateLimiter.consume(key, 1, request.seconds);

@@ -2,7 +2,7 @@ import { AuthError } from "../errors.ts";
 import { isEmailConfirmed, isPhoneConfirmed } from "../model/user.ts";
 import { recordAudit } from "./audit.ts";
 import type { Deps, Principal, RequestContext } from "./deps.ts";
-import { issueToken, limitFrequency, queueEmail, queueSms } from "./one-time-tokens.ts";
+import { consumeEmailQuota, issueToken, limitFrequency, queueEmail, queueSms } from "./one-time-tokens.ts";
 
 /**
  * GET /reauthenticate: sends a one-time nonce to the user's email (or, without one, phone), which a password change
@@ -25,6 +25,7 @@ export async function reauthenticate(
   // when the first was mistyped, so it waits as long as a magic link does.
   const seconds = byEmail ? deps.policy.otp.linkFrequencySeconds : deps.policy.otp.smsFrequencySeconds;
   await limitFrequency(deps, { purpose: "reauthentication", address, seconds, channel });
+  if (byEmail) await consumeEmailQuota(deps);
 
   return deps.tx.run(async (stores) => {
     const now = deps.clock.now();

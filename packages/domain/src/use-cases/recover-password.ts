@@ -4,7 +4,7 @@ import { readPkceChallenge } from "../model/pkce.ts";
 import { chooseRedirect } from "../model/redirect.ts";
 import { recordAudit } from "./audit.ts";
 import type { Deps, RequestContext } from "./deps.ts";
-import { issueToken, limitFrequency, queueEmail } from "./one-time-tokens.ts";
+import { consumeEmailQuota, issueToken, limitFrequency, queueEmail } from "./one-time-tokens.ts";
 import { observeDuration, padDuration } from "./timing.ts";
 
 export interface RecoverPasswordInput {
@@ -27,6 +27,7 @@ export async function recoverPassword(deps: Deps, input: RecoverPasswordInput): 
   const redirectTo = chooseRedirect(input.redirectTo ?? [], deps.policy.redirect);
   const started = deps.clock.now();
   await limitFrequency(deps, { purpose: "recovery", address, seconds: deps.policy.otp.linkFrequencySeconds, channel: "email" });
+  await consumeEmailQuota(deps);
 
   const existing = await deps.stores.users.findByEmail(address);
   if (!existing) {

@@ -7,7 +7,7 @@ import { recordAudit } from "./audit.ts";
 import { sendConfirmation } from "./confirmation.ts";
 import type { Deps, RequestContext } from "./deps.ts";
 import { sendEmailChange } from "./email-change.ts";
-import { limitFrequency } from "./one-time-tokens.ts";
+import { consumeEmailQuota, emailChangeMailCount, limitFrequency } from "./one-time-tokens.ts";
 import { observeDuration, padDuration } from "./timing.ts";
 
 export interface ResendInput {
@@ -46,7 +46,10 @@ export async function resend(deps: Deps, input: ResendInput): Promise<{ messageI
   const operation = `resend:${input.type}`;
   const started = deps.clock.now();
   const seconds = deps.policy.otp.emailConfirmationFrequencySeconds;
-  await limitFrequency(deps, { purpose: operation, address, seconds, channel: "email" });
+  // The same limits as the signup or email change being repeated, counted before looking the address up.
+  const purpose = input.type === "signup" ? "confirmation" : "email_change";
+  await limitFrequency(deps, { purpose, address, seconds, channel: "email" });
+  await consumeEmailQuota(deps, input.type === "signup" ? 1 : emailChangeMailCount(deps));
 
   const user = await deps.stores.users.findByEmail(address);
   const nothingToSend = !user || (input.type === "signup" ? isEmailConfirmed(user) : user.newEmail === null);

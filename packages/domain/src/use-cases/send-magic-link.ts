@@ -7,7 +7,7 @@ import { isEmailConfirmed } from "../model/user.ts";
 import { sendConfirmation } from "./confirmation.ts";
 import type { Deps, RequestContext } from "./deps.ts";
 import { newAccount } from "./new-account.ts";
-import { issueToken, limitFrequency, queueEmail } from "./one-time-tokens.ts";
+import { consumeEmailQuota, issueToken, limitFrequency, queueEmail } from "./one-time-tokens.ts";
 import { observeDuration, padDuration } from "./timing.ts";
 
 export interface SendMagicLinkInput {
@@ -36,6 +36,7 @@ export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Prom
   const redirectTo = chooseRedirect(input.redirectTo ?? [], deps.policy.redirect);
   const started = deps.clock.now();
   await limitFrequency(deps, { purpose: "magic_link", address, seconds: otp.linkFrequencySeconds, channel: "email" });
+  await consumeEmailQuota(deps);
 
   const existing = await deps.stores.users.findByEmail(address);
   if (!existing && (!input.createUser || signup.disabled)) {

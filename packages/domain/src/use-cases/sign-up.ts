@@ -5,13 +5,13 @@ import { assertPasswordAcceptable } from "../model/password-policy.ts";
 import { normalizePhone } from "../model/phone.ts";
 import { readPkceChallenge } from "../model/pkce.ts";
 import { chooseRedirect } from "../model/redirect.ts";
-import { assertMaySendAgain } from "../model/send-frequency.ts";
 import { confirmEmail, confirmPhone, isBanned, isEmailConfirmed, isPhoneConfirmed, newUser, type User } from "../model/user.ts";
 import type { Stores } from "../ports/stores.ts";
 import { recordAudit } from "./audit.ts";
 import { type Channel, sendConfirmation } from "./confirmation.ts";
 import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
 import { newAccount } from "./new-account.ts";
+import { consumeEmailQuota, limitFrequency } from "./one-time-tokens.ts";
 import { grantSession, openSession } from "./sessions.ts";
 import { observeDuration, padDuration } from "./timing.ts";
 
@@ -56,6 +56,7 @@ export async function signUp(deps: Deps, input: SignUpInput): Promise<SignUpResu
   const delivery = { redirectTo: chooseRedirect(input.redirectTo ?? [], deps.policy.redirect), pkce };
 
   const started = deps.clock.now();
+  if (!autoconfirms(deps, channel)) await limitConfirmations(deps, channel);
   const existing = await findByChannel(deps, channel);
   if (existing) return signUpExisting(deps, existing, channel, password, input, started, delivery);
   try {
@@ -79,6 +80,18 @@ function findByChannel(deps: Deps, channel: Channel): Promise<User | null> {
 
 function autoconfirms(deps: Deps, channel: Channel): boolean {
   return channel.provider === "email" ? deps.policy.signup.emailAutoconfirm : deps.policy.signup.phoneAutoconfirm;
+}
+
+/**
+ * A signup that will send a confirmation: no more than one per SMTP_MAX_FREQUENCY (SMS_MAX_FREQUENCY) to the
+ * address, shared with /resend, and within the email quota. Counted before looking the address up, so a
+ * duplicate of a confirmed account is refused alike and the refusal tells nothing.
+ */
+async function limitConfirmations(deps: Deps, channel: Channel): Promise<void> {
+  const byEmail = channel.provider === "email";
+  const seconds = byEmail ? deps.policy.otp.emailConfirmationFrequencySeconds : deps.policy.otp.smsFrequencySeconds;
+  await limitFrequency(deps, { purpose: "confirmation", address: channel.address, seconds, channel: byEmail ? "email" : "sms" });
+  if (byEmail) await consumeEmailQuota(deps);
 }
 
 async function signUpNew(
@@ -172,12 +185,6 @@ async function signUpExisting(
   const saved = await deps.tx.run(async (stores) => {
     const now = deps.clock.now();
     const current = (await stores.users.findById(existing.id, { forUpdate: true })) ?? existing;
-    assertMaySendAgain(
-      current.confirmationSentAt,
-      now,
-      deps.policy.otp[channel.provider === "email" ? "emailConfirmationFrequencySeconds" : "smsFrequencySeconds"],
-      channel.provider === "email" ? "over_email_send_rate_limit" : "over_sms_send_rate_limit",
-    );
     const pending = { ...current, confirmationSentAt: now, updatedAt: now };
     await stores.users.update(pending);
     const traits = { provider: channel.provider };

@@ -13,7 +13,7 @@ import { recordAudit } from "./audit.ts";
 import { otpDigest } from "./digests.ts";
 import { sendEmailChange } from "./email-change.ts";
 import { queueNotification } from "./notifications.ts";
-import { limitFrequency } from "./one-time-tokens.ts";
+import { consumeEmailQuota, emailChangeMailCount, limitFrequency } from "./one-time-tokens.ts";
 
 export interface UpdateUserInput {
   readonly principal: Principal;
@@ -48,7 +48,9 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
     const holder = await deps.stores.users.findByEmail(email);
     if (holder && holder.id !== caller.id) throw new AuthError("email_exists", messages.emailExists);
     const seconds = deps.policy.otp.emailConfirmationFrequencySeconds;
-    await limitFrequency(deps, { purpose: "email_change", address: caller.id, seconds, channel: "email" });
+    // Keyed like /resend's, which knows the account only by its current address.
+    await limitFrequency(deps, { purpose: "email_change", address: caller.email ?? caller.id, seconds, channel: "email" });
+    await consumeEmailQuota(deps, emailChangeMailCount(deps));
   }
   if (phone && phone !== caller.phone) {
     const holder = await deps.stores.users.findByPhone(phone);

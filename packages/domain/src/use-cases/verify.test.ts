@@ -197,4 +197,16 @@ describe("secure email change", () => {
       { kind: "email_changed", to: "old@example.com", email: "new@example.com", oldEmail: "old@example.com" },
     ]);
   });
+
+  it("makes an anonymous user permanent once its first address is confirmed", async () => {
+    const { auth, lastEmail, stores } = createTestAuth({ policy: { signup: { anonymousEnabled: true } } });
+    const anonymous = await auth.signUp({ context });
+    if (anonymous.kind !== "session") throw new Error("expected a session");
+    const principal = await auth.authenticate({ accessToken: anonymous.grant.accessToken });
+    await auth.updateUser({ principal, email: "kept@example.com", context });
+    const toNew = (await lastEmail("kept@example.com", "email_change"))!;
+    const result = await auth.verify({ type: "email_change", proof: { linkToken: toNew.linkToken }, followedLink: true, context });
+    expect(result.kind === "session" && result.grant.user).toMatchObject({ email: "kept@example.com", isAnonymous: false });
+    expect((await stores.users.findById(principal.user.id))?.isAnonymous).toBe(false);
+  });
 });
