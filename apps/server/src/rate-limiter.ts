@@ -1,18 +1,32 @@
 import type { RateLimiter } from "@latchkey/domain";
 import type { Logger } from "pino";
+import { createFallbackRateLimiter } from "./adapters/fallback-rate-limiter.ts";
 import { createMemoryRateLimiter } from "./adapters/memory-rate-limiter.ts";
-import { connectRedis, createRedisRateLimiter } from "./adapters/redis-rate-limiter.ts";
+import { connectRedis, createRedisRateLimiter, DEFAULT_RATE_LIMIT_PREFIX } from "./adapters/redis-rate-limiter.ts";
 import type { Config } from "./config/index.ts";
 
 /**
- * Redis when REDIS_URL is set, so that limits hold across every instance; this process's memory otherwise, which
- * is right for one instance and is said at start for several.
+ * Redis when REDIS_URL is set, so that limits hold across every instance, with this process's memory standing in
+ * while Redis cannot be reached; this process's memory otherwise, which is right for one instance and is said at
+ * start for several.
  */
 export function createRateLimiter(config: Config, log: Logger): { limiter: RateLimiter; close(): Promise<void> } {
+  const memory = createMemoryRateLimiter();
   if (config.rateLimit.redisUrl) {
     const redis = connectRedis(config.rateLimit.redisUrl, (error) => log.warn({ err: error }, "rate limiter: Redis connection error"));
-    return { limiter: createRedisRateLimiter(redis), close: async () => void (await redis.quit().catch(() => redis.disconnect())) };
+    // Deployments that share a Redis but not their tables (DB_NAMESPACE) must not share their counters either.
+    const prefix = `${DEFAULT_RATE_LIMIT_PREFIX}${config.db.namespace}`;
+    const limiter = createFallbackRateLimiter(createRedisRateLimiter(redis, { prefix }), memory, {
+      onFallback: (error) => log.error({ err: error }, "rate limiter: Redis failed; limiting in this instance's memory until it is back"),
+      onRecovered: () => log.info("rate limiter: Redis answers again; limits are shared across instances once more"),
+    });
+    return {
+      limiter,
+      close: async () => {
+        memory.stop();
+        await redis.quit().catch(() => redis.disconnect());
+      },
+    };
   }
-  const memory = createMemoryRateLimiter();
   return { limiter: memory, close: async () => memory.stop() };
 }
