@@ -3,7 +3,8 @@ import { auditLog } from "./0002_audit_log.ts";
 import { outbox } from "./0003_outbox.ts";
 import { pkce } from "./0004_pkce.ts";
 import { tokenPassword } from "./0005_token_password.ts";
+import { outboxClaim } from "./0006_outbox_claim.ts";
 import type { Migration } from "./migration.ts";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
-export const migrations: readonly Migration[] = [initial, auditLog, outbox, pkce, tokenPassword];
+export const migrations: readonly Migration[] = [initial, auditLog, outbox, pkce, tokenPassword, outboxClaim];

@@ -4,7 +4,9 @@ import { timestamptz } from "./columns.ts";
 
 /**
  * `<ns>outbox`: messages to deliver, written with the change that calls for them. `lease_until` keeps a claimed
- * message from every other worker while one sends it. The partial index holds only what is still to deliver.
+ * message from every other worker while one sends it, and `claim_id` names that worker's claim, so that only it
+ * records the outcome. The partial index holds only what is still to deliver. `claim_id` comes last: a later
+ * migration added it.
  */
 export function outboxTable(ns: string) {
   return pgTable(
@@ -20,6 +22,7 @@ export function outboxTable(ns: string) {
       deliveredAt: timestamptz("delivered_at"),
       lastError: text("last_error"),
       leaseUntil: timestamptz("lease_until"),
+      claimId: uuid("claim_id"),
     },
     (t) => [
       primaryKey({ name: `${ns}outbox_pkey`, columns: [t.id] }),

@@ -9,7 +9,7 @@ export const outboxChannel = (namespace: string) => `${namespace}outbox`.toLower
 /** Queued messages, delivered by whichever worker claims them first. */
 export function createOutboxStore(db: Database, schema: Schema): OutboxStore {
   const { outbox } = schema;
-  const { leaseUntil: _lease, ...entryColumns } = getTableColumns(outbox);
+  const { leaseUntil: _lease, claimId: _claim, ...entryColumns } = getTableColumns(outbox);
   const channel = outboxChannel(schema.namespace);
 
   return {
@@ -36,7 +36,7 @@ export function createOutboxStore(db: Database, schema: Schema): OutboxStore {
         SELECT pg_notify(${channel}, '') FROM queued`);
     },
 
-    async claimDue({ now, limit, leaseUntil }) {
+    async claimDue({ now, limit, leaseUntil, claim }) {
       // The classic queue: SKIP LOCKED lets concurrent workers take different rows instead of waiting, and the
       // lease keeps a row claimed after this statement's lock is gone, while the message is being sent.
       const due = db
@@ -48,31 +48,36 @@ export function createOutboxStore(db: Database, schema: Schema): OutboxStore {
         .for("update", { skipLocked: true });
       const claimed: OutboxEntry[] = await db
         .update(outbox)
-        .set({ leaseUntil })
+        .set({ leaseUntil, claimId: claim })
         .where(and(inArray(outbox.id, due), isNotNull(outbox.nextAttemptAt)))
         .returning(entryColumns);
       return claimed.sort((a, b) => (a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0));
     },
 
-    async markDelivered(id, at) {
-      await db
+    async markDelivered({ id, claim }, at) {
+      const written = await db
         .update(outbox)
-        .set({ deliveredAt: at, nextAttemptAt: null, sealedMessage: null, leaseUntil: null })
-        .where(eq(outbox.id, id));
+        .set({ deliveredAt: at, nextAttemptAt: null, sealedMessage: null, leaseUntil: null, claimId: null })
+        .where(and(eq(outbox.id, id), eq(outbox.claimId, claim)))
+        .returning({ id: outbox.id });
+      return written.length > 0;
     },
 
-    async markFailed(id, { attempts, nextAttemptAt, error }) {
-      await db
+    async markFailed({ id, claim }, { attempts, nextAttemptAt, error }) {
+      const written = await db
         .update(outbox)
         .set({
           attempts,
           nextAttemptAt,
           lastError: error,
           leaseUntil: null,
+          claimId: null,
           // Given up: nothing will read the message again, so its tokens go.
           ...(nextAttemptAt === null ? { sealedMessage: null } : {}),
         })
-        .where(eq(outbox.id, id));
+        .where(and(eq(outbox.id, id), eq(outbox.claimId, claim)))
+        .returning({ id: outbox.id });
+      return written.length > 0;
     },
 
     async findById(id) {

@@ -94,18 +94,31 @@ export interface AuditLogStore {
  * Messages to deliver. Several instances deliver from the same outbox: a claim gives one worker a message for a
  * while (a lease), so no other sends it meanwhile, and a worker that dies mid-send only delays it.
  */
+/** A message as one claim holds it. */
+export interface OutboxClaim {
+  readonly id: string;
+  readonly claim: string;
+}
+
 export interface OutboxStore {
   /** Queues the message in the caller's transaction; workers are woken once that commits. */
   enqueue(entry: OutboxEntry): Promise<void>;
   /**
-   * Claims up to `limit` messages due by `now` and not leased to another worker, leasing them until `leaseUntil`.
-   * Never waits on messages another worker is claiming at the same moment: it skips them.
+   * Claims up to `limit` messages due by `now` and not leased to another worker, leasing them until `leaseUntil`
+   * under `claim` (unique per call). Never waits on messages another worker is claiming at the same moment: it
+   * skips them.
    */
-  claimDue(options: { now: Date; limit: number; leaseUntil: Date }): Promise<OutboxEntry[]>;
-  /** Marks the message delivered and erases its sealed content. */
-  markDelivered(id: string, at: Date): Promise<void>;
-  /** Records a failed attempt; `nextAttemptAt` null gives up and erases the sealed content. */
-  markFailed(id: string, failure: { attempts: number; nextAttemptAt: Date | null; error: string }): Promise<void>;
+  claimDue(options: { now: Date; limit: number; leaseUntil: Date; claim: string }): Promise<OutboxEntry[]>;
+  /**
+   * Marks the message delivered and erases its sealed content, if it is still held under `claim`: a worker whose
+   * lease ran out, and so may have been overtaken by another, changes nothing. Returns whether it wrote.
+   */
+  markDelivered(held: OutboxClaim, at: Date): Promise<boolean>;
+  /**
+   * Records a failed attempt, under the same condition; `nextAttemptAt` null gives up and erases the sealed
+   * content. Returns whether it wrote.
+   */
+  markFailed(held: OutboxClaim, failure: { attempts: number; nextAttemptAt: Date | null; error: string }): Promise<boolean>;
   findById(id: string): Promise<OutboxEntry | null>;
 }
 

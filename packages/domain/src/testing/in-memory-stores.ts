@@ -29,7 +29,7 @@ interface State {
   refreshTokens: Map<string, RefreshToken>;
   oneTimeTokens: Map<string, OneTimeToken>;
   auditLog: AuditEntry[];
-  outbox: Map<string, OutboxEntry & { leaseUntil: Date | null }>;
+  outbox: Map<string, OutboxEntry & { leaseUntil: Date | null; claim: string | null }>;
   flowStates: Map<string, FlowState>;
 }
 
@@ -253,30 +253,33 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
 
   const outbox: OutboxStore = {
     async enqueue(entry) {
-      state.outbox.set(entry.id, copy({ ...entry, leaseUntil: null }));
+      state.outbox.set(entry.id, copy({ ...entry, leaseUntil: null, claim: null }));
     },
-    async claimDue({ now, limit, leaseUntil }) {
+    async claimDue({ now, limit, leaseUntil, claim }) {
       const due = [...state.outbox.values()]
         .filter((entry) => entry.nextAttemptAt !== null && entry.nextAttemptAt <= now && (entry.leaseUntil === null || entry.leaseUntil <= now))
         .sort((a, b) => a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime())
         .slice(0, limit);
-      for (const entry of due) state.outbox.set(entry.id, { ...entry, leaseUntil });
-      return due.map(({ leaseUntil: _lease, ...entry }) => copy(entry));
+      for (const entry of due) state.outbox.set(entry.id, { ...entry, leaseUntil, claim });
+      return due.map(({ leaseUntil: _lease, claim: _claim, ...entry }) => copy(entry));
     },
-    async markDelivered(id, at) {
+    async markDelivered({ id, claim }, at) {
       const entry = state.outbox.get(id);
-      if (entry) state.outbox.set(id, { ...entry, deliveredAt: at, nextAttemptAt: null, sealedMessage: null, leaseUntil: null });
+      if (!entry || entry.claim !== claim) return false;
+      state.outbox.set(id, { ...entry, deliveredAt: at, nextAttemptAt: null, sealedMessage: null, leaseUntil: null, claim: null });
+      return true;
     },
-    async markFailed(id, { attempts, nextAttemptAt, error }) {
+    async markFailed({ id, claim }, { attempts, nextAttemptAt, error }) {
       const entry = state.outbox.get(id);
-      if (!entry) return;
+      if (!entry || entry.claim !== claim) return false;
       const sealedMessage = nextAttemptAt === null ? null : entry.sealedMessage;
-      state.outbox.set(id, { ...entry, attempts, nextAttemptAt, lastError: error, sealedMessage, leaseUntil: null });
+      state.outbox.set(id, { ...entry, attempts, nextAttemptAt, lastError: error, sealedMessage, leaseUntil: null, claim: null });
+      return true;
     },
     async findById(id) {
       const entry = state.outbox.get(id);
       if (!entry) return null;
-      const { leaseUntil: _lease, ...rest } = entry;
+      const { leaseUntil: _lease, claim: _claim, ...rest } = entry;
       return copy(rest);
     },
   };

@@ -30,7 +30,7 @@ describe("the outbox", () => {
     expect(await auth.deliverDueMessages()).toMatchObject({ claimed: 1, delivered: 1 });
     expect(await auth.deliverDueMessages()).toMatchObject({ claimed: 0, delivered: 0 });
     expect(sent.map((email) => email.to)).toEqual(["once@example.com"]);
-    const [entry] = await stores.outbox.claimDue({ now: new Date("2099-01-01"), limit: 10, leaseUntil: new Date("2099-01-02") });
+    const [entry] = await stores.outbox.claimDue({ now: new Date("2099-01-01"), limit: 10, leaseUntil: new Date("2099-01-02"), claim: crypto.randomUUID() });
     expect(entry).toBeUndefined();
   });
 
@@ -38,7 +38,7 @@ describe("the outbox", () => {
     const { auth, stores, ports, clock } = createTestAuth();
     await auth.signUp({ email: "sealed@example.com", password, context });
     // Claimed with a lease that has already run out, so delivery can still claim it below.
-    const [queued] = await stores.outbox.claimDue({ now: clock.now(), limit: 1, leaseUntil: clock.now() });
+    const [queued] = await stores.outbox.claimDue({ now: clock.now(), limit: 1, leaseUntil: clock.now(), claim: crypto.randomUUID() });
     const code = JSON.parse(ports.secrets.open(queued!.sealedMessage!)).email.otp as string;
     expect(queued!.sealedMessage).not.toContain(code);
     expect(queued!.sealedMessage).not.toContain("sealed@example.com");

@@ -2,9 +2,14 @@ import { nextAttemptAfterFailure, type OutboundMessage, type OutboxEntry } from 
 import type { Stores } from "../ports/stores.ts";
 import type { Deps } from "./deps.ts";
 
-/** How long a claim keeps other workers off a message: longer than any send may take. */
-const LEASE_SECONDS = 120;
-const DEFAULT_BATCH = 20;
+/**
+ * How long a claim keeps other workers off a message: longer than any send may take (an SMTP connection, greeting
+ * and reply each wait up to tens of seconds; an SMS provider ten), even behind the rest of its batch. A worker
+ * that overruns it anyway cannot overwrite what the next one recorded (see OutboxStore.markDelivered).
+ */
+const LEASE_SECONDS = 300;
+/** Small batches: each message waits for those sent ahead of it on a shared connection pool. */
+const DEFAULT_BATCH = 5;
 
 /** Queues a message in the caller's transaction and returns its id (GoTrue's `message_id`). */
 export async function enqueueMessage(deps: Deps, stores: Stores, message: OutboundMessage, expiresAt: Date): Promise<string> {
@@ -37,38 +42,40 @@ export interface DeliveryReport {
  */
 export async function deliverDueMessages(deps: Deps, options: { limit?: number } = {}): Promise<DeliveryReport> {
   const now = deps.clock.now();
+  const claim = deps.random.uuid();
   const claimed = await deps.stores.outbox.claimDue({
     now,
     limit: options.limit ?? DEFAULT_BATCH,
     leaseUntil: new Date(now.getTime() + LEASE_SECONDS * 1000),
+    claim,
   });
-  const outcomes = await Promise.all(claimed.map((entry) => deliverOne(deps, entry)));
+  const outcomes = await Promise.all(claimed.map((entry) => deliverOne(deps, entry, claim)));
   const failures = outcomes.filter((outcome) => outcome !== "delivered");
   return { claimed: claimed.length, delivered: outcomes.length - failures.length, failures };
 }
 
-async function deliverOne(deps: Deps, entry: OutboxEntry): Promise<"delivered" | DeliveryReport["failures"][number]> {
+async function deliverOne(deps: Deps, entry: OutboxEntry, claim: string): Promise<"delivered" | DeliveryReport["failures"][number]> {
   let message: OutboundMessage;
   try {
     message = JSON.parse(deps.secrets.open(entry.sealedMessage ?? "")) as OutboundMessage;
   } catch {
     // Sealed under another key or damaged: no retry will read it either.
-    return fail(deps, entry, "the queued message cannot be opened", false);
+    return fail(deps, entry, claim, "the queued message cannot be opened", false);
   }
   try {
     if (message.channel === "email") await deps.mailer.send(message.email);
     else await deps.sms.send(message.sms);
   } catch (error) {
-    return fail(deps, entry, error instanceof Error ? error.message : String(error), true);
+    return fail(deps, entry, claim, error instanceof Error ? error.message : String(error), true);
   }
-  await deps.stores.outbox.markDelivered(entry.id, deps.clock.now());
+  await deps.stores.outbox.markDelivered({ id: entry.id, claim }, deps.clock.now());
   return "delivered";
 }
 
-async function fail(deps: Deps, entry: OutboxEntry, error: string, retry: boolean) {
+async function fail(deps: Deps, entry: OutboxEntry, claim: string, error: string, retry: boolean) {
   const attempts = entry.attempts + 1;
   const nextAttemptAt = retry ? nextAttemptAfterFailure(attempts, deps.clock.now(), entry.expiresAt) : null;
   const described = error.slice(0, 500);
-  await deps.stores.outbox.markFailed(entry.id, { attempts, nextAttemptAt, error: described });
+  await deps.stores.outbox.markFailed({ id: entry.id, claim }, { attempts, nextAttemptAt, error: described });
   return { id: entry.id, error: described, willRetry: nextAttemptAt !== null };
 }

@@ -488,8 +488,9 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
       /** A stretch of time of this test's own; what earlier tests left due is delivered first. */
       const window = async () => {
         minute += 100;
-        for (const left of await stores.outbox.claimDue({ now: at(minute - 1), limit: 1000, leaseUntil: at(minute - 1) })) {
-          await stores.outbox.markDelivered(left.id, at(minute - 1));
+        const claim = uuid();
+        for (const left of await stores.outbox.claimDue({ now: at(minute - 1), limit: 1000, leaseUntil: at(minute - 1), claim })) {
+          await stores.outbox.markDelivered({ id: left.id, claim }, at(minute - 1));
         }
         return minute;
       };
@@ -508,12 +509,12 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         const [first, second, later] = [anEntry({ nextAttemptAt: at(start) }), anEntry({ nextAttemptAt: at(start + 1) }), anEntry({ nextAttemptAt: at(start + 50) })];
         for (const entry of [second, later, first]) await stores.outbox.enqueue(entry);
 
-        const claimed = await stores.outbox.claimDue({ now: at(start + 2), limit: 10, leaseUntil: at(start + 5) });
+        const claimed = await stores.outbox.claimDue({ now: at(start + 2), limit: 10, leaseUntil: at(start + 5), claim: uuid() });
         expect(claimed.map((entry) => entry.id)).toEqual([first.id, second.id]);
         expect(claimed[0]).toEqual(first);
         // Leased: no one else gets them until the lease runs out.
-        expect(await stores.outbox.claimDue({ now: at(start + 3), limit: 10, leaseUntil: at(start + 6) })).toEqual([]);
-        const afterLease = await stores.outbox.claimDue({ now: at(start + 5), limit: 1, leaseUntil: at(start + 8) });
+        expect(await stores.outbox.claimDue({ now: at(start + 3), limit: 10, leaseUntil: at(start + 6), claim: uuid() })).toEqual([]);
+        const afterLease = await stores.outbox.claimDue({ now: at(start + 5), limit: 1, leaseUntil: at(start + 8), claim: uuid() });
         expect(afterLease.map((entry) => entry.id)).toEqual([first.id]);
       });
 
@@ -522,7 +523,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         const entries = Array.from({ length: 12 }, (_, i) => anEntry({ nextAttemptAt: at(start + (i % 3)) }));
         for (const entry of entries) await stores.outbox.enqueue(entry);
         const claims = await Promise.all(
-          Array.from({ length: 4 }, () => stores.outbox.claimDue({ now: at(start + 10), limit: 5, leaseUntil: at(start + 20) })),
+          Array.from({ length: 4 }, () => stores.outbox.claimDue({ now: at(start + 10), limit: 5, leaseUntil: at(start + 20), claim: uuid() })),
         );
         const ids = claims.flat().map((entry) => entry.id);
         expect(new Set(ids).size).toBe(ids.length);
@@ -533,10 +534,11 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         const start = await window();
         const entry = anEntry({ nextAttemptAt: at(start) });
         await stores.outbox.enqueue(entry);
-        await stores.outbox.claimDue({ now: at(start), limit: 10, leaseUntil: at(start + 1) });
-        await stores.outbox.markDelivered(entry.id, at(start + 1));
+        const claim = uuid();
+        await stores.outbox.claimDue({ now: at(start), limit: 10, leaseUntil: at(start + 1), claim });
+        expect(await stores.outbox.markDelivered({ id: entry.id, claim }, at(start + 1))).toBe(true);
         expect(await stores.outbox.findById(entry.id)).toEqual({ ...entry, sealedMessage: null, nextAttemptAt: null, deliveredAt: at(start + 1) });
-        expect(await stores.outbox.claimDue({ now: at(start + 90), limit: 10, leaseUntil: at(start + 91) })).toEqual([]);
+        expect(await stores.outbox.claimDue({ now: at(start + 90), limit: 10, leaseUntil: at(start + 91), claim: uuid() })).toEqual([]);
       });
 
       it("reschedules a failed message, and erases one given up on", async () => {
@@ -545,15 +547,32 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         const abandoned = anEntry({ nextAttemptAt: at(start) });
         await stores.outbox.enqueue(retried);
         await stores.outbox.enqueue(abandoned);
-        await stores.outbox.claimDue({ now: at(start), limit: 10, leaseUntil: at(start + 30) });
-        await stores.outbox.markFailed(retried.id, { attempts: 1, nextAttemptAt: at(start + 2), error: "421 try later" });
-        await stores.outbox.markFailed(abandoned.id, { attempts: 1, nextAttemptAt: null, error: "unopenable" });
+        const claim = uuid();
+        await stores.outbox.claimDue({ now: at(start), limit: 10, leaseUntil: at(start + 30), claim });
+        await stores.outbox.markFailed({ id: retried.id, claim }, { attempts: 1, nextAttemptAt: at(start + 2), error: "421 try later" });
+        await stores.outbox.markFailed({ id: abandoned.id, claim }, { attempts: 1, nextAttemptAt: null, error: "unopenable" });
 
         expect(await stores.outbox.findById(retried.id)).toEqual({ ...retried, attempts: 1, nextAttemptAt: at(start + 2), lastError: "421 try later" });
         expect(await stores.outbox.findById(abandoned.id)).toMatchObject({ sealedMessage: null, nextAttemptAt: null, lastError: "unopenable" });
         // A failure ends the lease: the retry is due at its own time, not the lease's.
-        const again = await stores.outbox.claimDue({ now: at(start + 2), limit: 10, leaseUntil: at(start + 3) });
+        const again = await stores.outbox.claimDue({ now: at(start + 2), limit: 10, leaseUntil: at(start + 3), claim: uuid() });
         expect(again.map((entry) => entry.id)).toEqual([retried.id]);
+      });
+
+      it("lets only the latest claim record the outcome: a worker that overran its lease changes nothing", async () => {
+        const start = await window();
+        const entry = anEntry({ nextAttemptAt: at(start) });
+        await stores.outbox.enqueue(entry);
+        const [slow, fast] = [uuid(), uuid()];
+        await stores.outbox.claimDue({ now: at(start), limit: 10, leaseUntil: at(start + 5), claim: slow });
+        const retaken = await stores.outbox.claimDue({ now: at(start + 5), limit: 10, leaseUntil: at(start + 10), claim: fast });
+        expect(retaken.map((claimed) => claimed.id)).toEqual([entry.id]);
+
+        expect(await stores.outbox.markDelivered({ id: entry.id, claim: fast }, at(start + 6))).toBe(true);
+        const failedLate = { attempts: 1, nextAttemptAt: at(start + 8), error: "timed out" };
+        expect(await stores.outbox.markFailed({ id: entry.id, claim: slow }, failedLate)).toBe(false);
+        expect(await stores.outbox.markDelivered({ id: entry.id, claim: slow }, at(start + 9))).toBe(false);
+        expect(await stores.outbox.findById(entry.id)).toMatchObject({ deliveredAt: at(start + 6), nextAttemptAt: null, attempts: 0 });
       });
     });
 
