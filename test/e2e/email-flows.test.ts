@@ -229,6 +229,38 @@ describe("email flows with the official client", () => {
     expect((await auth.getUser()).data.user?.email_confirmed_at).toBeTruthy();
   });
 
+  it("changes the email by PKCE: both links lead to the app, the last to a code the client exchanges", async () => {
+    const auth = client(server, { flowType: "pkce" });
+    await auth.signUp({ email: "pkce-mover@example.com", password });
+    const { data: signedUp } = await auth.verifyOtp({
+      email: "pkce-mover@example.com",
+      token: (await server.mail.waitFor("pkce-mover@example.com")).code!,
+      type: "signup",
+    });
+    // auth-js sends the challenge, then drops the verifier when it saves the updated user (_saveSession), so the
+    // requests are made here as it makes them, with a verifier the test keeps.
+    const verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+    const updated = await server.fetch(`/user?redirect_to=${encodeURIComponent("http://localhost:3000/changed")}`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${signedUp.session!.access_token}` },
+      json: { email: "pkce-moved@example.com", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "s256" },
+    });
+    expect(updated.status).toBe(200);
+
+    const toOld = await server.mail.waitFor("pkce-mover@example.com", (m) => server.mail.to("pkce-mover@example.com").indexOf(m) > 0);
+    const toNew = await server.mail.waitFor("pkce-moved@example.com");
+    expect([toOld.link, toNew.link].every((link) => new URL(link!).searchParams.get("token")!.startsWith("pkce_"))).toBe(true);
+    expect((await server.followLink(toOld.link!)).searchParams.get("code")).toBeNull();
+    const landing = await server.followLink(toNew.link!);
+    expect(landing.pathname).toBe("/changed");
+    const exchanged = await server.fetch("/token?grant_type=pkce", {
+      method: "POST",
+      json: { auth_code: landing.searchParams.get("code"), code_verifier: verifier },
+    });
+    expect(exchanged.status).toBe(200);
+    expect(await exchanged.json()).toMatchObject({ token_type: "bearer", user: { email: "pkce-moved@example.com" } });
+  });
+
   it("signs in with a PKCE magic link", async () => {
     const setup = client(server);
     await setup.signUp({ email: "pkce-magic@example.com", password });

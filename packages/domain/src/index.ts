@@ -45,6 +45,6 @@ export type { ResendInput } from "./use-cases/resend.ts";
 export type { SendMagicLinkInput } from "./use-cases/send-magic-link.ts";
 export type { EmailVerifyType, VerifyInput, VerifyResult } from "./use-cases/verify.ts";
 export type { EmailPolicy } from "./policy.ts";
-export { kindsVerifiedBy, MAX_FAILED_ATTEMPTS, PKCE_PREFIX, type CodeChallengeMethod } from "./model/one-time-token.ts";
+export { EMAIL_VERIFY_TYPES, kindsVerifiedBy, MAX_FAILED_ATTEMPTS, PKCE_PREFIX, type CodeChallengeMethod } from "./model/one-time-token.ts";
 export { FLOW_STATE_LIFETIME_SECONDS, type FlowState } from "./model/flow-state.ts";
 export { readPkceChallenge, verifierMatches, type PkceChallenge } from "./model/pkce.ts";

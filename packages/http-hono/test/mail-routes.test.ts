@@ -164,3 +164,42 @@ describe("POST /token?grant_type=pkce", () => {
     expect((await json(unknown)).error_code).toBe("flow_state_not_found");
   });
 });
+
+describe("redirect_to on every route that mails a link", () => {
+  const allowed = "http://localhost:3000/next?step=2";
+  const evil = "https://evil.example.net/steal";
+
+  /** Sends one request of each route for `target`, and answers where each mailed link would lead. */
+  async function linkTargets(target: string): Promise<Record<string, string | undefined>> {
+    const app = createTestApp({ policy: { redirect: { allowList: ["http://localhost:3000/**"] } } });
+    const query = `?redirect_to=${encodeURIComponent(target)}`;
+    const passwordHash = await app.hasher.hash(password);
+    await app.stores.users.insert(aUser({ email: "known@example.com", passwordHash }));
+    await app.stores.users.insert(aUser({ email: "mover@example.com", passwordHash }));
+    await app.send("POST", `/recover${query}`, { email: "known@example.com" });
+    await app.send("POST", `/otp${query}`, { email: "known@example.com" });
+    await app.send("POST", `/signup${query}`, { email: "pending@example.com", password });
+    app.clock.advance({ seconds: 900 });
+    await app.send("POST", `/resend${query}`, { type: "signup", email: "pending@example.com" });
+    const service = await app.ports.signer.sign({ role: "service_role", exp: Math.floor(app.clock.now().getTime() / 1000) + 60 });
+    const session = await json(await app.send("POST", "/token?grant_type=password", { email: "mover@example.com", password }));
+    await app.send("POST", `/invite${query}`, { email: "invitee@example.com" }, { authorization: `Bearer ${service}` });
+    await app.send("PUT", `/user${query}`, { email: "moved@example.com" }, { authorization: `Bearer ${session.access_token}` });
+
+    const confirmations = (await app.emails()).filter((mail) => mail.to === "pending@example.com");
+    return {
+      recover: (await app.lastEmail("known@example.com", "recovery"))?.redirectTo,
+      otp: (await app.lastEmail("known@example.com", "magic_link"))?.redirectTo,
+      signup: confirmations.length === 2 && "redirectTo" in confirmations[0]! ? confirmations[0].redirectTo : undefined,
+      resend: confirmations.length === 2 && "redirectTo" in confirmations[1]! ? confirmations[1].redirectTo : undefined,
+      invite: (await app.lastEmail("invitee@example.com", "invite"))?.redirectTo,
+      user: (await app.lastEmail("moved@example.com", "email_change"))?.redirectTo,
+    };
+  }
+
+  it("is honoured exactly when allowed, and replaced by SITE_URL when not", async () => {
+    const routes = ["recover", "otp", "signup", "resend", "invite", "user"];
+    expect(await linkTargets(allowed)).toEqual(Object.fromEntries(routes.map((route) => [route, allowed])));
+    expect(await linkTargets(evil)).toEqual(Object.fromEntries(routes.map((route) => [route, "http://localhost:3000"])));
+  });
+});

@@ -105,6 +105,29 @@ function markVerified(user: User, provider: "email" | "phone", now: Date): Pick<
   };
 }
 
+/**
+ * The user with its `email` or `phone` identity following its current address: the existing one updated, or a
+ * new one (row id `newId`), and app_metadata's providers to match. Confirming the address then marks it verified.
+ */
+export function withContactIdentity(user: User, provider: "email" | "phone", newId: string, now: Date): User {
+  const address = provider === "email" ? user.email : user.phone;
+  const existing = user.identities.find((identity) => identity.provider === provider);
+  const identity: Identity = existing
+    ? { ...existing, identityData: { ...existing.identityData, [provider]: address }, updatedAt: now }
+    : {
+        id: newId,
+        userId: user.id,
+        provider,
+        providerId: user.id,
+        identityData: { sub: user.id, [provider]: address, email_verified: false, phone_verified: false },
+        lastSignInAt: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+  const identities = existing ? user.identities.map((other) => (other.id === identity.id ? identity : other)) : [...user.identities, identity];
+  return { ...user, identities, appMetadata: withProviders(user.appMetadata, identities) };
+}
+
 /** Confirms the email: timestamp, and `email_verified` in user_metadata and in the email identity. */
 export function confirmEmail(user: User, now: Date): User {
   return { ...user, ...markVerified(user, "email", now), emailConfirmedAt: now, updatedAt: now };

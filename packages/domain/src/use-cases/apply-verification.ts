@@ -1,8 +1,7 @@
 import { AuthError } from "../errors.ts";
-import type { Identity } from "../model/identity.ts";
 import type { OneTimeToken } from "../model/one-time-token.ts";
 import type { AuthMethod } from "../model/session.ts";
-import { confirmEmail, isEmailConfirmed, isPhoneConfirmed, type User, withProviders } from "../model/user.ts";
+import { confirmEmail, isEmailConfirmed, isPhoneConfirmed, type User, withContactIdentity } from "../model/user.ts";
 import type { Stores } from "../ports/stores.ts";
 import type { AuditAction } from "../model/audit.ts";
 import { recordAudit } from "./audit.ts";
@@ -111,8 +110,8 @@ async function changeEmail(deps: Deps, stores: Stores, verified: Verified): Prom
   const now = deps.clock.now();
   const oldEmail = user.email;
   // An anonymous user with a confirmed address is anonymous no longer: it can sign in again by that address.
-  const changed = confirmEmail({ ...user, email: newEmail, newEmail: null, isAnonymous: false, lastSignInAt: now, updatedAt: now }, now);
-  const withIdentity = await emailIdentityFor(deps, changed, now);
+  const moved = { ...user, email: newEmail, newEmail: null, isAnonymous: false, lastSignInAt: now, updatedAt: now };
+  const withIdentity = confirmEmail(withContactIdentity(moved, "email", deps.random.uuid(), now), now);
   await stores.users.update(withIdentity);
   await saveEmailIdentity(stores, withIdentity);
   await stores.oneTimeTokens.deleteAllOfUser(user.id);
@@ -123,25 +122,6 @@ async function changeEmail(deps: Deps, stores: Stores, verified: Verified): Prom
     await queueNotification(deps, stores, { kind: "email_changed", to: oldEmail, email: newEmail, oldEmail });
   }
   return { kind: "applied", user: withIdentity, method: "email_change" };
-}
-
-/** The user with an email identity for its (new) address: the existing one updated, or a new one. */
-async function emailIdentityFor(deps: Deps, user: User, now: Date): Promise<User> {
-  const existing = user.identities.find((identity) => identity.provider === "email");
-  const identity: Identity = existing
-    ? { ...existing, identityData: { ...existing.identityData, email: user.email, email_verified: true }, updatedAt: now }
-    : {
-        id: deps.random.uuid(),
-        userId: user.id,
-        provider: "email",
-        providerId: user.id,
-        identityData: { sub: user.id, email: user.email, email_verified: true, phone_verified: false },
-        lastSignInAt: null,
-        createdAt: now,
-        updatedAt: now,
-      };
-  const identities = existing ? user.identities.map((other) => (other.id === identity.id ? identity : other)) : [...user.identities, identity];
-  return { ...user, identities, appMetadata: withProviders(user.appMetadata, identities) };
 }
 
 async function saveEmailIdentity(stores: Stores, user: User): Promise<void> {

@@ -2,7 +2,8 @@ import type { PkceChallenge } from "../model/pkce.ts";
 import type { User } from "../model/user.ts";
 import type { Stores } from "../ports/stores.ts";
 import type { Deps } from "./deps.ts";
-import { issueToken, queueEmail, queueSms } from "./one-time-tokens.ts";
+import { sendSignInMail } from "./sign-in-mail.ts";
+import { issueToken, queueSms } from "./one-time-tokens.ts";
 
 export type Channel = { readonly provider: "email"; readonly address: string } | { readonly provider: "phone"; readonly address: string };
 
@@ -19,26 +20,10 @@ export async function sendConfirmation(
   channel: Channel,
   options: { redirectTo: string; pkce?: PkceChallenge | null; passwordHash: string | null },
 ): Promise<string> {
-  const byEmail = channel.provider === "email";
-  const issued = await issueToken(deps, stores, {
-    user,
-    kind: "confirmation",
-    channel: byEmail ? "email" : "sms",
-    address: channel.address,
-    pkce: byEmail ? options.pkce : null,
-    passwordHash: options.passwordHash,
-  });
-  if (!byEmail || issued.linkToken === null) {
-    return queueSms(deps, stores, { kind: "confirmation", to: channel.address, otp: issued.otp }, issued.expiresAt);
+  const { address } = channel;
+  if (channel.provider === "email") {
+    return sendSignInMail(deps, stores, { user, kind: "confirmation", address, ...options });
   }
-  const email = {
-    kind: "confirmation",
-    to: channel.address,
-    linkType: "signup",
-    linkToken: issued.linkToken,
-    otp: issued.otp,
-    redirectTo: options.redirectTo,
-    data: user.userMetadata,
-  } as const;
-  return queueEmail(deps, stores, email, issued.expiresAt);
+  const issued = await issueToken(deps, stores, { user, kind: "confirmation", channel: "sms", address, passwordHash: options.passwordHash });
+  return queueSms(deps, stores, { kind: "confirmation", to: address, otp: issued.otp }, issued.expiresAt);
 }

@@ -7,7 +7,8 @@ import { recordAudit } from "./audit.ts";
 import type { AdminPrincipal } from "./authorize-admin.ts";
 import type { Deps, RequestContext } from "./deps.ts";
 import { newAccount } from "./new-account.ts";
-import { consumeEmailQuota, issueToken, queueEmail } from "./one-time-tokens.ts";
+import { sendSignInMail } from "./sign-in-mail.ts";
+import { consumeEmailQuota } from "./one-time-tokens.ts";
 
 export interface InviteUserInput {
   readonly admin: AdminPrincipal;
@@ -38,17 +39,7 @@ export async function inviteUser(deps: Deps, input: InviteUserInput): Promise<Us
     const invited: User = { ...base, invitedAt: now, confirmationSentAt: now, updatedAt: now };
     if (current) await stores.users.update(invited);
     else await stores.users.insert(invited);
-    const issued = await issueToken(deps, stores, { user: invited, kind: "invite", channel: "email", address });
-    const mail = {
-      kind: "invite",
-      to: address,
-      linkType: "invite",
-      linkToken: issued.linkToken!,
-      otp: issued.otp,
-      redirectTo,
-      data: invited.userMetadata,
-    } as const;
-    await queueEmail(deps, stores, mail, issued.expiresAt);
+    await sendSignInMail(deps, stores, { user: invited, kind: "invite", address, redirectTo });
     const traits = { invited_by_role: input.admin.role, ...(input.admin.userId ? { invited_by: input.admin.userId } : {}) };
     await recordAudit(deps, stores, { action: "user_invited", actor: invited, context: input.context, traits });
     return invited;

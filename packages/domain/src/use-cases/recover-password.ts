@@ -4,7 +4,8 @@ import { readPkceChallenge } from "../model/pkce.ts";
 import { chooseRedirect } from "../model/redirect.ts";
 import { recordAudit } from "./audit.ts";
 import type { Deps, RequestContext } from "./deps.ts";
-import { consumeEmailQuota, issueToken, limitFrequency, queueEmail } from "./one-time-tokens.ts";
+import { sendSignInMail } from "./sign-in-mail.ts";
+import { consumeEmailQuota, limitFrequency } from "./one-time-tokens.ts";
 import { observeDuration, padDuration } from "./timing.ts";
 
 export interface RecoverPasswordInput {
@@ -38,17 +39,7 @@ export async function recoverPassword(deps: Deps, input: RecoverPasswordInput): 
     const now = deps.clock.now();
     const user = (await stores.users.findById(existing.id, { forUpdate: true })) ?? existing;
     await stores.users.update({ ...user, recoverySentAt: now, updatedAt: now });
-    const issued = await issueToken(deps, stores, { user, kind: "recovery", channel: "email", address, pkce });
-    const mail = {
-      kind: "recovery",
-      to: address,
-      linkType: "recovery",
-      linkToken: issued.linkToken!,
-      otp: issued.otp,
-      redirectTo,
-      data: user.userMetadata,
-    } as const;
-    await queueEmail(deps, stores, mail, issued.expiresAt);
+    await sendSignInMail(deps, stores, { user, kind: "recovery", address, redirectTo, pkce });
     await recordAudit(deps, stores, { action: "user_recovery_requested", actor: user, context: input.context });
   });
   observeDuration(deps, "recovery", started);

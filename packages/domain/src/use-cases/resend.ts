@@ -70,7 +70,7 @@ export async function resend(deps: Deps, input: ResendInput): Promise<{ messageI
     }
     const pending = { ...current, emailChangeSentAt: now, updatedAt: now };
     await stores.users.update(pending);
-    return sendEmailChange(deps, stores, pending, redirectTo);
+    return sendEmailChange(deps, stores, pending, { redirectTo, pkce });
   });
   observeDuration(deps, operation, started);
   return { messageId };

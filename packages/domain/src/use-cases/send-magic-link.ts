@@ -7,7 +7,8 @@ import { isEmailConfirmed } from "../model/user.ts";
 import { sendConfirmation } from "./confirmation.ts";
 import type { Deps, RequestContext } from "./deps.ts";
 import { newAccount } from "./new-account.ts";
-import { consumeEmailQuota, issueToken, limitFrequency, queueEmail } from "./one-time-tokens.ts";
+import { sendSignInMail } from "./sign-in-mail.ts";
+import { consumeEmailQuota, limitFrequency } from "./one-time-tokens.ts";
 import { observeDuration, padDuration } from "./timing.ts";
 
 export interface SendMagicLinkInput {
@@ -60,17 +61,7 @@ export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Prom
       return;
     }
     await stores.users.update({ ...user, recoverySentAt: now, updatedAt: now });
-    const issued = await issueToken(deps, stores, { user, kind: "magic_link", channel: "email", address, pkce });
-    const mail = {
-      kind: "magic_link",
-      to: address,
-      linkType: "magiclink",
-      linkToken: issued.linkToken!,
-      otp: issued.otp,
-      redirectTo,
-      data: user.userMetadata,
-    } as const;
-    await queueEmail(deps, stores, mail, issued.expiresAt);
+    await sendSignInMail(deps, stores, { user, kind: "magic_link", address, redirectTo, pkce });
   });
   if (existing) observeDuration(deps, "magic_link", started);
 }

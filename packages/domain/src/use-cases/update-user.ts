@@ -1,12 +1,12 @@
 import { AuthError, messages } from "../errors.ts";
 import { normalizeEmail } from "../model/email.ts";
-import type { Identity } from "../model/identity.ts";
 import { mergeMetadata, type Metadata } from "../model/metadata.ts";
 import { hasExpired, MAX_FAILED_ATTEMPTS } from "../model/one-time-token.ts";
+import { readPkceChallenge } from "../model/pkce.ts";
 import { chooseRedirect } from "../model/redirect.ts";
 import { assertPasswordAcceptable } from "../model/password-policy.ts";
 import { normalizePhone } from "../model/phone.ts";
-import { confirmPhone, type User, withProviders } from "../model/user.ts";
+import { confirmPhone, type User, withContactIdentity } from "../model/user.ts";
 import type { Stores } from "../ports/stores.ts";
 import type { Deps, Principal, RequestContext } from "./deps.ts";
 import { recordAudit } from "./audit.ts";
@@ -26,6 +26,9 @@ export interface UpdateUserInput {
   readonly nonce?: string | undefined;
   /** Where the email change confirmation links may lead, in order of preference. */
   readonly redirectTo?: readonly (string | undefined)[];
+  /** A PKCE client's challenge: the email change links then lead to a code for it to exchange. */
+  readonly codeChallenge?: string | undefined;
+  readonly codeChallengeMethod?: string | undefined;
   readonly context: RequestContext;
 }
 
@@ -40,6 +43,7 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
   const phone = input.phone ? normalizePhone(input.phone) : undefined;
   const password = input.password;
   if (password !== undefined) assertPasswordAcceptable(password, deps.policy.password);
+  const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
   if (caller.isAnonymous && password !== undefined && !email && !phone) {
     throw new AuthError("validation_failed", "Updating password of an anonymous user without an email or phone is not allowed");
   }
@@ -94,7 +98,9 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
     }
     if (otherChanges) await recordAudit(deps, stores, { action: "user_modified", actor: next, context: input.context });
     await stores.users.update(next);
-    if (changesEmail) await sendEmailChange(deps, stores, next, chooseRedirect(input.redirectTo ?? [], deps.policy.redirect));
+    if (changesEmail) {
+      await sendEmailChange(deps, stores, next, { redirectTo: chooseRedirect(input.redirectTo ?? [], deps.policy.redirect), pkce });
+    }
     if (next.phone !== current.phone && current.phone !== null && notifications.phoneChanged && next.email !== null) {
       await queueNotification(deps, stores, { kind: "phone_changed", to: next.email, phone: next.phone!, oldPhone: current.phone });
     }
@@ -121,25 +127,9 @@ async function assertNonceValid(deps: Deps, user: User, nonce: string | undefine
 
 /** The new phone becomes the user's, confirmed, and its identity follows. */
 async function applyPhoneChange(deps: Deps, stores: Stores, user: User, phone: string, now: Date): Promise<User> {
-  const existing = user.identities.find((identity) => identity.provider === "phone");
-  const identity: Identity = existing
-    ? { ...existing, identityData: { ...existing.identityData, phone }, updatedAt: now }
-    : {
-        id: deps.random.uuid(),
-        userId: user.id,
-        provider: "phone",
-        providerId: user.id,
-        identityData: { sub: user.id, phone, email_verified: false, phone_verified: false },
-        lastSignInAt: null,
-        createdAt: now,
-        updatedAt: now,
-      };
-  const identities = existing
-    ? user.identities.map((candidate) => (candidate.id === identity.id ? identity : candidate))
-    : [...user.identities, identity];
-  const changed = confirmPhone({ ...user, phone, newPhone: null, identities }, now);
+  const changed = confirmPhone(withContactIdentity({ ...user, phone, newPhone: null }, "phone", deps.random.uuid(), now), now);
   for (const saved of changed.identities.filter((candidate) => candidate.provider === "phone")) {
     await stores.identities.save(saved);
   }
-  return { ...changed, appMetadata: withProviders(changed.appMetadata, changed.identities) };
+  return changed;
 }

@@ -84,6 +84,23 @@ describe("verifying a signup confirmation", () => {
   });
 });
 
+describe("the types a code is verified as", () => {
+  it("take an invitation's code as a signup's, and a recovery's as a sign-in mail's (type email), as GoTrue does", async () => {
+    const { auth, lastEmail, stores } = createTestAuth();
+    const admin = { role: "service_role", userId: null, claims: {} };
+    await auth.inviteUser({ admin, email: "invitee@example.com", context });
+    const invite = (await lastEmail("invitee@example.com", "invite"))!;
+    const accepted = await auth.verify({ type: "signup", proof: { email: "invitee@example.com", code: invite.otp }, followedLink: false, password, context });
+    expect(accepted.kind).toBe("session");
+
+    await stores.users.insert(aUser({ email: "lost@example.com" }));
+    await auth.recoverPassword({ email: "lost@example.com", context });
+    const recovery = (await lastEmail("lost@example.com", "recovery"))!;
+    const signedIn = await auth.verify({ type: "email", proof: { email: "lost@example.com", code: recovery.otp }, followedLink: false, context });
+    expect(signedIn.kind === "session" && signedIn.grant.session.amr[0]?.method).toBe("recovery");
+  });
+});
+
 describe("a signup verification on an account without a password", () => {
   async function passwordless() {
     const testAuth = createTestAuth();
@@ -196,6 +213,23 @@ describe("secure email change", () => {
     expect((await emails()).filter((mail) => mail.kind === "email_changed")).toEqual([
       { kind: "email_changed", to: "old@example.com", email: "new@example.com", oldEmail: "old@example.com" },
     ]);
+  });
+
+  it("leads PKCE links to a code once both addresses confirmed, and only the verifier exchanges it", async () => {
+    const testAuth = createTestAuth();
+    await testAuth.stores.users.insert(aUser({ email: "old@example.com", passwordHash: await testAuth.hasher.hash(password) }));
+    const grant = await testAuth.auth.signInWithPassword({ email: "old@example.com", password, context });
+    const principal = await testAuth.auth.authenticate({ accessToken: grant.accessToken });
+    await testAuth.auth.updateUser({ principal, email: "new@example.com", ...challenge, context });
+    const [toOld, toNew] = [(await testAuth.lastEmail("old@example.com", "email_change"))!, (await testAuth.lastEmail("new@example.com", "email_change"))!];
+    expect([toOld.linkToken, toNew.linkToken].every((token) => token.startsWith("pkce_"))).toBe(true);
+
+    const follow = (linkToken: string) => testAuth.auth.verify({ type: "email_change", proof: { linkToken }, followedLink: true, context });
+    expect((await follow(toOld.linkToken)).kind).toBe("awaiting_other_address");
+    const result = await follow(toNew.linkToken);
+    if (result.kind !== "auth_code") throw new Error("expected a code");
+    const exchanged = await testAuth.auth.exchangeAuthCode({ authCode: result.authCode, codeVerifier: verifier, context });
+    expect(exchanged.user.email).toBe("new@example.com");
   });
 
   it("makes an anonymous user permanent once its first address is confirmed", async () => {

@@ -31,6 +31,8 @@ export const userRoutes = ({ auth, clientAddress }: RouteDeps) =>
         data: body.data,
         nonce: body.nonce,
         redirectTo: redirectCandidates(c),
+        codeChallenge: body.code_challenge,
+        codeChallengeMethod: body.code_challenge_method,
         context: requestContext(c, clientAddress),
       });
       return c.json(presentUser(user));

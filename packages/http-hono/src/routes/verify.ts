@@ -1,4 +1,4 @@
-import { AuthError, type EmailVerifyType, PKCE_PREFIX, chooseRedirect } from "@latchkey/domain";
+import { AuthError, EMAIL_VERIFY_TYPES, type EmailVerifyType, PKCE_PREFIX, chooseRedirect } from "@latchkey/domain";
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { asAuthError, handleAuthErrors } from "../errors/error-response.ts";
@@ -10,8 +10,7 @@ import { redirectCandidates, requestContext } from "../request-context.ts";
 import { VerifyBody } from "../schemas.ts";
 import type { RouteDeps } from "./route-deps.ts";
 
-const LINK_TYPES: ReadonlySet<string> = new Set(["signup", "invite", "recovery", "magiclink", "email_change"]);
-const POSTED_TYPES: ReadonlySet<string> = new Set([...LINK_TYPES, "email"]);
+const EMAIL_TYPES: ReadonlySet<string> = new Set(EMAIL_VERIFY_TYPES);
 const AWAITING_OTHER = "Confirmation link accepted. Please proceed to confirm link sent to the other email";
 
 export const verifyRoutes = ({ auth, clientAddress }: RouteDeps) =>
@@ -26,7 +25,7 @@ export const verifyRoutes = ({ auth, clientAddress }: RouteDeps) =>
       const target = chooseRedirect(redirectCandidates(c), auth.policy.redirect);
       const pkce = token.startsWith(PKCE_PREFIX);
       try {
-        if (!LINK_TYPES.has(type)) throw new AuthError("validation_failed", "Unsupported verification type");
+        if (!EMAIL_TYPES.has(type)) throw new AuthError("validation_failed", "Unsupported verification type");
         const result = await auth.verify({
           type: type as EmailVerifyType,
           proof: { linkToken: token },
@@ -59,7 +58,7 @@ export const verifyRoutes = ({ auth, clientAddress }: RouteDeps) =>
         // SMS codes arrive with the phone flows.
         throw new AuthError("phone_provider_disabled", "Phone logins are disabled");
       }
-      if (!POSTED_TYPES.has(body.type)) throw new AuthError("validation_failed", "Unsupported verification type");
+      if (!EMAIL_TYPES.has(body.type)) throw new AuthError("validation_failed", "Unsupported verification type");
       if (body.token_hash && (body.email || body.phone)) {
         throw new AuthError("validation_failed", "Only the token_hash and type should be provided");
       }
