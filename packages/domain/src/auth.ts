@@ -10,6 +10,7 @@ import { reauthenticate } from "./use-cases/reauthenticate.ts";
 import { recoverPassword, type RecoverPasswordInput } from "./use-cases/recover-password.ts";
 import { resend, type ResendInput } from "./use-cases/resend.ts";
 import { sendMagicLink, type SendMagicLinkInput } from "./use-cases/send-magic-link.ts";
+import { sendSmsOtp, type SendSmsOtpInput } from "./use-cases/send-sms-otp.ts";
 import { verify, type VerifyInput } from "./use-cases/verify.ts";
 import type { Deps, Principal, RequestContext } from "./use-cases/deps.ts";
 import { refreshSession, type RefreshSessionInput } from "./use-cases/refresh-session.ts";
@@ -32,6 +33,7 @@ export function createAuth(ports: Ports, policy: AuthPolicy) {
     verify: (input: VerifyInput) => verify(deps, input),
     exchangeAuthCode: (input: ExchangeAuthCodeInput) => exchangeAuthCode(deps, input),
     sendMagicLink: (input: SendMagicLinkInput) => sendMagicLink(deps, input),
+    sendSmsOtp: (input: SendSmsOtpInput) => sendSmsOtp(deps, input),
     recoverPassword: (input: RecoverPasswordInput) => recoverPassword(deps, input),
     resend: (input: ResendInput) => resend(deps, input),
     reauthenticate: (input: { principal: Principal; context: RequestContext }) => reauthenticate(deps, input),

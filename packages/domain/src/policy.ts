@@ -19,6 +19,7 @@ export interface AuthPolicy {
   /** SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION */
   readonly passwordChangeRequiresReauthentication: boolean;
   readonly email: EmailPolicy;
+  readonly sms: SmsPolicy;
   /** JWT_ADMIN_ROLES: role claims that may call the admin API and /invite. */
   readonly adminRoles: readonly string[];
 }
@@ -31,6 +32,17 @@ export interface EmailPolicy {
   /** MAILER_NOTIFICATIONS_*_ENABLED */
   readonly notifications: { readonly passwordChanged: boolean; readonly emailChanged: boolean; readonly phoneChanged: boolean };
   /** RATE_LIMIT_EMAIL_SENT: emails of every kind, all instances together. */
+  readonly sendLimit: { readonly events: number; readonly perSeconds: number };
+}
+
+export interface SmsPolicy {
+  /**
+   * SMS_TEST_OTP: E.164 numbers and the fixed code each gets instead of an SMS (accounts for app review), until
+   * SMS_TEST_OTP_VALID_UNTIL when set.
+   */
+  readonly testOtps: Readonly<Record<string, string>>;
+  readonly testOtpsValidUntil: Date | null;
+  /** RATE_LIMIT_SMS_SENT: SMS of every kind, all instances together. */
   readonly sendLimit: { readonly events: number; readonly perSeconds: number };
 }
 

@@ -41,6 +41,11 @@ export function toPolicy(config: Config): AuthPolicy {
       },
       sendLimit: config.rateLimit.emailSent,
     },
+    sms: {
+      testOtps: config.sms.testOtp,
+      testOtpsValidUntil: config.sms.testOtpValidUntil ?? null,
+      sendLimit: config.rateLimit.smsSent,
+    },
     adminRoles: config.jwt.adminRoles,
   };
 }

@@ -41,11 +41,16 @@ export const MAX_FAILED_ATTEMPTS = 5;
 /** Links of PKCE flows carry this prefix, as GoTrue's do, so both the server and the reader can tell them apart. */
 export const PKCE_PREFIX = "pkce_";
 
+/** GoTrue's verification types: those of emailed links and codes, and `sms` and `phone_change` for texted codes. */
+export type VerifyType = LinkType | "email" | PhoneVerifyType;
+export type PhoneVerifyType = "sms" | "phone_change";
+
 /** The types POST /verify accepts for emailed tokens; links (GET /verify) use the same. */
 export const EMAIL_VERIFY_TYPES: readonly (LinkType | "email")[] = ["signup", "invite", "magiclink", "recovery", "email_change", "email"];
+export const PHONE_VERIFY_TYPES: readonly PhoneVerifyType[] = ["sms", "phone_change"];
 
 /** What each verification type accepts: a token is bound to the purpose it was issued for. */
-export function kindsVerifiedBy(type: LinkType | "email"): readonly OneTimeTokenKind[] {
+export function kindsVerifiedBy(type: VerifyType): readonly OneTimeTokenKind[] {
   switch (type) {
     case "signup":
       // GoTrue checks signup and invite codes against the same token.
@@ -62,9 +67,21 @@ export function kindsVerifiedBy(type: LinkType | "email"): readonly OneTimeToken
       // auth-js verifies the code of any sign-in mail as `email`: a magic link's, a signup's, an invite's or a
       // recovery's (GoTrue matches confirmation, then recovery).
       return ["magic_link", "confirmation", "invite", "recovery"];
+    case "sms":
+      // A phone signup's code and a sign-in code by SMS are both the number's confirmation, as in GoTrue.
+      return ["confirmation"];
+    case "phone_change":
+      return ["phone_change"];
   }
 }
 
-export function hasExpired(token: OneTimeToken, now: Date, lifetimeSeconds: number): boolean {
+/** Whether the token was texted (to an E.164 number) rather than emailed. */
+export function isSmsToken(token: OneTimeToken): boolean {
+  return token.relatesTo.startsWith("+");
+}
+
+/** Whether the token has outlived MAILER_OTP_EXP or SMS_OTP_EXP, by how it was sent. */
+export function hasExpired(token: OneTimeToken, now: Date, otp: { emailOtpExpSeconds: number; smsOtpExpSeconds: number }): boolean {
+  const lifetimeSeconds = isSmsToken(token) ? otp.smsOtpExpSeconds : otp.emailOtpExpSeconds;
   return now.getTime() >= token.createdAt.getTime() + lifetimeSeconds * 1000;
 }

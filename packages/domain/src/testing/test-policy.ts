@@ -38,6 +38,12 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       notifications: { passwordChanged: false, emailChanged: false, phoneChanged: false, ...overrides.email?.notifications },
       sendLimit: { events: 30, perSeconds: 3600, ...overrides.email?.sendLimit },
     },
+    sms: {
+      // Whole values, not merged: DeepPartial would loosen them.
+      testOtps: (overrides.sms?.testOtps as Record<string, string> | undefined) ?? {},
+      testOtpsValidUntil: (overrides.sms?.testOtpsValidUntil as Date | null | undefined) ?? null,
+      sendLimit: { events: 30, perSeconds: 3600, ...overrides.sms?.sendLimit },
+    },
     adminRoles: overrides.adminRoles ?? ["service_role", "supabase_admin"],
   };
 }

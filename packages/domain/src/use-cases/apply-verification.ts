@@ -1,12 +1,13 @@
 import { AuthError } from "../errors.ts";
-import type { OneTimeToken } from "../model/one-time-token.ts";
+import { isSmsToken, type OneTimeToken } from "../model/one-time-token.ts";
 import type { AuthMethod } from "../model/session.ts";
-import { confirmEmail, isEmailConfirmed, isPhoneConfirmed, type User, withContactIdentity } from "../model/user.ts";
+import { confirmEmail, confirmPhone, isEmailConfirmed, isPhoneConfirmed, type User, withContactIdentity } from "../model/user.ts";
 import type { Stores } from "../ports/stores.ts";
 import type { AuditAction } from "../model/audit.ts";
 import { recordAudit } from "./audit.ts";
 import type { Deps, RequestContext } from "./deps.ts";
 import { queueNotification } from "./notifications.ts";
+import { applyPhoneChange } from "./phone-change.ts";
 
 export type Applied =
   | { readonly kind: "applied"; readonly user: User; readonly method: AuthMethod }
@@ -24,14 +25,19 @@ interface Verified {
 const emailChangeInvalid = () => new AuthError("otp_expired", "Email link is invalid or has expired");
 
 /**
- * Does what a verified email token was issued for, in the caller's transaction: confirm the address (signup,
- * invite, and any sign-in by mail proves the mailbox), or complete an email change once both addresses agreed.
+ * Does what a verified token was issued for, in the caller's transaction: confirm the address (signup, invite,
+ * and any sign-in by mail or SMS proves the mailbox or the number), or complete an email change once both
+ * addresses agreed, or a phone change.
  */
 export async function applyVerification(deps: Deps, stores: Stores, verified: Verified): Promise<Applied> {
-  const { token } = verified;
+  const { token, user } = verified;
   switch (token.kind) {
     case "confirmation":
-      return signIn(deps, stores, verified, "signup", "email/signup", "user_signedup");
+      if (!isSmsToken(token)) return signIn(deps, stores, verified, "signup", "email/signup", "user_signedup");
+      // A phone's confirmation code both signs up and signs in (GoTrue's SMS OTP).
+      return isPhoneConfirmed(user)
+        ? signIn(deps, stores, verified, "sign_in", "otp", "login")
+        : signIn(deps, stores, verified, "signup", "otp", "user_signedup");
     case "invite":
       return signIn(deps, stores, verified, "invite", "invite", "invite_accepted");
     case "magic_link":
@@ -41,8 +47,10 @@ export async function applyVerification(deps: Deps, stores: Stores, verified: Ve
     case "email_change_new":
     case "email_change_current":
       return changeEmail(deps, stores, verified);
+    case "phone_change":
+      return changePhone(deps, stores, verified);
     default:
-      // Phone and reauthentication codes are not verified here.
+      // Reauthentication nonces are not verified here, but by the password change they allow.
       throw new AuthError("otp_expired", "Token has expired or is invalid");
   }
 }
@@ -77,19 +85,23 @@ async function signIn(
   method: AuthMethod,
   action: AuditAction,
 ): Promise<Applied> {
-  const { user } = verified;
+  const { user, token } = verified;
   const now = deps.clock.now();
   const passwordHash = passwordAfter(verified, purpose);
-  // Following a mail to its address proves the address, whatever the mail was for.
-  const confirmed = verified.token.relatesTo === user.email && !isEmailConfirmed(user) ? confirmEmail(user, now) : user;
-  const signedIn: User = { ...confirmed, passwordHash, lastSignInAt: now, updatedAt: now };
+  // Following a mail (an SMS) to its address (number) proves it, whatever it was sent for.
+  const provider = isSmsToken(token) ? "phone" : "email";
+  const proves =
+    provider === "email" ? token.relatesTo === user.email && !isEmailConfirmed(user) : token.relatesTo === user.phone && !isPhoneConfirmed(user);
+  const confirmed = !proves ? user : provider === "email" ? confirmEmail(user, now) : confirmPhone(user, now);
+  // An anonymous user with a proven address is anonymous no longer: it can sign in again by that address.
+  const signedIn: User = { ...confirmed, passwordHash, isAnonymous: confirmed.isAnonymous && !proves, lastSignInAt: now, updatedAt: now };
   await stores.users.update(signedIn);
-  await saveEmailIdentity(stores, signedIn);
+  await saveContactIdentity(stores, signedIn, provider);
   // A verified address or a new session voids whatever else was pending for the account, and sessions opened
   // before anything was proven were not its owner's to open.
   await stores.oneTimeTokens.deleteAllOfUser(user.id);
   if (!isProven(user)) await stores.sessions.deleteAllOfUser(user.id);
-  const traits = { provider: "email" };
+  const traits = { provider };
   if (action !== "login") await recordAudit(deps, stores, { action, actor: signedIn, context: verified.context, traits });
   await recordAudit(deps, stores, { action: "login", actor: signedIn, context: verified.context, traits: { ...traits, method } });
   return { kind: "applied", user: signedIn, method };
@@ -113,7 +125,7 @@ async function changeEmail(deps: Deps, stores: Stores, verified: Verified): Prom
   const moved = { ...user, email: newEmail, newEmail: null, isAnonymous: false, lastSignInAt: now, updatedAt: now };
   const withIdentity = confirmEmail(withContactIdentity(moved, "email", deps.random.uuid(), now), now);
   await stores.users.update(withIdentity);
-  await saveEmailIdentity(stores, withIdentity);
+  await saveContactIdentity(stores, withIdentity, "email");
   await stores.oneTimeTokens.deleteAllOfUser(user.id);
   const context = verified.context;
   await recordAudit(deps, stores, { action: "user_modified", actor: withIdentity, context, traits: { email_changed: true } });
@@ -124,7 +136,22 @@ async function changeEmail(deps: Deps, stores: Stores, verified: Verified): Prom
   return { kind: "applied", user: withIdentity, method: "email_change" };
 }
 
-async function saveEmailIdentity(stores: Stores, user: User): Promise<void> {
-  const identity = user.identities.find((candidate) => candidate.provider === "email");
+/** Completes a phone change: the code texted to the new number proves it. */
+async function changePhone(deps: Deps, stores: Stores, verified: Verified): Promise<Applied> {
+  const { user, token, context } = verified;
+  const newPhone = user.newPhone;
+  if (newPhone === null || token.relatesTo !== newPhone) throw new AuthError("otp_expired", "Token has expired or is invalid");
+  const now = deps.clock.now();
+  const moved = { ...user, isAnonymous: false, lastSignInAt: now, updatedAt: now };
+  const changed = await applyPhoneChange(deps, stores, moved, newPhone, now);
+  await stores.users.update(changed);
+  await stores.oneTimeTokens.deleteAllOfUser(user.id);
+  await recordAudit(deps, stores, { action: "user_modified", actor: changed, context, traits: { phone_changed: true } });
+  await recordAudit(deps, stores, { action: "login", actor: changed, context, traits: { provider: "phone", method: "otp" } });
+  return { kind: "applied", user: changed, method: "otp" };
+}
+
+async function saveContactIdentity(stores: Stores, user: User, provider: "email" | "phone"): Promise<void> {
+  const identity = user.identities.find((candidate) => candidate.provider === provider);
   if (identity) await stores.identities.save(identity);
 }

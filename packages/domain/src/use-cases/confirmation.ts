@@ -3,7 +3,7 @@ import type { User } from "../model/user.ts";
 import type { Stores } from "../ports/stores.ts";
 import type { Deps } from "./deps.ts";
 import { sendSignInMail } from "./sign-in-mail.ts";
-import { issueToken, queueSms } from "./one-time-tokens.ts";
+import { sendSmsCode } from "./sms-codes.ts";
 
 export type Channel = { readonly provider: "email"; readonly address: string } | { readonly provider: "phone"; readonly address: string };
 
@@ -24,6 +24,5 @@ export async function sendConfirmation(
   if (channel.provider === "email") {
     return sendSignInMail(deps, stores, { user, kind: "confirmation", address, ...options });
   }
-  const issued = await issueToken(deps, stores, { user, kind: "confirmation", channel: "sms", address, passwordHash: options.passwordHash });
-  return queueSms(deps, stores, { kind: "confirmation", to: address, otp: issued.otp }, issued.expiresAt);
+  return sendSmsCode(deps, stores, { user, kind: "confirmation", phone: address, sms: "confirmation", passwordHash: options.passwordHash });
 }

@@ -3,14 +3,13 @@ import { type OneTimeTokenKind, PKCE_PREFIX } from "../model/one-time-token.ts";
 import type { PkceChallenge } from "../model/pkce.ts";
 import type { User } from "../model/user.ts";
 import type { AuthEmail } from "../ports/mailer.ts";
-import type { AuthSms } from "../ports/sms-sender.ts";
 import type { Stores } from "../ports/stores.ts";
 import type { Deps } from "./deps.ts";
 import { linkTokenDigest, otpDigest } from "./digests.ts";
 import { enqueueMessage } from "./outbox.ts";
 
 /** What a message to an address is for, as far as how often it may be sent goes. */
-export type SendPurpose = "confirmation" | "email_change" | "magic_link" | "recovery" | "reauthentication";
+export type SendPurpose = "confirmation" | "email_change" | "phone_change" | "magic_link" | "recovery" | "reauthentication";
 
 /** Link tokens carry 256 random bits. */
 const LINK_TOKEN_BYTES = 32;
@@ -40,12 +39,14 @@ export async function issueToken(
     link?: boolean;
     /** The password the signup that asked for this token chose: the account gets it once the token is verified. */
     passwordHash?: string | null;
+    /** A fixed code instead of a random one (SMS_TEST_OTP numbers). */
+    otp?: string;
   },
 ): Promise<IssuedToken> {
   const { otp: otpPolicy } = deps.policy;
   const now = deps.clock.now();
   const isEmail = request.channel === "email";
-  const otp = deps.random.digits(isEmail ? otpPolicy.emailOtpLength : otpPolicy.smsOtpLength);
+  const otp = request.otp ?? deps.random.digits(isEmail ? otpPolicy.emailOtpLength : otpPolicy.smsOtpLength);
   const pkce = request.pkce ?? null;
   const linkToken = isEmail && request.link !== false ? `${pkce ? PKCE_PREFIX : ""}${deps.random.token(LINK_TOKEN_BYTES)}` : null;
   await stores.oneTimeTokens.replace({
@@ -75,10 +76,6 @@ const NOTIFICATION_LIFETIME_SECONDS = 86_400;
 export async function queueEmail(deps: Deps, stores: Stores, email: AuthEmail, expiresAt?: Date): Promise<string> {
   const until = expiresAt ?? new Date(deps.clock.now().getTime() + NOTIFICATION_LIFETIME_SECONDS * 1000);
   return enqueueMessage(deps, stores, { channel: "email", email }, until);
-}
-
-export async function queueSms(deps: Deps, stores: Stores, sms: AuthSms, expiresAt: Date): Promise<string> {
-  return enqueueMessage(deps, stores, { channel: "sms", sms }, expiresAt);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { isAuthError } from "../errors.ts";
 import { nextAttemptAfterFailure, type OutboundMessage, type OutboxEntry } from "../model/outbox.ts";
 import type { Stores } from "../ports/stores.ts";
 import type { Deps } from "./deps.ts";
@@ -11,11 +12,23 @@ const LEASE_SECONDS = 300;
 /** Small batches: each message waits for those sent ahead of it on a shared connection pool. */
 const DEFAULT_BATCH = 5;
 
-/** Queues a message in the caller's transaction and returns its id (GoTrue's `message_id`). */
-export async function enqueueMessage(deps: Deps, stores: Stores, message: OutboundMessage, expiresAt: Date): Promise<string> {
+/** What became of a first attempt the caller made itself, before queueing (see sms-codes.ts). */
+export type FirstAttempt = { readonly outcome: "delivered" } | { readonly outcome: "failed"; readonly error: string };
+
+/**
+ * Queues a message in the caller's transaction and returns its id (GoTrue's `message_id`). After a first attempt
+ * of the caller's, it is recorded as delivered (keeping nothing of the message), or due again after the backoff.
+ */
+export async function enqueueMessage(
+  deps: Deps,
+  stores: Stores,
+  message: OutboundMessage,
+  expiresAt: Date,
+  firstAttempt?: FirstAttempt,
+): Promise<string> {
   const now = deps.clock.now();
   const id = deps.random.uuid();
-  await stores.outbox.enqueue({
+  const queued: OutboxEntry = {
     id,
     channel: message.channel,
     sealedMessage: deps.secrets.seal(JSON.stringify(message)),
@@ -25,8 +38,22 @@ export async function enqueueMessage(deps: Deps, stores: Stores, message: Outbou
     attempts: 0,
     deliveredAt: null,
     lastError: null,
-  });
+  };
+  if (firstAttempt?.outcome === "delivered") {
+    await stores.outbox.enqueue({ ...queued, sealedMessage: null, nextAttemptAt: null, attempts: 1, deliveredAt: now });
+  } else if (firstAttempt?.outcome === "failed") {
+    const nextAttemptAt = nextAttemptAfterFailure(1, now, expiresAt);
+    const sealedMessage = nextAttemptAt === null ? null : queued.sealedMessage;
+    await stores.outbox.enqueue({ ...queued, sealedMessage, nextAttemptAt, attempts: 1, lastError: describeFailure(firstAttempt.error) });
+  } else {
+    await stores.outbox.enqueue(queued);
+  }
   return id;
+}
+
+/** What an entry keeps of a failure: a bounded text for operators. */
+function describeFailure(error: string): string {
+  return error.slice(0, 500);
 }
 
 export interface DeliveryReport {
@@ -66,7 +93,9 @@ async function deliverOne(deps: Deps, entry: OutboxEntry, claim: string): Promis
     if (message.channel === "email") await deps.mailer.send(message.email);
     else await deps.sms.send(message.sms);
   } catch (error) {
-    return fail(deps, entry, claim, error instanceof Error ? error.message : String(error), true);
+    // A message the provider refused for good (a bad number) would be refused again.
+    const retry = !isAuthError(error, "sms_send_failed");
+    return fail(deps, entry, claim, error instanceof Error ? error.message : String(error), retry);
   }
   await deps.stores.outbox.markDelivered({ id: entry.id, claim }, deps.clock.now());
   return "delivered";
@@ -75,7 +104,7 @@ async function deliverOne(deps: Deps, entry: OutboxEntry, claim: string): Promis
 async function fail(deps: Deps, entry: OutboxEntry, claim: string, error: string, retry: boolean) {
   const attempts = entry.attempts + 1;
   const nextAttemptAt = retry ? nextAttemptAfterFailure(attempts, deps.clock.now(), entry.expiresAt) : null;
-  const described = error.slice(0, 500);
+  const described = describeFailure(error);
   await deps.stores.outbox.markFailed({ id: entry.id, claim }, { attempts, nextAttemptAt, error: described });
   return { id: entry.id, error: described, willRetry: nextAttemptAt !== null };
 }

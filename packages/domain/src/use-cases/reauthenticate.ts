@@ -2,7 +2,8 @@ import { AuthError } from "../errors.ts";
 import { isEmailConfirmed, isPhoneConfirmed } from "../model/user.ts";
 import { recordAudit } from "./audit.ts";
 import type { Deps, Principal, RequestContext } from "./deps.ts";
-import { consumeEmailQuota, issueToken, limitFrequency, queueEmail, queueSms } from "./one-time-tokens.ts";
+import { consumeEmailQuota, issueToken, limitFrequency, queueEmail } from "./one-time-tokens.ts";
+import { limitSmsCodes, sendSmsCode } from "./sms-codes.ts";
 
 /**
  * GET /reauthenticate: sends a one-time nonce to the user's email (or, without one, phone), which a password change
@@ -20,23 +21,26 @@ export async function reauthenticate(
   if (byEmail && !isEmailConfirmed(user)) throw new AuthError("email_not_confirmed", "Please verify your email first.");
   if (!byEmail && !isPhoneConfirmed(user)) throw new AuthError("phone_not_confirmed", "Please verify your phone first.");
   const address = (byEmail ? user.email : user.phone)!;
-  const channel = byEmail ? "email" : "sms";
-  // decisions.md keeps the 900 s default for signup confirmations and email changes; a nonce is asked for again
-  // when the first was mistyped, so it waits as long as a magic link does.
-  const seconds = byEmail ? deps.policy.otp.linkFrequencySeconds : deps.policy.otp.smsFrequencySeconds;
-  await limitFrequency(deps, { purpose: "reauthentication", address, seconds, channel });
-  if (byEmail) await consumeEmailQuota(deps);
+  if (byEmail) {
+    // decisions.md keeps the 900 s default for signup confirmations and email changes; a nonce is asked for again
+    // when the first was mistyped, so it waits as long as a magic link does.
+    const seconds = deps.policy.otp.linkFrequencySeconds;
+    await limitFrequency(deps, { purpose: "reauthentication", address, seconds, channel: "email" });
+    await consumeEmailQuota(deps);
+  } else {
+    await limitSmsCodes(deps, address, "reauthentication");
+  }
 
   return deps.tx.run(async (stores) => {
     const now = deps.clock.now();
     const current = (await stores.users.findById(user.id, { forUpdate: true })) ?? user;
     await stores.users.update({ ...current, reauthenticationSentAt: now, updatedAt: now });
-    const issued = await issueToken(deps, stores, { user: current, kind: "reauthentication", channel, address, link: false });
     await recordAudit(deps, stores, { action: "user_reauthenticate_requested", actor: current, context: input.context });
-    if (byEmail) {
-      await queueEmail(deps, stores, { kind: "reauthentication", to: address, otp: issued.otp }, issued.expiresAt);
-      return { messageId: null };
+    if (!byEmail) {
+      return { messageId: await sendSmsCode(deps, stores, { user: current, kind: "reauthentication", phone: address, sms: "reauthentication" }) };
     }
-    return { messageId: await queueSms(deps, stores, { kind: "reauthentication", to: address, otp: issued.otp }, issued.expiresAt) };
+    const issued = await issueToken(deps, stores, { user: current, kind: "reauthentication", channel: "email", address, link: false });
+    await queueEmail(deps, stores, { kind: "reauthentication", to: address, otp: issued.otp }, issued.expiresAt);
+    return { messageId: null };
   });
 }

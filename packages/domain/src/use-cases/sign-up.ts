@@ -12,6 +12,7 @@ import { type Channel, sendConfirmation } from "./confirmation.ts";
 import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
 import { newAccount } from "./new-account.ts";
 import { consumeEmailQuota, limitFrequency } from "./one-time-tokens.ts";
+import { assertSmsChannel, limitSmsCodes } from "./sms-codes.ts";
 import { grantSession, openSession } from "./sessions.ts";
 import { observeDuration, padDuration } from "./timing.ts";
 
@@ -26,6 +27,8 @@ export interface SignUpInput {
   readonly redirectTo?: readonly (string | undefined)[];
   readonly codeChallenge?: string | undefined;
   readonly codeChallengeMethod?: string | undefined;
+  /** How a phone signup's code is sent: `sms` (the default). */
+  readonly channel?: string | undefined;
   readonly context: RequestContext;
 }
 
@@ -50,6 +53,7 @@ export async function signUp(deps: Deps, input: SignUpInput): Promise<SignUpResu
 
   const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
   if (pkce && hasPhone) throw new AuthError("validation_failed", "PKCE not supported for phone signups");
+  if (hasPhone) assertSmsChannel(input.channel);
   const channel: Channel = hasEmail
     ? { provider: "email", address: normalizeEmail(input.email!) }
     : { provider: "phone", address: normalizePhone(input.phone!) };
@@ -84,14 +88,14 @@ function autoconfirms(deps: Deps, channel: Channel): boolean {
 
 /**
  * A signup that will send a confirmation: no more than one per SMTP_MAX_FREQUENCY (SMS_MAX_FREQUENCY) to the
- * address, shared with /resend, and within the email quota. Counted before looking the address up, so a
+ * address, shared with /resend, and within the email (SMS) quota. Counted before looking the address up, so a
  * duplicate of a confirmed account is refused alike and the refusal tells nothing.
  */
 async function limitConfirmations(deps: Deps, channel: Channel): Promise<void> {
-  const byEmail = channel.provider === "email";
-  const seconds = byEmail ? deps.policy.otp.emailConfirmationFrequencySeconds : deps.policy.otp.smsFrequencySeconds;
-  await limitFrequency(deps, { purpose: "confirmation", address: channel.address, seconds, channel: byEmail ? "email" : "sms" });
-  if (byEmail) await consumeEmailQuota(deps);
+  if (channel.provider === "phone") return limitSmsCodes(deps, channel.address, "confirmation");
+  const seconds = deps.policy.otp.emailConfirmationFrequencySeconds;
+  await limitFrequency(deps, { purpose: "confirmation", address: channel.address, seconds, channel: "email" });
+  await consumeEmailQuota(deps);
 }
 
 async function signUpNew(

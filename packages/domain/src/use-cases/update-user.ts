@@ -6,14 +6,15 @@ import { readPkceChallenge } from "../model/pkce.ts";
 import { chooseRedirect } from "../model/redirect.ts";
 import { assertPasswordAcceptable } from "../model/password-policy.ts";
 import { normalizePhone } from "../model/phone.ts";
-import { confirmPhone, type User, withContactIdentity } from "../model/user.ts";
-import type { Stores } from "../ports/stores.ts";
+import type { User } from "../model/user.ts";
 import type { Deps, Principal, RequestContext } from "./deps.ts";
 import { recordAudit } from "./audit.ts";
 import { otpDigest } from "./digests.ts";
 import { sendEmailChange } from "./email-change.ts";
 import { queueNotification } from "./notifications.ts";
 import { consumeEmailQuota, emailChangeMailCount, limitFrequency } from "./one-time-tokens.ts";
+import { applyPhoneChange, sendPhoneChange } from "./phone-change.ts";
+import { assertSmsChannel, limitSmsCodes } from "./sms-codes.ts";
 
 export interface UpdateUserInput {
   readonly principal: Principal;
@@ -22,6 +23,8 @@ export interface UpdateUserInput {
   readonly password?: string | undefined;
   /** Merged into user_metadata; a key set to null is removed. */
   readonly data?: Metadata | undefined;
+  /** How the code for a new phone is sent: `sms` (the default). */
+  readonly channel?: string | undefined;
   /** From GET /reauthenticate, when password changes require it. */
   readonly nonce?: string | undefined;
   /** Where the email change confirmation links may lead, in order of preference. */
@@ -56,9 +59,12 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
     await limitFrequency(deps, { purpose: "email_change", address: caller.email ?? caller.id, seconds, channel: "email" });
     await consumeEmailQuota(deps, emailChangeMailCount(deps));
   }
-  if (phone && phone !== caller.phone) {
+  const changesPhone = phone !== undefined && phone !== caller.phone;
+  if (changesPhone) {
+    assertSmsChannel(input.channel);
     const holder = await deps.stores.users.findByPhone(phone);
     if (holder && holder.id !== caller.id) throw new AuthError("phone_exists", messages.phoneExists);
+    if (!deps.policy.signup.phoneAutoconfirm) await limitSmsCodes(deps, phone, "phone_change");
   }
 
   let passwordHash: string | undefined;
@@ -77,8 +83,10 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
     let next: User = { ...current, updatedAt: now };
     if (input.data) next = { ...next, userMetadata: mergeMetadata(next.userMetadata, input.data) };
     if (changesEmail) next = { ...next, newEmail: email, emailChangeSentAt: now };
-    if (phone && phone !== current.phone) {
-      next = deps.policy.signup.phoneAutoconfirm ? await applyPhoneChange(deps, stores, next, phone, now) : { ...next, newPhone: phone };
+    if (changesPhone) {
+      next = deps.policy.signup.phoneAutoconfirm
+        ? await applyPhoneChange(deps, stores, next, phone, now)
+        : { ...next, newPhone: phone, phoneChangeSentAt: now };
     }
     const otherChanges =
       next.userMetadata !== current.userMetadata ||
@@ -101,9 +109,7 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
     if (changesEmail) {
       await sendEmailChange(deps, stores, next, { redirectTo: chooseRedirect(input.redirectTo ?? [], deps.policy.redirect), pkce });
     }
-    if (next.phone !== current.phone && current.phone !== null && notifications.phoneChanged && next.email !== null) {
-      await queueNotification(deps, stores, { kind: "phone_changed", to: next.email, phone: next.phone!, oldPhone: current.phone });
-    }
+    if (changesPhone && !deps.policy.signup.phoneAutoconfirm) await sendPhoneChange(deps, stores, next);
     return next;
   });
 }
@@ -114,22 +120,11 @@ async function assertNonceValid(deps: Deps, user: User, nonce: string | undefine
   const invalid = new AuthError("reauthentication_not_valid", "Nonce has expired or is invalid");
   const token = await deps.stores.oneTimeTokens.findByUser(user.id, "reauthentication");
   if (!token) throw invalid;
-  const { otp } = deps.policy;
-  const lifetimeSeconds = token.relatesTo.startsWith("+") ? otp.smsOtpExpSeconds : otp.emailOtpExpSeconds;
-  if (hasExpired(token, deps.clock.now(), lifetimeSeconds)) throw invalid;
+  if (hasExpired(token, deps.clock.now(), deps.policy.otp)) throw invalid;
   if (!deps.secrets.equal(token.otpHash, otpDigest(deps.secrets, token.relatesTo, nonce))) {
     if ((await deps.stores.oneTimeTokens.recordFailedAttempt(token.id)) >= MAX_FAILED_ATTEMPTS) {
       await deps.stores.oneTimeTokens.delete(token.id);
     }
     throw invalid;
   }
-}
-
-/** The new phone becomes the user's, confirmed, and its identity follows. */
-async function applyPhoneChange(deps: Deps, stores: Stores, user: User, phone: string, now: Date): Promise<User> {
-  const changed = confirmPhone(withContactIdentity({ ...user, phone, newPhone: null }, "phone", deps.random.uuid(), now), now);
-  for (const saved of changed.identities.filter((candidate) => candidate.provider === "phone")) {
-    await stores.identities.save(saved);
-  }
-  return changed;
 }

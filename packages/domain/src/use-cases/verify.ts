@@ -1,6 +1,15 @@
 import { AuthError, messages } from "../errors.ts";
 import { normalizeEmail } from "../model/email.ts";
-import { hasExpired, kindsVerifiedBy, MAX_FAILED_ATTEMPTS, type OneTimeToken, PKCE_PREFIX } from "../model/one-time-token.ts";
+import {
+  hasExpired,
+  kindsVerifiedBy,
+  MAX_FAILED_ATTEMPTS,
+  type OneTimeToken,
+  PHONE_VERIFY_TYPES,
+  PKCE_PREFIX,
+  type VerifyType,
+} from "../model/one-time-token.ts";
+import { normalizePhone } from "../model/phone.ts";
 import { assertPasswordAcceptable } from "../model/password-policy.ts";
 import { isBanned, type User } from "../model/user.ts";
 import type { LinkType } from "../ports/mailer.ts";
@@ -14,9 +23,15 @@ import { grantSession, openSession } from "./sessions.ts";
 export type EmailVerifyType = LinkType | "email";
 
 export interface VerifyInput {
-  readonly type: EmailVerifyType;
-  /** The token a link carried (GoTrue's token_hash), or the address and the code typed from the mail. */
-  readonly proof: { readonly linkToken: string } | { readonly email: string; readonly code: string };
+  readonly type: VerifyType;
+  /**
+   * The token a link carried (GoTrue's token_hash), or the address and the code typed from the mail, or the number
+   * and the code typed from the SMS (types `sms` and `phone_change`).
+   */
+  readonly proof:
+    | { readonly linkToken: string }
+    | { readonly email: string; readonly code: string }
+    | { readonly phone: string; readonly code: string };
   /**
    * Whether a browser followed the link (GET /verify). A PKCE link then yields a code to exchange with the verifier;
    * handed to POST /verify instead, it yields nothing, or the link alone would skip the verifier.
@@ -42,8 +57,13 @@ type Outcome =
   | { readonly kind: "auth_code"; readonly authCode: string }
   | { readonly kind: "awaiting_other_address" };
 
-/** Verifies an emailed link or code and does what it was issued for (see apply-verification.ts). */
+/** Verifies an emailed link or code, or a texted code, and does what it was issued for (see apply-verification.ts). */
 export async function verify(deps: Deps, input: VerifyInput): Promise<VerifyResult> {
+  const byPhone = (PHONE_VERIFY_TYPES as readonly string[]).includes(input.type);
+  if (byPhone !== ("phone" in input.proof)) {
+    const message = byPhone ? "Verify requires a phone number with the token" : "Verify requires an email address with the token";
+    throw new AuthError("validation_failed", message);
+  }
   const byLink = "linkToken" in input.proof;
   if (byLink && !input.followedLink && input.proof.linkToken.startsWith(PKCE_PREFIX)) {
     throw new AuthError(
@@ -115,7 +135,7 @@ async function hashNewPassword(deps: Deps, password: string): Promise<string> {
 async function findToken(deps: Deps, stores: Stores, input: VerifyInput): Promise<{ token: OneTimeToken } | { error: AuthError }> {
   const kinds = kindsVerifiedBy(input.type);
   const now = deps.clock.now();
-  const lifetime = deps.policy.otp.emailOtpExpSeconds;
+  const lifetime = deps.policy.otp;
 
   if ("linkToken" in input.proof) {
     const token = await stores.oneTimeTokens.findByLinkTokenHash(linkTokenDigest(deps.secrets, input.proof.linkToken));
@@ -123,7 +143,7 @@ async function findToken(deps: Deps, stores: Stores, input: VerifyInput): Promis
     return { token };
   }
 
-  const address = normalizeEmail(input.proof.email);
+  const address = "phone" in input.proof ? normalizePhone(input.proof.phone) : normalizeEmail(input.proof.email);
   const candidates = await stores.oneTimeTokens.findByAddress(address, kinds);
   const expected = otpDigest(deps.secrets, address, input.proof.code);
   const token = candidates.find((candidate) => deps.secrets.equal(candidate.otpHash, expected));

@@ -1,0 +1,30 @@
+import { confirmPhone, type User, withContactIdentity } from "../model/user.ts";
+import type { Stores } from "../ports/stores.ts";
+import type { Deps } from "./deps.ts";
+import { queueNotification } from "./notifications.ts";
+import { sendSmsCode } from "./sms-codes.ts";
+
+/**
+ * Texts the code that confirms the user's pending new number (`newPhone`), in the caller's transaction, which the
+ * caller has limited with limitSmsCodes. Returns the message id.
+ */
+export function sendPhoneChange(deps: Deps, stores: Stores, user: User): Promise<string> {
+  if (user.newPhone === null) throw new Error("no pending phone change");
+  return sendSmsCode(deps, stores, { user, kind: "phone_change", phone: user.newPhone, sms: "phone_change" });
+}
+
+/**
+ * The new number becomes the user's, confirmed, and its identity follows; written here with the identity, and
+ * the owner told by mail when MAILER_NOTIFICATIONS_PHONE_CHANGED_ENABLED. The caller writes the user it returns.
+ */
+export async function applyPhoneChange(deps: Deps, stores: Stores, user: User, phone: string, now: Date): Promise<User> {
+  const changed = confirmPhone(withContactIdentity({ ...user, phone, newPhone: null }, "phone", deps.random.uuid(), now), now);
+  for (const identity of changed.identities.filter((candidate) => candidate.provider === "phone")) {
+    await stores.identities.save(identity);
+  }
+  const oldPhone = user.phone;
+  if (oldPhone !== null && changed.email !== null && deps.policy.email.notifications.phoneChanged) {
+    await queueNotification(deps, stores, { kind: "phone_changed", to: changed.email, phone, oldPhone });
+  }
+  return changed;
+}

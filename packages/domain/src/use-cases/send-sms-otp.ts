@@ -1,0 +1,51 @@
+import { AuthError } from "../errors.ts";
+import type { Metadata } from "../model/metadata.ts";
+import { normalizePhone } from "../model/phone.ts";
+import type { Deps, RequestContext } from "./deps.ts";
+import { newAccount } from "./new-account.ts";
+import { assertSmsChannel, limitSmsCodes, sendSmsCode, TEST_OTP_MESSAGE_ID, testOtpFor } from "./sms-codes.ts";
+import { observeDuration, padDuration } from "./timing.ts";
+
+export interface SendSmsOtpInput {
+  readonly phone: string;
+  /** POST /otp's `create_user` (default true). */
+  readonly createUser: boolean;
+  readonly data?: Metadata | undefined;
+  readonly audience?: string | undefined;
+  readonly channel?: string | undefined;
+  readonly context: RequestContext;
+}
+
+/**
+ * POST /otp with a phone: texts a code that signs in, verified as type `sms`. An unknown number gets an account,
+ * which the same code confirms. When none may be created the answer looks and takes the same, and nothing is
+ * sent. Answers the message id: `test-otp` for the numbers of SMS_TEST_OTP, a made-up one when nothing was sent.
+ */
+export async function sendSmsOtp(deps: Deps, input: SendSmsOtpInput): Promise<{ messageId: string }> {
+  const { signup } = deps.policy;
+  if (!signup.phoneEnabled) throw new AuthError("phone_provider_disabled", "Unsupported phone provider");
+  assertSmsChannel(input.channel);
+  const phone = normalizePhone(input.phone);
+  const started = deps.clock.now();
+  await limitSmsCodes(deps, phone, "confirmation");
+
+  const existing = await deps.stores.users.findByPhone(phone);
+  if (!existing && (!input.createUser || signup.disabled)) {
+    await padDuration(deps, "sms_otp", started);
+    return { messageId: testOtpFor(deps, phone) === null ? deps.random.uuid() : TEST_OTP_MESSAGE_ID };
+  }
+  const messageId = await deps.tx.run(async (stores) => {
+    const now = deps.clock.now();
+    const channel = { provider: "phone", address: phone } as const;
+    const user = existing
+      ? ((await stores.users.findById(existing.id, { forUpdate: true })) ?? existing)
+      : newAccount(deps, { channel, passwordHash: null, data: input.data, audience: input.audience });
+    const pending = { ...user, confirmationSentAt: now, updatedAt: now };
+    if (existing) await stores.users.update(pending);
+    else await stores.users.insert(pending);
+    // No password rides on the code: whoever asked for it chose none (see apply-verification.ts).
+    return sendSmsCode(deps, stores, { user: pending, kind: "confirmation", phone, sms: "otp" });
+  });
+  if (existing) observeDuration(deps, "sms_otp", started);
+  return { messageId };
+}
