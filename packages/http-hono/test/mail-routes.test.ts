@@ -176,8 +176,9 @@ describe("redirect_to on every route that mails a link", () => {
     const passwordHash = await app.hasher.hash(password);
     await app.stores.users.insert(aUser({ email: "known@example.com", passwordHash }));
     await app.stores.users.insert(aUser({ email: "mover@example.com", passwordHash }));
+    await app.stores.users.insert(aUser({ email: "signs-in@example.com" }));
     await app.send("POST", `/recover${query}`, { email: "known@example.com" });
-    await app.send("POST", `/otp${query}`, { email: "known@example.com" });
+    await app.send("POST", `/otp${query}`, { email: "signs-in@example.com" });
     await app.send("POST", `/signup${query}`, { email: "pending@example.com", password });
     app.clock.advance({ seconds: 900 });
     await app.send("POST", `/resend${query}`, { type: "signup", email: "pending@example.com" });
@@ -189,7 +190,7 @@ describe("redirect_to on every route that mails a link", () => {
     const confirmations = (await app.emails()).filter((mail) => mail.to === "pending@example.com");
     return {
       recover: (await app.lastEmail("known@example.com", "recovery"))?.redirectTo,
-      otp: (await app.lastEmail("known@example.com", "magic_link"))?.redirectTo,
+      otp: (await app.lastEmail("signs-in@example.com", "magic_link"))?.redirectTo,
       signup: confirmations.length === 2 && "redirectTo" in confirmations[0]! ? confirmations[0].redirectTo : undefined,
       resend: confirmations.length === 2 && "redirectTo" in confirmations[1]! ? confirmations[1].redirectTo : undefined,
       invite: (await app.lastEmail("invitee@example.com", "invite"))?.redirectTo,

@@ -7,16 +7,37 @@ export interface FallbackEvents {
   onRecovered(): void;
 }
 
+export interface FallbackOptions {
+  /** While the shared limiter is down, how long between attempts to use it again. */
+  readonly retryAfterMs?: number;
+  readonly now?: () => number;
+}
+
+/** A Redis that stops answering costs its command timeout per attempt: made once per this, not per request. */
+const DEFAULT_RETRY_AFTER_MS = 5_000;
+
 /**
  * Counts in `shared` (Redis) and, while it fails, in `local` (this process's memory). An outage of the shared
  * store then neither turns every request that counts into a 500 nor lifts the limits: each instance keeps
- * limiting on its own until the shared store is back.
+ * limiting on its own until the shared store is back. During an outage only one request in each retry period
+ * tries the shared store, so a store that hangs rather than refuses slows almost nothing.
  */
-export function createFallbackRateLimiter(shared: RateLimiter, local: RateLimiter, events: FallbackEvents): RateLimiter {
+export function createFallbackRateLimiter(
+  shared: RateLimiter,
+  local: RateLimiter,
+  events: FallbackEvents,
+  options: FallbackOptions = {},
+): RateLimiter {
+  const retryAfterMs = options.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
+  const now = options.now ?? Date.now;
   let degraded = false;
+  let retryAt = 0;
   return {
     async consume(key, limit, windowSeconds) {
+      if (degraded && now() < retryAt) return local.consume(key, limit, windowSeconds);
       try {
+        // Claimed before the attempt, so concurrent requests do not all wait on the same probe.
+        retryAt = now() + retryAfterMs;
         const decision = await shared.consume(key, limit, windowSeconds);
         if (degraded) {
           degraded = false;
@@ -28,6 +49,7 @@ export function createFallbackRateLimiter(shared: RateLimiter, local: RateLimite
           degraded = true;
           events.onFallback(error);
         }
+        retryAt = now() + retryAfterMs;
         return local.consume(key, limit, windowSeconds);
       }
     },

@@ -3,27 +3,38 @@ import { describe, expect, it } from "vitest";
 import { createFallbackRateLimiter } from "../../src/adapters/fallback-rate-limiter.ts";
 import { createMemoryRateLimiter } from "../../src/adapters/memory-rate-limiter.ts";
 
-/** A shared limiter that can be switched off, as Redis is during an outage. */
+/** A shared limiter that can be switched off, as Redis is during an outage; it counts the attempts made on it. */
 function switchable(inner: RateLimiter) {
-  const state = { down: false };
+  const state = { down: false, attempts: 0 };
   const limiter: RateLimiter = {
-    consume: (key, limit, windowSeconds) =>
-      state.down ? Promise.reject(new Error("rate limiter: Redis did not answer")) : inner.consume(key, limit, windowSeconds),
+    consume: (key, limit, windowSeconds) => {
+      state.attempts++;
+      return state.down ? Promise.reject(new Error("rate limiter: Redis did not answer")) : inner.consume(key, limit, windowSeconds);
+    },
   };
   return { limiter, state };
 }
 
+function setup() {
+  const sharedMemory = createMemoryRateLimiter();
+  const local = createMemoryRateLimiter();
+  const shared = switchable(sharedMemory);
+  const told: string[] = [];
+  let at = 1_000_000;
+  const limiter = createFallbackRateLimiter(
+    shared.limiter,
+    local,
+    { onFallback: (error) => told.push(`fallback: ${(error as Error).message}`), onRecovered: () => told.push("recovered") },
+    { retryAfterMs: 5_000, now: () => at },
+  );
+  const advance = (ms: number) => void (at += ms);
+  const stop = () => (sharedMemory.stop(), local.stop());
+  return { limiter, shared, told, advance, stop };
+}
+
 describe("fallback rate limiter", () => {
   it("limits in memory while the shared limiter fails, tells once per outage, and goes back when it answers", async () => {
-    const sharedMemory = createMemoryRateLimiter();
-    const local = createMemoryRateLimiter();
-    const shared = switchable(sharedMemory);
-    const told: string[] = [];
-    const limiter = createFallbackRateLimiter(shared.limiter, local, {
-      onFallback: (error) => told.push(`fallback: ${(error as Error).message}`),
-      onRecovered: () => told.push("recovered"),
-    });
-
+    const { limiter, shared, told, advance, stop } = setup();
     expect(await limiter.consume("k", 1, 60)).toEqual({ allowed: true });
     shared.state.down = true;
     expect(await limiter.consume("k", 1, 60)).toEqual({ allowed: true });
@@ -31,10 +42,24 @@ describe("fallback rate limiter", () => {
     expect(told).toEqual(["fallback: rate limiter: Redis did not answer"]);
 
     shared.state.down = false;
+    advance(5_000);
     expect(await limiter.consume("k", 1, 60)).toEqual({ allowed: false, retryAfterSeconds: 60 });
     expect(await limiter.consume("other", 1, 60)).toEqual({ allowed: true });
     expect(told).toEqual(["fallback: rate limiter: Redis did not answer", "recovered"]);
-    sharedMemory.stop();
-    local.stop();
+    stop();
+  });
+
+  it("tries the shared limiter only once per retry period during an outage, not on every request", async () => {
+    const { limiter, shared, advance, stop } = setup();
+    shared.state.down = true;
+    for (let i = 0; i < 10; i++) await limiter.consume(`k${i}`, 5, 60);
+    expect(shared.state.attempts).toBe(1);
+    advance(4_999);
+    await limiter.consume("k", 5, 60);
+    expect(shared.state.attempts).toBe(1);
+    advance(1);
+    await limiter.consume("k", 5, 60);
+    expect(shared.state.attempts).toBe(2);
+    stop();
   });
 });

@@ -62,19 +62,19 @@ function isProven(user: User): boolean {
 
 /**
  * The account's password once the token is verified. security: a password set on an account none of whose
- * addresses was proven may be anyone's (pre-account hijacking), so proving the address replaces it with the one
- * the verified mail carried (its signup's choice), else the one given with the code, else none. A proven account
- * keeps its password; the spec's POST /verify of a signup or invite may set one where there is none, and a signup
- * verified so must.
+ * addresses was proven may be anyone's (pre-account hijacking), so proving the address replaces it: with the one
+ * given with the code (by whoever holds it), else the one the verified mail carried (its signup's choice), else
+ * none. A proven account keeps its password. The spec's POST /verify of a signup or invite may set one where the
+ * account has none, and a signup verified so must.
  */
 function passwordAfter(verified: Verified, purpose: "signup" | "invite" | "sign_in"): string | null {
   const { user, token } = verified;
   const given = purpose === "sign_in" ? undefined : verified.newPasswordHash;
-  const password = (isProven(user) ? user.passwordHash : token.passwordHash) ?? given ?? null;
-  if (password === null && purpose === "signup" && verified.requiresPassword) {
+  if (isProven(user)) return user.passwordHash ?? given ?? null;
+  if (given === undefined && user.passwordHash === null && purpose === "signup" && verified.requiresPassword) {
     throw new AuthError("validation_failed", "Signup verification requires a password for an account that has none");
   }
-  return password;
+  return given ?? token.passwordHash ?? null;
 }
 
 async function signIn(
@@ -142,8 +142,7 @@ async function changePhone(deps: Deps, stores: Stores, verified: Verified): Prom
   const newPhone = user.newPhone;
   if (newPhone === null || token.relatesTo !== newPhone) throw new AuthError("otp_expired", "Token has expired or is invalid");
   const now = deps.clock.now();
-  const moved = { ...user, isAnonymous: false, lastSignInAt: now, updatedAt: now };
-  const changed = await applyPhoneChange(deps, stores, moved, newPhone, now);
+  const changed = await applyPhoneChange(deps, stores, { ...user, lastSignInAt: now, updatedAt: now }, newPhone, now);
   await stores.users.update(changed);
   await stores.oneTimeTokens.deleteAllOfUser(user.id);
   await recordAudit(deps, stores, { action: "user_modified", actor: changed, context, traits: { phone_changed: true } });

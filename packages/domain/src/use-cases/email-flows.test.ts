@@ -266,6 +266,15 @@ describe("send frequency", () => {
     }
   });
 
+  it("is one a minute per address for sign-in mails, magic link or recovery", async () => {
+    const { auth, clock } = await withConfirmedUser();
+    await auth.recoverPassword({ email: "known@example.com", context });
+    await failsWith("over_email_send_rate_limit", auth.sendMagicLink({ email: "known@example.com", createUser: false, context }));
+    clock.advance({ seconds: 60 });
+    await auth.sendMagicLink({ email: "known@example.com", createUser: false, context });
+    await failsWith("over_email_send_rate_limit", auth.recoverPassword({ email: "known@example.com", context }));
+  });
+
   it("is one per address for an email change's confirmations, whether from PUT /user or /resend", async () => {
     const { auth, clock } = await withConfirmedUser();
     const grant = await auth.signInWithPassword({ email: "known@example.com", password, context });

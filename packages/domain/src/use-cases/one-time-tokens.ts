@@ -9,7 +9,7 @@ import { linkTokenDigest, otpDigest } from "./digests.ts";
 import { enqueueMessage } from "./outbox.ts";
 
 /** What a message to an address is for, as far as how often it may be sent goes. */
-export type SendPurpose = "confirmation" | "email_change" | "phone_change" | "magic_link" | "recovery" | "reauthentication";
+export type SendPurpose = "confirmation" | "email_change" | "phone_change" | "sign_in_mail" | "reauthentication";
 
 /** Link tokens carry 256 random bits. */
 const LINK_TOKEN_BYTES = 32;

@@ -18,7 +18,9 @@ export function sendPhoneChange(deps: Deps, stores: Stores, user: User): Promise
  * the owner told by mail when MAILER_NOTIFICATIONS_PHONE_CHANGED_ENABLED. The caller writes the user it returns.
  */
 export async function applyPhoneChange(deps: Deps, stores: Stores, user: User, phone: string, now: Date): Promise<User> {
-  const changed = confirmPhone(withContactIdentity({ ...user, phone, newPhone: null }, "phone", deps.random.uuid(), now), now);
+  // An anonymous user with a proven number is anonymous no longer: it can sign in again by that number.
+  const moved = { ...user, phone, newPhone: null, isAnonymous: false };
+  const changed = confirmPhone(withContactIdentity(moved, "phone", deps.random.uuid(), now), now);
   for (const identity of changed.identities.filter((candidate) => candidate.provider === "phone")) {
     await stores.identities.save(identity);
   }

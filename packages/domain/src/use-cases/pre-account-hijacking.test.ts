@@ -78,6 +78,33 @@ describe("an account someone else signed up for the address", () => {
     expect((await testAuth.stores.users.findWithSession(testAuth.userId, grant.session.id))?.session).not.toBeNull();
   });
 
+  it("takes the password its owner types with the code over the one the attacker's signup carried", async () => {
+    const testAuth = await signedUpByAttacker();
+    const code = (await testAuth.lastEmail(victim, "confirmation"))!.otp;
+    await testAuth.auth.verify({ type: "signup", proof: { email: victim, code }, followedLink: false, password: ownersPassword, context });
+    await expectPasswordRefused(testAuth, attackersPassword);
+  });
+
+  it("cannot get its password back on the token by burning the owner's confirmation and signing up again", async () => {
+    const testAuth = await signedUpByAttacker();
+    await testAuth.auth.signUp({ email: victim, password: ownersPassword, context });
+    for (let guess = 0; guess < 5; guess++) {
+      await failsWith("otp_expired", testAuth.auth.verify({ type: "signup", proof: { email: victim, code: "000000" }, followedLink: false, context }));
+    }
+    testAuth.clock.advance({ seconds: 900 });
+    await testAuth.auth.signUp({ email: victim, password: attackersPassword, context });
+    expect((await followLatestMail(testAuth, "confirmation")).user.passwordHash).toBeNull();
+    await expectPasswordRefused(testAuth, attackersPassword);
+  });
+
+  it("cannot put its password on an account an admin invited", async () => {
+    const testAuth = createTestAuth();
+    await testAuth.auth.inviteUser({ admin, email: victim, context });
+    await testAuth.auth.signUp({ email: victim, password: attackersPassword, context });
+    expect((await followLatestMail(testAuth, "confirmation")).user.passwordHash).toBeNull();
+    await expectPasswordRefused(testAuth, attackersPassword);
+  });
+
   it("stays the attacker's only if the owner follows a confirmation they did not ask for, as with any account", async () => {
     const testAuth = await signedUpByAttacker();
     const grant = await followLatestMail(testAuth, "confirmation");
@@ -99,14 +126,18 @@ describe("an honest signup", () => {
     expect(signedIn.user.email).toBe(victim);
   });
 
-  it("verified by code with a password given, where two choices left none, takes the one given", async () => {
+  it("verified by code: the password typed with it wins, and the official client, typing none, gets in with none", async () => {
     const testAuth = await signedUpByAttacker();
     await testAuth.auth.signUp({ email: victim, password: ownersPassword, context });
-    const mail = (await testAuth.lastEmail(victim, "confirmation"))!;
-    const proof = { email: victim, code: mail.otp };
-    await failsWith("validation_failed", testAuth.auth.verify({ type: "signup", proof, followedLink: false, context }));
-    await testAuth.auth.verify({ type: "signup", proof, followedLink: false, password: ownersPassword, context });
+    const code = (await testAuth.lastEmail(victim, "confirmation"))!.otp;
+    await testAuth.auth.verify({ type: "signup", proof: { email: victim, code }, followedLink: false, password: ownersPassword, context });
     await testAuth.auth.signInWithPassword({ email: victim, password: ownersPassword, context });
     await expectPasswordRefused(testAuth, attackersPassword);
+
+    const other = await signedUpByAttacker();
+    await other.auth.signUp({ email: victim, password: ownersPassword, context });
+    const otherCode = (await other.lastEmail(victim, "confirmation"))!.otp;
+    const result = await other.auth.verify({ type: "signup", proof: { email: victim, code: otherCode }, followedLink: false, context });
+    expect(result.kind === "session" && result.grant.user.passwordHash).toBeNull();
   });
 });

@@ -27,7 +27,8 @@ export async function recoverPassword(deps: Deps, input: RecoverPasswordInput): 
   const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
   const redirectTo = chooseRedirect(input.redirectTo ?? [], deps.policy.redirect);
   const started = deps.clock.now();
-  await limitFrequency(deps, { purpose: "recovery", address, seconds: deps.policy.otp.linkFrequencySeconds, channel: "email" });
+  // Shared with magic links, as GoTrue's recovery_sent_at is: one sign-in mail a minute, however asked for.
+  await limitFrequency(deps, { purpose: "sign_in_mail", address, seconds: deps.policy.otp.linkFrequencySeconds, channel: "email" });
   await consumeEmailQuota(deps);
 
   const existing = await deps.stores.users.findByEmail(address);

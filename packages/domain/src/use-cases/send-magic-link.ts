@@ -36,7 +36,8 @@ export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Prom
   const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
   const redirectTo = chooseRedirect(input.redirectTo ?? [], deps.policy.redirect);
   const started = deps.clock.now();
-  await limitFrequency(deps, { purpose: "magic_link", address, seconds: otp.linkFrequencySeconds, channel: "email" });
+  // Shared with /recover, as GoTrue's recovery_sent_at is: one sign-in mail a minute, however asked for.
+  await limitFrequency(deps, { purpose: "sign_in_mail", address, seconds: otp.linkFrequencySeconds, channel: "email" });
   await consumeEmailQuota(deps);
 
   const existing = await deps.stores.users.findByEmail(address);

@@ -185,10 +185,14 @@ async function signUpExisting(
 
   // Awaiting confirmation: send the confirmation again. The account keeps its password and data, since whoever
   // asks has not proven they own the address; the password rides on the token instead (see signupPassword).
-  const passwordHash = await signupPassword(deps, existing, password);
+  const repeated = await repeatedSignupPassword(deps, existing, password);
   const saved = await deps.tx.run(async (stores) => {
     const now = deps.clock.now();
     const current = (await stores.users.findById(existing.id, { forUpdate: true })) ?? existing;
+    // Decided on the confirmation pending before the lock: if another request replaced it meanwhile, the two
+    // signups were not compared, and the mail carries no password.
+    const stillPending = (await stores.oneTimeTokens.findByUser(existing.id, "confirmation"))?.id === repeated.comparedWith;
+    const passwordHash = stillPending ? repeated.passwordHash : null;
     const pending = { ...current, confirmationSentAt: now, updatedAt: now };
     await stores.users.update(pending);
     const traits = { provider: channel.provider };
@@ -201,18 +205,24 @@ async function signUpExisting(
 
 /**
  * The password a repeated signup's confirmation carries. security: two signups of one unconfirmed address may be
- * its owner and someone hoping the owner confirms their password (pre-account hijacking). A password both chose,
- * or the only one asked for, is kept; when they differ, or the pending mail carries none (a magic link, an
- * invite), the confirmed account gets no password and its owner, signed in by the link, sets one.
+ * its owner and someone hoping the owner confirms their password (pre-account hijacking). Only the password the
+ * pending confirmation already carries is kept, when this signup chose it too; in every other case (they differ,
+ * the pending mail carries none, none is pending: an invitation, a sign-in code, a confirmation someone burned
+ * with wrong guesses) the confirmed account gets no password and its owner, signed in by the link, sets one.
+ * `comparedWith` names the pending confirmation this was decided on.
  */
-async function signupPassword(deps: Deps, existing: User, password: string): Promise<string | null> {
+async function repeatedSignupPassword(
+  deps: Deps,
+  existing: User,
+  password: string,
+): Promise<{ passwordHash: string | null; comparedWith: string | undefined }> {
   const pending = await deps.stores.oneTimeTokens.findByUser(existing.id, "confirmation");
-  if (!pending) return deps.hasher.hash(password);
-  if (pending.passwordHash === null) {
+  if (!pending || pending.passwordHash === null) {
     await deps.hasher.verifyNothing(password);
-    return null;
+    return { passwordHash: null, comparedWith: pending?.id };
   }
-  return (await deps.hasher.verify(pending.passwordHash, password)).ok ? pending.passwordHash : null;
+  const same = (await deps.hasher.verify(pending.passwordHash, password)).ok;
+  return { passwordHash: same ? pending.passwordHash : null, comparedWith: pending.id };
 }
 
 /** A signup that signs the user straight in: GoTrue records both. */

@@ -106,6 +106,14 @@ describe("update the user", () => {
       await failsWith("reauthentication_not_valid", auth.updateUser({ principal, password: "and another one", nonce: "123456", context }));
     });
 
+    it("spends no email change send on a request refused for its nonce", async () => {
+      const { auth, principal, lastEmail } = await withNonce("123456");
+      const refused = auth.updateUser({ principal, email: "moved@example.com", password: "a brand new one", nonce: "000000", context });
+      await failsWith("reauthentication_not_valid", refused);
+      await auth.updateUser({ principal, email: "moved@example.com", context });
+      expect(await lastEmail("moved@example.com", "email_change")).toBeDefined();
+    });
+
     it("refuses an expired nonce", async () => {
       const { auth, principal, clock } = await withNonce("123456");
       clock.advance({ seconds: 86_401 });

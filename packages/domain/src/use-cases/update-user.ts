@@ -54,17 +54,12 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
   if (changesEmail) {
     const holder = await deps.stores.users.findByEmail(email);
     if (holder && holder.id !== caller.id) throw new AuthError("email_exists", messages.emailExists);
-    const seconds = deps.policy.otp.emailConfirmationFrequencySeconds;
-    // Keyed like /resend's, which knows the account only by its current address.
-    await limitFrequency(deps, { purpose: "email_change", address: caller.email ?? caller.id, seconds, channel: "email" });
-    await consumeEmailQuota(deps, emailChangeMailCount(deps));
   }
   const changesPhone = phone !== undefined && phone !== caller.phone;
   if (changesPhone) {
     assertSmsChannel(input.channel);
     const holder = await deps.stores.users.findByPhone(phone);
     if (holder && holder.id !== caller.id) throw new AuthError("phone_exists", messages.phoneExists);
-    if (!deps.policy.signup.phoneAutoconfirm) await limitSmsCodes(deps, phone, "phone_change");
   }
 
   let passwordHash: string | undefined;
@@ -75,6 +70,14 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
     }
     passwordHash = await deps.hasher.hash(password);
   }
+  // Counted once the request is known to be acceptable: a refused one (a wrong nonce) spends no send.
+  if (changesEmail) {
+    const seconds = deps.policy.otp.emailConfirmationFrequencySeconds;
+    // Keyed like /resend's, which knows the account only by its current address.
+    await limitFrequency(deps, { purpose: "email_change", address: caller.email ?? caller.id, seconds, channel: "email" });
+    await consumeEmailQuota(deps, emailChangeMailCount(deps));
+  }
+  if (changesPhone && !deps.policy.signup.phoneAutoconfirm) await limitSmsCodes(deps, phone, "phone_change");
 
   return deps.tx.run(async (stores) => {
     const now = deps.clock.now();
