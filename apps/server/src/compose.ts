@@ -5,7 +5,6 @@ import type { Logger } from "pino";
 import packageJson from "../package.json" with { type: "json" };
 import { createArgon2PasswordHasher } from "./adapters/argon2-password-hasher.ts";
 import { createHs256TokenSigner } from "./adapters/jose-token-signer.ts";
-import { createLogSmsSender } from "./adapters/log-senders.ts";
 import { createSecrets, cryptoRandom } from "./adapters/node-crypto.ts";
 import { createClientAddress } from "./client-address.ts";
 import { createMailer } from "./mailer.ts";
@@ -14,6 +13,7 @@ import { type OutboxWorker, startOutboxWorker } from "./outbox-worker.ts";
 import { type Config, toPolicy } from "./config/index.ts";
 import { publicSettings } from "./public-settings.ts";
 import { createRequestScope } from "./request-scope.ts";
+import { createConfiguredSmsSender } from "./sms-sender.ts";
 
 export const version = packageJson.version;
 
@@ -40,7 +40,6 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
     namespace: config.db.namespace,
     onPoolError: (error) => log.warn({ err: error }, "an idle database connection failed; it will be replaced"),
   });
-  const reveal = config.profile === "development";
   const { scope, currentLog } = createRequestScope(log);
   const mail = createMailer(config, log);
   const limits = createRateLimiter(config, log);
@@ -53,7 +52,7 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
     clock: systemClock,
     random: cryptoRandom,
     mailer: mail.mailer,
-    sms: createLogSmsSender(currentLog, { reveal }),
+    sms: createConfiguredSmsSender(config, currentLog),
     rateLimiter: limits.limiter,
     ...overrides,
   };

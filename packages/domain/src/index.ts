@@ -44,8 +44,16 @@ export type { RecoverPasswordInput } from "./use-cases/recover-password.ts";
 export type { ResendInput } from "./use-cases/resend.ts";
 export type { SendMagicLinkInput } from "./use-cases/send-magic-link.ts";
 export type { SendSmsOtpInput } from "./use-cases/send-sms-otp.ts";
-export type { EmailVerifyType, VerifyInput, VerifyResult } from "./use-cases/verify.ts";
+export type { VerifyInput, VerifyResult } from "./use-cases/verify.ts";
 export type { EmailPolicy, SmsPolicy } from "./policy.ts";
-export { EMAIL_VERIFY_TYPES, kindsVerifiedBy, MAX_FAILED_ATTEMPTS, PKCE_PREFIX, type CodeChallengeMethod } from "./model/one-time-token.ts";
+export {
+  EMAIL_VERIFY_TYPES,
+  kindsVerifiedBy,
+  MAX_FAILED_ATTEMPTS,
+  PHONE_VERIFY_TYPES,
+  PKCE_PREFIX,
+  type CodeChallengeMethod,
+  type VerifyType,
+} from "./model/one-time-token.ts";
 export { FLOW_STATE_LIFETIME_SECONDS, type FlowState } from "./model/flow-state.ts";
 export { readPkceChallenge, verifierMatches, type PkceChallenge } from "./model/pkce.ts";

@@ -67,6 +67,7 @@ export function buildConfig(env: Env, { profile, cwd, jwtSecret }: BuildContext)
     smtp: buildSmtp(env),
     sms: {
       provider: buildSmsProvider(env),
+      apiUrl: env.SMS_PROVIDER_API_URL,
       autoconfirm: env.SMS_AUTOCONFIRM,
       maxFrequencySeconds: env.SMS_MAX_FREQUENCY,
       otpExpSeconds: env.SMS_OTP_EXP,

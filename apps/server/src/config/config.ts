@@ -145,6 +145,11 @@ export interface SmtpConfig {
 export interface SmsConfig {
   /** Undefined when SMS_PROVIDER is not set. */
   readonly provider: SmsProviderConfig | undefined;
+  /**
+   * SMS_PROVIDER_API_URL (Latchkey's own): the origin to send the provider's API requests to instead of its
+   * public one: a regional endpoint, a proxy, a stand-in in tests. Undefined for the provider's default.
+   */
+  readonly apiUrl: string | undefined;
   readonly autoconfirm: boolean;
   readonly maxFrequencySeconds: number;
   readonly otpExpSeconds: number;

@@ -146,6 +146,7 @@ const phone = {
   SMS_OTP_EXP: v.optional(seconds({ positive: true }), "60"),
   SMS_OTP_LENGTH: v.optional(OTP_LENGTH, "6"),
   SMS_PROVIDER: v.optional(oneOf(SMS_PROVIDERS)),
+  SMS_PROVIDER_API_URL: v.optional(httpUrl),
   SMS_TEMPLATE: v.optional(text, "Your code is {{ .Code }}"),
   SMS_TEST_OTP: v.optional(testOtpMap, ""),
   SMS_TEST_OTP_VALID_UNTIL: v.optional(timestamp),

@@ -32,6 +32,9 @@ describe("toPolicy", () => {
       AUTH_MAILER_NOTIFICATIONS_PASSWORD_CHANGED_ENABLED: "true",
       AUTH_MAILER_NOTIFICATIONS_PHONE_CHANGED_ENABLED: "true",
       AUTH_RATE_LIMIT_EMAIL_SENT: "10/1m",
+      AUTH_RATE_LIMIT_SMS_SENT: "5",
+      AUTH_SMS_TEST_OTP: "+1 555 010 0000:123456, 15550100001:654321",
+      AUTH_SMS_TEST_OTP_VALID_UNTIL: "2030-01-01T00:00:00Z",
       AUTH_JWT_ADMIN_ROLES: "service_role, ops",
     });
     expect(toPolicy(config)).toEqual({
@@ -64,6 +67,11 @@ describe("toPolicy", () => {
         secureEmailChange: false,
         notifications: { passwordChanged: true, emailChanged: false, phoneChanged: true },
         sendLimit: { events: 10, perSeconds: 60 },
+      },
+      sms: {
+        testOtps: { "+15550100000": "123456", "+15550100001": "654321" },
+        testOtpsValidUntil: new Date("2030-01-01T00:00:00Z"),
+        sendLimit: { events: 5, perSeconds: 3600 },
       },
       adminRoles: ["service_role", "ops"],
     });

@@ -182,6 +182,12 @@ describe("choices", () => {
       'AUTH_SMS_PROVIDER: expected one of twilio, messagebird, textlocal, vonage, got "twilio_verify"',
     ]);
   });
+
+  it("reads SMS_PROVIDER_API_URL as an http(s) origin for the provider's API, absent by default", () => {
+    expect(load({ AUTH_SMS_PROVIDER_API_URL: "https://api.dublin.ie1.twilio.com" }).sms.apiUrl).toBe("https://api.dublin.ie1.twilio.com");
+    expect(load({}).sms.apiUrl).toBeUndefined();
+    expect(problemsOf({ AUTH_SMS_PROVIDER_API_URL: "api.twilio.com" })).toEqual(['AUTH_SMS_PROVIDER_API_URL: expected an absolute http(s) URL, got "api.twilio.com"']);
+  });
 });
 
 describe("rate limits", () => {

@@ -12,15 +12,11 @@ import {
 import { normalizePhone } from "../model/phone.ts";
 import { assertPasswordAcceptable } from "../model/password-policy.ts";
 import { isBanned, type User } from "../model/user.ts";
-import type { LinkType } from "../ports/mailer.ts";
 import type { Stores } from "../ports/stores.ts";
 import { applyVerification } from "./apply-verification.ts";
 import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
 import { linkTokenDigest, otpDigest } from "./digests.ts";
 import { grantSession, openSession } from "./sessions.ts";
-
-/** GoTrue's email verification types; `email` is how auth-js verifies the code of a sign-in mail. */
-export type EmailVerifyType = LinkType | "email";
 
 export interface VerifyInput {
   readonly type: VerifyType;

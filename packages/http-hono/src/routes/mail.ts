@@ -7,7 +7,7 @@ import { redirectCandidates, requestAudience, requestContext } from "../request-
 import { MagicLinkBody, OtpBody, RecoverBody, ResendBody } from "../schemas.ts";
 import type { RouteDeps } from "./route-deps.ts";
 
-/** Sign-in by mail: /otp and /magiclink. */
+/** Sign-in by mail or SMS: /otp and /magiclink. */
 export const signInByMailRoutes = ({ auth, clientAddress }: RouteDeps) =>
   new Hono<AppEnv>()
     // compat: GoTrue answers a disabled email provider with 422 here, and 400 on /recover and /resend.
@@ -16,8 +16,18 @@ export const signInByMailRoutes = ({ auth, clientAddress }: RouteDeps) =>
       const body = await readJson(c, OtpBody);
       if (body.email && body.phone) throw new AuthError("validation_failed", "Only an email address or phone number should be provided");
       if (body.phone) {
-        // SMS codes arrive with the phone flows.
-        throw new AuthError("phone_provider_disabled", "Phone logins are disabled");
+        if (body.code_challenge || body.code_challenge_method) {
+          throw new AuthError("validation_failed", "PKCE not supported for phone OTP");
+        }
+        const { messageId } = await auth.sendSmsOtp({
+          phone: body.phone,
+          createUser: body.create_user ?? true,
+          data: body.data,
+          audience: requestAudience(c),
+          channel: body.channel,
+          context: requestContext(c, clientAddress),
+        });
+        return c.json({ message_id: messageId });
       }
       if (!body.email) throw new AuthError("validation_failed", "One of email or phone must be set");
       if (body.channel) throw new AuthError("validation_failed", "Channel should only be specified with Phone OTP");

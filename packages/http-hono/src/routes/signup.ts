@@ -23,6 +23,7 @@ export const signupRoutes = ({ auth, clientAddress }: RouteDeps) =>
         redirectTo: redirectCandidates(c),
         codeChallenge: body.code_challenge,
         codeChallengeMethod: body.code_challenge_method,
+        channel: body.channel,
         context: requestContext(c, clientAddress),
       });
       return c.json(result.kind === "session" ? presentSession(result.grant) : presentUser(result.user));

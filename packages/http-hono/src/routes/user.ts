@@ -30,6 +30,7 @@ export const userRoutes = ({ auth, clientAddress }: RouteDeps) =>
         password: body.password,
         data: body.data,
         nonce: body.nonce,
+        channel: body.channel,
         redirectTo: redirectCandidates(c),
         codeChallenge: body.code_challenge,
         codeChallengeMethod: body.code_challenge_method,

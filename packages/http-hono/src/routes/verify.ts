@@ -1,4 +1,4 @@
-import { AuthError, EMAIL_VERIFY_TYPES, type EmailVerifyType, PKCE_PREFIX, chooseRedirect } from "@latchkey/domain";
+import { AuthError, EMAIL_VERIFY_TYPES, PHONE_VERIFY_TYPES, PKCE_PREFIX, type VerifyType, chooseRedirect } from "@latchkey/domain";
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { asAuthError, handleAuthErrors } from "../errors/error-response.ts";
@@ -11,6 +11,7 @@ import { VerifyBody } from "../schemas.ts";
 import type { RouteDeps } from "./route-deps.ts";
 
 const EMAIL_TYPES: ReadonlySet<string> = new Set(EMAIL_VERIFY_TYPES);
+const PHONE_TYPES: ReadonlySet<string> = new Set(PHONE_VERIFY_TYPES);
 const AWAITING_OTHER = "Confirmation link accepted. Please proceed to confirm link sent to the other email";
 
 export const verifyRoutes = ({ auth, clientAddress }: RouteDeps) =>
@@ -27,7 +28,7 @@ export const verifyRoutes = ({ auth, clientAddress }: RouteDeps) =>
       try {
         if (!EMAIL_TYPES.has(type)) throw new AuthError("validation_failed", "Unsupported verification type");
         const result = await auth.verify({
-          type: type as EmailVerifyType,
+          type: type as VerifyType,
           proof: { linkToken: token },
           followedLink: true,
           context: requestContext(c, clientAddress),
@@ -54,21 +55,21 @@ export const verifyRoutes = ({ auth, clientAddress }: RouteDeps) =>
       if (!body.type) throw new AuthError("validation_failed", "Verify requires a verification type");
       if (body.token && body.token_hash) throw new AuthError("validation_failed", "Verify requires either a token or a token hash");
       if (!body.token && !body.token_hash) throw new AuthError("validation_failed", "Verify requires a token or a token hash");
-      if (body.type === "sms" || body.type === "phone_change") {
-        // SMS codes arrive with the phone flows.
-        throw new AuthError("phone_provider_disabled", "Phone logins are disabled");
-      }
-      if (!EMAIL_TYPES.has(body.type)) throw new AuthError("validation_failed", "Unsupported verification type");
+      const byPhone = PHONE_TYPES.has(body.type);
+      if (!byPhone && !EMAIL_TYPES.has(body.type)) throw new AuthError("validation_failed", "Unsupported verification type");
       if (body.token_hash && (body.email || body.phone)) {
         throw new AuthError("validation_failed", "Only the token_hash and type should be provided");
       }
+      if (body.token_hash && byPhone) throw new AuthError("validation_failed", "SMS codes are verified with the phone number and the token");
       if (body.token && body.email && body.phone) {
         throw new AuthError("validation_failed", "Only an email address or phone number should be provided on verify");
       }
-      if (body.token && !body.email) throw new AuthError("validation_failed", "Verify requires an email address with the token");
+      if (body.token && byPhone && !body.phone) throw new AuthError("validation_failed", "Verify requires a phone number with the token");
+      if (body.token && !byPhone && !body.email) throw new AuthError("validation_failed", "Verify requires an email address with the token");
+      const code = body.token!;
       const result = await auth.verify({
-        type: body.type as EmailVerifyType,
-        proof: body.token_hash ? { linkToken: body.token_hash } : { email: body.email!, code: body.token! },
+        type: body.type as VerifyType,
+        proof: body.token_hash ? { linkToken: body.token_hash } : byPhone ? { phone: body.phone!, code } : { email: body.email!, code },
         followedLink: false,
         password: body.password,
         context: requestContext(c, clientAddress),
