@@ -204,3 +204,34 @@ describe("redirect_to on every route that mails a link", () => {
     expect(await linkTargets(evil)).toEqual(Object.fromEntries(routes.map((route) => [route, "http://localhost:3000"])));
   });
 });
+
+describe("phone codes over HTTP", () => {
+  it("/otp with a phone answers {message_id}, and POST /verify type sms takes the number and the code", async () => {
+    const app = createTestApp();
+    const sent = await app.send("POST", "/otp", { phone: "1 555 010 0000" });
+    expect(sent.status).toBe(200);
+    expect(Object.keys(await json(sent))).toEqual(["message_id"]);
+    const code = (await app.lastSms("+15550100000"))!.otp;
+    const verified = await json(await app.send("POST", "/verify", { type: "sms", phone: "+15550100000", token: code }));
+    expect(verified).toMatchObject({ type: "sms", token_type: "bearer", user: { phone: expect.stringContaining("15550100000") } });
+  });
+
+  it("check phone requests as GoTrue does", async () => {
+    const { send } = createTestApp();
+    const withoutPhone = await send("POST", "/verify", { type: "sms", email: "a@example.com", token: "123456" });
+    expect(withoutPhone.status).toBe(400);
+    expect((await json(withoutPhone)).msg).toBe("Verify requires a phone number with the token");
+    expect((await send("POST", "/verify", { type: "sms", token_hash: "abc" })).status).toBe(400);
+    expect((await send("POST", "/otp", { phone: "+15550100000", code_challenge: "x".repeat(43), code_challenge_method: "s256" })).status).toBe(400);
+    expect((await send("POST", "/otp", { phone: "+15550100000", channel: "whatsapp" })).status).toBe(400);
+    expect((await send("POST", "/otp", { phone: "not a number" })).status).toBe(400);
+  });
+
+  it("answer a disabled phone provider with 400", async () => {
+    const { send } = createTestApp({ policy: { signup: { phoneEnabled: false } } });
+    const refused = await send("POST", "/otp", { phone: "+15550100000" });
+    expect(refused.status).toBe(400);
+    expect((await json(refused)).error_code).toBe("phone_provider_disabled");
+    expect((await send("POST", "/resend", { type: "sms", phone: "+15550100000" })).status).toBe(400);
+  });
+});

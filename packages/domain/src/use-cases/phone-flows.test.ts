@@ -1,0 +1,262 @@
+import { describe, expect, it } from "vitest";
+import { AuthError } from "../errors.ts";
+import type { AuthSms, SmsSender } from "../ports/sms-sender.ts";
+import { aUser } from "../testing/builders.ts";
+import { createTestAuth, type TestAuth, type TestAuthOptions } from "../testing/create-test-auth.ts";
+import { context, failsWith } from "../testing/fails-with.ts";
+
+const password = "secret-password";
+const phone = "+15550100000";
+
+/** An SMS provider that refuses some numbers for good, and can be made unreachable. */
+function flakySms() {
+  const sent: AuthSms[] = [];
+  const state = { down: false, refused: new Set<string>() };
+  const sms: SmsSender = {
+    async send(message) {
+      if (state.refused.has(message.to)) throw new AuthError("sms_send_failed", "Error sending confirmation OTP to provider");
+      if (state.down) throw new Error("twilio did not answer within 10000 ms");
+      sent.push(message);
+    },
+  };
+  return { sms, sent, state };
+}
+
+async function codeFor(testAuth: TestAuth, to: string): Promise<string> {
+  const sms = await testAuth.lastSms(to);
+  if (!sms) throw new Error(`no SMS to ${to}`);
+  return sms.otp;
+}
+
+async function signedInByPhone(options: TestAuthOptions = {}) {
+  const testAuth = createTestAuth(options);
+  const user = aUser({ email: "phone-owner@example.com", phone, phoneConfirmedAt: new Date(), passwordHash: await testAuth.hasher.hash(password) });
+  await testAuth.stores.users.insert(user);
+  const grant = await testAuth.auth.signInWithPassword({ phone, password, context });
+  const principal = await testAuth.auth.authenticate({ accessToken: grant.accessToken });
+  return { ...testAuth, user, principal };
+}
+
+describe("phone signup", () => {
+  it("texts a code at once, and the code confirms the number and signs in", async () => {
+    const testAuth = createTestAuth();
+    const result = await testAuth.auth.signUp({ phone: "+1 555-010-0000", password, context });
+    expect(result.kind === "user" && result.user).toMatchObject({ phone, phoneConfirmedAt: null });
+    expect(testAuth.sms.sent).toEqual([{ kind: "confirmation", to: phone, otp: expect.stringMatching(/^\d{6}$/) }]);
+
+    const verified = await testAuth.auth.verify({ type: "sms", proof: { phone: "15550100000", code: await codeFor(testAuth, phone) }, followedLink: false, context });
+    if (verified.kind !== "session") throw new Error("expected a session");
+    expect(verified.grant.user.phoneConfirmedAt).toBeInstanceOf(Date);
+    expect(verified.grant.session.amr[0]?.method).toBe("otp");
+    expect((await testAuth.auth.signInWithPassword({ phone, password, context })).user.id).toBe(verified.grant.user.id);
+  });
+
+  it("fails with sms_send_failed and creates nothing when the provider refuses the number", async () => {
+    const { sms, state } = flakySms();
+    state.refused.add(phone);
+    const testAuth = createTestAuth({ ports: { sms } });
+    await failsWith("sms_send_failed", testAuth.auth.signUp({ phone, password, context }));
+    expect(await testAuth.stores.users.findByPhone(phone)).toBeNull();
+  });
+
+  it("answers as sent when the provider cannot be reached, and the outbox texts the code once it can", async () => {
+    const { sms, sent, state } = flakySms();
+    state.down = true;
+    const testAuth = createTestAuth({ ports: { sms } });
+    await testAuth.auth.signUp({ phone, password, context });
+    expect(sent).toEqual([]);
+    state.down = false;
+    testAuth.clock.advance({ seconds: 2 });
+    await testAuth.deliver();
+    expect(sent.map((message) => message.to)).toEqual([phone]);
+    await testAuth.deliver();
+    expect(sent).toHaveLength(1);
+  });
+
+  it("gives up on a retried SMS the provider then refuses for good", async () => {
+    const { sms, sent, state } = flakySms();
+    state.down = true;
+    const testAuth = createTestAuth({ ports: { sms } });
+    await testAuth.auth.signUp({ phone, password, context });
+    state.refused.add(phone);
+    testAuth.clock.advance({ seconds: 2 });
+    const report = await testAuth.auth.deliverDueMessages();
+    expect(report.failures).toEqual([expect.objectContaining({ willRetry: false })]);
+    expect(sent).toEqual([]);
+  });
+
+  it("expires the code after SMS_OTP_EXP", async () => {
+    const testAuth = createTestAuth();
+    await testAuth.auth.signUp({ phone, password, context });
+    const code = await codeFor(testAuth, phone);
+    testAuth.clock.advance({ seconds: 60 });
+    await failsWith("otp_expired", testAuth.auth.verify({ type: "sms", proof: { phone, code }, followedLink: false, context }));
+  });
+
+  it("refuses WhatsApp and unknown channels", async () => {
+    const { auth } = createTestAuth();
+    await failsWith("validation_failed", auth.signUp({ phone, password, channel: "whatsapp", context }));
+    await failsWith("validation_failed", auth.sendSmsOtp({ phone, createUser: true, channel: "pigeon", context }));
+  });
+});
+
+describe("sign-in codes by SMS (/otp)", () => {
+  it("sign a confirmed user in with the number's code, recorded as a login", async () => {
+    const testAuth = await signedInByPhone();
+    const { messageId } = await testAuth.auth.sendSmsOtp({ phone, createUser: false, context });
+    expect(messageId).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await testAuth.lastSms(phone))?.kind).toBe("otp");
+    const verified = await testAuth.auth.verify({ type: "sms", proof: { phone, code: await codeFor(testAuth, phone) }, followedLink: false, context });
+    expect(verified.kind === "session" && verified.grant.user.id).toBe(testAuth.user.id);
+    // A sign-in code is no signup: the password stays.
+    await testAuth.auth.signInWithPassword({ phone, password, context });
+  });
+
+  it("create an account for an unknown number, which the code confirms", async () => {
+    const testAuth = createTestAuth();
+    await testAuth.auth.sendSmsOtp({ phone, createUser: true, data: { plan: "free" }, context });
+    const created = (await testAuth.stores.users.findByPhone(phone))!;
+    expect(created).toMatchObject({ passwordHash: null, phoneConfirmedAt: null, userMetadata: { plan: "free" } });
+    await testAuth.auth.verify({ type: "sms", proof: { phone, code: await codeFor(testAuth, phone) }, followedLink: false, context });
+    expect((await testAuth.stores.users.findByPhone(phone))?.phoneConfirmedAt).toBeInstanceOf(Date);
+  });
+
+  it("answer an unknown number as a known one when no account may be created, sending nothing", async () => {
+    const testAuth = createTestAuth();
+    const { messageId } = await testAuth.auth.sendSmsOtp({ phone, createUser: false, context });
+    expect(messageId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await testAuth.stores.users.findByPhone(phone)).toBeNull();
+    expect(testAuth.sms.sent).toEqual([]);
+  });
+
+  it("are limited to one per SMS_MAX_FREQUENCY per number, known or not", async () => {
+    const testAuth = await signedInByPhone();
+    for (const number of [phone, "+15550100999"]) {
+      await testAuth.auth.sendSmsOtp({ phone: number, createUser: false, context });
+      const error = await failsWith("over_sms_send_rate_limit", testAuth.auth.sendSmsOtp({ phone: number, createUser: false, context }));
+      expect(error.retryAfterSeconds).toBe(60);
+    }
+  });
+
+  it("are refused when the phone provider is off", async () => {
+    const { auth } = createTestAuth({ policy: { signup: { phoneEnabled: false } } });
+    await failsWith("phone_provider_disabled", auth.sendSmsOtp({ phone, createUser: true, context }));
+  });
+
+  it("leave no password a stranger's phone signup chose once the number's owner signs in", async () => {
+    const testAuth = createTestAuth();
+    await testAuth.auth.signUp({ phone, password: "a stranger's choice", context });
+    testAuth.clock.advance({ seconds: 60 });
+    await testAuth.auth.sendSmsOtp({ phone, createUser: true, context });
+    await testAuth.auth.verify({ type: "sms", proof: { phone, code: await codeFor(testAuth, phone) }, followedLink: false, context });
+    await failsWith("invalid_credentials", testAuth.auth.signInWithPassword({ phone, password: "a stranger's choice", context }));
+  });
+});
+
+describe("RATE_LIMIT_SMS_SENT", () => {
+  it("counts every number, known or not, before looking it up, and not the numbers of SMS_TEST_OTP", async () => {
+    const testAuth = createTestAuth({ policy: { sms: { sendLimit: { events: 1, perSeconds: 3600 }, testOtps: { "+15550100777": "777777" } } } });
+    await testAuth.auth.sendSmsOtp({ phone: "+15550100111", createUser: false, context });
+    const error = await failsWith("over_sms_send_rate_limit", testAuth.auth.sendSmsOtp({ phone: "+15550100222", createUser: true, context }));
+    expect(error.message).toBe("SMS rate limit exceeded");
+    await testAuth.auth.sendSmsOtp({ phone: "+15550100777", createUser: true, context });
+  });
+});
+
+describe("SMS_TEST_OTP numbers", () => {
+  const testOtps = { "+15550100777": "777777" };
+
+  it("get their fixed code and no SMS, with GoTrue's message id", async () => {
+    const testAuth = createTestAuth({ policy: { sms: { testOtps } } });
+    expect(await testAuth.auth.sendSmsOtp({ phone: "+15550100777", createUser: true, context })).toEqual({ messageId: "test-otp" });
+    expect(testAuth.sms.sent).toEqual([]);
+    const verified = await testAuth.auth.verify({ type: "sms", proof: { phone: "+15550100777", code: "777777" }, followedLink: false, context });
+    expect(verified.kind).toBe("session");
+  });
+
+  it("are texted a real code once SMS_TEST_OTP_VALID_UNTIL has passed", async () => {
+    const testAuth = createTestAuth({ policy: { sms: { testOtps, testOtpsValidUntil: new Date("2020-01-01T00:00:00Z") } } });
+    const { messageId } = await testAuth.auth.sendSmsOtp({ phone: "+15550100777", createUser: true, context });
+    expect(messageId).not.toBe("test-otp");
+    expect((await testAuth.lastSms("+15550100777"))?.otp).toMatch(/^\d{6}$/);
+  });
+});
+
+describe("phone change", () => {
+  it("texts the new number, and its code moves the account there", async () => {
+    const testAuth = await signedInByPhone({ policy: { email: { notifications: { phoneChanged: true } } } });
+    const updated = await testAuth.auth.updateUser({ principal: testAuth.principal, phone: "+15550100555", context });
+    expect(updated).toMatchObject({ phone, newPhone: "+15550100555" });
+    expect(updated.phoneChangeSentAt).toBeInstanceOf(Date);
+    expect((await testAuth.lastSms("+15550100555"))?.kind).toBe("phone_change");
+
+    const code = await codeFor(testAuth, "+15550100555");
+    await failsWith("otp_expired", testAuth.auth.verify({ type: "sms", proof: { phone: "+15550100555", code }, followedLink: false, context }));
+    const verified = await testAuth.auth.verify({ type: "phone_change", proof: { phone: "+15550100555", code }, followedLink: false, context });
+    if (verified.kind !== "session") throw new Error("expected a session");
+    expect(verified.grant.user).toMatchObject({ phone: "+15550100555", newPhone: null });
+    const identity = verified.grant.user.identities.find((candidate) => candidate.provider === "phone");
+    expect(identity?.identityData).toMatchObject({ phone: "+15550100555", phone_verified: true });
+    expect((await testAuth.emails()).filter((mail) => mail.kind === "phone_changed")).toEqual([
+      { kind: "phone_changed", to: "phone-owner@example.com", phone: "+15550100555", oldPhone: phone },
+    ]);
+  });
+
+  it("is sent again by /resend phone_change to the new number, and only the newest code works", async () => {
+    const testAuth = await signedInByPhone();
+    await testAuth.auth.updateUser({ principal: testAuth.principal, phone: "+15550100555", context });
+    const first = await codeFor(testAuth, "+15550100555");
+    await failsWith("over_sms_send_rate_limit", testAuth.auth.resend({ type: "phone_change", phone: "+15550100555", context }));
+    testAuth.clock.advance({ seconds: 60 });
+    await testAuth.auth.resend({ type: "phone_change", phone: "+15550100555", context });
+    const second = await codeFor(testAuth, "+15550100555");
+    expect(second).not.toBe(first);
+    const proof = (code: string) => ({ phone: "+15550100555", code });
+    await failsWith("otp_expired", testAuth.auth.verify({ type: "phone_change", proof: proof(first), followedLink: false, context }));
+    expect((await testAuth.auth.verify({ type: "phone_change", proof: proof(second), followedLink: false, context })).kind).toBe("session");
+  });
+
+  it("applies at once with SMS_AUTOCONFIRM, texting nothing", async () => {
+    const testAuth = await signedInByPhone({ policy: { signup: { phoneAutoconfirm: true } } });
+    const updated = await testAuth.auth.updateUser({ principal: testAuth.principal, phone: "+15550100555", context });
+    expect(updated).toMatchObject({ phone: "+15550100555", newPhone: null });
+    expect(testAuth.sms.sent).toEqual([]);
+  });
+});
+
+describe("resend sms", () => {
+  it("texts an unconfirmed signup its code again, keeping the password it chose", async () => {
+    const testAuth = createTestAuth();
+    await testAuth.auth.signUp({ phone, password, context });
+    testAuth.clock.advance({ seconds: 60 });
+    const { messageId } = await testAuth.auth.resend({ type: "sms", phone, context });
+    expect(messageId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(testAuth.sms.sent).toHaveLength(2);
+    await testAuth.auth.verify({ type: "sms", proof: { phone, code: await codeFor(testAuth, phone) }, followedLink: false, context });
+    await testAuth.auth.signInWithPassword({ phone, password, context });
+  });
+
+  it("answers a confirmed or unknown number alike, texting nothing", async () => {
+    const testAuth = await signedInByPhone();
+    for (const number of [phone, "+15550100999"]) {
+      expect((await testAuth.auth.resend({ type: "sms", phone: number, context })).messageId).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    expect(testAuth.sms.sent).toEqual([]);
+  });
+});
+
+describe("reauthentication by SMS", () => {
+  it("texts the nonce to a user without an email, and the nonce lets the password change", async () => {
+    const testAuth = createTestAuth({ policy: { passwordChangeRequiresReauthentication: true } });
+    const user = aUser({ email: null, phone, phoneConfirmedAt: new Date(), passwordHash: await testAuth.hasher.hash(password) });
+    await testAuth.stores.users.insert(user);
+    const grant = await testAuth.auth.signInWithPassword({ phone, password, context });
+    const principal = await testAuth.auth.authenticate({ accessToken: grant.accessToken });
+    const { messageId } = await testAuth.auth.reauthenticate({ principal, context });
+    expect(messageId).toMatch(/^[0-9a-f-]{36}$/);
+    const nonce = (await testAuth.lastSms(phone))!;
+    expect(nonce.kind).toBe("reauthentication");
+    await testAuth.auth.updateUser({ principal, password: "a brand new one", nonce: nonce.otp, context });
+    await testAuth.auth.signInWithPassword({ phone, password: "a brand new one", context });
+  });
+});
