@@ -65,6 +65,22 @@ async function waitFor(predicate: () => boolean, what: string, timeoutMs = 20_00
 }
 
 describe("the latchkey binary", () => {
+  it.skipIf(!databaseUrl)("says at start when phone sign-ins are on but no SMS provider would send the codes", async () => {
+    const cwd = tempDir();
+    const logFile = join(cwd, "latchkey.log");
+    const env = serverEnv({ PORT: String(await freePort()), AUTH_LOG_FILE: logFile, AUTH_EXTERNAL_PHONE_ENABLED: "true" });
+    run([], env, cwd);
+    const logText = () => {
+      try {
+        return readFileSync(logFile, "utf8");
+      } catch {
+        return "";
+      }
+    };
+    await waitFor(() => logText().includes('"msg":"listening"'), "the server to listen");
+    expect(logText()).toContain("EXTERNAL_PHONE_ENABLED without SMS_PROVIDER: SMS codes are not sent");
+  });
+
   it("migrates with the migrate subcommand, and does nothing the second time", async () => {
     const cwd = tempDir();
     const env = serverEnv();
