@@ -1,6 +1,8 @@
 import { AuthError } from "../errors.ts";
 
-const E164_DIGITS = /^[1-9]\d{1,14}$/;
+// A country code and a subscriber number: 7 digits at the least (Niue's +683 and four), 15 at the most. GoTrue
+// takes 2; no number that short can receive an SMS.
+const E164_DIGITS = /^[1-9]\d{6,14}$/;
 
 /** Accepts a number with or without `+`, with spaces and dashes; returns E.164 with the `+`. */
 export function normalizePhone(raw: string): string {

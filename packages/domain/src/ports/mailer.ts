@@ -34,6 +34,7 @@ export type AuthEmail =
   | { readonly kind: "reauthentication"; readonly to: string; readonly otp: string }
   | { readonly kind: "password_changed"; readonly to: string }
   | { readonly kind: "email_changed"; readonly to: string; readonly email: string; readonly oldEmail: string }
+  /** `oldPhone` is empty when the number was added rather than changed. */
   | { readonly kind: "phone_changed"; readonly to: string; readonly phone: string; readonly oldPhone: string };
 
 export type AuthEmailKind = AuthEmail["kind"];

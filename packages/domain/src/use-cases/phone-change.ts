@@ -24,9 +24,9 @@ export async function applyPhoneChange(deps: Deps, stores: Stores, user: User, p
   for (const identity of changed.identities.filter((candidate) => candidate.provider === "phone")) {
     await stores.identities.save(identity);
   }
-  const oldPhone = user.phone;
-  if (oldPhone !== null && changed.email !== null && deps.policy.email.notifications.phoneChanged) {
-    await queueNotification(deps, stores, { kind: "phone_changed", to: changed.email, phone, oldPhone });
+  if (changed.email !== null && deps.policy.email.notifications.phoneChanged) {
+    // An empty old number tells the mail a number was added, as GoTrue's template variable is then empty.
+    await queueNotification(deps, stores, { kind: "phone_changed", to: changed.email, phone, oldPhone: user.phone ?? "" });
   }
   return changed;
 }
