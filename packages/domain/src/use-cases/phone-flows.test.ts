@@ -216,6 +216,19 @@ describe("phone change", () => {
     expect((await testAuth.auth.verify({ type: "phone_change", proof: proof(second), followedLink: false, context })).kind).toBe("session");
   });
 
+  it("tells the account's email when a first number is added", async () => {
+    const testAuth = createTestAuth({ policy: { email: { notifications: { phoneChanged: true } } } });
+    await testAuth.stores.users.insert(aUser({ email: "no-phone@example.com", passwordHash: await testAuth.hasher.hash(password) }));
+    const grant = await testAuth.auth.signInWithPassword({ email: "no-phone@example.com", password, context });
+    const principal = await testAuth.auth.authenticate({ accessToken: grant.accessToken });
+    await testAuth.auth.updateUser({ principal, phone: "+15550100555", context });
+    const code = await codeFor(testAuth, "+15550100555");
+    await testAuth.auth.verify({ type: "phone_change", proof: { phone: "+15550100555", code }, followedLink: false, context });
+    expect((await testAuth.emails()).filter((mail) => mail.kind === "phone_changed")).toEqual([
+      { kind: "phone_changed", to: "no-phone@example.com", phone: "+15550100555", oldPhone: "" },
+    ]);
+  });
+
   it("applies at once with SMS_AUTOCONFIRM, texting nothing", async () => {
     const testAuth = await signedInByPhone({ policy: { signup: { phoneAutoconfirm: true } } });
     const updated = await testAuth.auth.updateUser({ principal: testAuth.principal, phone: "+15550100555", context });
