@@ -56,6 +56,15 @@ function run(args: string[], env: Record<string, string>, cwd: string) {
   return { child, exited, output: () => ({ stdout, stderr }) };
 }
 
+/** The file's text; empty until it exists. */
+function textOf(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
+}
+
 async function waitFor(predicate: () => boolean, what: string, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
   while (!predicate()) {
@@ -70,13 +79,7 @@ describe("the latchkey binary", () => {
     const logFile = join(cwd, "latchkey.log");
     const env = serverEnv({ PORT: String(await freePort()), AUTH_LOG_FILE: logFile, AUTH_EXTERNAL_PHONE_ENABLED: "true" });
     run([], env, cwd);
-    const logText = () => {
-      try {
-        return readFileSync(logFile, "utf8");
-      } catch {
-        return "";
-      }
-    };
+    const logText = () => textOf(logFile);
     await waitFor(() => logText().includes('"msg":"listening"'), "the server to listen");
     expect(logText()).toContain("EXTERNAL_PHONE_ENABLED without SMS_PROVIDER: SMS codes are not sent");
   });
@@ -113,13 +116,7 @@ describe("the latchkey binary", () => {
     const port = await freePort();
     const logFile = join(cwd, "logs", "latchkey.log");
     const server = run([], serverEnv({ PORT: String(port), AUTH_LOG_FILE: logFile, AUTH_MAILER_AUTOCONFIRM: "true" }), cwd);
-    const logText = () => {
-      try {
-        return readFileSync(logFile, "utf8");
-      } catch {
-        return "";
-      }
-    };
+    const logText = () => textOf(logFile);
     await waitFor(() => logText().includes('"msg":"listening"'), "the server to listen");
 
     // A request whose body is still arriving when SIGTERM comes.
