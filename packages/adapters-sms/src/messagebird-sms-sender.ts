@@ -43,10 +43,13 @@ export function createMessageBirdSmsSender(options: MessageBirdSmsOptions): SmsS
           redact,
         });
       }
-      const sentCount = objectOf(body?.recipients)?.totalSentCount;
-      if (typeof sentCount !== "number") {
+      // Not JSON: not MessageBird's answer (a captive portal, a proxy's page), so whether it was sent is unknown.
+      if (body === undefined) {
         throw new SmsProviderError("messagebird", "answered without a message object", { httpStatus: answer.status });
       }
+      const sentCount = objectOf(body.recipients)?.totalSentCount;
+      // MessageBird's JSON without the count we read: it took the message, and another try would send it twice.
+      if (typeof sentCount !== "number") return;
       // The message was created but went to no one: retrying the same recipient would fare no better.
       if (sentCount === 0) {
         const error = new SmsProviderError("messagebird", `sent message ${textOf(body?.id) ?? "?"} to no recipient`, {

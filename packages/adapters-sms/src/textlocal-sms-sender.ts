@@ -40,7 +40,9 @@ export function createTextlocalSmsSender(options: TextlocalSmsOptions): SmsSende
       if (status === "failure") {
         throw smsRefused(sms, new SmsProviderError("textlocal", "refused the SMS", { httpStatus: answer.status, ...said }));
       }
-      throw new SmsProviderError("textlocal", "answered without a status", { httpStatus: answer.status });
+      // Not JSON: not Textlocal's answer (a captive portal, a proxy's page), so whether it was sent is unknown.
+      // Textlocal's JSON without a status took the message, and another try would send it twice.
+      if (body === undefined) throw new SmsProviderError("textlocal", "answered without a status", { httpStatus: answer.status });
     },
   };
 }

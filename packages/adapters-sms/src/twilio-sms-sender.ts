@@ -47,10 +47,9 @@ export function createTwilioSmsSender(options: TwilioSmsOptions): SmsSender {
           redact,
         });
       }
+      // Not JSON: not Twilio's answer (a captive portal, a proxy's page), so whether it was sent is unknown.
       if (body === undefined) {
-        throw new SmsProviderError("twilio", "answered without a message resource", {
-          httpStatus: answer.status,
-        });
+        throw new SmsProviderError("twilio", "answered without a message resource", { httpStatus: answer.status });
       }
       const status = textOf(body.status);
       const errorCode = textOf(body.error_code);

@@ -41,15 +41,17 @@ export function createVonageSmsSender(options: VonageSmsOptions): SmsSender {
       const redact = [sms.otp, options.apiKey, options.apiSecret];
       if (!isSuccessStatus(answer.status)) throw httpFailure(sms, "vonage", answer, { redact });
       // One entry per SMS part, each with its status ("0" is success) and, when not, an error-text.
-      const listed = objectOf(answer.body)?.messages;
-      const messages: readonly unknown[] = Array.isArray(listed) ? listed : [];
-      if (messages.length === 0) {
-        throw new SmsProviderError("vonage", "answered without message statuses", { httpStatus: answer.status });
-      }
-      const failedIndex = messages.findIndex((message) => textOf(objectOf(message)?.status) !== "0");
-      if (failedIndex === -1) return;
-      const failed = objectOf(messages[failedIndex]);
-      const status = textOf(failed?.status);
+      const body = objectOf(answer.body);
+      // Not JSON: not Vonage's answer (a captive portal, a proxy's page), so whether it was sent is unknown.
+      if (body === undefined) throw new SmsProviderError("vonage", "answered without message statuses", { httpStatus: answer.status });
+      const messages: readonly unknown[] = Array.isArray(body.messages) ? body.messages : [];
+      // Vonage's JSON without statuses took the message, and another try would send it twice.
+      if (messages.length === 0) return;
+      const statuses = messages.map((message) => textOf(objectOf(message)?.status));
+      // Once any part went out, the code is on its way (it fits one part); another try would send it twice.
+      if (statuses.includes("0")) return;
+      const failed = objectOf(messages[0]);
+      const status = statuses[0];
       const error = new SmsProviderError("vonage", "did not send the SMS", {
         httpStatus: answer.status,
         providerCode: status,

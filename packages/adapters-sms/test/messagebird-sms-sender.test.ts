@@ -105,3 +105,12 @@ describe("MessageBird", () => {
     await expectTransient(sender.send(SMS), /MessageBird failed to take the SMS \(HTTP 500, code 99\)/);
   });
 });
+
+describe("MessageBird answers it cannot fully read", () => {
+  it("count its JSON without a message object as sent, and leave a page that is not its JSON to a retry", async () => {
+    const odd = await messagebird(() => ({ status: 201, json: { id: "e8077d803532c0b5937c639b60216938" } }));
+    await expect(odd.sender.send(SMS)).resolves.toBeUndefined();
+    const portal = await messagebird(() => ({ status: 200, raw: "<html>captive portal</html>" }));
+    await expectTransient(portal.sender.send(SMS), /without a message object/);
+  });
+});

@@ -75,10 +75,12 @@ describe("Textlocal", () => {
     await expectRefusal(broke.sender.send(SMS), ["credits"], ["code 7"]);
   });
 
-  it("leaves server errors and answers without a status to a retry", async () => {
+  it("leaves server errors and pages that are not its JSON to a retry, and counts its JSON without a status as sent", async () => {
     const { sender } = await textlocal(() => ({ status: 502, raw: "<html>Bad Gateway</html>" }));
     await expectTransient(sender.send(SMS), /Textlocal failed to take the SMS \(HTTP 502\)/);
+    const portal = await textlocal(() => ({ status: 200, raw: "<html>captive portal</html>" }));
+    await expectTransient(portal.sender.send(SMS), /without a status/);
     const odd = await textlocal(() => ({ status: 200, json: { warnings: [] } }));
-    await expectTransient(odd.sender.send(SMS), /without a status/);
+    await expect(odd.sender.send(SMS)).resolves.toBeUndefined();
   });
 });

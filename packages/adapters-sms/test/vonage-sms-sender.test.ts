@@ -83,16 +83,19 @@ describe("Vonage", () => {
     }
   });
 
-  it("refuses when a later part of the message fails", async () => {
-    const { sender } = await vonage((request) =>
+  it("counts the SMS as sent once any part went out: the code is on its way, and a retry would send it twice", async () => {
+    const { sender, standIn } = await vonage((request) =>
       answer(accepted(request), { status: "6", "error-text": "Unroutable message - rejected" }),
     );
-    await expectRefusal(sender.send(SMS), ["Unroutable"], ["code 6"]);
+    await expect(sender.send(SMS)).resolves.toBeUndefined();
+    expect(standIn.requests).toHaveLength(1);
   });
 
-  it("leaves an answer without statuses and a server error to a retry", async () => {
+  it("counts Vonage's JSON without statuses as sent, and leaves a page that is not its JSON and a server error to a retry", async () => {
     const empty = await vonage(() => ({ status: 200, json: { "message-count": "0", messages: [] } }));
-    await expectTransient(empty.sender.send(SMS), /without message statuses/);
+    await expect(empty.sender.send(SMS)).resolves.toBeUndefined();
+    const portal = await vonage(() => ({ status: 200, raw: "<html>captive portal</html>" }));
+    await expectTransient(portal.sender.send(SMS), /without message statuses/);
     const down = await vonage(() => ({ status: 500, raw: "oops" }));
     await expectTransient(down.sender.send(SMS), /HTTP 500/);
   });

@@ -1,3 +1,4 @@
+import { AuthError } from "@latchkey/domain";
 import { aUser } from "@latchkey/domain/testing";
 import { describe, expect, it } from "vitest";
 import { createTestApp, json } from "./support.ts";
@@ -225,6 +226,22 @@ describe("phone codes over HTTP", () => {
     expect((await send("POST", "/otp", { phone: "+15550100000", code_challenge: "x".repeat(43), code_challenge_method: "s256" })).status).toBe(400);
     expect((await send("POST", "/otp", { phone: "+15550100000", channel: "whatsapp" })).status).toBe(400);
     expect((await send("POST", "/otp", { phone: "not a number" })).status).toBe(400);
+  });
+
+  it("answer a number the provider refuses with 422 sms_send_failed, and log the provider's reason", async () => {
+    const refusing = {
+      send: async () => {
+        throw new AuthError("sms_send_failed", "Error sending confirmation OTP to provider", {
+          cause: new Error("twilio refused the SMS (HTTP 400, code 21211)"),
+        });
+      },
+    };
+    const { send, log } = createTestApp({ ports: { sms: refusing } });
+    const refused = await send("POST", "/otp", { phone: "+15550100000" });
+    expect(refused.status).toBe(422);
+    expect(await json(refused)).toMatchObject({ error_code: "sms_send_failed", msg: "Error sending confirmation OTP to provider" });
+    const logged = log.lines.find((line) => line.level === "warn");
+    expect(String(logged?.fields["err"])).toContain("code 21211");
   });
 
   it("answer a disabled phone provider with 400", async () => {

@@ -7,6 +7,7 @@ import type { AuditAction } from "../model/audit.ts";
 import { recordAudit } from "./audit.ts";
 import type { Deps, RequestContext } from "./deps.ts";
 import { queueNotification } from "./notifications.ts";
+import { takeContact } from "./contact-holders.ts";
 import { applyPhoneChange } from "./phone-change.ts";
 
 export type Applied =
@@ -88,10 +89,13 @@ async function signIn(
   const { user, token } = verified;
   const now = deps.clock.now();
   const passwordHash = passwordAfter(verified, purpose);
-  // Following a mail (an SMS) to its address (number) proves it, whatever it was sent for.
   const provider = isSmsToken(token) ? "phone" : "email";
-  const proves =
-    provider === "email" ? token.relatesTo === user.email && !isEmailConfirmed(user) : token.relatesTo === user.phone && !isPhoneConfirmed(user);
+  // A code sent to an address the account has left since (a number given up and perhaps reassigned) is void.
+  if (token.relatesTo !== (provider === "email" ? user.email : user.phone)) {
+    throw new AuthError("otp_expired", provider === "email" ? "Email link is invalid or has expired" : "Token has expired or is invalid");
+  }
+  // Following a mail (an SMS) to its address (number) proves it, whatever it was sent for.
+  const proves = provider === "email" ? !isEmailConfirmed(user) : !isPhoneConfirmed(user);
   const confirmed = !proves ? user : provider === "email" ? confirmEmail(user, now) : confirmPhone(user, now);
   // An anonymous user with a proven address is anonymous no longer: it can sign in again by that address.
   const signedIn: User = { ...confirmed, passwordHash, isAnonymous: confirmed.isAnonymous && !proves, lastSignInAt: now, updatedAt: now };
@@ -119,6 +123,7 @@ async function changeEmail(deps: Deps, stores: Stores, verified: Verified): Prom
   const otherKind = token.kind === "email_change_new" ? "email_change_current" : "email_change_new";
   if (await stores.oneTimeTokens.findByUser(user.id, otherKind)) return { kind: "awaiting_other_address" };
 
+  await takeContact(deps, stores, { provider: "email", address: newEmail }, user.id);
   const now = deps.clock.now();
   const oldEmail = user.email;
   // An anonymous user with a confirmed address is anonymous no longer: it can sign in again by that address.

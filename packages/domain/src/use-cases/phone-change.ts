@@ -1,6 +1,7 @@
 import { confirmPhone, type User, withContactIdentity } from "../model/user.ts";
 import type { Stores } from "../ports/stores.ts";
 import type { Deps } from "./deps.ts";
+import { takeContact } from "./contact-holders.ts";
 import { queueNotification } from "./notifications.ts";
 import { sendSmsCode } from "./sms-codes.ts";
 
@@ -18,6 +19,8 @@ export function sendPhoneChange(deps: Deps, stores: Stores, user: User): Promise
  * the owner told by mail when MAILER_NOTIFICATIONS_PHONE_CHANGED_ENABLED. The caller writes the user it returns.
  */
 export async function applyPhoneChange(deps: Deps, stores: Stores, user: User, phone: string, now: Date): Promise<User> {
+  await takeContact(deps, stores, { provider: "phone", address: phone }, user.id);
+  await dropOtherClaims(stores, phone, user.id);
   // An anonymous user with a proven number is anonymous no longer: it can sign in again by that number.
   const moved = { ...user, phone, newPhone: null, isAnonymous: false };
   const changed = confirmPhone(withContactIdentity(moved, "phone", deps.random.uuid(), now), now);
@@ -29,4 +32,14 @@ export async function applyPhoneChange(deps: Deps, stores: Stores, user: User, p
     await queueNotification(deps, stores, { kind: "phone_changed", to: changed.email, phone, oldPhone: user.phone ?? "" });
   }
   return changed;
+}
+
+/** Other accounts waiting to move to the number will not get it: their pending changes and codes go. */
+async function dropOtherClaims(stores: Stores, phone: string, ownerId: string): Promise<void> {
+  for (const token of await stores.oneTimeTokens.findByAddress(phone, ["phone_change"])) {
+    if (token.userId === ownerId) continue;
+    await stores.oneTimeTokens.delete(token.id);
+    const other = await stores.users.findById(token.userId, { forUpdate: true });
+    if (other?.newPhone === phone) await stores.users.update({ ...other, newPhone: null });
+  }
 }

@@ -4,6 +4,8 @@ import type { AuthSms, SmsSender } from "../ports/sms-sender.ts";
 import { aUser } from "../testing/builders.ts";
 import { createTestAuth, type TestAuth, type TestAuthOptions } from "../testing/create-test-auth.ts";
 import { context, failsWith } from "../testing/fails-with.ts";
+import type { TestClock } from "../testing/test-clock.ts";
+import { SMS_SEND_GUESS_MS } from "./timing.ts";
 
 const password = "secret-password";
 const phone = "+15550100000";
@@ -20,6 +22,11 @@ function flakySms() {
     },
   };
   return { sms, sent, state };
+}
+
+/** An SMS provider whose every send "takes" `milliseconds` of the test clock. */
+function slowSms(clock: TestClock, milliseconds: number): SmsSender {
+  return { send: async () => clock.advance({ milliseconds }) };
 }
 
 async function codeFor(testAuth: TestAuth, to: string): Promise<string> {
@@ -83,6 +90,26 @@ describe("phone signup", () => {
     const report = await testAuth.auth.deliverDueMessages();
     expect(report.failures).toEqual([expect.objectContaining({ willRetry: false })]);
     expect(sent).toEqual([]);
+  });
+
+  it("survives only five wrong codes", async () => {
+    const testAuth = createTestAuth();
+    await testAuth.auth.signUp({ phone, password, context });
+    const code = await codeFor(testAuth, phone);
+    const wrong = code === "000000" ? "111111" : "000000";
+    for (let guess = 0; guess < 5; guess++) {
+      await failsWith("otp_expired", testAuth.auth.verify({ type: "sms", proof: { phone, code: wrong }, followedLink: false, context }));
+    }
+    await failsWith("otp_expired", testAuth.auth.verify({ type: "sms", proof: { phone, code }, followedLink: false, context }));
+  });
+
+  it("keeps a stranger's password off the account when the number's owner signs up too", async () => {
+    const testAuth = createTestAuth();
+    await testAuth.auth.signUp({ phone, password: "a stranger's choice", context });
+    testAuth.clock.advance({ seconds: 60 });
+    await testAuth.auth.signUp({ phone, password, context });
+    await testAuth.auth.verify({ type: "sms", proof: { phone, code: await codeFor(testAuth, phone) }, followedLink: false, context });
+    await failsWith("invalid_credentials", testAuth.auth.signInWithPassword({ phone, password: "a stranger's choice", context }));
   });
 
   it("expires the code after SMS_OTP_EXP", async () => {
@@ -150,6 +177,31 @@ describe("sign-in codes by SMS (/otp)", () => {
     await testAuth.auth.sendSmsOtp({ phone, createUser: true, context });
     await testAuth.auth.verify({ type: "sms", proof: { phone, code: await codeFor(testAuth, phone) }, followedLink: false, context });
     await failsWith("invalid_credentials", testAuth.auth.signInWithPassword({ phone, password: "a stranger's choice", context }));
+  });
+});
+
+describe("timing", () => {
+  it("answers a duplicate of a confirmed number as slowly as phone signups, which text, not email ones", async () => {
+    const base = createTestAuth();
+    const { auth } = createTestAuth({ ports: { ...base.ports, sms: slowSms(base.clock, 400) } });
+    const { clock, stores } = base;
+    await stores.users.insert(aUser({ email: null, phone, phoneConfirmedAt: new Date() }));
+    await auth.signUp({ email: "quick@example.com", password, context });
+
+    const beforeReal = clock.now().getTime();
+    await auth.signUp({ phone: "+15550100321", password, context });
+    const real = clock.now().getTime() - beforeReal;
+    const beforeDuplicate = clock.now().getTime();
+    await auth.signUp({ phone, password, context });
+    expect(real).toBe(400);
+    expect(clock.now().getTime() - beforeDuplicate).toBe(real);
+  });
+
+  it("answers an unknown number as slowly as a provider would take, before any send was timed", async () => {
+    const { auth, clock } = createTestAuth();
+    const before = clock.now().getTime();
+    await auth.sendSmsOtp({ phone, createUser: false, context });
+    expect(clock.now().getTime() - before).toBe(SMS_SEND_GUESS_MS);
   });
 });
 
@@ -229,11 +281,71 @@ describe("phone change", () => {
     ]);
   });
 
+  it("voids a sign-in code texted to the number the account has left", async () => {
+    const testAuth = await signedInByPhone({ policy: { signup: { phoneAutoconfirm: true } } });
+    await testAuth.auth.sendSmsOtp({ phone, createUser: false, context });
+    const code = await codeFor(testAuth, phone);
+    await testAuth.auth.updateUser({ principal: testAuth.principal, phone: "+15550100555", context });
+    await failsWith("otp_expired", testAuth.auth.verify({ type: "sms", proof: { phone, code }, followedLink: false, context }));
+  });
+
+  it("takes a number someone signed up with and never confirmed from them, once its owner proves it", async () => {
+    const testAuth = await signedInByPhone();
+    await testAuth.auth.signUp({ phone: "+15550100555", password: "squatting", context });
+    const squatter = (await testAuth.stores.users.findByPhone("+15550100555"))!;
+    await testAuth.auth.updateUser({ principal: testAuth.principal, phone: "+15550100555", context });
+    const code = await codeFor(testAuth, "+15550100555");
+    await testAuth.auth.verify({ type: "phone_change", proof: { phone: "+15550100555", code }, followedLink: false, context });
+    expect((await testAuth.stores.users.findByPhone("+15550100555"))?.id).toBe(testAuth.user.id);
+    expect((await testAuth.stores.users.findById(squatter.id))?.phone).toBeNull();
+    expect(await testAuth.stores.oneTimeTokens.findByUser(squatter.id, "confirmation")).toBeNull();
+  });
+
+  it("gives a number to the first of two accounts to prove it, and drops the other's claim", async () => {
+    const testAuth = await signedInByPhone();
+    const other = aUser({ email: "other@example.com", passwordHash: await testAuth.hasher.hash(password) });
+    await testAuth.stores.users.insert(other);
+    const otherGrant = await testAuth.auth.signInWithPassword({ email: "other@example.com", password, context });
+    const otherPrincipal = await testAuth.auth.authenticate({ accessToken: otherGrant.accessToken });
+    await testAuth.auth.updateUser({ principal: otherPrincipal, phone: "+15550100555", context });
+    const othersCode = await codeFor(testAuth, "+15550100555");
+    testAuth.clock.advance({ seconds: 60 });
+    await testAuth.auth.updateUser({ principal: testAuth.principal, phone: "+15550100555", context });
+    const code = await codeFor(testAuth, "+15550100555");
+    await testAuth.auth.verify({ type: "phone_change", proof: { phone: "+15550100555", code }, followedLink: false, context });
+
+    expect((await testAuth.stores.users.findById(other.id))?.newPhone).toBeNull();
+    const late = testAuth.auth.verify({ type: "phone_change", proof: { phone: "+15550100555", code: othersCode }, followedLink: false, context });
+    await failsWith("otp_expired", late);
+  });
+
   it("applies at once with SMS_AUTOCONFIRM, texting nothing", async () => {
     const testAuth = await signedInByPhone({ policy: { signup: { phoneAutoconfirm: true } } });
     const updated = await testAuth.auth.updateUser({ principal: testAuth.principal, phone: "+15550100555", context });
     expect(updated).toMatchObject({ phone: "+15550100555", newPhone: null });
     expect(testAuth.sms.sent).toEqual([]);
+  });
+});
+
+describe("a number the provider refuses", () => {
+  it("fails a sign-in code, a phone change and a reauthentication with sms_send_failed, changing nothing", async () => {
+    const { sms, state } = flakySms();
+    const testAuth = await signedInByPhone({ ports: { sms } });
+    state.refused.add(phone);
+    state.refused.add("+15550100555");
+    await failsWith("sms_send_failed", testAuth.auth.sendSmsOtp({ phone, createUser: false, context }));
+    await failsWith("sms_send_failed", testAuth.auth.updateUser({ principal: testAuth.principal, phone: "+15550100555", context }));
+    const user = (await testAuth.stores.users.findById(testAuth.user.id))!;
+    expect(user).toMatchObject({ newPhone: null, phoneChangeSentAt: null, confirmationSentAt: testAuth.user.confirmationSentAt });
+    expect(await testAuth.stores.oneTimeTokens.findByUser(user.id, "phone_change")).toBeNull();
+
+    const phoneOnly = aUser({ email: null, phone: "+15550100556", phoneConfirmedAt: new Date(), passwordHash: await testAuth.hasher.hash(password) });
+    await testAuth.stores.users.insert(phoneOnly);
+    state.refused.add("+15550100556");
+    const grant = await testAuth.auth.signInWithPassword({ phone: "+15550100556", password, context });
+    const principal = await testAuth.auth.authenticate({ accessToken: grant.accessToken });
+    await failsWith("sms_send_failed", testAuth.auth.reauthenticate({ principal, context }));
+    expect(await testAuth.stores.oneTimeTokens.findByUser(phoneOnly.id, "reauthentication")).toBeNull();
   });
 });
 

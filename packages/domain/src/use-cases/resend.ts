@@ -13,7 +13,7 @@ import { sendEmailChange } from "./email-change.ts";
 import { consumeEmailQuota, emailChangeMailCount, limitFrequency } from "./one-time-tokens.ts";
 import { sendPhoneChange } from "./phone-change.ts";
 import { limitSmsCodes, TEST_OTP_MESSAGE_ID, testOtpFor } from "./sms-codes.ts";
-import { observeDuration, padDuration } from "./timing.ts";
+import { observeDuration, padDuration, SMS_SEND_GUESS_MS } from "./timing.ts";
 
 export interface ResendInput {
   readonly type: string;
@@ -84,13 +84,17 @@ async function resendBySms(deps: Deps, type: "sms" | "phone_change", phone: stri
 
   const user = type === "sms" ? await deps.stores.users.findByPhone(phone) : await changingTo(deps, phone);
   if (!user || (type === "sms" && isPhoneConfirmed(user))) {
-    await padDuration(deps, operation, started);
+    await padDuration(deps, operation, started, SMS_SEND_GUESS_MS);
     return { messageId: testOtpFor(deps, phone) === null ? deps.random.uuid() : TEST_OTP_MESSAGE_ID };
   }
   const messageId = await deps.tx.run(async (stores) => {
     const now = deps.clock.now();
     const current = (await stores.users.findById(user.id, { forUpdate: true })) ?? user;
-    if (type === "sms") return confirmAgain(deps, stores, current, { provider: "phone", address: phone }, context, { redirectTo: "" });
+    if (type === "sms") {
+      // Confirmed or moved to another number meanwhile: nothing to resend.
+      if (current.phone !== phone || isPhoneConfirmed(current)) return deps.random.uuid();
+      return confirmAgain(deps, stores, current, { provider: "phone", address: phone }, context, { redirectTo: "" });
+    }
     // The change may have completed or moved on meanwhile.
     if (current.newPhone !== phone) return deps.random.uuid();
     const pending = { ...current, phoneChangeSentAt: now, updatedAt: now };

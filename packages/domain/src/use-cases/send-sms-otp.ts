@@ -4,7 +4,7 @@ import { normalizePhone } from "../model/phone.ts";
 import type { Deps, RequestContext } from "./deps.ts";
 import { newAccount } from "./new-account.ts";
 import { assertSmsChannel, limitSmsCodes, sendSmsCode, TEST_OTP_MESSAGE_ID, testOtpFor } from "./sms-codes.ts";
-import { observeDuration, padDuration } from "./timing.ts";
+import { observeDuration, padDuration, SMS_SEND_GUESS_MS } from "./timing.ts";
 
 export interface SendSmsOtpInput {
   readonly phone: string;
@@ -31,21 +31,23 @@ export async function sendSmsOtp(deps: Deps, input: SendSmsOtpInput): Promise<{ 
 
   const existing = await deps.stores.users.findByPhone(phone);
   if (!existing && (!input.createUser || signup.disabled)) {
-    await padDuration(deps, "sms_otp", started);
+    await padDuration(deps, "sms_otp", started, SMS_SEND_GUESS_MS);
     return { messageId: testOtpFor(deps, phone) === null ? deps.random.uuid() : TEST_OTP_MESSAGE_ID };
   }
   const messageId = await deps.tx.run(async (stores) => {
     const now = deps.clock.now();
     const channel = { provider: "phone", address: phone } as const;
     const user = existing
-      ? ((await stores.users.findById(existing.id, { forUpdate: true })) ?? existing)
+      ? await stores.users.findById(existing.id, { forUpdate: true })
       : newAccount(deps, { channel, passwordHash: null, data: input.data, audience: input.audience });
+    // The account moved to another number (or went) since it was looked up: this number has none now.
+    if (!user || user.phone !== phone) return testOtpFor(deps, phone) === null ? deps.random.uuid() : TEST_OTP_MESSAGE_ID;
     const pending = { ...user, confirmationSentAt: now, updatedAt: now };
     if (existing) await stores.users.update(pending);
     else await stores.users.insert(pending);
     // No password rides on the code: whoever asked for it chose none (see apply-verification.ts).
     return sendSmsCode(deps, stores, { user: pending, kind: "confirmation", phone, sms: "otp" });
   });
-  if (existing) observeDuration(deps, "sms_otp", started);
+  observeDuration(deps, "sms_otp", started);
   return { messageId };
 }

@@ -66,9 +66,9 @@ describe("update the user", () => {
     expect((await auto.auth.signInWithPassword({ phone: "+15550107000", password, context })).user.id).toBe(auto.user.id);
   });
 
-  it("refuses a phone another user holds", async () => {
+  it("refuses a phone another user has confirmed", async () => {
     const { auth, principal, stores } = await signedIn();
-    await stores.users.insert(aUser({ phone: "+15550108000" }));
+    await stores.users.insert(aUser({ phone: "+15550108000", phoneConfirmedAt: new Date() }));
     await failsWith("phone_exists", auth.updateUser({ principal, phone: "+15550108000", context }));
   });
 

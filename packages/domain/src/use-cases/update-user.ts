@@ -1,4 +1,4 @@
-import { AuthError, messages } from "../errors.ts";
+import { AuthError } from "../errors.ts";
 import { normalizeEmail } from "../model/email.ts";
 import { mergeMetadata, type Metadata } from "../model/metadata.ts";
 import { hasExpired, MAX_FAILED_ATTEMPTS } from "../model/one-time-token.ts";
@@ -13,6 +13,7 @@ import { otpDigest } from "./digests.ts";
 import { sendEmailChange } from "./email-change.ts";
 import { queueNotification } from "./notifications.ts";
 import { consumeEmailQuota, emailChangeMailCount, limitFrequency } from "./one-time-tokens.ts";
+import { assertContactFree } from "./contact-holders.ts";
 import { applyPhoneChange, sendPhoneChange } from "./phone-change.ts";
 import { assertSmsChannel, limitSmsCodes } from "./sms-codes.ts";
 
@@ -51,15 +52,11 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
     throw new AuthError("validation_failed", "Updating password of an anonymous user without an email or phone is not allowed");
   }
   const changesEmail = email !== undefined && email !== caller.email;
-  if (changesEmail) {
-    const holder = await deps.stores.users.findByEmail(email);
-    if (holder && holder.id !== caller.id) throw new AuthError("email_exists", messages.emailExists);
-  }
+  if (changesEmail) await assertContactFree(deps, { provider: "email", address: email }, caller.id);
   const changesPhone = phone !== undefined && phone !== caller.phone;
   if (changesPhone) {
     assertSmsChannel(input.channel);
-    const holder = await deps.stores.users.findByPhone(phone);
-    if (holder && holder.id !== caller.id) throw new AuthError("phone_exists", messages.phoneExists);
+    await assertContactFree(deps, { provider: "phone", address: phone }, caller.id);
   }
 
   let passwordHash: string | undefined;

@@ -232,6 +232,17 @@ describe("secure email change", () => {
     expect(exchanged.user.email).toBe("new@example.com");
   });
 
+  it("takes an address someone signed up with and never confirmed from them, once its owner proves it", async () => {
+    const testAuth = await changing({ policy: { email: { secureEmailChange: false } } });
+    // The squatter signs up after the change was asked for; the owner's confirmation still wins.
+    await testAuth.auth.signUp({ email: "new@example.com", password: "squatting", context });
+    const squatter = (await testAuth.stores.users.findByEmail("new@example.com"))!;
+    const toNew = (await testAuth.lastEmail("new@example.com", "email_change"))!;
+    await testAuth.auth.verify({ type: "email_change", proof: { linkToken: toNew.linkToken }, followedLink: true, context });
+    expect((await testAuth.stores.users.findByEmail("new@example.com"))?.id).toBe(testAuth.user.id);
+    expect((await testAuth.stores.users.findById(squatter.id))?.email).toBeNull();
+  });
+
   it("makes an anonymous user permanent once its first address is confirmed", async () => {
     const { auth, lastEmail, stores } = createTestAuth({ policy: { signup: { anonymousEnabled: true } } });
     const anonymous = await auth.signUp({ context });

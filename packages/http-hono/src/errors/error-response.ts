@@ -42,6 +42,9 @@ export function handleAuthErrors(overrides: StatusOverrides = {}): ErrorHandler<
     const error = asAuthError(thrown);
     const status = statusOf(error, overrides);
     if (status >= 500) c.get("log")?.error({ err: error.cause ?? error }, "request failed");
+    // The client gets a clean refusal; why a dependency refused (the SMS provider's code and words, already
+    // stripped of codes and credentials by the adapter) is for the operator.
+    else if (error.cause !== undefined) c.get("log")?.warn({ err: error.cause, code: error.code }, "request refused by a dependency");
     return errorResponse(c, error, status);
   };
 }
