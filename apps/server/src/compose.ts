@@ -7,7 +7,7 @@ import { createArgon2PasswordHasher } from "./adapters/argon2-password-hasher.ts
 import { createHs256TokenSigner } from "./adapters/jose-token-signer.ts";
 import { createSecrets, cryptoRandom } from "./adapters/node-crypto.ts";
 import { createClientAddress } from "./client-address.ts";
-import { createMailer } from "./mailer.ts";
+import { createActionLink, createMailer } from "./mailer.ts";
 import { createRateLimiter } from "./rate-limiter.ts";
 import { type OutboxWorker, startOutboxWorker } from "./outbox-worker.ts";
 import { type Config, toPolicy } from "./config/index.ts";
@@ -65,6 +65,7 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
     requestIdHeader: config.api.requestIdHeader,
     clientAddress: createClientAddress(config),
     requestScope: scope,
+    actionLink: createActionLink(config),
   });
   let worker: OutboxWorker | undefined;
   return {

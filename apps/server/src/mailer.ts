@@ -1,5 +1,5 @@
-import { createLogMailer, createSmtpMailer, type MailerOptions } from "@latchkey/adapters-smtp";
-import type { Mailer } from "@latchkey/domain";
+import { confirmationUrl, createLogMailer, createSmtpMailer, type MailerOptions } from "@latchkey/adapters-smtp";
+import type { LinkEmail, Mailer } from "@latchkey/domain";
 import type { Logger } from "pino";
 import type { Config } from "./config/index.ts";
 
@@ -27,4 +27,9 @@ export function createMailer(config: Config, log: Logger): { mailer: Mailer; clo
       log.info({ mail: { to, subject, link, code } }, "mail not sent (development profile), written here instead"),
   });
   return { mailer, close: async () => undefined };
+}
+
+/** The link of a mail that is not sent (POST /admin/generate_link), built exactly as a sent mail's. */
+export function createActionLink(config: Config): (email: LinkEmail) => string {
+  return (email) => confirmationUrl(email, { externalUrl: config.api.externalUrl, siteUrl: config.siteUrl, urlPaths: config.mailer.urlPaths });
 }

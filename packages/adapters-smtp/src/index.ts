@@ -1,6 +1,7 @@
 export { createSmtpMailer, type SmtpMailer } from "./smtp-mailer.ts";
 export { createLogMailer } from "./log-mailer.ts";
 export { renderEmail, type RenderedEmail } from "./render-email.ts";
+export { confirmationUrl } from "./confirmation-url.ts";
 export { createEmailRenderer, type EmailRenderer } from "./email-renderer.ts";
 export { SmtpDeliveryError } from "./smtp-delivery-error.ts";
 export { DEFAULT_SUBJECTS } from "./default-subjects.ts";

@@ -3,6 +3,12 @@ import type { AuthPolicy } from "./policy.ts";
 import type { Ports } from "./ports/index.ts";
 import { authenticate, type AuthenticateInput } from "./use-cases/authenticate.ts";
 import { authorizeAdmin } from "./use-cases/authorize-admin.ts";
+import { adminCreateUser, type AdminCreateUserInput } from "./use-cases/admin/create-user.ts";
+import { adminDeleteUser, type AdminDeleteUserInput } from "./use-cases/admin/delete-user.ts";
+import { generateLink, type GenerateLinkInput } from "./use-cases/admin/generate-link.ts";
+import { adminListAudit, type AdminListAuditInput } from "./use-cases/admin/list-audit.ts";
+import { adminGetUser, adminListUsers, type AdminListUsersInput } from "./use-cases/admin/list-users.ts";
+import { adminUpdateUser, type AdminUpdateUserInput } from "./use-cases/admin/update-user.ts";
 import { exchangeAuthCode, type ExchangeAuthCodeInput } from "./use-cases/exchange-auth-code.ts";
 import { inviteUser, type InviteUserInput } from "./use-cases/invite-user.ts";
 import { deliverDueMessages } from "./use-cases/outbox.ts";
@@ -39,6 +45,15 @@ export function createAuth(ports: Ports, policy: AuthPolicy) {
     reauthenticate: (input: { principal: Principal; context: RequestContext }) => reauthenticate(deps, input),
     inviteUser: (input: InviteUserInput) => inviteUser(deps, input),
     authorizeAdmin: (input: { accessToken: string }) => authorizeAdmin(deps, input),
+    admin: {
+      createUser: (input: AdminCreateUserInput) => adminCreateUser(deps, input),
+      updateUser: (input: AdminUpdateUserInput) => adminUpdateUser(deps, input),
+      deleteUser: (input: AdminDeleteUserInput) => adminDeleteUser(deps, input),
+      getUser: (input: { userId: string }) => adminGetUser(deps, input),
+      listUsers: (input: AdminListUsersInput) => adminListUsers(deps, input),
+      listAudit: (input: AdminListAuditInput) => adminListAudit(deps, input),
+      generateLink: (input: GenerateLinkInput) => generateLink(deps, input),
+    },
     deliverDueMessages: (options?: { limit?: number }) => deliverDueMessages(deps, options),
   };
 }

@@ -35,6 +35,7 @@ export type ErrorCode =
   | "reauthentication_not_valid"
   | "over_email_send_rate_limit"
   | "over_sms_send_rate_limit"
+  | "over_request_rate_limit"
   | "otp_expired"
   | "flow_state_not_found"
   | "flow_state_expired"
@@ -80,4 +81,5 @@ export const messages = {
   signupsDisabled: "Signups not allowed for this instance",
   emailExists: "A user with this email address has already been registered",
   phoneExists: "A user with this phone number has already been registered",
+  requestRateLimit: "Request rate limit reached",
 } as const;

@@ -1,6 +1,6 @@
 export { createAuth, type Auth } from "./auth.ts";
 export { AuthError, isAuthError, messages, type AuthErrorOptions, type ErrorCode } from "./errors.ts";
-export type { AuthPolicy, OtpPolicy, SignupPolicy } from "./policy.ts";
+export type { AuthPolicy, OtpPolicy, RequestLimits, RequestRate, SignupPolicy } from "./policy.ts";
 export type * from "./ports/index.ts";
 
 export { buildAccessTokenClaims, readTokenSubject } from "./model/access-token-claims.ts";
@@ -35,9 +35,15 @@ export type { SignOutInput } from "./use-cases/sign-out.ts";
 export type { DeliveryReport } from "./use-cases/outbox.ts";
 export { nextAttemptAfterFailure, type OutboundMessage, type OutboxEntry } from "./model/outbox.ts";
 export type { AuthEmailKind, LinkFields, LinkType } from "./ports/mailer.ts";
-export { auditLogType, type AuditAction, type AuditEntry } from "./model/audit.ts";
+export { AUDIT_ACTIONS, auditLogType, type AuditAction, type AuditEntry } from "./model/audit.ts";
 export { chooseRedirect, isAllowedRedirect, type RedirectPolicy } from "./model/redirect.ts";
 export type { AdminPrincipal } from "./use-cases/authorize-admin.ts";
+export type { AdminCreateUserInput } from "./use-cases/admin/create-user.ts";
+export type { AdminDeleteUserInput } from "./use-cases/admin/delete-user.ts";
+export { GENERATE_LINK_TYPES, type GeneratedLink, type GenerateLinkInput, type GenerateLinkType, type LinkEmail } from "./use-cases/admin/generate-link.ts";
+export type { AdminListAuditInput, AuditPage } from "./use-cases/admin/list-audit.ts";
+export { DEFAULT_PER_PAGE, MAX_PER_PAGE, type AdminListUsersInput, type UserPage } from "./use-cases/admin/list-users.ts";
+export type { AdminUpdateUserInput } from "./use-cases/admin/update-user.ts";
 export type { ExchangeAuthCodeInput } from "./use-cases/exchange-auth-code.ts";
 export type { InviteUserInput } from "./use-cases/invite-user.ts";
 export type { RecoverPasswordInput } from "./use-cases/recover-password.ts";

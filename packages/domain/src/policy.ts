@@ -22,6 +22,19 @@ export interface AuthPolicy {
   readonly sms: SmsPolicy;
   /** JWT_ADMIN_ROLES: role claims that may call the admin API and /invite. */
   readonly adminRoles: readonly string[];
+  /** Per client IP, across every instance when the rate limiter is shared. */
+  readonly requestLimits: RequestLimits;
+}
+
+/** A number of events allowed per window, per client IP. */
+export interface RequestRate {
+  readonly events: number;
+  readonly perSeconds: number;
+}
+
+export interface RequestLimits {
+  /** RATE_LIMIT_ANONYMOUS_USERS: anonymous sign-ins. */
+  readonly anonymousSignIns: RequestRate;
 }
 
 export interface EmailPolicy {

@@ -16,6 +16,7 @@ import { signupRoutes } from "./routes/signup.ts";
 import { tokenRoutes } from "./routes/token.ts";
 import { userRoutes } from "./routes/user.ts";
 import { inviteRoutes } from "./routes/invite.ts";
+import { type ActionLink, adminRoutes } from "./routes/admin.ts";
 import { mailRoutes, signInByMailRoutes } from "./routes/mail.ts";
 import { verifyRoutes } from "./routes/verify.ts";
 
@@ -30,6 +31,8 @@ export interface HttpAppOptions {
   readonly requestIdHeader?: string | undefined;
   readonly clientAddress?: ClientAddress;
   readonly requestScope?: RequestScope;
+  /** How a generated link is built from the mail it stands for: as the mailer builds links (API_EXTERNAL_URL, MAILER_URLPATHS_*). */
+  readonly actionLink: ActionLink;
 }
 
 /** The GoTrue HTTP contract over the use cases. */
@@ -80,6 +83,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   app.route("/", signInByMailRoutes(deps));
   app.route("/", mailRoutes(deps));
   app.route("/", inviteRoutes(deps));
+  app.route("/", adminRoutes({ ...deps, actionLink: options.actionLink }));
 
   app.notFound((c) => errorResponse(c, new AuthError("not_found", "Not Found"), 404));
   app.onError(handleAuthErrors());

@@ -9,10 +9,16 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * validator), then validates it. Unreadable bodies are `bad_json`, including an empty one; a body of the wrong
  * shape is `validation_failed` naming the first offending field.
  */
-export async function readJson<S extends v.GenericSchema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
+export async function readJson<S extends v.GenericSchema>(
+  c: Context,
+  schema: S,
+  options: { optional?: boolean } = {},
+): Promise<v.InferOutput<S>> {
   let data: unknown;
   try {
-    data = JSON.parse(utf8.decode(await c.req.arrayBuffer()));
+    const text = utf8.decode(await c.req.arrayBuffer());
+    // Where the body is optional (DELETE /admin/users/<id>), none at all reads as an empty object.
+    data = options.optional && text.trim() === "" ? {} : JSON.parse(text);
   } catch (error) {
     const reason = error instanceof TypeError ? "invalid UTF-8" : error instanceof Error ? error.message : "unreadable";
     throw new AuthError("bad_json", `Could not parse request body as JSON: ${reason}`);

@@ -36,6 +36,9 @@ function unstorable(value: unknown, maxDepth: number): string | null {
 /** A JSON object of the caller's own data that storage and clients handle: bounded nesting, storable text. */
 export const metadata = absentIfNull(
   v.pipe(
+    v.unknown(),
+    // valibot's record would take an array as an object of its indices; Go cannot decode one into a map.
+    v.check((value) => !Array.isArray(value), "must be a JSON object"),
     v.record(v.string(), v.unknown()),
     v.rawCheck(({ dataset, addIssue }) => {
       const problem = dataset.typed ? unstorable(dataset.value, MAX_METADATA_DEPTH) : null;
@@ -109,3 +112,34 @@ export const VerifyBody = v.object({
 });
 
 export const PkceGrantBody = v.object({ auth_code: text, code_verifier: text });
+
+const flag = absentIfNull(v.boolean());
+
+/** POST /admin/users and PUT /admin/users/<id>, as the admin client sends them. */
+export const AdminUserBody = v.object({
+  id: text,
+  aud: text,
+  role: text,
+  email: text,
+  phone: text,
+  password: text,
+  password_hash: text,
+  email_confirm: flag,
+  phone_confirm: flag,
+  user_metadata: metadata,
+  app_metadata: metadata,
+  ban_duration: text,
+});
+
+export const AdminDeleteUserBody = v.object({ should_soft_delete: flag });
+
+/** auth-js spreads the link options into the body: `redirectTo` arrives camel-cased beside our snake-cased key. */
+export const GenerateLinkBody = v.object({
+  type: text,
+  email: text,
+  new_email: text,
+  password: text,
+  data: metadata,
+  redirect_to: text,
+  redirectTo: text,
+});

@@ -41,6 +41,7 @@ export function createTestApp(options: TestAuthOptions & { requestIdHeader?: str
     version: "test",
     requestIdHeader: options.requestIdHeader,
     clientAddress: () => "198.51.100.4",
+    actionLink: (email) => `http://localhost:8081/verify?token=${email.linkToken}&type=${email.linkType}&redirect_to=${encodeURIComponent(email.redirectTo)}`,
   });
   const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     app.request(path, {

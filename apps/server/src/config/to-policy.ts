@@ -47,5 +47,6 @@ export function toPolicy(config: Config): AuthPolicy {
       sendLimit: config.rateLimit.smsSent,
     },
     adminRoles: config.jwt.adminRoles,
+    requestLimits: { anonymousSignIns: config.rateLimit.anonymousUsers },
   };
 }

@@ -33,6 +33,7 @@ describe("toPolicy", () => {
       AUTH_MAILER_NOTIFICATIONS_PHONE_CHANGED_ENABLED: "true",
       AUTH_RATE_LIMIT_EMAIL_SENT: "10/1m",
       AUTH_RATE_LIMIT_SMS_SENT: "5",
+      AUTH_RATE_LIMIT_ANONYMOUS_USERS: "12",
       AUTH_SMS_TEST_OTP: "+1 555 010 0000:123456, 15550100001:654321",
       AUTH_SMS_TEST_OTP_VALID_UNTIL: "2030-01-01T00:00:00Z",
       AUTH_JWT_ADMIN_ROLES: "service_role, ops",
@@ -74,6 +75,7 @@ describe("toPolicy", () => {
         sendLimit: { events: 5, perSeconds: 3600 },
       },
       adminRoles: ["service_role", "ops"],
+      requestLimits: { anonymousSignIns: { events: 12, perSeconds: 3600 } },
     });
   });
 
@@ -83,6 +85,7 @@ describe("toPolicy", () => {
     expect(policy.otp.linkFrequencySeconds).toBe(60);
     expect(policy.email.sendLimit).toEqual({ events: 30, perSeconds: 3600 });
     expect(policy.adminRoles).toEqual(["service_role", "supabase_admin"]);
+    expect(policy.requestLimits.anonymousSignIns).toEqual({ events: 30, perSeconds: 3600 });
     expect(policy.accessToken.issuer).toBe("https://auth.example.com");
     expect(policy.refresh).toEqual({ rotationEnabled: true, reuseIntervalSeconds: 10 });
   });

@@ -1,5 +1,5 @@
 import type { Metadata } from "@latchkey/domain";
-import { boolean, jsonb, pgTable, primaryKey, text, unique, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, jsonb, pgTable, primaryKey, text, unique, uuid } from "drizzle-orm/pg-core";
 import { timestamptz } from "./columns.ts";
 
 /** Names of the unique constraints a new or changed address can violate: the store maps them to AuthErrors. */
@@ -41,6 +41,8 @@ export function usersTable(ns: string) {
       primaryKey({ name: `${ns}users_pkey`, columns: [t.id] }),
       unique(userAddressConstraints(ns).email).on(t.email),
       unique(userAddressConstraints(ns).phone).on(t.phone),
+      // The admin list's order, both ways.
+      index(`${ns}users_created_at_id_idx`).on(t.createdAt, t.id),
     ],
   );
 }

@@ -1,7 +1,8 @@
 import type { AuditLogStore } from "@latchkey/domain";
-import { desc, getTableColumns } from "drizzle-orm";
+import { and, count, desc, getTableColumns, inArray, or } from "drizzle-orm";
 import type { Database } from "../database.ts";
 import type { Schema } from "../schema/create-schema.ts";
+import { containsText } from "./contains-text.ts";
 
 /** Security events, append only. */
 export function createAuditLogStore(db: Database, schema: Schema): AuditLogStore {
@@ -11,14 +12,25 @@ export function createAuditLogStore(db: Database, schema: Schema): AuditLogStore
       await db.insert(entries).values({ ...entry, traits: { ...entry.traits } });
     },
 
-    async list({ page, perPage }) {
+    async list({ page, perPage, author, actions }) {
+      // No action asked for: nothing can match, and `in ()` is not SQL.
+      if (actions?.length === 0) return { entries: [], total: 0 };
+      const where = and(
+        author ? or(containsText(entries.actorUsername, author), containsText(entries.actorName, author)) : undefined,
+        actions === undefined ? undefined : inArray(entries.action, actions),
+      );
       const { seq: _order, ...columns } = getTableColumns(entries);
-      return db
-        .select(columns)
-        .from(entries)
-        .orderBy(desc(entries.createdAt), desc(entries.seq))
-        .limit(perPage)
-        .offset((page - 1) * perPage);
+      const [found, [counted]] = await Promise.all([
+        db
+          .select(columns)
+          .from(entries)
+          .where(where)
+          .orderBy(desc(entries.createdAt), desc(entries.seq))
+          .limit(perPage)
+          .offset((page - 1) * perPage),
+        db.select({ total: count() }).from(entries).where(where),
+      ]);
+      return { entries: found, total: counted?.total ?? 0 };
     },
   };
 }

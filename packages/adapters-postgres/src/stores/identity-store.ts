@@ -27,5 +27,9 @@ export function createIdentityStore(db: Database, schema: Schema): IdentityStore
       // The guard above failed: the provider's subject is already linked to someone else.
       if (saved.length === 0) throw new Error(`identity ${identity.provider}/${identity.providerId} belongs to another user`);
     },
+
+    async deleteAllOfUser(userId) {
+      await db.delete(identities).where(eq(identities.userId, userId));
+    },
   };
 }

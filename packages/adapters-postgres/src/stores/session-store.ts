@@ -1,5 +1,5 @@
 import type { SessionStore } from "@latchkey/domain";
-import { and, eq, ne } from "drizzle-orm";
+import { and, eq, gt, isNull, ne, or } from "drizzle-orm";
 import type { Database } from "../database.ts";
 import { toSessionRow } from "../rows/session-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
@@ -38,6 +38,13 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
 
     async deleteOne(userId, sessionId) {
       await db.delete(sessions).where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId)));
+    },
+
+    async endAllOfUser(userId, at) {
+      await db
+        .update(sessions)
+        .set({ notAfter: at })
+        .where(and(eq(sessions.userId, userId), or(isNull(sessions.notAfter), gt(sessions.notAfter, at))));
     },
   };
 }

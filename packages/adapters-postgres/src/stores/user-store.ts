@@ -1,12 +1,13 @@
-import { AuthError, isUuid, messages, type UserStore } from "@latchkey/domain";
-import { and, eq, sql } from "drizzle-orm";
+import { AuthError, isUuid, messages, type Identity, type UserStore } from "@latchkey/domain";
+import { and, asc, count, desc, eq, inArray, or, sql } from "drizzle-orm";
 import type { Database } from "../database.ts";
 import { toIdentityRow } from "../rows/identity-row.ts";
 import { fromSessionRow } from "../rows/session-row.ts";
-import { toUserRow } from "../rows/user-row.ts";
+import { fromUserRow, toUserRow } from "../rows/user-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import { userAddressConstraints } from "../schema/users.ts";
 import type { Atomic } from "./atomic.ts";
+import { containsText } from "./contains-text.ts";
 import { violatedUniqueConstraint } from "./database-error.ts";
 import { selectUser, toUser, userColumns } from "./user-query.ts";
 
@@ -80,6 +81,44 @@ export function createUserStore(db: Database, schema: Schema, atomic: Atomic): U
         .limit(1);
       if (!row) return null;
       return { user: toUser(row), session: row.session ? fromSessionRow(row.session) : null };
+    },
+
+    async list({ page, perPage, order, filter, email, phone }) {
+      // eq on email and phone is answered by their unique indexes; the filter has to scan.
+      const where = and(
+        email === undefined ? undefined : eq(users.email, email),
+        phone === undefined ? undefined : eq(users.phone, phone),
+        filter ? or(containsText(users.email, filter), containsText(sql`${users.userMetadata} ->> 'full_name'`, filter)) : undefined,
+      );
+      const direction = order === "asc" ? asc : desc;
+      const [rows, [counted]] = await Promise.all([
+        db
+          .select()
+          .from(users)
+          .where(where)
+          .orderBy(direction(users.createdAt), direction(users.id))
+          .limit(perPage)
+          .offset((page - 1) * perPage),
+        db.select({ total: count() }).from(users).where(where),
+      ]);
+      // The page's identities in one query, rather than one subquery per user.
+      const byUser = new Map<string, Identity[]>(rows.map((row) => [row.id, []]));
+      if (rows.length > 0) {
+        const ofPage = await db
+          .select()
+          .from(identities)
+          .where(inArray(identities.userId, [...byUser.keys()]))
+          .orderBy(asc(identities.createdAt), asc(identities.id));
+        for (const identity of ofPage) byUser.get(identity.userId)?.push(identity);
+      }
+      return { users: rows.map((row) => fromUserRow(row, byUser.get(row.id) ?? [])), total: counted?.total ?? 0 };
+    },
+
+    async delete(id) {
+      if (!isUuid(id)) return false;
+      // Identities, sessions (and so refresh tokens), one-time tokens and flows go by ON DELETE CASCADE.
+      const deleted = await db.delete(users).where(eq(users.id, id)).returning({ id: users.id });
+      return deleted.length > 0;
     },
   } satisfies UserStore;
 }

@@ -2,20 +2,24 @@ import type { Metadata } from "./metadata.ts";
 import type { User } from "./user.ts";
 
 /** What happened, in GoTrue's words (the `action` of its audit_log_entries). */
-export type AuditAction =
-  | "login"
-  | "logout"
-  | "invite_accepted"
-  | "user_signedup"
-  | "user_invited"
-  | "user_recovery_requested"
-  | "user_reauthenticate_requested"
-  | "user_confirmation_requested"
-  | "user_repeated_signup"
-  | "user_modified"
-  | "user_updated_password"
-  | "token_refreshed"
-  | "token_revoked";
+export const AUDIT_ACTIONS = [
+  "login",
+  "logout",
+  "invite_accepted",
+  "user_signedup",
+  "user_invited",
+  "user_deleted",
+  "user_recovery_requested",
+  "user_reauthenticate_requested",
+  "user_confirmation_requested",
+  "user_repeated_signup",
+  "user_modified",
+  "user_updated_password",
+  "token_refreshed",
+  "token_revoked",
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** One security event, written in the same transaction as the change it records. */
 export interface AuditEntry {
@@ -43,6 +47,7 @@ export function auditLogType(action: AuditAction): "account" | "team" | "token" 
       return "account";
     case "user_signedup":
     case "user_invited":
+    case "user_deleted":
       return "team";
     case "token_refreshed":
     case "token_revoked":

@@ -36,9 +36,14 @@ export interface Session {
   readonly rotatedAt: Date | null;
   readonly userAgent: string | null;
   readonly ip: string | null;
+  /** When the session ended (a ban ends them): from then on neither its access nor its refresh tokens work. */
   readonly notAfter: Date | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+}
+
+export function hasEnded(session: Session, now: Date): boolean {
+  return session.notAfter !== null && session.notAfter.getTime() <= now.getTime();
 }
 
 export type LogoutScope = "global" | "local" | "others";

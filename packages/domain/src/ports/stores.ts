@@ -1,4 +1,4 @@
-import type { AuditEntry } from "../model/audit.ts";
+import type { AuditAction, AuditEntry } from "../model/audit.ts";
 import type { FlowState } from "../model/flow-state.ts";
 import type { Identity } from "../model/identity.ts";
 import type { OneTimeToken, OneTimeTokenKind } from "../model/one-time-token.ts";
@@ -34,11 +34,38 @@ export interface UserStore {
    * `session` is null when the user exists but the session does not (or belongs to someone else).
    */
   findWithSession(userId: string, sessionId: string): Promise<{ user: User; session: Session | null } | null>;
+  /** One page of the users the query matches, in its order, and how many it matches in all. */
+  list(query: UserListQuery): Promise<{ users: User[]; total: number }>;
+  /**
+   * Deletes the user; its identities, sessions, refresh tokens, one-time tokens and PKCE flows go with it (audit
+   * entries stay). Returns whether there was such a user.
+   */
+  delete(id: string): Promise<boolean>;
+}
+
+/** What the admin user list asks for. Without `email` or `phone` it pages through every user. */
+export interface UserListQuery {
+  /** Counts from 1. */
+  readonly page: number;
+  readonly perPage: number;
+  /** By `createdAt`, ties broken by id in the same direction. */
+  readonly order: "asc" | "desc";
+  /**
+   * Case-insensitive substring of the email or of `user_metadata.full_name` (GoTrue's `filter`). Matched as
+   * text: `%` and `_` in it are not wildcards.
+   */
+  readonly filter?: string | undefined;
+  /** Exactly this (lower-cased) email: answered by its unique index, however many users there are. */
+  readonly email?: string | undefined;
+  /** Exactly this E.164 phone: answered by its unique index. */
+  readonly phone?: string | undefined;
 }
 
 export interface IdentityStore {
   /** Inserts the identity, or updates data and timestamps of the one with the same (provider, providerId). */
   save(identity: Identity): Promise<void>;
+  /** Removes every identity of the user, so no provider subject leads to it any more. */
+  deleteAllOfUser(userId: string): Promise<void>;
 }
 
 export interface SessionStore {
@@ -49,6 +76,8 @@ export interface SessionStore {
   deleteAllOfUser(userId: string, options?: { except?: string }): Promise<void>;
   /** Deletes one session of the user; a session of another user is left alone. */
   deleteOne(userId: string, sessionId: string): Promise<void>;
+  /** Ends the user's sessions at `at` (their `notAfter`), unless they already end sooner. */
+  endAllOfUser(userId: string, at: Date): Promise<void>;
 }
 
 export interface RefreshTokenStore {
@@ -86,8 +115,18 @@ export interface FlowStateStore {
 /** Security events; written in the transaction of the change they record, so both commit or neither. */
 export interface AuditLogStore {
   append(entry: AuditEntry): Promise<void>;
-  /** Newest first; `page` counts from 1. */
-  list(options: { page: number; perPage: number }): Promise<AuditEntry[]>;
+  /** One page of the entries the query matches, newest first (in insertion order within one instant), and how many it matches in all. */
+  list(query: AuditQuery): Promise<{ entries: AuditEntry[]; total: number }>;
+}
+
+export interface AuditQuery {
+  /** Counts from 1. */
+  readonly page: number;
+  readonly perPage: number;
+  /** Case-insensitive substring of `actorUsername` or `actorName`; matched as text (`%` and `_` are literal). */
+  readonly author?: string | undefined;
+  /** Only entries with one of these actions (an empty list matches none). */
+  readonly actions?: readonly AuditAction[] | undefined;
 }
 
 /**

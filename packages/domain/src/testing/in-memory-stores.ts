@@ -47,6 +47,21 @@ const emptyState = (): State => ({
 // Everything goes in and out as a copy, as it would through a database.
 const copy = <T>(value: T): T => structuredClone(value);
 
+/** Case-insensitive substring, as ILIKE '%text%' with every character literal. */
+const contains = (value: string | null, text: string) => value !== null && value.toLowerCase().includes(text.toLowerCase());
+
+const fullName = (user: UserRow) => {
+  const name = user.userMetadata["full_name"];
+  return typeof name === "string" ? name : null;
+};
+
+// Uuids compare as their lower-case text does, as PostgreSQL orders them.
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+const deleteWhere = <T>(map: Map<string, T>, matches: (value: T) => boolean) => {
+  for (const [key, value] of map) if (matches(value)) map.delete(key);
+};
+
 /**
  * Stores over Maps. Transactions run one at a time and restore a snapshot when their work throws, so a test
  * notices when a rollback would undo something; calls made outside a transaction are single-call transactions.
@@ -145,11 +160,35 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
       const session = state.sessions.get(sessionId);
       return { user: withIdentities(row), session: session && session.userId === userId ? copy(session) : null };
     },
+    async list({ page, perPage, order, filter, email, phone }) {
+      const sign = order === "asc" ? 1 : -1;
+      const matching = [...state.users.values()]
+        .filter(
+          (user) =>
+            (email === undefined || user.email === email) &&
+            (phone === undefined || user.phone === phone) &&
+            (!filter || contains(user.email, filter) || contains(fullName(user), filter)),
+        )
+        .sort((a, b) => sign * (a.createdAt.getTime() - b.createdAt.getTime() || byId(a, b)));
+      return { users: matching.slice((page - 1) * perPage, page * perPage).map(withIdentities), total: matching.length };
+    },
+    async delete(id) {
+      if (!state.users.delete(id)) return false;
+      // What ON DELETE CASCADE takes with the user in the database; audit entries stay.
+      deleteWhere(state.identities, (identity) => identity.userId === id);
+      deleteSessions((session) => session.userId !== id);
+      deleteWhere(state.oneTimeTokens, (token) => token.userId === id);
+      deleteWhere(state.flowStates, (flow) => flow.userId === id);
+      return true;
+    },
   };
 
   const identities: IdentityStore = {
     async save(identity) {
       saveIdentity(identity);
+    },
+    async deleteAllOfUser(userId) {
+      deleteWhere(state.identities, (identity) => identity.userId === userId);
     },
   };
 
@@ -166,6 +205,12 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
     },
     async deleteOne(userId, sessionId) {
       deleteSessions((session) => session.userId !== userId || session.id !== sessionId);
+    },
+    async endAllOfUser(userId, at) {
+      for (const [id, session] of state.sessions) {
+        if (session.userId !== userId || (session.notAfter !== null && session.notAfter <= at)) continue;
+        state.sessions.set(id, copy({ ...session, notAfter: at }));
+      }
     },
   };
 
@@ -241,13 +286,18 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
     async append(entry) {
       state.auditLog.push(copy(entry));
     },
-    async list({ page, perPage }) {
+    async list({ page, perPage, author, actions }) {
       // Entries of one transaction share their time: insertion order breaks the tie, as in the database.
       const newestFirst = state.auditLog
         .map((entry, position) => ({ entry, position }))
+        .filter(
+          ({ entry }) =>
+            (!author || contains(entry.actorUsername, author) || contains(entry.actorName, author)) &&
+            (actions === undefined || actions.includes(entry.action)),
+        )
         .sort((a, b) => b.entry.createdAt.getTime() - a.entry.createdAt.getTime() || b.position - a.position)
         .map(({ entry }) => entry);
-      return newestFirst.slice((page - 1) * perPage, page * perPage).map(copy);
+      return { entries: newestFirst.slice((page - 1) * perPage, page * perPage).map(copy), total: newestFirst.length };
     },
   };
 

@@ -45,6 +45,9 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       sendLimit: { events: 30, perSeconds: 3600, ...overrides.sms?.sendLimit },
     },
     adminRoles: overrides.adminRoles ?? ["service_role", "supabase_admin"],
+    requestLimits: {
+      anonymousSignIns: { events: 30, perSeconds: 3600, ...overrides.requestLimits?.anonymousSignIns },
+    },
   };
 }
 export type { DeepPartial };

@@ -5,7 +5,7 @@ import { createTestAuth, type TestAuth, type TestAuthOptions } from "../testing/
 import { context, failsWith } from "../testing/fails-with.ts";
 
 const password = "s3cret-pass";
-const actions = async (testAuth: TestAuth) => (await testAuth.stores.auditLog.list({ page: 1, perPage: 100 })).reverse().map((entry) => entry.action);
+const actions = async (testAuth: TestAuth) => (await testAuth.stores.auditLog.list({ page: 1, perPage: 100 })).entries.reverse().map((entry) => entry.action);
 
 async function withUser(options: TestAuthOptions = {}) {
   const testAuth = createTestAuth(options);
@@ -18,7 +18,7 @@ describe("the audit log", () => {
   it("records a confirmed signup as signed up and logged in, with who, from where and how", async () => {
     const testAuth = createTestAuth({ policy: { signup: { emailAutoconfirm: true } } });
     const result = await testAuth.auth.signUp({ email: "audit@example.com", password, data: { full_name: "Audi T" }, context });
-    const entries = await testAuth.stores.auditLog.list({ page: 1, perPage: 10 });
+    const { entries } = await testAuth.stores.auditLog.list({ page: 1, perPage: 10 });
     expect(entries.map((entry) => entry.action)).toEqual(["login", "user_signedup"]);
     expect(entries[0]).toMatchObject<Partial<AuditEntry>>({
       actorId: result.kind === "session" ? result.grant.user.id : "",
@@ -35,7 +35,7 @@ describe("the audit log", () => {
     await testAuth.auth.signUp({ email: "new@example.com", password, context });
     await testAuth.auth.signUp({ email: testAuth.user.email!, password, context });
     expect(await actions(testAuth)).toEqual(["user_confirmation_requested", "user_repeated_signup"]);
-    const [repeated] = await testAuth.stores.auditLog.list({ page: 1, perPage: 1 });
+    const [repeated] = (await testAuth.stores.auditLog.list({ page: 1, perPage: 1 })).entries;
     expect(repeated?.actorId).toBe(testAuth.user.id);
   });
 
@@ -49,7 +49,7 @@ describe("the audit log", () => {
     await auth.updateUser({ principal, data: { theme: "dark" }, context });
     await auth.signOut({ principal, scope: "local", context });
     expect(await actions(testAuth)).toEqual(["login", "token_refreshed", "user_updated_password", "user_modified", "logout"]);
-    const [login] = (await testAuth.stores.auditLog.list({ page: 1, perPage: 100 })).reverse();
+    const [login] = (await testAuth.stores.auditLog.list({ page: 1, perPage: 100 })).entries.reverse();
     expect(login).toMatchObject({ actorUsername: "+15550109999", traits: { provider: "email" } });
   });
 
@@ -60,7 +60,7 @@ describe("the audit log", () => {
     const child = await auth.refreshSession({ refreshToken: grant.refreshToken, context });
     await auth.refreshSession({ refreshToken: child.refreshToken, context });
     await failsWith("refresh_token_already_used", auth.refreshSession({ refreshToken: grant.refreshToken, context }));
-    const [revoked] = await testAuth.stores.auditLog.list({ page: 1, perPage: 1 });
+    const [revoked] = (await testAuth.stores.auditLog.list({ page: 1, perPage: 1 })).entries;
     expect(revoked).toMatchObject({ action: "token_revoked", traits: { reason: "refresh_token_reused", session_id: grant.session.id } });
   });
 

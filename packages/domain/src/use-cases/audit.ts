@@ -2,7 +2,13 @@ import { actorOf, type AuditAction, type AuditEntry } from "../model/audit.ts";
 import type { Metadata } from "../model/metadata.ts";
 import type { User } from "../model/user.ts";
 import type { Stores } from "../ports/stores.ts";
+import type { AdminPrincipal } from "./authorize-admin.ts";
 import type { Deps, RequestContext } from "./deps.ts";
+
+/** GoTrue's actor id for a caller that is no user (the service_role key). */
+export const NO_USER_ID = "00000000-0000-0000-0000-000000000000";
+
+type Actor = Pick<AuditEntry, "actorId" | "actorUsername" | "actorName">;
 
 /** Appends an audit entry inside the caller's transaction. */
 export function recordAudit(
@@ -10,13 +16,33 @@ export function recordAudit(
   stores: Stores,
   event: { action: AuditAction; actor: User; context: RequestContext; traits?: Metadata },
 ): Promise<void> {
+  return append(deps, stores, event.action, actorOf(event.actor), event.context, event.traits ?? {});
+}
+
+/**
+ * Appends an entry for something an admin did to a user, as GoTrue writes them: the admin is the actor (a service
+ * key by its role), and the traits name the user, who may be gone by the time anyone reads it.
+ */
+export function recordAdminAudit(
+  deps: Deps,
+  stores: Stores,
+  event: { action: AuditAction; admin: AdminPrincipal; target: User; context: RequestContext; traits?: Metadata },
+): Promise<void> {
+  const { admin, target } = event;
+  const username = [admin.claims["phone"], admin.claims["email"]].find((value) => typeof value === "string" && value !== "");
+  const actor: Actor = { actorId: admin.userId ?? NO_USER_ID, actorUsername: (username as string | undefined) ?? admin.role, actorName: null };
+  const traits = { user_id: target.id, user_email: target.email ?? "", user_phone: target.phone ?? "", ...event.traits };
+  return append(deps, stores, event.action, actor, event.context, traits);
+}
+
+function append(deps: Deps, stores: Stores, action: AuditAction, actor: Actor, context: RequestContext, traits: Metadata): Promise<void> {
   const entry: AuditEntry = {
     id: deps.random.uuid(),
-    action: event.action,
-    ...actorOf(event.actor),
-    traits: event.traits ?? {},
-    ipAddress: event.context.ip,
-    userAgent: event.context.userAgent,
+    action,
+    ...actor,
+    traits,
+    ipAddress: context.ip,
+    userAgent: context.userAgent,
     createdAt: deps.clock.now(),
   };
   return stores.auditLog.append(entry);

@@ -1,5 +1,6 @@
 import { AuthError, messages } from "../errors.ts";
 import { readTokenSubject } from "../model/access-token-claims.ts";
+import { hasEnded } from "../model/session.ts";
 import { isBanned } from "../model/user.ts";
 import type { Deps, Principal } from "./deps.ts";
 
@@ -28,7 +29,10 @@ export async function authenticate(deps: Deps, input: AuthenticateInput): Promis
   } else {
     const found = await deps.stores.users.findWithSession(subject.userId, subject.sessionId);
     if (!found) throw new AuthError("user_not_found", "User from sub claim in JWT does not exist");
+    // A ban ends the user's sessions; their remaining access tokens still hear why.
+    if (isBanned(found.user, deps.clock.now())) throw new AuthError("user_banned", messages.userBanned);
     if (!found.session) throw new AuthError("session_not_found", "Session from session_id claim in JWT does not exist");
+    if (hasEnded(found.session, deps.clock.now())) throw new AuthError("session_expired", "Session has expired");
     principal = { user: found.user, session: found.session, claims };
   }
   if (isBanned(principal.user, deps.clock.now())) throw new AuthError("user_banned", messages.userBanned);

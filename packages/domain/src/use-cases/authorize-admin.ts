@@ -1,5 +1,6 @@
 import { AuthError } from "../errors.ts";
 import type { Metadata } from "../model/metadata.ts";
+import { hasEnded } from "../model/session.ts";
 import { isUuid } from "../model/uuid.ts";
 import type { Deps } from "./deps.ts";
 
@@ -25,6 +26,7 @@ export async function authorizeAdmin(deps: Deps, input: { readonly accessToken: 
     const found = await deps.stores.users.findWithSession(sub, sessionId);
     if (!found) throw new AuthError("user_not_found", "User from sub claim in JWT does not exist");
     if (!found.session) throw new AuthError("session_not_found", "Session from session_id claim in JWT does not exist");
+    if (hasEnded(found.session, deps.clock.now())) throw new AuthError("session_expired", "Session has expired");
   }
   return { role, userId: isUuid(sub) ? sub : null, claims };
 }

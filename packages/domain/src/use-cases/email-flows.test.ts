@@ -81,7 +81,7 @@ describe("password recovery", () => {
     const principal = await auth.authenticate({ accessToken: result.grant.accessToken });
     await auth.updateUser({ principal, password: "the new password", context });
     expect((await auth.signInWithPassword({ email: "known@example.com", password: "the new password", context })).user.id).toBe(user.id);
-    expect((await stores.auditLog.list({ page: 1, perPage: 50 })).map((entry) => entry.action)).toContain("user_recovery_requested");
+    expect((await stores.auditLog.list({ page: 1, perPage: 50 })).entries.map((entry) => entry.action)).toContain("user_recovery_requested");
   });
 
   it("answers an unknown address alike and sends nothing", async () => {

@@ -1,6 +1,6 @@
 import { AuthError, messages } from "../errors.ts";
 import { decideRefresh } from "../model/refresh-token.ts";
-import type { Session } from "../model/session.ts";
+import { hasEnded, type Session } from "../model/session.ts";
 import { isBanned, type User } from "../model/user.ts";
 import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
 import { refreshTokenDigest } from "./digests.ts";
@@ -16,6 +16,7 @@ type Outcome =
   | { readonly kind: "granted"; readonly user: User; readonly session: Session; readonly refreshToken: string }
   | { readonly kind: "not_found" }
   | { readonly kind: "banned" }
+  | { readonly kind: "session_ended" }
   | { readonly kind: "reuse_detected" };
 
 /**
@@ -34,6 +35,11 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
     const { token, session, user } = found;
     const now = deps.clock.now();
     if (isBanned(user, now)) return { kind: "banned" };
+    // Ended by a ban since lifted: its tokens stay dead. Returned, so the cleanup commits.
+    if (hasEnded(session, now)) {
+      await stores.sessions.deleteOne(session.userId, session.id);
+      return { kind: "session_ended" };
+    }
 
     const decision = decideRefresh(session, token, now, deps.policy.refresh);
     // The child is derived from its parent, so answering a retry needs no stored plaintext.
@@ -78,6 +84,8 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
       throw new AuthError("refresh_token_not_found", messages.refreshTokenNotFound);
     case "banned":
       throw new AuthError("user_banned", messages.userBanned);
+    case "session_ended":
+      throw new AuthError("session_expired", "Invalid Refresh Token: Session Expired");
     case "reuse_detected":
       throw new AuthError("refresh_token_already_used", messages.refreshTokenAlreadyUsed);
     case "granted":

@@ -4,6 +4,7 @@ import type { Metadata } from "../model/metadata.ts";
 import { readPkceChallenge } from "../model/pkce.ts";
 import { chooseRedirect } from "../model/redirect.ts";
 import { isEmailConfirmed } from "../model/user.ts";
+import { recordAudit } from "./audit.ts";
 import { sendConfirmation } from "./confirmation.ts";
 import type { Deps, RequestContext } from "./deps.ts";
 import { newAccount } from "./new-account.ts";
@@ -51,17 +52,21 @@ export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Prom
     if (!existing) {
       const created = { ...newAccount(deps, { channel, passwordHash: null, data: input.data, audience: input.audience }), confirmationSentAt: now };
       await stores.users.insert(created);
+      await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: created, context: input.context, traits: { provider: "email" } });
       await sendConfirmation(deps, stores, created, channel, { redirectTo, pkce, passwordHash: null });
       return;
     }
     const user = (await stores.users.findById(existing.id, { forUpdate: true })) ?? existing;
     if (!isEmailConfirmed(user)) {
       await stores.users.update({ ...user, confirmationSentAt: now, updatedAt: now });
+      await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: user, context: input.context, traits: { provider: "email" } });
       // No password rides on it: whoever asked for a sign-in mail chose none (see apply-verification.ts).
       await sendConfirmation(deps, stores, user, channel, { redirectTo, pkce, passwordHash: null });
       return;
     }
     await stores.users.update({ ...user, recoverySentAt: now, updatedAt: now });
+    // GoTrue records a magic link as a recovery request: both sign in by mail.
+    await recordAudit(deps, stores, { action: "user_recovery_requested", actor: user, context: input.context });
     await sendSignInMail(deps, stores, { user, kind: "magic_link", address, redirectTo, pkce });
   });
   if (existing) observeDuration(deps, "magic_link", started);

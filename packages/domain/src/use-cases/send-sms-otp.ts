@@ -1,6 +1,7 @@
 import { AuthError } from "../errors.ts";
 import type { Metadata } from "../model/metadata.ts";
 import { normalizePhone } from "../model/phone.ts";
+import { recordAudit } from "./audit.ts";
 import type { Deps, RequestContext } from "./deps.ts";
 import { newAccount } from "./new-account.ts";
 import { assertSmsChannel, limitSmsCodes, sendSmsCode, TEST_OTP_MESSAGE_ID, testOtpFor } from "./sms-codes.ts";
@@ -45,6 +46,8 @@ export async function sendSmsOtp(deps: Deps, input: SendSmsOtpInput): Promise<{ 
     const pending = { ...user, confirmationSentAt: now, updatedAt: now };
     if (existing) await stores.users.update(pending);
     else await stores.users.insert(pending);
+    const action = existing ? "user_recovery_requested" : "user_confirmation_requested";
+    await recordAudit(deps, stores, { action, actor: pending, context: input.context, traits: { channel: "sms" } });
     // No password rides on the code: whoever asked for it chose none (see apply-verification.ts).
     return sendSmsCode(deps, stores, { user: pending, kind: "confirmation", phone, sms: "otp" });
   });

@@ -14,6 +14,7 @@ import { newAccount } from "./new-account.ts";
 import { consumeEmailQuota, limitFrequency } from "./one-time-tokens.ts";
 import { assertSmsChannel, limitSmsCodes } from "./sms-codes.ts";
 import { grantSession, openSession } from "./sessions.ts";
+import { limitPerClient } from "./request-limits.ts";
 import { observeDuration, padDuration, SMS_SEND_GUESS_MS } from "./timing.ts";
 
 export interface SignUpInput {
@@ -263,6 +264,7 @@ async function signUpAnonymously(deps: Deps, input: SignUpInput): Promise<SignUp
   const { signup } = deps.policy;
   if (!signup.anonymousEnabled) throw new AuthError("anonymous_provider_disabled", "Anonymous sign-ins are disabled");
   if (signup.disabled) throw new AuthError("signup_disabled", messages.signupsDisabled);
+  await limitPerClient(deps, "anonymous_sign_ins", input.context, deps.policy.requestLimits.anonymousSignIns);
   const now = deps.clock.now();
   const user: User = {
     ...newUser({ id: deps.random.uuid(), aud: input.audience ?? deps.policy.defaultAudience, role: deps.policy.defaultRole, now }),

@@ -34,6 +34,7 @@ export const defaultStatus = {
   reauthentication_not_valid: 422,
   over_email_send_rate_limit: 429,
   over_sms_send_rate_limit: 429,
+  over_request_rate_limit: 429,
   otp_expired: 403,
   flow_state_not_found: 404,
   flow_state_expired: 422,

@@ -1,6 +1,7 @@
-import { type Auth, AuthError } from "@latchkey/domain";
+import { type Auth, AuthError, type ErrorCode } from "@latchkey/domain";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env.ts";
+import { errorResponse } from "../errors/error-response.ts";
 import { requestAudience } from "../request-context.ts";
 
 const BEARER = /^bearer\s+(\S+)\s*$/i;
@@ -11,10 +12,28 @@ function bearerToken(c: Context): string {
   return token;
 }
 
+/**
+ * compat: a token whose user or session is gone, or whose session has ended, is a 403 wherever a token is checked
+ * (GoTrue's internal/api/auth.go), whatever the same codes mean to the route behind it (a 404 for the user an admin
+ * route names).
+ */
+const credentialRefusals: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["user_not_found", "session_not_found", "session_expired"]);
+
+async function admitting<T>(c: Context<AppEnv>, check: () => Promise<T>): Promise<T | Response> {
+  try {
+    return await check();
+  } catch (error) {
+    if (error instanceof AuthError && credentialRefusals.has(error.code)) return errorResponse(c, error, 403);
+    throw error;
+  }
+}
+
 /** Admits requests whose bearer token resolves to a live user and session; sets `principal`. */
 export function requireUser(auth: Auth): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    c.set("principal", await auth.authenticate({ accessToken: bearerToken(c), audience: requestAudience(c) }));
+    const principal = await admitting(c, () => auth.authenticate({ accessToken: bearerToken(c), audience: requestAudience(c) }));
+    if (principal instanceof Response) return principal;
+    c.set("principal", principal);
     await next();
   };
 }
@@ -22,7 +41,9 @@ export function requireUser(auth: Auth): MiddlewareHandler<AppEnv> {
 /** Admits requests whose bearer token carries an admin role (JWT_ADMIN_ROLES); sets `admin`. */
 export function requireAdmin(auth: Auth): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    c.set("admin", await auth.authorizeAdmin({ accessToken: bearerToken(c) }));
+    const admin = await admitting(c, () => auth.authorizeAdmin({ accessToken: bearerToken(c) }));
+    if (admin instanceof Response) return admin;
+    c.set("admin", admin);
     await next();
   };
 }

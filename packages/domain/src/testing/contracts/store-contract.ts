@@ -6,6 +6,7 @@ import type { Identity } from "../../model/identity.ts";
 import type { OneTimeToken } from "../../model/one-time-token.ts";
 import type { OutboxEntry } from "../../model/outbox.ts";
 import type { RefreshToken } from "../../model/refresh-token.ts";
+import type { User } from "../../model/user.ts";
 import type { Stores, Transactor } from "../../ports/stores.ts";
 import { aSession, aUser } from "../builders.ts";
 import { nodeRandom } from "../node-random.ts";
@@ -19,6 +20,10 @@ export interface StoreContractSubject {
 const t = (iso: string) => new Date(`2026-03-04T${iso}Z`);
 const uuid = () => nodeRandom.uuid();
 const digest = () => nodeRandom.token(32);
+/** Text no other test writes: what a list filters on, so it sees only its own test's rows in a shared database. */
+const uniqueTag = () => uuid().slice(0, 8);
+const idsOf = (items: readonly { id: string }[]) => items.map((item) => item.id);
+const byCreationThenId = (a: User, b: User) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 function aRefreshToken(sessionId: string, overrides: Partial<RefreshToken> = {}): RefreshToken {
   return { id: uuid(), sessionId, parentId: null, tokenHash: digest(), createdAt: t("10:00:00.000"), ...overrides };
@@ -209,6 +214,150 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
       });
     });
 
+    describe("listing and deleting users", () => {
+      it("lists users a page at a time in either order, ties broken by id, and counts every match", async () => {
+        const tag = `list-${uniqueTag()}`;
+        const times = ["10:00:00.000", "10:02:00.000", "10:01:00.000", "10:02:00.000", "10:03:00.000"];
+        const listed = times.map((time, i) => aUser({ email: `${tag}-${i}@example.com`, createdAt: t(time) }));
+        for (const user of listed) await stores.users.insert(user);
+        const ascending = [...listed].sort(byCreationThenId);
+        const page = (page: number, order: "asc" | "desc") => stores.users.list({ page, perPage: 2, order, filter: tag });
+
+        expect(await page(1, "asc")).toEqual({ users: ascending.slice(0, 2), total: 5 });
+        expect(idsOf((await page(2, "asc")).users)).toEqual(idsOf(ascending.slice(2, 4)));
+        expect(await page(3, "asc")).toEqual({ users: ascending.slice(4), total: 5 });
+        expect(await page(4, "asc")).toEqual({ users: [], total: 5 });
+        const descending = [...ascending].reverse();
+        expect(idsOf((await page(1, "desc")).users)).toEqual(idsOf(descending.slice(0, 2)));
+        expect(idsOf((await page(2, "desc")).users)).toEqual(idsOf(descending.slice(2, 4)));
+        expect(idsOf((await page(3, "desc")).users)).toEqual(idsOf(descending.slice(4)));
+      });
+
+      it("filters on a case-insensitive substring of the email or of user_metadata.full_name", async () => {
+        const tag = uniqueTag();
+        const byEmail = aUser({ email: `filter-${tag}@example.com` });
+        const byName = aUser({ userMetadata: { full_name: `Ada FILTER-${tag.toUpperCase()}` } });
+        const anonymousByName = aUser({ email: null, isAnonymous: true, userMetadata: { full_name: `filter-${tag}` } });
+        const otherKey = aUser({ userMetadata: { nickname: `filter-${tag}` } });
+        for (const user of [byEmail, byName, anonymousByName, otherKey]) await stores.users.insert(user);
+
+        const found = await stores.users.list({ page: 1, perPage: 10, order: "asc", filter: `Filter-${tag}` });
+        expect(found.total).toBe(3);
+        expect(idsOf(found.users).sort()).toEqual(idsOf([byEmail, byName, anonymousByName]).sort());
+      });
+
+      it("takes %, _ and \\ in the filter as text, not as wildcards", async () => {
+        const tag = uniqueTag();
+        const percent = aUser({ email: `50%off-${tag}@example.com` });
+        const underscore = aUser({ email: `a_b-${tag}@example.com` });
+        const backslash = aUser({ userMetadata: { full_name: `back\\slash ${tag}` } });
+        // What each filter would match instead if its special character were a wildcard, or the backslash an escape.
+        const decoys = [
+          aUser({ email: `500off-${tag}@example.com` }),
+          aUser({ email: `axb-${tag}@example.com` }),
+          aUser({ userMetadata: { full_name: `backslash ${tag}` } }),
+        ];
+        for (const user of [percent, underscore, backslash, ...decoys]) await stores.users.insert(user);
+        const matching = async (filter: string) => idsOf((await stores.users.list({ page: 1, perPage: 10, order: "asc", filter })).users);
+
+        expect(await matching(`50%off-${tag}`)).toEqual([percent.id]);
+        expect(await matching(`a_b-${tag}`)).toEqual([underscore.id]);
+        expect(await matching(`back\\slash ${tag}`)).toEqual([backslash.id]);
+        expect(await matching(`%${tag}`)).toEqual([]);
+        expect(await matching(`_${tag}`)).toEqual([]);
+      });
+
+      it("finds a user by exact email or phone, with its identities oldest first, and combines them with AND", async () => {
+        const phone = `+1444${Math.floor(Math.random() * 1e7)}`;
+        const user = aUser({ phone });
+        const other = aUser({ phone: `+1445${Math.floor(Math.random() * 1e7)}` });
+        await stores.users.insert(user);
+        await stores.users.insert(other);
+        const phoneIdentity: Identity = {
+          id: uuid(),
+          userId: user.id,
+          provider: "phone",
+          providerId: user.id,
+          identityData: { sub: user.id, phone },
+          lastSignInAt: null,
+          createdAt: t("12:00:00.000"),
+          updatedAt: t("12:00:00.000"),
+        };
+        await stores.identities.save(phoneIdentity);
+        const withIdentities = { ...user, identities: [...user.identities, phoneIdentity] };
+        const exactly = (query: { email?: string; phone?: string; filter?: string }) =>
+          stores.users.list({ page: 1, perPage: 10, order: "desc", ...query });
+
+        expect(await exactly({ email: user.email! })).toEqual({ users: [withIdentities], total: 1 });
+        expect(await exactly({ phone })).toEqual({ users: [withIdentities], total: 1 });
+        expect(await exactly({ email: user.email!, phone })).toEqual({ users: [withIdentities], total: 1 });
+        expect(await exactly({ email: user.email!, phone: other.phone! })).toEqual({ users: [], total: 0 });
+        expect(await exactly({ email: user.email!.slice(1) })).toEqual({ users: [], total: 0 });
+        expect(await exactly({ phone, filter: "matches-no-one" })).toEqual({ users: [], total: 0 });
+      });
+
+      it("deletes a user with its identities, sessions, refresh tokens, one-time tokens and flows, and frees its addresses", async () => {
+        const user = aUser({ phone: `+1446${Math.floor(Math.random() * 1e7)}` });
+        await stores.users.insert(user);
+        const session = aSession(user.id);
+        const token = aRefreshToken(session.id);
+        await stores.sessions.insert({ ...session, refreshTokenId: token.id });
+        await stores.refreshTokens.insert(token);
+        const ott = anOtt(user.id);
+        await stores.oneTimeTokens.replace(ott);
+        const flow: FlowState = {
+          id: uuid(),
+          authCodeHash: digest(),
+          userId: user.id,
+          codeChallenge: "c".repeat(43),
+          codeChallengeMethod: "s256",
+          authenticationMethod: "magiclink",
+          createdAt: t("16:00:00.000"),
+        };
+        await stores.flowStates.insert(flow);
+        const entry: AuditEntry = {
+          id: uuid(),
+          action: "login",
+          actorId: user.id,
+          actorUsername: user.phone!,
+          actorName: null,
+          traits: {},
+          ipAddress: null,
+          userAgent: null,
+          createdAt: t("16:00:00.000"),
+        };
+        await stores.auditLog.append(entry);
+
+        expect(await stores.users.delete(user.id)).toBe(true);
+        expect(await stores.users.findById(user.id)).toBeNull();
+        expect(await stores.users.findWithSession(user.id, session.id)).toBeNull();
+        expect(await stores.users.findByEmail(user.email!)).toBeNull();
+        expect(await tx.run((s) => s.refreshTokens.lockForRefresh(token.tokenHash))).toBeNull();
+        expect(await stores.oneTimeTokens.findByLinkTokenHash(ott.linkTokenHash!)).toBeNull();
+        expect(await stores.flowStates.consume(flow.authCodeHash)).toBeNull();
+        expect(await stores.users.delete(user.id)).toBe(false);
+        // The record of what the user did outlives the user.
+        expect((await stores.auditLog.list({ page: 1, perPage: 10, author: user.phone! })).entries).toEqual([entry]);
+
+        // Its email, phone and provider subject can be taken by someone new.
+        const successorId = uuid();
+        const successor = aUser({
+          id: successorId,
+          email: user.email,
+          phone: user.phone,
+          identities: [{ ...user.identities[0]!, id: uuid(), userId: successorId }],
+        });
+        await stores.users.insert(successor);
+        expect(await stores.users.findById(successorId)).toEqual(successor);
+      });
+
+      it("answers false when deleting a user that does not exist or an id that is not a uuid", async () => {
+        expect(await stores.users.delete(uuid())).toBe(false);
+        expect(await stores.users.delete("not-a-uuid")).toBe(false);
+        expect(await stores.users.delete("")).toBe(false);
+      });
+    });
+
     describe("identities", () => {
       it("updates the identity with the same provider and provider id instead of adding one", async () => {
         const user = aUser();
@@ -219,6 +368,31 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         const found = await stores.users.findById(user.id);
         expect(found?.identities).toHaveLength(1);
         expect(found?.identities[0]).toEqual({ ...updated, id: identity.id });
+      });
+
+      it("deletes every identity of a user and of no one else, freeing their provider subjects", async () => {
+        const user = aUser();
+        const other = aUser();
+        await stores.users.insert(user);
+        await stores.users.insert(other);
+        const phoneIdentity: Identity = {
+          id: uuid(),
+          userId: user.id,
+          provider: "phone",
+          providerId: user.id,
+          identityData: { sub: user.id },
+          lastSignInAt: null,
+          createdAt: t("12:00:00.000"),
+          updatedAt: t("12:00:00.000"),
+        };
+        await stores.identities.save(phoneIdentity);
+
+        await stores.identities.deleteAllOfUser(user.id);
+        expect((await stores.users.findById(user.id))?.identities).toEqual([]);
+        expect(await stores.users.findById(other.id)).toEqual(other);
+        const again = { ...phoneIdentity, id: uuid() };
+        await stores.identities.save(again);
+        expect((await stores.users.findById(user.id))?.identities).toEqual([again]);
       });
     });
 
@@ -343,6 +517,23 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         await stores.sessions.deleteOne(user.id, mine.id);
         expect((await stores.users.findWithSession(user.id, mine.id))?.session).toBeNull();
       });
+
+      it("ends every session of a user at a moment, keeping an earlier end and other users' sessions", async () => {
+        const user = aUser();
+        const other = aUser();
+        await stores.users.insert(user);
+        await stores.users.insert(other);
+        const open = aSession(user.id);
+        const endedEarlier = { ...aSession(user.id), notAfter: new Date("2030-01-01T00:00:00.000Z") };
+        const theirs = aSession(other.id);
+        for (const session of [open, endedEarlier, theirs]) await stores.sessions.insert(session);
+
+        const at = new Date("2031-06-01T12:00:00.000Z");
+        await stores.sessions.endAllOfUser(user.id, at);
+        expect((await stores.users.findWithSession(user.id, open.id))?.session?.notAfter).toEqual(at);
+        expect((await stores.users.findWithSession(user.id, endedEarlier.id))?.session?.notAfter).toEqual(endedEarlier.notAfter);
+        expect((await stores.users.findWithSession(other.id, theirs.id))?.session?.notAfter).toBeNull();
+      });
     });
 
     describe("one-time tokens", () => {
@@ -452,11 +643,11 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         await stores.auditLog.append(older!);
         await stores.auditLog.append(newest!);
         await stores.auditLog.append({ ...newer!, actorName: null, ipAddress: null, userAgent: null, traits: {} });
-        expect(await stores.auditLog.list({ page: 1, perPage: 2 })).toEqual([
+        expect((await stores.auditLog.list({ page: 1, perPage: 2 })).entries).toEqual([
           newest,
           { ...newer!, actorName: null, ipAddress: null, userAgent: null, traits: {} },
         ]);
-        expect((await stores.auditLog.list({ page: 2, perPage: 2 }))[0]).toEqual(older);
+        expect((await stores.auditLog.list({ page: 2, perPage: 2 })).entries[0]).toEqual(older);
 
         const rolledBack = entry("00:00:04.000", "login");
         await rejection(
@@ -465,7 +656,68 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
             throw new Error("boom");
           }),
         );
-        expect((await stores.auditLog.list({ page: 1, perPage: 1 }))[0]?.id).toBe(newest!.id);
+        expect((await stores.auditLog.list({ page: 1, perPage: 1 })).entries[0]?.id).toBe(newest!.id);
+      });
+
+      const anEntry = (overrides: Partial<AuditEntry>): AuditEntry => ({
+        id: uuid(),
+        action: "login",
+        actorId: uuid(),
+        actorUsername: "someone@example.com",
+        actorName: null,
+        traits: {},
+        ipAddress: null,
+        userAgent: null,
+        createdAt: t("11:00:00.000"),
+        ...overrides,
+      });
+
+      it("lists the entries of an author a page at a time, newest first, and counts them all", async () => {
+        const tag = uniqueTag();
+        const username = `author-${tag}@example.com`;
+        const first = anEntry({ actorUsername: username, createdAt: t("11:00:00.000") });
+        // Written in one instant: the one written last lists first.
+        const second = anEntry({ actorUsername: username, action: "logout", createdAt: t("11:01:00.000") });
+        const third = anEntry({ actorUsername: username, action: "token_refreshed", createdAt: t("11:01:00.000") });
+        const byName = anEntry({ actorUsername: "+15550001234", actorName: `Grace ${tag.toUpperCase()}`, createdAt: t("11:02:00.000") });
+        const last = anEntry({ actorUsername: username, createdAt: t("11:03:00.000") });
+        for (const entry of [first, second, third, byName, last, anEntry({})]) await stores.auditLog.append(entry);
+        const page = (page: number, author = tag) => stores.auditLog.list({ page, perPage: 2, author });
+
+        expect(await page(1)).toEqual({ entries: [last, byName], total: 5 });
+        expect(await page(2)).toEqual({ entries: [third, second], total: 5 });
+        expect(await page(3)).toEqual({ entries: [first], total: 5 });
+        expect(await page(4)).toEqual({ entries: [], total: 5 });
+        expect((await page(1, `AUTHOR-${tag}`)).total).toBe(4);
+      });
+
+      it("takes % and _ in the author as text, not as wildcards", async () => {
+        const tag = uniqueTag();
+        const literal = anEntry({ actorName: `100%_${tag}` });
+        const decoy = anEntry({ actorName: `100ab${tag}` });
+        for (const entry of [literal, decoy]) await stores.auditLog.append(entry);
+        const matching = async (author: string) => idsOf((await stores.auditLog.list({ page: 1, perPage: 10, author })).entries);
+
+        expect(await matching(`%_${tag}`)).toEqual([literal.id]);
+        expect(await matching(`_${tag}`)).toEqual([literal.id]);
+        expect(await matching(`0%${tag}`)).toEqual([]);
+      });
+
+      it("lists only the entries with one of the actions asked for, and none for an empty list", async () => {
+        const author = `actions-${uniqueTag()}`;
+        const [login, logout, refreshed, again] = [
+          anEntry({ actorUsername: author, action: "login", createdAt: t("11:10:00.000") }),
+          anEntry({ actorUsername: author, action: "logout", createdAt: t("11:11:00.000") }),
+          anEntry({ actorUsername: author, action: "token_refreshed", createdAt: t("11:12:00.000") }),
+          anEntry({ actorUsername: author, action: "login", createdAt: t("11:13:00.000") }),
+        ];
+        for (const entry of [login, logout, refreshed, again]) await stores.auditLog.append(entry);
+        const list = (actions: readonly AuditEntry["action"][]) => stores.auditLog.list({ page: 1, perPage: 10, author, actions });
+
+        expect(await list(["login", "logout"])).toEqual({ entries: [again, logout, login], total: 3 });
+        expect(await list(["user_invited"])).toEqual({ entries: [], total: 0 });
+        expect(await list([])).toEqual({ entries: [], total: 0 });
+        expect(await stores.auditLog.list({ page: 1, perPage: 10, actions: [] })).toEqual({ entries: [], total: 0 });
       });
     });
 

@@ -1,0 +1,171 @@
+import { AuthError, messages } from "../../errors.ts";
+import type { AuditAction } from "../../model/audit.ts";
+import { normalizeEmail } from "../../model/email.ts";
+import { mergeMetadata, type Metadata } from "../../model/metadata.ts";
+import type { OneTimeTokenKind } from "../../model/one-time-token.ts";
+import { assertPasswordAcceptable } from "../../model/password-policy.ts";
+import { chooseRedirect } from "../../model/redirect.ts";
+import { isEmailConfirmed, type User } from "../../model/user.ts";
+import type { AuthEmail, LinkFields } from "../../ports/mailer.ts";
+import type { Stores } from "../../ports/stores.ts";
+import { recordAdminAudit } from "../audit.ts";
+import type { AdminPrincipal } from "../authorize-admin.ts";
+import { assertContactFree } from "../contact-holders.ts";
+import type { Deps, RequestContext } from "../deps.ts";
+import { newAccount } from "../new-account.ts";
+import { issueToken } from "../one-time-tokens.ts";
+
+export const GENERATE_LINK_TYPES = ["signup", "invite", "magiclink", "recovery", "email_change_current", "email_change_new"] as const;
+export type GenerateLinkType = (typeof GENERATE_LINK_TYPES)[number];
+
+/** An email that carries a link: what the flow would have mailed. */
+export type LinkEmail = Extract<AuthEmail, LinkFields>;
+
+export interface GenerateLinkInput {
+  readonly admin: AdminPrincipal;
+  readonly type: string;
+  readonly email: string;
+  /** The address an email change moves to. */
+  readonly newEmail?: string | undefined;
+  /** Only for `signup`: the password the account gets once the link is followed. */
+  readonly password?: string | undefined;
+  /** For a user this creates (`signup`, `invite`, a `magiclink` to an unknown address): their user_metadata. */
+  readonly data?: Metadata | undefined;
+  /** Where the link may lead, in order of preference; SITE_URL when none is allowed. */
+  readonly redirectTo?: readonly (string | undefined)[];
+  readonly audience?: string | undefined;
+  readonly context: RequestContext;
+}
+
+export interface GeneratedLink {
+  readonly user: User;
+  /** The mail the matching flow would have sent, unsent: its link is built from it exactly as a mail's is. */
+  readonly email: LinkEmail;
+  /** The type actually used: a magic link to an unknown address signs up. */
+  readonly verificationType: GenerateLinkType;
+}
+
+/** What each type records in the audit log, with the admin as the actor. */
+const AUDIT_ACTION: Record<GenerateLinkType, AuditAction> = {
+  signup: "user_confirmation_requested",
+  invite: "user_invited",
+  magiclink: "user_recovery_requested",
+  recovery: "user_recovery_requested",
+  email_change_current: "user_modified",
+  email_change_new: "user_modified",
+};
+
+/**
+ * POST /admin/generate_link: does what the matching flow does (creates the user for a signup or invitation,
+ * records the pending email change) and issues its token, but sends nothing: the admin delivers the link. No send
+ * limits apply, and tokens never start a PKCE flow (an admin has no verifier).
+ */
+export async function generateLink(deps: Deps, input: GenerateLinkInput): Promise<GeneratedLink> {
+  const requested = GENERATE_LINK_TYPES.find((type) => type === input.type);
+  if (!requested) throw new AuthError("validation_failed", `Invalid email action link type requested: ${input.type}`);
+  const address = normalizeEmail(input.email);
+  if (input.password !== undefined && requested !== "signup") {
+    throw new AuthError("validation_failed", "A password can only be given for signup links");
+  }
+  const redirectTo = chooseRedirect(input.redirectTo ?? [], deps.policy.redirect);
+  const existing = await deps.stores.users.findByEmail(address);
+  const type: GenerateLinkType = requested === "magiclink" && !existing ? "signup" : requested;
+
+  if (!existing && (type === "recovery" || type === "email_change_current" || type === "email_change_new")) {
+    throw new AuthError("user_not_found", "User with this email not found");
+  }
+  if (existing && isEmailConfirmed(existing) && (type === "signup" || type === "invite")) {
+    throw new AuthError("email_exists", messages.emailExists);
+  }
+  let passwordHash: string | null = null;
+  if (requested === "signup") {
+    if (!input.password) {
+      if (!existing) throw new AuthError("validation_failed", "Signup requires a valid password");
+    } else {
+      assertPasswordAcceptable(input.password, deps.policy.password);
+      passwordHash = await deps.hasher.hash(input.password);
+    }
+  }
+  let newEmail: string | null = null;
+  if (type === "email_change_current" || type === "email_change_new") {
+    if (type === "email_change_current" && !deps.policy.email.secureEmailChange) {
+      throw new AuthError("validation_failed", "Enable secure email change to generate link for current email");
+    }
+    newEmail = normalizeEmail(input.newEmail ?? "");
+    await assertContactFree(deps, { provider: "email", address: newEmail }, existing!.id);
+  }
+
+  return deps.tx.run(async (stores) => {
+    const now = deps.clock.now();
+    const current = existing ? await stores.users.findById(existing.id, { forUpdate: true }) : null;
+    if (existing && !current) throw new AuthError("user_not_found", "User with this email not found");
+    if (current && isEmailConfirmed(current) && (type === "signup" || type === "invite")) {
+      throw new AuthError("email_exists", messages.emailExists);
+    }
+    const channel = { provider: "email", address } as const;
+    const created = () => newAccount(deps, { channel, passwordHash, data: input.data, audience: input.audience });
+    let user: User;
+    let kind: OneTimeTokenKind;
+    switch (type) {
+      case "signup":
+        user = current
+          ? { ...current, userMetadata: input.data ? mergeMetadata(current.userMetadata, input.data) : current.userMetadata }
+          : created();
+        user = { ...user, confirmationSentAt: now, updatedAt: now };
+        kind = "confirmation";
+        break;
+      case "invite":
+        user = { ...(current ?? created()), invitedAt: now, confirmationSentAt: now, updatedAt: now };
+        kind = "invite";
+        break;
+      case "magiclink":
+      case "recovery":
+        user = { ...current!, recoverySentAt: now, updatedAt: now };
+        kind = type === "magiclink" ? "magic_link" : "recovery";
+        break;
+      case "email_change_current":
+      case "email_change_new":
+        user = { ...current!, newEmail, emailChangeSentAt: now, updatedAt: now };
+        kind = type;
+        // The other address's confirmation, if one is pending, belongs to another change: this one does not wait for it.
+        if (current!.newEmail !== newEmail) await dropToken(stores, user, type === "email_change_new" ? "email_change_current" : "email_change_new");
+        break;
+    }
+    if (current) await stores.users.update(user);
+    else await stores.users.insert(user);
+    const email = await issueLinkToken(deps, stores, { user, kind, redirectTo, passwordHash });
+    const traits = { link_type: type };
+    await recordAdminAudit(deps, stores, { action: AUDIT_ACTION[type], admin: input.admin, target: user, context: input.context, traits });
+    return { user, email, verificationType: type };
+  });
+}
+
+async function dropToken(stores: Stores, user: User, kind: OneTimeTokenKind): Promise<void> {
+  const pending = await stores.oneTimeTokens.findByUser(user.id, kind);
+  if (pending) await stores.oneTimeTokens.delete(pending.id);
+}
+
+/** Issues the token, replacing any pending one of its kind, and describes the mail that would carry it. */
+async function issueLinkToken(
+  deps: Deps,
+  stores: Stores,
+  request: { user: User; kind: OneTimeTokenKind; redirectTo: string; passwordHash: string | null },
+): Promise<LinkEmail> {
+  const { user, kind, redirectTo } = request;
+  const isChange = kind === "email_change_new" || kind === "email_change_current";
+  const to = kind === "email_change_new" ? user.newEmail! : user.email!;
+  const issued = await issueToken(deps, stores, { user, kind, channel: "email", address: to, passwordHash: request.passwordHash });
+  const link = { to, linkToken: issued.linkToken!, otp: issued.otp, redirectTo };
+  const data = user.userMetadata;
+  if (isChange) return { ...link, kind: "email_change", linkType: "email_change", email: user.email!, newEmail: user.newEmail!, data };
+  switch (kind) {
+    case "confirmation":
+      return { ...link, kind: "confirmation", linkType: "signup", data };
+    case "invite":
+      return { ...link, kind: "invite", linkType: "invite", data };
+    case "magic_link":
+      return { ...link, kind: "magic_link", linkType: "magiclink", data };
+    default:
+      return { ...link, kind: "recovery", linkType: "recovery", data };
+  }
+}
