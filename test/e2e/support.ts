@@ -35,3 +35,16 @@ export function serviceRoleKey(): Promise<string> {
 export function fragmentOf(url: URL): Record<string, string> {
   return Object.fromEntries(new URLSearchParams(url.hash.slice(1)));
 }
+
+import { GoTrueAdminApi } from "@supabase/auth-js";
+
+/** The official client's admin API, authorized by the service_role key as a backend would be. */
+export async function adminApi(server: TestServer): Promise<GoTrueAdminApi> {
+  const key = await serviceRoleKey();
+  return new GoTrueAdminApi({ url: server.url, headers: { Authorization: `Bearer ${key}`, apikey: key } });
+}
+
+/** The claims of an access token, unverified. */
+export function claimsOf(accessToken: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(accessToken.split(".")[1]!, "base64url").toString()) as Record<string, unknown>;
+}

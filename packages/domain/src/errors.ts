@@ -43,7 +43,10 @@ export type ErrorCode =
   | "sms_send_failed";
 
 export interface AuthErrorOptions {
-  /** Structured extras that are part of the response, e.g. `{ reasons }` for weak_password. */
+  /**
+   * Structured extras: part of the response (`{ reasons }` for weak_password), or telling the transport how GoTrue
+   * answers this case (`{ unprocessable: true }`: a 422 where the code is usually a 400).
+   */
   readonly details?: Readonly<Record<string, unknown>>;
   /** The internal cause: logged, never sent. */
   readonly cause?: unknown;

@@ -3,7 +3,7 @@ import { normalizeEmail } from "../model/email.ts";
 import type { Metadata } from "../model/metadata.ts";
 import { chooseRedirect } from "../model/redirect.ts";
 import { isEmailConfirmed, type User } from "../model/user.ts";
-import { recordAudit } from "./audit.ts";
+import { recordAdminAudit } from "./audit.ts";
 import type { AdminPrincipal } from "./authorize-admin.ts";
 import type { Deps, RequestContext } from "./deps.ts";
 import { newAccount } from "./new-account.ts";
@@ -40,8 +40,7 @@ export async function inviteUser(deps: Deps, input: InviteUserInput): Promise<Us
     if (current) await stores.users.update(invited);
     else await stores.users.insert(invited);
     await sendSignInMail(deps, stores, { user: invited, kind: "invite", address, redirectTo });
-    const traits = { invited_by_role: input.admin.role, ...(input.admin.userId ? { invited_by: input.admin.userId } : {}) };
-    await recordAudit(deps, stores, { action: "user_invited", actor: invited, context: input.context, traits });
+    await recordAdminAudit(deps, stores, { action: "user_invited", admin: input.admin, target: invited, context: input.context });
     return invited;
   });
 }

@@ -49,7 +49,9 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
   if (password !== undefined) assertPasswordAcceptable(password, deps.policy.password);
   const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
   if (caller.isAnonymous && password !== undefined && !email && !phone) {
-    throw new AuthError("validation_failed", "Updating password of an anonymous user without an email or phone is not allowed");
+    throw new AuthError("validation_failed", "Updating password of an anonymous user without an email or phone is not allowed", {
+      details: { unprocessable: true },
+    });
   }
   const changesEmail = email !== undefined && email !== caller.email;
   if (changesEmail) await assertContactFree(deps, { provider: "email", address: email }, caller.id);

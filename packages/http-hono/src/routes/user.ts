@@ -16,7 +16,14 @@ export const userRoutes = ({ auth, clientAddress }: RouteDeps) =>
   new Hono<AppEnv>()
     // compat: a token whose user is gone is a 403 here, not the admin API's 404 (internal/api/auth.go); an
     // unconfirmed address is a 422 on /reauthenticate.
-    .onError(handleAuthErrors({ user_not_found: 403, email_not_confirmed: 422, phone_not_confirmed: 422 }))
+    .onError(
+      handleAuthErrors({
+        user_not_found: 403,
+        email_not_confirmed: 422,
+        phone_not_confirmed: 422,
+        validation_failed: (error) => (error.details?.["unprocessable"] ? 422 : 400),
+      }),
+    )
     .use("/user", requireUser(auth))
     .use("/logout", requireUser(auth))
     .use("/reauthenticate", requireUser(auth))
