@@ -1,4 +1,4 @@
-import { GoTrueClient } from "@supabase/auth-js";
+import { GoTrueAdminApi, GoTrueClient } from "@supabase/auth-js";
 import { SignJWT } from "jose";
 import { TEST_JWT_SECRET, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
 
@@ -35,8 +35,6 @@ export function serviceRoleKey(): Promise<string> {
 export function fragmentOf(url: URL): Record<string, string> {
   return Object.fromEntries(new URLSearchParams(url.hash.slice(1)));
 }
-
-import { GoTrueAdminApi } from "@supabase/auth-js";
 
 /** The official client's admin API, authorized by the service_role key as a backend would be. */
 export async function adminApi(server: TestServer): Promise<GoTrueAdminApi> {
