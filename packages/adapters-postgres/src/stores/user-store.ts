@@ -83,9 +83,10 @@ export function createUserStore(db: Database, schema: Schema, atomic: Atomic): U
       return { user: toUser(row), session: row.session ? fromSessionRow(row.session) : null };
     },
 
-    async list({ page, perPage, order, filter, email, phone }) {
+    async list({ page, perPage, order, aud, filter, email, phone }) {
       // eq on email and phone is answered by their unique indexes; the filter has to scan.
       const where = and(
+        aud === undefined ? undefined : eq(users.aud, aud),
         email === undefined ? undefined : eq(users.email, email),
         phone === undefined ? undefined : eq(users.phone, phone),
         filter ? or(containsText(users.email, filter), containsText(sql`${users.userMetadata} ->> 'full_name'`, filter)) : undefined,

@@ -1,6 +1,7 @@
 import { AuthError } from "../errors.ts";
 
-const BCRYPT = /^\$2[aby]\$(0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/;
+/** Costs up to 14 (about a second a check): beyond, every wrong guess would hold a hashing thread for minutes. */
+const BCRYPT = /^\$2[aby]\$(0[4-9]|1[0-4])\$[./A-Za-z0-9]{53}$/;
 const ARGON2 = /^\$argon2id?\$v=19\$m=(\d{1,8}),t=(\d{1,3}),p=(\d{1,3})\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;
 
 /** Bounds on imported argon2 parameters (GoTrue's): verifying must not cost more than a GiB or a long while. */
@@ -19,5 +20,5 @@ export function assertImportableHash(hash: string): void {
       return;
     }
   }
-  throw new AuthError("validation_failed", "Invalid password hash: only bcrypt and argon2 (v=19) hashes within GoTrue's bounds are accepted");
+  throw new AuthError("validation_failed", "Invalid password hash: only bcrypt (cost 4 to 14) and argon2 (v=19, bounded) hashes are accepted");
 }

@@ -50,6 +50,8 @@ export interface UserListQuery {
   readonly perPage: number;
   /** By `createdAt`, ties broken by id in the same direction. */
   readonly order: "asc" | "desc";
+  /** Only users of this audience (GoTrue lists one audience at a time). */
+  readonly aud?: string | undefined;
   /**
    * Case-insensitive substring of the email or of `user_metadata.full_name` (GoTrue's `filter`). Matched as
    * text: `%` and `_` in it are not wildcards.

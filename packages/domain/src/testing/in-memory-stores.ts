@@ -160,11 +160,12 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
       const session = state.sessions.get(sessionId);
       return { user: withIdentities(row), session: session && session.userId === userId ? copy(session) : null };
     },
-    async list({ page, perPage, order, filter, email, phone }) {
+    async list({ page, perPage, order, aud, filter, email, phone }) {
       const sign = order === "asc" ? 1 : -1;
       const matching = [...state.users.values()]
         .filter(
           (user) =>
+            (aud === undefined || user.aud === aud) &&
             (email === undefined || user.email === email) &&
             (phone === undefined || user.phone === phone) &&
             (!filter || contains(user.email, filter) || contains(fullName(user), filter)),

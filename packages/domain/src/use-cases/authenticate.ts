@@ -24,11 +24,12 @@ export async function authenticate(deps: Deps, input: AuthenticateInput): Promis
   let principal: Principal;
   if (subject.sessionId === null) {
     const user = await deps.stores.users.findById(subject.userId);
-    if (!user) throw new AuthError("user_not_found", "User from sub claim in JWT does not exist");
+    // A soft-deleted user keeps its row, not its tokens.
+    if (!user || user.deletedAt !== null) throw new AuthError("user_not_found", "User from sub claim in JWT does not exist");
     principal = { user, session: null, claims };
   } else {
     const found = await deps.stores.users.findWithSession(subject.userId, subject.sessionId);
-    if (!found) throw new AuthError("user_not_found", "User from sub claim in JWT does not exist");
+    if (!found || found.user.deletedAt !== null) throw new AuthError("user_not_found", "User from sub claim in JWT does not exist");
     // A ban ends the user's sessions; their remaining access tokens still hear why.
     if (isBanned(found.user, deps.clock.now())) throw new AuthError("user_banned", messages.userBanned);
     if (!found.session) throw new AuthError("session_not_found", "Session from session_id claim in JWT does not exist");

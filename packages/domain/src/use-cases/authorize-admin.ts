@@ -24,7 +24,7 @@ export async function authorizeAdmin(deps: Deps, input: { readonly accessToken: 
   const sessionId = claims["session_id"];
   if (isUuid(sub) && isUuid(sessionId)) {
     const found = await deps.stores.users.findWithSession(sub, sessionId);
-    if (!found) throw new AuthError("user_not_found", "User from sub claim in JWT does not exist");
+    if (!found || found.user.deletedAt !== null) throw new AuthError("user_not_found", "User from sub claim in JWT does not exist");
     if (!found.session) throw new AuthError("session_not_found", "Session from session_id claim in JWT does not exist");
     if (hasEnded(found.session, deps.clock.now())) throw new AuthError("session_expired", "Session has expired");
   }

@@ -33,7 +33,8 @@ export async function exchangeAuthCode(deps: Deps, input: ExchangeAuthCodeInput)
 
   const opened = await deps.tx.run(async (stores) => {
     const user = await stores.users.findById(flow.userId);
-    if (!user) throw new AuthError("flow_state_not_found", "invalid flow state, no valid flow state found");
+    // A user deleted (softly) since the link was followed signs in no more.
+    if (!user || user.deletedAt !== null) throw new AuthError("flow_state_not_found", "invalid flow state, no valid flow state found");
     if (isBanned(user, now)) throw new AuthError("user_banned", messages.userBanned);
     const signedIn = { ...user, lastSignInAt: now };
     await stores.users.update(signedIn);

@@ -1,3 +1,4 @@
+import { AuthError } from "../errors.ts";
 import { buildAccessTokenClaims } from "../model/access-token-claims.ts";
 import type { AuthMethod, Session } from "../model/session.ts";
 import type { User } from "../model/user.ts";
@@ -16,6 +17,8 @@ export async function openSession(
   method: AuthMethod,
   context: RequestContext,
 ): Promise<{ session: Session; refreshToken: string }> {
+  // Every sign-in passes here: a deleted user, whatever path still led to it, gets no session.
+  if (user.deletedAt !== null) throw new AuthError("user_not_found", "User not found");
   const now = deps.clock.now();
   const refreshToken = deps.random.token(REFRESH_TOKEN_BYTES);
   const tokenId = deps.random.uuid();

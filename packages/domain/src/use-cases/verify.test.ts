@@ -137,6 +137,14 @@ describe("PKCE links", () => {
     await failsWith("flow_state_not_found", auth.exchangeAuthCode({ authCode: result.authCode, codeVerifier: verifier, context }));
   });
 
+  it("exchange nothing for a user soft-deleted after the link was followed", async () => {
+    const { auth, mail, user } = await signedUp({}, challenge);
+    const result = await auth.verify({ type: "signup", proof: { linkToken: mail.linkToken }, followedLink: true, context });
+    if (result.kind !== "auth_code") throw new Error(`expected a code, got ${result.kind}`);
+    await auth.admin.deleteUser({ admin: { role: "service_role", userId: null, claims: {} }, userId: user.id, softDelete: true, context });
+    await failsWith("flow_state_not_found", auth.exchangeAuthCode({ authCode: result.authCode, codeVerifier: verifier, context }));
+  });
+
   it("cannot be used to skip the verifier: posting the link's token yields nothing", async () => {
     const { auth, mail } = await signedUp({}, challenge);
     await failsWith("validation_failed", auth.verify({ type: "signup", proof: { linkToken: mail.linkToken }, followedLink: false, context }));

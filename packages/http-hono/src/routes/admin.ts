@@ -77,6 +77,7 @@ export const adminRoutes = ({ auth, clientAddress, actionLink }: RouteDeps & { a
         filter: c.req.query("filter"),
         email: c.req.query("email"),
         phone: c.req.query("phone"),
+        audience: requestAudience(c),
       });
       setPaginationHeaders(c, listed);
       return c.json({ users: listed.users.map(presentUser), aud: requestAudience(c) ?? auth.policy.defaultAudience });

@@ -296,6 +296,15 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         expect(await exactly({ phone, filter: "matches-no-one" })).toEqual({ users: [], total: 0 });
       });
 
+      it("lists one audience at a time", async () => {
+        const phone = `+1447${Math.floor(Math.random() * 1e7)}`;
+        const elsewhere = { ...aUser({ phone }), aud: "other-audience" };
+        await stores.users.insert(elsewhere);
+        const listed = (aud: string) => stores.users.list({ page: 1, perPage: 10, order: "desc", phone, aud });
+        expect((await listed("other-audience")).users.map((user) => user.id)).toEqual([elsewhere.id]);
+        expect(await listed("authenticated")).toEqual({ users: [], total: 0 });
+      });
+
       it("deletes a user with its identities, sessions, refresh tokens, one-time tokens and flows, and frees its addresses", async () => {
         const user = aUser({ phone: `+1446${Math.floor(Math.random() * 1e7)}` });
         await stores.users.insert(user);

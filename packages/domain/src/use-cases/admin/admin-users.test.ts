@@ -356,7 +356,8 @@ describe("admin: delete a user", () => {
     expect(kept.userMetadata).toEqual(user.userMetadata);
     expect(await stores.oneTimeTokens.findByUser(user.id, "recovery")).toBeNull();
     await failsWith("refresh_token_not_found", auth.refreshSession({ refreshToken: grant.refreshToken, context }));
-    await failsWith("session_not_found", auth.authenticate({ accessToken: grant.accessToken }));
+    // The row is kept, its tokens are not: the user reads as gone.
+    await failsWith("user_not_found", auth.authenticate({ accessToken: grant.accessToken }));
     await failsWith("invalid_credentials", auth.signInWithPassword({ email: "known@example.com", password, context }));
     expect((await lastAudit(testAuth))?.traits).toMatchObject({ user_email: "known@example.com" });
 

@@ -46,6 +46,14 @@ describe("admin: generate a signup link", () => {
     expect(await emails()).toEqual([]);
   });
 
+  it("keeps the password of a pending signup when asked again without one", async () => {
+    const { auth } = createTestAuth();
+    await auth.signUp({ email: "pending@example.com", password, context });
+    const link = await auth.admin.generateLink({ admin, type: "signup", email: "pending@example.com", context });
+    await follow(auth, link.email);
+    expect((await auth.signInWithPassword({ email: "pending@example.com", password, context })).user.id).toBe(link.user.id);
+  });
+
   it("needs a password the policy accepts for an unknown address, and takes one only for signup", async () => {
     const { auth } = createTestAuth({ policy: { password: { minLength: 10 } } });
     await failsWith("validation_failed", auth.admin.generateLink({ admin, type: "signup", email: "a@example.com", context }));

@@ -19,6 +19,8 @@ export interface AdminListUsersInput {
   /** Exact email or phone: indexed lookups, fast however many users there are. */
   readonly email?: string | undefined;
   readonly phone?: string | undefined;
+  /** X-JWT-AUD: the audience listed; JWT_AUD when absent. */
+  readonly audience?: string | undefined;
 }
 
 export interface UserPage {
@@ -28,7 +30,7 @@ export interface UserPage {
   readonly perPage: number;
 }
 
-/** GET /admin/users. */
+/** GET /admin/users: the users of one audience, as GoTrue lists them. */
 export async function adminListUsers(deps: Deps, input: AdminListUsersInput): Promise<UserPage> {
   const page = Math.max(1, Math.floor(input.page ?? 1));
   const perPage = Math.min(MAX_PER_PAGE, Math.max(1, Math.floor(input.perPage ?? DEFAULT_PER_PAGE)));
@@ -36,6 +38,7 @@ export async function adminListUsers(deps: Deps, input: AdminListUsersInput): Pr
     page,
     perPage,
     order: input.order ?? "desc",
+    aud: input.audience ?? deps.policy.defaultAudience,
     filter: input.filter || undefined,
     email: input.email ? normalizeEmail(input.email) : undefined,
     phone: input.phone ? normalizePhone(input.phone) : undefined,
