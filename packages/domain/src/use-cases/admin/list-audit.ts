@@ -2,7 +2,7 @@ import { AuthError } from "../../errors.ts";
 import { AUDIT_ACTIONS, type AuditAction, type AuditEntry, auditLogType } from "../../model/audit.ts";
 import type { AuditQuery } from "../../ports/stores.ts";
 import type { Deps } from "../deps.ts";
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from "./list-users.ts";
+import { readPaging } from "./list-users.ts";
 
 export interface AdminListAuditInput {
   readonly page?: number | undefined;
@@ -20,8 +20,7 @@ export interface AuditPage {
 
 /** GET /admin/audit: newest first. */
 export async function adminListAudit(deps: Deps, input: AdminListAuditInput): Promise<AuditPage> {
-  const page = Math.max(1, Math.floor(input.page ?? 1));
-  const perPage = Math.min(MAX_PER_PAGE, Math.max(1, Math.floor(input.perPage ?? DEFAULT_PER_PAGE)));
+  const { page, perPage } = readPaging(input);
   const { entries, total } = await deps.stores.auditLog.list({ page, perPage, ...readQuery(input.query) });
   return { entries, total, page, perPage };
 }

@@ -8,6 +8,16 @@ import { findUserOrFail } from "./find-user.ts";
 export const DEFAULT_PER_PAGE = 50;
 export const MAX_PER_PAGE = 1000;
 
+/** The page asked for, from 1, and its size, within bounds. */
+export function readPaging(input: { readonly page?: number | undefined; readonly perPage?: number | undefined }): {
+  page: number;
+  perPage: number;
+} {
+  const page = Math.max(1, Math.floor(input.page ?? 1));
+  const perPage = Math.min(MAX_PER_PAGE, Math.max(1, Math.floor(input.perPage ?? DEFAULT_PER_PAGE)));
+  return { page, perPage };
+}
+
 export interface AdminListUsersInput {
   /** From 1. */
   readonly page?: number | undefined;
@@ -32,8 +42,7 @@ export interface UserPage {
 
 /** GET /admin/users: the users of one audience, as GoTrue lists them. */
 export async function adminListUsers(deps: Deps, input: AdminListUsersInput): Promise<UserPage> {
-  const page = Math.max(1, Math.floor(input.page ?? 1));
-  const perPage = Math.min(MAX_PER_PAGE, Math.max(1, Math.floor(input.perPage ?? DEFAULT_PER_PAGE)));
+  const { page, perPage } = readPaging(input);
   const { users, total } = await deps.stores.users.list({
     page,
     perPage,
