@@ -134,7 +134,10 @@ export async function generateLink(deps: Deps, input: GenerateLinkInput): Promis
     if (current) await stores.users.update(user);
     else await stores.users.insert(user);
     // A signup link asked again without a password keeps the one the pending confirmation carries (as /resend).
-    const carried = kind === "confirmation" && passwordHash === null ? ((await stores.oneTimeTokens.findByUser(user.id, kind))?.passwordHash ?? null) : passwordHash;
+    const carried =
+      kind === "confirmation" && passwordHash === null
+        ? ((await stores.oneTimeTokens.findByUser(user.id, kind))?.passwordHash ?? null)
+        : passwordHash;
     const email = await issueLinkToken(deps, stores, { user, kind, redirectTo, passwordHash: carried });
     const traits = { link_type: type };
     await recordAdminAudit(deps, stores, { action: AUDIT_ACTION[type], admin: input.admin, target: user, context: input.context, traits });

@@ -1,4 +1,3 @@
-import { AuthError } from "../../errors.ts";
 import { bannedUntil, parseBanDuration } from "../../model/ban.ts";
 import { normalizeEmail } from "../../model/email.ts";
 import { mergeMetadata, type Metadata } from "../../model/metadata.ts";
