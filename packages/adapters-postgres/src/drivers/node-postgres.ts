@@ -1,6 +1,6 @@
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
-import { closeOnce, type Driver } from "../database.ts";
+import { closeOnce, type Database, type Driver } from "../database.ts";
 import type { MigrationConnection } from "../migrations/migrate.ts";
 
 export interface NodePostgresOptions {
@@ -50,9 +50,18 @@ export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
     }
   };
 
+  // One Database per pooled connection, kept for the connection's life: the statements prepared on it (see
+  // stores/prepared.ts) are built once per connection, as PostgreSQL parses them once per connection.
+  const bound = new WeakMap<pg.PoolClient, Database>();
+  const databaseOf = (client: pg.PoolClient) => {
+    let db = bound.get(client);
+    if (!db) bound.set(client, (db = drizzle({ client })));
+    return db;
+  };
+
   return {
     db: drizzle({ client: pool }),
-    transaction: (work) => withTransaction((client) => work(drizzle({ client }))),
+    transaction: (work) => withTransaction((client) => work(databaseOf(client))),
     migrationTarget: {
       transaction: (work) =>
         withTransaction((client) => {

@@ -3,13 +3,14 @@ import { and, count, desc, getTableColumns, inArray, or } from "drizzle-orm";
 import type { Database } from "../database.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import { containsText } from "./contains-text.ts";
+import { insertOne } from "./prepared.ts";
 
 /** Security events, append only. */
 export function createAuditLogStore(db: Database, schema: Schema): AuditLogStore {
   const { auditLogEntries: entries } = schema;
   return {
     async append(entry) {
-      await db.insert(entries).values({ ...entry, traits: { ...entry.traits } });
+      await insertOne(db, schema.namespace, "audit_append", entries, { ...entry, traits: { ...entry.traits } });
     },
 
     async list({ page, perPage, author, actions }) {

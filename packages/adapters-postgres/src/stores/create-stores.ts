@@ -28,8 +28,13 @@ export function createStores(db: Database, schema: Schema, atomic: Atomic): Stor
 
 /** Stores outside any transaction (each call commits on its own) and the Transactor that scopes them to one. */
 export function createPostgresStores(db: Database, transaction: RunInTransaction, schema: Schema): { stores: Stores; tx: Transactor } {
-  const tx: Transactor = {
-    run: (work) => transaction((txDb) => work(createStores(txDb, schema, (statements) => statements(txDb)))),
+  // A driver that hands out the same Database for the same connection gets the same stores for it, built once.
+  const bound = new WeakMap<Database, Stores>();
+  const storesOf = (txDb: Database) => {
+    let stores = bound.get(txDb);
+    if (!stores) bound.set(txDb, (stores = createStores(txDb, schema, (statements) => statements(txDb))));
+    return stores;
   };
+  const tx: Transactor = { run: (work) => transaction((txDb) => work(storesOf(txDb))) };
   return { stores: createStores(db, schema, transaction), tx };
 }

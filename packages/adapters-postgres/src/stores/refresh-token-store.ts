@@ -1,27 +1,50 @@
 import type { RefreshTokenStore } from "@latchkey/domain";
-import { eq, inArray } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../database.ts";
-import { fromRefreshTokenRow, toRefreshTokenRow } from "../rows/refresh-token-row.ts";
-import { fromSessionRow } from "../rows/session-row.ts";
+import type { IdentityJson } from "../rows/identity-row.ts";
+import { fromRefreshTokenRow, type RefreshTokenRow, toRefreshTokenRow } from "../rows/refresh-token-row.ts";
+import { fromSessionRow, type SessionRow } from "../rows/session-row.ts";
+import type { UserRow } from "../rows/user-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import type { Atomic } from "./atomic.ts";
+import { insertOne, prepared } from "./prepared.ts";
 import { toUser, userColumns } from "./user-query.ts";
+
+type FoundRow = { token: RefreshTokenRow; session: SessionRow; user: UserRow; identities: IdentityJson[] };
+
+const toFound = (row: FoundRow) => ({ token: fromRefreshTokenRow(row.token), session: fromSessionRow(row.session), user: toUser(row) });
 
 /** Refresh-token digests; whether one is valid is its session's business. */
 export function createRefreshTokenStore(db: Database, schema: Schema, atomic: Atomic): RefreshTokenStore {
   const { refreshTokens, sessions, users } = schema;
   return {
     async insert(token) {
-      await db.insert(refreshTokens).values(toRefreshTokenRow(token));
+      await insertOne(db, schema.namespace, "refresh_token_insert", refreshTokens, toRefreshTokenRow(token));
     },
 
-    // Two statements, and no fewer. The first locks the session row: while another refresh of the family holds
-    // it, this one waits. Once granted, READ COMMITTED's EvalPlanQual hands back the newest version of the locked
-    // row only; the token, the user and the identities of that same statement would still come from the snapshot
-    // taken before the wait. The second statement takes a new snapshot, after the lock, so it reads the session,
-    // its user and identities as the previous holder committed them. An unknown digest costs one round trip.
+    // Refreshes of one family queue on the session row. Usually nobody else holds it, and one statement locks it
+    // and reads the token, the user and the identities with it (SKIP LOCKED: it never waits). When another refresh
+    // holds it, waiting inside that statement would not do: once the lock is granted, READ COMMITTED's EvalPlanQual
+    // hands back the newest version of the locked row only, and the token, the user and the identities would still
+    // come from the snapshot taken before the wait. So the slow path waits for the lock in one statement and reads
+    // in a second, whose new snapshot sees the session, its user and identities as the previous holder committed
+    // them. An unknown digest costs both paths' locking statements.
     async lockForRefresh(tokenHash) {
       return atomic(async (db) => {
+        const uncontended = prepared(db, schema.namespace, "refresh_lock", (name) =>
+          db
+            .select({ token: refreshTokens, session: sessions, ...userColumns(schema) })
+            .from(refreshTokens)
+            .innerJoin(sessions, eq(sessions.id, refreshTokens.sessionId))
+            .innerJoin(users, eq(users.id, sessions.userId))
+            .where(eq(refreshTokens.tokenHash, sql.placeholder("tokenHash")))
+            .limit(1)
+            .for("update", { of: sessions, skipLocked: true })
+            .prepare(name),
+        );
+        const [free] = await uncontended.execute({ tokenHash });
+        if (free) return toFound(free);
+
         const tokenSession = db.select({ id: refreshTokens.sessionId }).from(refreshTokens).where(eq(refreshTokens.tokenHash, tokenHash));
         const locked = await db
           .select({ id: sessions.id })
@@ -37,8 +60,7 @@ export function createRefreshTokenStore(db: Database, schema: Schema, atomic: At
           .innerJoin(users, eq(users.id, sessions.userId))
           .where(eq(refreshTokens.tokenHash, tokenHash))
           .limit(1);
-        if (!row) return null;
-        return { token: fromRefreshTokenRow(row.token), session: fromSessionRow(row.session), user: toUser(row) };
+        return row ? toFound(row) : null;
       });
     },
   };

@@ -1,9 +1,10 @@
 import type { Identity, User } from "@latchkey/domain";
-import { getTableName, sql, type Column, type SQL } from "drizzle-orm";
+import { eq, getTableName, sql, type Column, type SQL } from "drizzle-orm";
 import type { Database } from "../database.ts";
 import { fromIdentityJson, type IdentityJson } from "../rows/identity-row.ts";
 import { fromUserRow, type UserRow } from "../rows/user-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
+import { prepared } from "./prepared.ts";
 
 /** The identities of the selected user as one json array, oldest first: no second query, no row fan-out. */
 export function identitiesOfUser(schema: Schema): SQL<IdentityJson[]> {
@@ -30,8 +31,16 @@ export function toUser(row: { user: UserRow; identities: IdentityJson[] }): User
   return fromUserRow(row.user, identities);
 }
 
-/** The user matching `where`, with its identities, in one query. */
-export async function selectUser(db: Database, schema: Schema, where: SQL): Promise<User | null> {
-  const [row] = await db.select(userColumns(schema)).from(schema.users).where(where).limit(1);
+/** The user whose `key` column holds `value`, with its identities, in one prepared query. */
+export async function selectUserBy(db: Database, schema: Schema, key: "id" | "email" | "phone", value: string): Promise<User | null> {
+  const statement = prepared(db, schema.namespace, `user_by_${key}`, (name) =>
+    db
+      .select(userColumns(schema))
+      .from(schema.users)
+      .where(eq(schema.users[key], sql.placeholder("value")))
+      .limit(1)
+      .prepare(name),
+  );
+  const [row] = await statement.execute({ value });
   return row ? toUser(row) : null;
 }

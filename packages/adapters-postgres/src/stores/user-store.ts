@@ -9,7 +9,10 @@ import { userAddressConstraints } from "../schema/users.ts";
 import type { Atomic } from "./atomic.ts";
 import { containsText } from "./contains-text.ts";
 import { violatedUniqueConstraint } from "./database-error.ts";
-import { selectUser, toUser, userColumns } from "./user-query.ts";
+import { encodeColumns, insertOne, placeholders, prepared } from "./prepared.ts";
+import { selectUserBy, toUser, userColumns } from "./user-query.ts";
+
+const NIL_UUID = "00000000-0000-0000-0000-000000000000";
 
 /** Users with their identities. */
 export function createUserStore(db: Database, schema: Schema, atomic: Atomic): UserStore {
@@ -28,12 +31,14 @@ export function createUserStore(db: Database, schema: Schema, atomic: Atomic): U
   return {
     async insert(user) {
       if (user.identities.length === 0) {
-        await db.insert(users).values(toUserRow(user)).catch(rethrowConflict);
+        await insertOne(db, schema.namespace, "user_insert", users, toUserRow(user)).catch(rethrowConflict);
         return;
       }
       await atomic(async (db) => {
-        await db.insert(users).values(toUserRow(user));
-        await db.insert(identities).values(user.identities.map(toIdentityRow));
+        await insertOne(db, schema.namespace, "user_insert", users, toUserRow(user));
+        for (const identity of user.identities) {
+          await insertOne(db, schema.namespace, "identity_insert", identities, toIdentityRow(identity));
+        }
       }).catch(rethrowConflict);
     },
 
@@ -43,42 +48,53 @@ export function createUserStore(db: Database, schema: Schema, atomic: Atomic): U
     },
 
     async recordSignIn(userId, { at, verifiedHash, rehash }) {
-      // One guarded statement: it writes only while the verified hash is still the stored one.
-      const written = await db
-        .update(users)
-        .set({ lastSignInAt: at, ...(rehash === undefined ? {} : { passwordHash: rehash }) })
-        .where(and(eq(users.id, userId), eq(users.passwordHash, verifiedHash)))
-        .returning({ id: users.id });
+      // One guarded statement: it writes only while the verified hash is still the stored one (which it rewrites
+      // unchanged unless rehashed, so that one prepared statement serves both).
+      const statement = prepared(db, schema.namespace, "user_record_sign_in", (name) =>
+        db
+          .update(users)
+          .set(placeholders(["lastSignInAt", "passwordHash"]) as never)
+          .where(and(eq(users.id, sql.placeholder("userId")), eq(users.passwordHash, sql.placeholder("verifiedHash"))))
+          .returning({ id: users.id })
+          .prepare(name),
+      );
+      const columns = encodeColumns(users, { lastSignInAt: at, passwordHash: rehash ?? verifiedHash });
+      const written = await statement.execute({ ...columns, userId, verifiedHash });
       return written.length > 0;
     },
 
     async findById(id, options) {
       // Ids can come from a request; one that is not a uuid matches no row (and would be a type error in SQL).
       if (!isUuid(id)) return null;
-      if (!options?.forUpdate) return selectUser(db, schema, eq(users.id, id));
+      if (!options?.forUpdate) return selectUserBy(db, schema, "id", id);
       // Lock first, then read in a second statement: under READ COMMITTED that statement sees everything
       // committed before the lock was granted, identities included, where a single locking statement would
       // re-read only the locked row and return identities from before the wait.
       return atomic(async (db) => {
         const locked = await db.select({ id: users.id }).from(users).where(eq(users.id, id)).for("update");
-        return locked.length === 0 ? null : selectUser(db, schema, eq(users.id, id));
+        return locked.length === 0 ? null : selectUserBy(db, schema, "id", id);
       });
     },
 
-    findByEmail: (email) => selectUser(db, schema, eq(users.email, email)),
+    findByEmail: (email) => selectUserBy(db, schema, "email", email),
 
-    findByPhone: (phone) => selectUser(db, schema, eq(users.phone, phone)),
+    findByPhone: (phone) => selectUserBy(db, schema, "phone", phone),
 
     async findWithSession(userId, sessionId) {
       if (!isUuid(userId)) return null;
-      // A malformed id names no session; comparing it with a uuid column would be an error instead.
-      const sessionOfUser = isUuid(sessionId) ? and(eq(sessions.id, sessionId), eq(sessions.userId, users.id)) : sql`false`;
-      const [row] = await db
-        .select({ ...userColumns(schema), session: sessions })
-        .from(users)
-        .leftJoin(sessions, sessionOfUser)
-        .where(eq(users.id, userId))
-        .limit(1);
+      // GET /user and every authenticated request: the user, its identities and the session in one prepared query.
+      const statement = prepared(db, schema.namespace, "user_with_session", (name) =>
+        db
+          .select({ ...userColumns(schema), session: sessions })
+          .from(users)
+          .leftJoin(sessions, and(eq(sessions.id, sql.placeholder("sessionId")), eq(sessions.userId, users.id)))
+          .where(eq(users.id, sql.placeholder("userId")))
+          .limit(1)
+          .prepare(name),
+      );
+      // A malformed id names no session; comparing it with a uuid column would be an error instead. The nil uuid is
+      // no session's id (ours are random, version 4).
+      const [row] = await statement.execute({ userId, sessionId: isUuid(sessionId) ? sessionId : NIL_UUID });
       if (!row) return null;
       return { user: toUser(row), session: row.session ? fromSessionRow(row.session) : null };
     },

@@ -1,0 +1,58 @@
+// The ceilings the server's scenarios are measured against: the least any server of this stack does for such a
+// request. `http` answers a small JSON; `read` adds one indexed SELECT of a user row; `rotation` adds one
+// transaction that locks a session row by its key, updates it and inserts a token row.
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+import { randomBytes, randomUUID } from "node:crypto";
+import pg from "pg";
+
+const kind = process.argv[2];
+const port = Number(process.env["PORT"]);
+const poolSize = Number(process.env["POOL_SIZE"] || "10");
+const app = new Hono();
+
+if (kind === "http") {
+  app.get("/floor", (c) => c.json({ ok: true, name: "latchkey-floor" }));
+} else if (kind === "read") {
+  const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"], max: poolSize });
+  const userIds = (process.env["USER_IDS"] ?? "").split(",");
+  let next = 0;
+  app.get("/floor", async (c) => {
+    const id = userIds[next++ % userIds.length];
+    const { rows } = await pool.query("SELECT * FROM users WHERE id = $1", [id]);
+    return c.json(rows[0]);
+  });
+} else if (kind === "rotation") {
+  const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"], max: poolSize });
+  // Like the refresh scenario's token pool, no two requests in flight hold the same session.
+  const idle = (await pool.query<{ id: string }>("SELECT id FROM bench_floor.sessions")).rows.map((row) => row.id);
+  app.post("/floor", async (c) => {
+    const sessionId = idle.shift();
+    if (sessionId === undefined) return c.json({ error: "more requests in flight than sessions" }, 503);
+    const client = await pool.connect();
+    try {
+      const tokenId = randomUUID();
+      await client.query("BEGIN");
+      await client.query("SELECT id FROM bench_floor.sessions WHERE id = $1 FOR UPDATE", [sessionId]);
+      await client.query("UPDATE bench_floor.sessions SET refreshed_at = now(), refresh_token_id = $2 WHERE id = $1", [
+        sessionId,
+        tokenId,
+      ]);
+      await client.query("INSERT INTO bench_floor.tokens (id, session_id, token_hash, created_at) VALUES ($1, $2, $3, now())", [
+        tokenId,
+        sessionId,
+        randomBytes(32).toString("base64url"),
+      ]);
+      await client.query("COMMIT");
+      return c.json({ ok: true, token_id: tokenId });
+    } finally {
+      client.release();
+      idle.push(sessionId);
+    }
+  });
+} else {
+  throw new Error(`usage: floor-server.ts http|read|rotation (got ${kind})`);
+}
+
+app.get("/ready", (c) => c.json({ ok: true }));
+serve({ fetch: app.fetch, port, hostname: "127.0.0.1" });

@@ -1,0 +1,85 @@
+import type { Fixtures } from "./fixtures.ts";
+import { BENCH_PASSWORD } from "./fixtures.ts";
+import type { LoadShape } from "./load.ts";
+
+const json = { "content-type": "application/json" };
+
+/** Round robin over `items`, shared by every connection. */
+function cycle<T>(items: readonly T[]): () => T {
+  let next = 0;
+  return () => items[next++ % items.length]!;
+}
+
+export function getUser(fixtures: Fixtures): LoadShape {
+  const token = cycle(fixtures.accessTokens);
+  return {
+    requests: [
+      {
+        method: "GET",
+        path: "/user",
+        setupRequest: (request) => ({ ...request, headers: { authorization: `Bearer ${token()}` } }),
+      },
+    ],
+  };
+}
+
+/**
+ * Every request presents a refresh token never presented before: it takes one from the pool and puts back the
+ * token the answer rotated to. With more tokens than connections, no two requests in flight share a session.
+ */
+export function refreshToken(fixtures: Fixtures): LoadShape {
+  const pool = [...fixtures.refreshTokens];
+  return {
+    requests: [
+      {
+        method: "POST",
+        path: "/token?grant_type=refresh_token",
+        headers: json,
+        // An emptied pool (every token lost to failed requests) sends a token that fails, and is counted so.
+        setupRequest: (request) => ({ ...request, body: JSON.stringify({ refresh_token: pool.shift() ?? "pool-exhausted" }) }),
+        onResponse: (status, body) => {
+          if (status === 200) pool.push((JSON.parse(body) as { refresh_token: string }).refresh_token);
+        },
+      },
+    ],
+  };
+}
+
+export function passwordGrant(fixtures: Fixtures): LoadShape {
+  const email = cycle(fixtures.emails);
+  return {
+    requests: [
+      {
+        method: "POST",
+        path: "/token?grant_type=password",
+        headers: json,
+        setupRequest: (request) => ({ ...request, body: JSON.stringify({ email: email(), password: BENCH_PASSWORD }) }),
+      },
+    ],
+  };
+}
+
+export function signup(runId: string): LoadShape {
+  let next = 0;
+  return {
+    requests: [
+      {
+        method: "POST",
+        path: "/signup",
+        headers: json,
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({ email: `bench-signup-${runId}-${next++}@example.com`, password: BENCH_PASSWORD }),
+        }),
+      },
+    ],
+  };
+}
+
+export function getSettings(): LoadShape {
+  return { requests: [{ method: "GET", path: "/settings" }] };
+}
+
+export function floor(method: "GET" | "POST"): LoadShape {
+  return { requests: [{ method, path: "/floor", ...(method === "POST" ? { headers: json, body: "{}" } : {}) }] };
+}

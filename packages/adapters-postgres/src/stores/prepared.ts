@@ -1,0 +1,64 @@
+import { getTableColumns, type SQL, sql } from "drizzle-orm";
+import type { PgTable } from "drizzle-orm/pg-core";
+import type { Database } from "../database.ts";
+
+const built = new WeakMap<Database, Map<string, unknown>>();
+
+/**
+ * A statement of the hot paths, built by drizzle once per `db` (the pool, or one pooled connection: transactions
+ * reuse their connection's Database) and, under its name, parsed and planned by PostgreSQL once per connection.
+ * Building a query costs drizzle more CPU than PostgreSQL spends answering a lookup by key, so these are not
+ * rebuilt per request. `name` must be unique per namespace and per statement text.
+ */
+export function prepared<T>(db: Database, namespace: string, name: string, build: (statementName: string) => T): T {
+  let statements = built.get(db);
+  if (!statements) built.set(db, (statements = new Map()));
+  let statement = statements.get(name) as T | undefined;
+  if (statement === undefined) {
+    statement = build(`latchkey_${namespace}${name}`);
+    statements.set(name, statement);
+  }
+  return statement;
+}
+
+/**
+ * One placeholder per key, named after it: values for insert and set with every column a parameter. Each is
+ * wrapped in SQL so that drizzle leaves its value alone: it would encode it for the column, and its encoders fail
+ * on null (a timestamp's calls toISOString). encodeColumns encodes the values instead.
+ */
+export function placeholders<K extends string>(keys: readonly K[]): Record<K, SQL> {
+  return Object.fromEntries(keys.map((key) => [key, sql`${sql.placeholder(key)}`])) as Record<K, SQL>;
+}
+
+/** The values as drizzle sends literal values for the table's columns (dates as ISO strings, json as text). */
+export function encodeColumns<T extends PgTable>(table: T, values: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const columns = getTableColumns(table) as Record<string, { mapToDriverValue(value: unknown): unknown }>;
+  const encoded: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(values)) {
+    const column = columns[key];
+    encoded[key] = value === null || value === undefined || column === undefined ? (value ?? null) : column.mapToDriverValue(value);
+  }
+  return encoded;
+}
+
+/** Every column an INSERT may set: all but those the database generates. */
+function insertableKeys(table: PgTable): string[] {
+  return Object.entries(getTableColumns(table))
+    .filter(([, column]) => !column.generatedIdentity && !column.generated)
+    .map(([key]) => key);
+}
+
+/** Inserts one row, every column a parameter of a prepared statement. */
+export async function insertOne(
+  db: Database,
+  namespace: string,
+  name: string,
+  table: PgTable,
+  row: Readonly<Record<string, unknown>>,
+): Promise<void> {
+  const { keys, statement } = prepared(db, namespace, name, (statementName) => {
+    const keys = insertableKeys(table);
+    return { keys, statement: db.insert(table).values(placeholders(keys) as never).prepare(statementName) };
+  });
+  await statement.execute(encodeColumns(table, Object.fromEntries(keys.map((key) => [key, row[key]]))));
+}
