@@ -27,6 +27,8 @@ const settings = {
   /** The server's DB_MAX_POOL_SIZE, and the floors' pool: connections for PostgreSQL's cores, not for HTTP's. */
   poolSize: Number(env["BENCH_DB_POOL_SIZE"] || "10"),
   users: 64,
+  /** BENCH_ONLY="GET /user,refresh": those scenarios and their ceilings alone, to iterate on one path. */
+  only: (env["BENCH_ONLY"] || "").split(",").filter(Boolean),
   updateReadme: process.argv.includes("--update-readme"),
 };
 
@@ -50,10 +52,21 @@ async function main(): Promise<void> {
   const fixtures = await createFixtures(server.url, jwtSecret, { users: settings.users, refreshSessions: FLOOR_SESSIONS });
   await stop(server);
 
+  const runId = randomBytes(4).toString("hex");
+  const measured: { name: string; shape: LoadShape; ceiling: string; target?: number }[] = [
+    { name: "GET /user", shape: scenarios.getUser(fixtures), ceiling: "read floor", target: 0.8 },
+    { name: "refresh", shape: scenarios.refreshToken(fixtures), ceiling: "rotation floor", target: 0.8 },
+    { name: "password grant", shape: scenarios.passwordGrant(fixtures), ceiling: "argon2id verify", target: 0.9 },
+    { name: "signup", shape: scenarios.signup(runId), ceiling: "argon2id hash", target: 0.8 },
+    { name: "GET /settings", shape: scenarios.getSettings(), ceiling: "http floor" },
+  ].filter((scenario) => settings.only.length === 0 || settings.only.includes(scenario.name));
+  const needed = new Set(measured.map((scenario) => scenario.ceiling));
+
   const ceilings = new Map<string, number>();
   const ceiling = (name: string, concurrency: number) => ceilings.get(`${name}@${concurrency}`)!;
   for (const kind of ["http", "read", "rotation"] as const) {
     const name = `${kind} floor`;
+    if (!needed.has(name)) continue;
     const program = await startFloor(kind, databaseUrl, fixtures);
     for (const concurrency of settings.concurrencies) {
       const row = await measure(name, program, scenarios.floor(kind === "rotation" ? "POST" : "GET"), concurrency);
@@ -62,7 +75,7 @@ async function main(): Promise<void> {
     }
     await stop(program);
   }
-  for (const concurrency of settings.concurrencies) {
+  for (const concurrency of needed.has("argon2id hash") || needed.has("argon2id verify") ? settings.concurrencies : []) {
     for (const row of await measureArgon2(concurrency)) {
       ceilings.set(`${row.name}@${concurrency}`, row.load.requestsPerSecond);
       rows.push(row);
@@ -70,14 +83,6 @@ async function main(): Promise<void> {
   }
 
   server = await startServer(databaseUrl, jwtSecret);
-  const runId = randomBytes(4).toString("hex");
-  const measured: { name: string; shape: LoadShape; ceiling: string; target?: number }[] = [
-    { name: "GET /user", shape: scenarios.getUser(fixtures), ceiling: "read floor", target: 0.8 },
-    { name: "refresh", shape: scenarios.refreshToken(fixtures), ceiling: "rotation floor", target: 0.8 },
-    { name: "password grant", shape: scenarios.passwordGrant(fixtures), ceiling: "argon2id verify", target: 0.9 },
-    { name: "signup", shape: scenarios.signup(runId), ceiling: "argon2id hash", target: 0.8 },
-    { name: "GET /settings", shape: scenarios.getSettings(), ceiling: "http floor" },
-  ];
   for (const scenario of measured) {
     for (const concurrency of settings.concurrencies) {
       const row = await measure(scenario.name, server, scenario.shape, concurrency);

@@ -4,7 +4,7 @@ import { createHttpApp } from "@latchkey/http-hono";
 import type { Logger } from "pino";
 import packageJson from "../package.json" with { type: "json" };
 import { createArgon2PasswordHasher } from "./adapters/argon2-password-hasher.ts";
-import { createHs256TokenSigner } from "./adapters/jose-token-signer.ts";
+import { createHs256TokenSigner } from "./adapters/hs256-token-signer.ts";
 import { createSecrets, cryptoRandom } from "./adapters/node-crypto.ts";
 import { createClientAddress } from "./client-address.ts";
 import { createActionLink, createMailer } from "./mailer.ts";

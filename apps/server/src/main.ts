@@ -1,3 +1,4 @@
+import "./thread-pool.ts";
 import { serve } from "@hono/node-server";
 import type { Server as HttpServer } from "node:http";
 import { createServer, version } from "./compose.ts";

@@ -26,23 +26,27 @@ export function prepared<T>(db: Database, namespace: string, name: string, build
  * wrapped in SQL so that drizzle leaves its value alone: it would encode it for the column, and its encoders fail
  * on null (a timestamp's calls toISOString). encodeColumns encodes the values instead.
  */
-export function placeholders<K extends string>(keys: readonly K[]): Record<K, SQL> {
-  return Object.fromEntries(keys.map((key) => [key, sql`${sql.placeholder(key)}`])) as Record<K, SQL>;
+export function placeholders<K extends string>(keys: readonly K[], prefix = ""): Record<K, SQL> {
+  return Object.fromEntries(keys.map((key) => [key, sql`${sql.placeholder(`${prefix}${key}`)}`])) as Record<K, SQL>;
 }
 
 /** The values as drizzle sends literal values for the table's columns (dates as ISO strings, json as text). */
-export function encodeColumns<T extends PgTable>(table: T, values: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function encodeColumns<T extends PgTable>(
+  table: T,
+  values: Readonly<Record<string, unknown>>,
+  prefix = "",
+): Record<string, unknown> {
   const columns = getTableColumns(table) as Record<string, { mapToDriverValue(value: unknown): unknown }>;
   const encoded: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(values)) {
     const column = columns[key];
-    encoded[key] = value === null || value === undefined || column === undefined ? (value ?? null) : column.mapToDriverValue(value);
+    encoded[`${prefix}${key}`] = value === null || value === undefined || column === undefined ? (value ?? null) : column.mapToDriverValue(value);
   }
   return encoded;
 }
 
 /** Every column an INSERT may set: all but those the database generates. */
-function insertableKeys(table: PgTable): string[] {
+export function insertableKeys(table: PgTable): string[] {
   return Object.entries(getTableColumns(table))
     .filter(([, column]) => !column.generatedIdentity && !column.generated)
     .map(([key]) => key);

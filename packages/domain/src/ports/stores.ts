@@ -74,6 +74,10 @@ export interface SessionStore {
   insert(session: Session): Promise<void>;
   /** Writes the mutable columns: refresh-token pointers, rotatedAt, aal, amr, ip, userAgent, updatedAt. */
   update(session: Session): Promise<void>;
+  /** Inserts a session and the first refresh token of its family, as one write. */
+  open(session: Session, firstToken: RefreshToken): Promise<void>;
+  /** Inserts the child token of a rotation and writes the session now pointing at it (as `update`), as one write. */
+  rotate(session: Session, child: RefreshToken): Promise<void>;
   /** Deletes the user's sessions (and with them their refresh tokens), except the one named in `except`. */
   deleteAllOfUser(userId: string, options?: { except?: string }): Promise<void>;
   /** Deletes one session of the user; a session of another user is left alone. */

@@ -201,6 +201,14 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
     async update(session) {
       if (state.sessions.has(session.id)) state.sessions.set(session.id, copy(session));
     },
+    async open(session, firstToken) {
+      await sessions.insert(session);
+      await refreshTokens.insert(firstToken);
+    },
+    async rotate(session, child) {
+      await refreshTokens.insert(child);
+      await sessions.update(session);
+    },
     async deleteAllOfUser(userId, options) {
       deleteSessions((session) => session.userId !== userId || session.id === options?.except);
     },

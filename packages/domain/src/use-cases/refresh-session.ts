@@ -48,15 +48,14 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
     switch (decision.kind) {
       case "rotate": {
         const childId = deps.random.uuid();
-        await stores.refreshTokens.insert({
+        const rotated: Session = { ...session, ...seen, refreshTokenId: childId, previousRefreshTokenId: token.id, rotatedAt: now };
+        await stores.sessions.rotate(rotated, {
           id: childId,
           sessionId: session.id,
           parentId: token.id,
           tokenHash: refreshTokenDigest(deps.secrets, child),
           createdAt: now,
         });
-        const rotated: Session = { ...session, ...seen, refreshTokenId: childId, previousRefreshTokenId: token.id, rotatedAt: now };
-        await stores.sessions.update(rotated);
         await recordAudit(deps, stores, { action: "token_refreshed", actor: user, context: input.context });
         return { kind: "granted", user, session: rotated, refreshToken: child };
       }

@@ -36,8 +36,7 @@ export async function openSession(
     createdAt: now,
     updatedAt: now,
   };
-  await stores.sessions.insert(session);
-  await stores.refreshTokens.insert({
+  await stores.sessions.open(session, {
     id: tokenId,
     sessionId: session.id,
     parentId: null,

@@ -455,6 +455,47 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         await expect(stores.refreshTokens.insert(aRefreshToken(session.id, { parentId: parent.id }))).rejects.toThrow();
       });
 
+      it("opens a session with the first token of its family, or writes neither", async () => {
+        const user = aUser();
+        await stores.users.insert(user);
+        const session = aSession(user.id);
+        const token = aRefreshToken(session.id);
+        await stores.sessions.open({ ...session, refreshTokenId: token.id }, token);
+        expect((await stores.users.findWithSession(user.id, session.id))?.session).toEqual({ ...session, refreshTokenId: token.id });
+        expect((await tx.run((s) => s.refreshTokens.lockForRefresh(token.tokenHash)))?.token).toEqual(token);
+
+        // A token whose digest is taken: the session must not be left without its token.
+        const orphan = aSession(user.id);
+        const clash = { ...aRefreshToken(orphan.id), tokenHash: token.tokenHash };
+        await expect(stores.sessions.open({ ...orphan, refreshTokenId: clash.id }, clash)).rejects.toThrow();
+        expect((await stores.users.findWithSession(user.id, orphan.id))?.session).toBeNull();
+      });
+
+      it("rotates: adds the child token and points the session at it, or does neither", async () => {
+        const user = aUser();
+        await stores.users.insert(user);
+        const session = aSession(user.id);
+        const parent = aRefreshToken(session.id);
+        await stores.sessions.open({ ...session, refreshTokenId: parent.id }, parent);
+        const child = aRefreshToken(session.id, { parentId: parent.id });
+        const rotated = {
+          ...session,
+          refreshTokenId: child.id,
+          previousRefreshTokenId: parent.id,
+          rotatedAt: t("15:00:00.123"),
+          ip: "203.0.113.10",
+          updatedAt: t("15:00:00.123"),
+        };
+        await tx.run((s) => s.sessions.rotate(rotated, child));
+        expect((await stores.users.findWithSession(user.id, session.id))?.session).toEqual(rotated);
+        expect((await tx.run((s) => s.refreshTokens.lockForRefresh(child.tokenHash)))?.token).toEqual(child);
+
+        // The parent already has a child: a second one is refused, and the session keeps pointing at the first.
+        const sibling = aRefreshToken(session.id, { parentId: parent.id });
+        await expect(stores.sessions.rotate({ ...rotated, refreshTokenId: sibling.id }, sibling)).rejects.toThrow();
+        expect((await stores.users.findWithSession(user.id, session.id))?.session).toEqual(rotated);
+      });
+
       it("lets one transaction at a time hold a family, and shows the next one what the first wrote", async () => {
         const user = aUser();
         await stores.users.insert(user);

@@ -1,7 +1,7 @@
 import { isAuthError } from "@latchkey/domain";
 import { generateKeyPair, SignJWT, UnsecuredJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import { createHs256TokenSigner } from "../../src/adapters/jose-token-signer.ts";
+import { createHs256TokenSigner } from "../../src/adapters/hs256-token-signer.ts";
 
 const secret = "a-test-secret-that-is-long-enough-for-hs256";
 const signer = createHs256TokenSigner(secret);
