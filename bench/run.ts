@@ -9,7 +9,7 @@ import { promisify } from "node:util";
 import { createBenchDatabase, createFloorTables, dropBenchDatabase, FLOOR_SESSIONS, postgresVersion } from "./lib/database.ts";
 import { createFixtures, type Fixtures } from "./lib/fixtures.ts";
 import { type LoadShape, measureLoad } from "./lib/load.ts";
-import { watchProcess } from "./lib/process-stats.ts";
+import { watchPostgres, watchProcess } from "./lib/process-stats.ts";
 import { freePort, type Started, startProgram } from "./lib/processes.ts";
 import { markdownTable, misses, type Row } from "./lib/report.ts";
 import * as scenarios from "./lib/scenarios.ts";
@@ -108,11 +108,18 @@ async function main(): Promise<void> {
 async function measure(name: string, program: Started, shape: LoadShape, concurrency: number): Promise<Row> {
   log(`bench: ${name} at concurrency ${concurrency}`);
   let watcher: ReturnType<typeof watchProcess> | undefined;
+  let database: ReturnType<typeof watchPostgres> | undefined;
   const { load, watched } = await measureLoad(
     program.url,
     shape,
     { connections: concurrency, warmupSeconds: settings.warmupSeconds, seconds: settings.seconds },
-    { start: () => void (watcher = watchProcess(program.pid)), stop: () => watcher!.stop() },
+    {
+      start: () => {
+        watcher = watchProcess(program.pid);
+        database = watchPostgres();
+      },
+      stop: () => ({ ...watcher!.stop(), postgresCpuPercent: database!.stop() }),
+    },
   );
   return { name, concurrency, load, process: watched };
 }
@@ -141,6 +148,8 @@ async function startServer(databaseUrl: string, jwtSecret: string): Promise<Star
     name: "server",
     entry: join(root, "apps", "server", "dist", "main.mjs"),
     args: ["serve"],
+    // BENCH_SERVER_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/profiles" profiles the server under load.
+    nodeOptions: (env["BENCH_SERVER_NODE_OPTIONS"] || "").split(" ").filter(Boolean),
     cwd: work,
     port,
     readyPath: "/health",
@@ -164,6 +173,8 @@ async function startServer(databaseUrl: string, jwtSecret: string): Promise<Star
       AUTH_RATE_LIMIT_TOKEN_REFRESH: many,
       AUTH_RATE_LIMIT_OTP: many,
       AUTH_RATE_LIMIT_ANONYMOUS_USERS: many,
+      // BENCH_SERVER_ENV="UV_THREADPOOL_SIZE=2 LOG_LEVEL=warn" tries other settings.
+      ...Object.fromEntries((env["BENCH_SERVER_ENV"] || "").split(" ").filter(Boolean).map((pair) => pair.split("=", 2))),
     },
   });
   started.push(program);

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 
 /** Clock ticks per second of /proc/<pid>/stat's utime and stime: USER_HZ, 100 on every Linux Node supports. */
 const TICKS_PER_SECOND = 100;
@@ -9,6 +9,8 @@ export interface ProcessFigures {
   readonly peakRssMiB: number;
   /** CPU time over wall time: 100 is one core busy all the time. */
   readonly cpuPercent: number;
+  /** The same for PostgreSQL (all its processes), when it runs on this machine. */
+  readonly postgresCpuPercent?: number | null;
 }
 
 /**
@@ -56,4 +58,38 @@ function tryWrite(path: string, text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * CPU of every process named `postgres` on this machine (the server and its backends), while a load runs: what
+ * each request costs the database. Null where PostgreSQL runs elsewhere or /proc cannot tell.
+ */
+export function watchPostgres(): { stop(): number | null } {
+  const startedAt = performance.now();
+  const before = postgresTicks();
+  return {
+    stop() {
+      const after = postgresTicks();
+      if (before.size === 0) return null;
+      let ticks = 0;
+      // Backends that started during the load count from zero; those that ended are lost (a pool keeps its own).
+      for (const [pid, total] of after) ticks += total - (before.get(pid) ?? 0);
+      return (100 * ticks) / TICKS_PER_SECOND / ((performance.now() - startedAt) / 1000);
+    },
+  };
+}
+
+function postgresTicks(): Map<number, number> {
+  const found = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "postgres") continue;
+      found.set(pid, cpuTicks(pid));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
 }

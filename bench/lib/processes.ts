@@ -31,6 +31,8 @@ export async function startProgram(options: {
   /** A TypeScript file, run through tsx, or a JavaScript one (.mjs), run as it is. */
   readonly entry: string;
   readonly args?: readonly string[];
+  /** Flags for Node itself, such as --cpu-prof. */
+  readonly nodeOptions?: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string;
   readonly port: number;
@@ -39,7 +41,8 @@ export async function startProgram(options: {
   const logPath = `${options.cwd}/${options.name}.log`;
   const log = openSync(logPath, "w");
   const loader = options.entry.endsWith(".ts") ? ["--import", import.meta.resolve("tsx")] : [];
-  const child = spawn(process.execPath, [...loader, options.entry, ...(options.args ?? [])], {
+  const nodeOptions = options.nodeOptions ?? [];
+  const child = spawn(process.execPath, [...nodeOptions, ...loader, options.entry, ...(options.args ?? [])], {
     cwd: options.cwd,
     env: { PATH: process.env["PATH"] ?? "", ...options.env },
     stdio: ["ignore", log, log],

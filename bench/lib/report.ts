@@ -36,8 +36,8 @@ export function misses(row: Row): string[] {
 
 export function markdownTable(rows: readonly Row[]): string {
   const header = [
-    "| | conc. | req/s | p50 ms | p99 ms | peak RSS MiB | CPU % | ceiling | ratio | target |",
-    "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|",
+    "| | conc. | req/s | p50 ms | p99 ms | peak RSS MiB | CPU % | PG CPU % | ceiling | ratio | target |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|",
   ];
   const lines = rows.map((row) => {
     const ratio = ratioOf(row);
@@ -52,6 +52,7 @@ export function markdownTable(rows: readonly Row[]): string {
       fixed(row.load.p99Ms, 1),
       fixed(row.process.peakRssMiB, 0),
       fixed(row.process.cpuPercent, 0),
+      row.process.postgresCpuPercent == null ? "" : fixed(row.process.postgresCpuPercent, 0),
       row.ceiling?.name ?? "",
       ratio === undefined ? "" : fixed(ratio, 2),
       verdict,

@@ -159,6 +159,21 @@ describe("CORS", () => {
     const response = await send("GET", "/settings", undefined, { origin: "https://app.example.com" });
     expect(response.headers.get("access-control-expose-headers")?.toLowerCase()).toContain("x-supabase-api-version");
   });
+
+  it("grants the calling origin on answers and on errors alike, and grants nothing to a caller without one", async () => {
+    const { send } = createTestApp();
+    const origin = "https://app.example.com";
+    const refused = await send("GET", "/user", undefined, { origin });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("access-control-allow-origin")).toBe(origin);
+    expect(refused.headers.get("access-control-allow-credentials")).toBe("true");
+    expect(refused.headers.get("vary")).toContain("Origin");
+
+    const server = await send("GET", "/settings");
+    expect(server.headers.get("access-control-allow-origin")).toBeNull();
+    // Caches must still keep the answers to different origins apart.
+    expect(server.headers.get("vary")).toContain("Origin");
+  });
 });
 
 describe("logging", () => {

@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { createLogger } from "../../src/adapters/pino-logger.ts";
+
+function capture() {
+  const lines: Record<string, any>[] = [];
+  const destination = { write: (line: string) => void lines.push(JSON.parse(line)) };
+  return { lines, log: createLogger({ level: "info", destination }) };
+}
+
+describe("pino logger", () => {
+  it("censors secrets at the top of a line and in a body or headers logged whole", () => {
+    const { lines, log } = capture();
+    log.child({ request_id: "r1" }).info(
+      {
+        refresh_token: "rt",
+        body: { email: "a@example.com", password: "pw", code_verifier: "cv" },
+        headers: { authorization: "Bearer t", "content-type": "application/json" },
+        req: { headers: { apikey: "k" } },
+      },
+      "request",
+    );
+    expect(lines[0]).toMatchObject({
+      request_id: "r1",
+      refresh_token: "[redacted]",
+      body: { email: "a@example.com", password: "[redacted]", code_verifier: "[redacted]" },
+      headers: { authorization: "[redacted]", "content-type": "application/json" },
+      req: { headers: { apikey: "[redacted]" } },
+    });
+  });
+});
