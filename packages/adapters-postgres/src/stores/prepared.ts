@@ -52,6 +52,11 @@ export function insertableKeys(table: PgTable): string[] {
     .map(([key]) => key);
 }
 
+/** INSERT of one row into `table`, every insertable column a placeholder named after it (behind `prefix`). */
+export function insertWithPlaceholders(db: Database, table: PgTable, prefix = "") {
+  return db.insert(table).values(placeholders(insertableKeys(table), prefix) as never);
+}
+
 /** Inserts one row, every column a parameter of a prepared statement. */
 export async function insertOne(
   db: Database,
@@ -62,7 +67,7 @@ export async function insertOne(
 ): Promise<void> {
   const { keys, statement } = prepared(db, namespace, name, (statementName) => {
     const keys = insertableKeys(table);
-    return { keys, statement: db.insert(table).values(placeholders(keys) as never).prepare(statementName) };
+    return { keys, statement: insertWithPlaceholders(db, table).prepare(statementName) };
   });
   await statement.execute(encodeColumns(table, Object.fromEntries(keys.map((key) => [key, row[key]]))));
 }

@@ -4,7 +4,7 @@ import type { Database } from "../database.ts";
 import { toRefreshTokenRow } from "../rows/refresh-token-row.ts";
 import { type SessionRow, toSessionRow } from "../rows/session-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
-import { encodeColumns, insertableKeys, insertOne, placeholders, prepared } from "./prepared.ts";
+import { encodeColumns, insertableKeys, insertOne, insertWithPlaceholders, placeholders, prepared } from "./prepared.ts";
 
 const UPDATED_COLUMNS = [
   "refreshTokenId",
@@ -45,7 +45,7 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
     // for every sign-in and every refresh; a single statement is atomic on its own.
     async open(session, firstToken) {
       const statement = prepared(db, schema.namespace, "session_open", (name) => {
-        const opened = db.$with("opened").as(db.insert(sessions).values(placeholders(insertableKeys(sessions), "s_") as never) as never);
+        const opened = db.$with("opened").as(insertWithPlaceholders(db, sessions, "s_") as never);
         return db
           .with(opened)
           .insert(refreshTokens)
@@ -60,7 +60,7 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
 
     async rotate(session, child) {
       const statement = prepared(db, schema.namespace, "session_rotate", (name) => {
-        const added = db.$with("child").as(db.insert(refreshTokens).values(placeholders(insertableKeys(refreshTokens), "t_") as never) as never);
+        const added = db.$with("child").as(insertWithPlaceholders(db, refreshTokens, "t_") as never);
         return db
           .with(added)
           .update(sessions)
