@@ -12,7 +12,6 @@ import { createRateLimiter } from "./rate-limiter.ts";
 import { type OutboxWorker, startOutboxWorker } from "./outbox-worker.ts";
 import { type Config, toPolicy } from "./config/index.ts";
 import { publicSettings } from "./public-settings.ts";
-import { createRequestScope } from "./request-scope.ts";
 import { createConfiguredSmsSender } from "./sms-sender.ts";
 
 export const version = packageJson.version;
@@ -40,7 +39,6 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
     namespace: config.db.namespace,
     onPoolError: (error) => log.warn({ err: error }, "an idle database connection failed; it will be replaced"),
   });
-  const { scope, currentLog } = createRequestScope(log);
   const mail = createMailer(config, log);
   const limits = createRateLimiter(config, log);
   const ports: Ports = {
@@ -52,7 +50,7 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
     clock: systemClock,
     random: cryptoRandom,
     mailer: mail.mailer,
-    sms: createConfiguredSmsSender(config, currentLog),
+    sms: createConfiguredSmsSender(config, log),
     rateLimiter: limits.limiter,
     ...overrides,
   };
@@ -64,7 +62,6 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
     version,
     requestIdHeader: config.api.requestIdHeader,
     clientAddress: createClientAddress(config),
-    requestScope: scope,
     actionLink: createActionLink(config),
   });
   let worker: OutboxWorker | undefined;

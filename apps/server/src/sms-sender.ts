@@ -8,9 +8,9 @@ import type { Config, SmsProviderConfig } from "./config/index.ts";
  * The configured SMS provider; without one, each SMS is written to the log (its code too in the development
  * profile, for a developer to type).
  */
-export function createConfiguredSmsSender(config: Config, currentLog: () => Logger): SmsSender {
+export function createConfiguredSmsSender(config: Config, log: Logger): SmsSender {
   const provider = config.sms.provider;
-  if (!provider) return createLogSmsSender(currentLog, { reveal: config.profile === "development" });
+  if (!provider) return createLogSmsSender(log, { reveal: config.profile === "development" });
   const common = { template: config.sms.template, ...(config.sms.apiUrl ? { baseUrl: config.sms.apiUrl } : {}) };
   return createSmsSender({ ...providerOptions(provider), ...common });
 }

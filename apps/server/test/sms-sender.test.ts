@@ -82,7 +82,7 @@ describe("the configured SMS sender", () => {
       AUTH_SMS_TEMPLATE: "Latchkey code: {{ .Code }}",
       ...provider.credentials,
     });
-    await createConfiguredSmsSender(config, () => silent).send({ kind: "otp", to: "+15550100000", otp: "424242" });
+    await createConfiguredSmsSender(config, silent).send({ kind: "otp", to: "+15550100000", otp: "424242" });
     expect(standIn.received.map((request) => request.path)).toEqual([provider.path]);
     const request = standIn.received[0]!;
     expect(provider.text(request)).toBe("Latchkey code: 424242");
@@ -92,7 +92,7 @@ describe("the configured SMS sender", () => {
   it("writes to the log when no provider is set", async () => {
     const lines: string[] = [];
     const log = pino({ level: "info" }, { write: (line: string) => void lines.push(line) });
-    await createConfiguredSmsSender(production({}), () => log).send({ kind: "otp", to: "+15550100000", otp: "424242" });
+    await createConfiguredSmsSender(production({}), log).send({ kind: "otp", to: "+15550100000", otp: "424242" });
     expect(lines.join("")).toContain("SMS not sent: no SMS provider is configured");
     expect(lines.join("")).not.toContain("424242");
   });

@@ -6,7 +6,7 @@ import { apiVersionHeader } from "./errors/api-version.ts";
 import { errorResponse, handleAuthErrors } from "./errors/error-response.ts";
 import type { Logger } from "./logger.ts";
 import { cors } from "./middleware/cors.ts";
-import { type RequestScope, requestId } from "./middleware/request-id.ts";
+import { requestId } from "./middleware/request-id.ts";
 import { requestLog } from "./middleware/request-log.ts";
 import type { PublicSettings } from "./present/settings.ts";
 import type { ClientAddress } from "./request-context.ts";
@@ -31,7 +31,6 @@ export interface HttpAppOptions {
   /** REQUEST_ID_HEADER */
   readonly requestIdHeader?: string | undefined;
   readonly clientAddress?: ClientAddress;
-  readonly requestScope?: RequestScope;
   /** How a generated link is built from the mail it stands for: as the mailer builds links (API_EXTERNAL_URL, MAILER_URLPATHS_*). */
   readonly actionLink: ActionLink;
 }
@@ -45,7 +44,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
     clientAddress: options.clientAddress ?? (() => null),
   };
   const app = new Hono<AppEnv>();
-  app.use(requestId(options.log, options.requestIdHeader, options.requestScope));
+  app.use(requestId(options.log, options.requestIdHeader));
   app.use(requestLog());
   // A browser app talks to the server directly, with the headers the official client sends.
   app.use(

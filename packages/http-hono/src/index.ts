@@ -4,4 +4,3 @@ export type { Logger } from "./logger.ts";
 export type { PublicSettings } from "./present/settings.ts";
 export type { ClientAddress } from "./request-context.ts";
 export type { ActionLink } from "./routes/admin.ts";
-export type { RequestScope } from "./middleware/request-id.ts";

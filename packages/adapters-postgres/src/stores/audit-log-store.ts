@@ -1,16 +1,19 @@
-import type { AuditLogStore } from "@latchkey/domain";
+import type { AuditEntry, AuditLogStore } from "@latchkey/domain";
 import { and, count, desc, getTableColumns, inArray, or } from "drizzle-orm";
 import type { Database } from "../database.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import { containsText } from "./contains-text.ts";
 import { insertOne } from "./prepared.ts";
 
+/** The row of an entry: its traits copied, as a plain object for jsonb. */
+export const toAuditRow = (entry: AuditEntry) => ({ ...entry, traits: { ...entry.traits } });
+
 /** Security events, append only. */
 export function createAuditLogStore(db: Database, schema: Schema): AuditLogStore {
   const { auditLogEntries: entries } = schema;
   return {
     async append(entry) {
-      await insertOne(db, schema.namespace, "audit_append", entries, { ...entry, traits: { ...entry.traits } });
+      await insertOne(db, schema.namespace, "audit_append", entries, toAuditRow(entry));
     },
 
     async list({ page, perPage, author, actions }) {

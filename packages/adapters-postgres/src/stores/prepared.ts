@@ -1,5 +1,5 @@
-import { getTableColumns, type SQL, sql } from "drizzle-orm";
-import type { PgTable } from "drizzle-orm/pg-core";
+import { getTableColumns, type SQL, sql, type SQLWrapper } from "drizzle-orm";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "../database.ts";
 
 const built = new WeakMap<Database, Map<string, unknown>>();
@@ -52,9 +52,28 @@ export function insertableKeys(table: PgTable): string[] {
     .map(([key]) => key);
 }
 
-/** INSERT of one row into `table`, every insertable column a placeholder named after it (behind `prefix`). */
-export function insertWithPlaceholders(db: Database, table: PgTable, prefix = "") {
-  return db.insert(table).values(placeholders(insertableKeys(table), prefix) as never);
+/** INSERT into `table` of one row per prefix, every insertable column a placeholder named after it (behind the prefix). */
+export function insertWithPlaceholders(db: Database, table: PgTable, ...prefixes: string[]) {
+  const keys = insertableKeys(table);
+  const rows = (prefixes.length === 0 ? [""] : prefixes).map((prefix) => placeholders(keys, prefix));
+  return db.insert(table).values(rows as never);
+}
+
+/**
+ * INSERT … SELECT of the rows of insertWithPlaceholders, which writes them only when `source` (a CTE of one row
+ * or none) has a row: only if an earlier part of the statement wrote. Placeholders in a select list have no
+ * column to take their type from, so each is cast to its column's.
+ */
+export function insertWhere(table: PgTable, source: SQLWrapper, ...prefixes: string[]): SQL {
+  const columns = getTableColumns(table) as Record<string, PgColumn>;
+  const keys = insertableKeys(table);
+  const row = (prefix: string) =>
+    sql`select ${sql.join(
+      keys.map((key) => sql`${sql.placeholder(`${prefix}${key}`)}::${sql.raw(columns[key]!.getSQLType())}`),
+      sql`, `,
+    )} from ${source}`;
+  const rows = sql.join((prefixes.length === 0 ? [""] : prefixes).map(row), sql` union all `);
+  return sql`insert into ${table} (${sql.join(keys.map((key) => sql.identifier(columns[key]!.name)), sql`, `)}) ${rows}`;
 }
 
 /** Inserts one row, every column a parameter of a prepared statement. */

@@ -1,10 +1,11 @@
-import type { SessionStore } from "@latchkey/domain";
+import type { AuditEntry, RefreshToken, Session, SessionStore } from "@latchkey/domain";
 import { and, eq, gt, isNull, ne, or, sql } from "drizzle-orm";
 import type { Database } from "../database.ts";
 import { toRefreshTokenRow } from "../rows/refresh-token-row.ts";
 import { type SessionRow, toSessionRow } from "../rows/session-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
-import { encodeColumns, insertableKeys, insertOne, insertWithPlaceholders, placeholders, prepared } from "./prepared.ts";
+import { toAuditRow } from "./audit-log-store.ts";
+import { encodeColumns, insertableKeys, insertOne, insertWhere, insertWithPlaceholders, placeholders, prepared } from "./prepared.ts";
 
 const UPDATED_COLUMNS = [
   "refreshTokenId",
@@ -17,12 +18,21 @@ const UPDATED_COLUMNS = [
   "updatedAt",
 ] as const satisfies readonly (keyof SessionRow)[];
 
+/** Placeholder prefixes of the audit entries of one statement, in the order they are logged. */
+const auditPrefixes = (audit: readonly AuditEntry[]) => audit.map((_, index) => `a${index}_`);
+
 const pick = <T extends object, K extends keyof T>(row: T, keys: readonly K[]) =>
   Object.fromEntries(keys.map((key) => [key, row[key]])) as Pick<T, K>;
 
 /** Sessions; deleting one deletes its refresh tokens through ON DELETE CASCADE. */
 export function createSessionStore(db: Database, schema: Schema): SessionStore {
-  const { sessions, refreshTokens } = schema;
+  const { users, sessions, refreshTokens, auditLogEntries } = schema;
+  const sessionParameters = (session: Session, firstToken: RefreshToken) => ({
+    ...encodeColumns(sessions, toSessionRow(session), "s_"),
+    ...encodeColumns(refreshTokens, toRefreshTokenRow(firstToken), "t_"),
+  });
+  const auditParameters = (audit: readonly AuditEntry[]) =>
+    Object.assign({}, ...audit.map((entry, index) => encodeColumns(auditLogEntries, toAuditRow(entry), `a${index}_`))) as Record<string, unknown>;
   return {
     async insert(session) {
       await insertOne(db, schema.namespace, "session_insert", sessions, toSessionRow(session));
@@ -41,28 +51,56 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
       await statement.execute({ ...encodeColumns(sessions, pick(row, UPDATED_COLUMNS)), id: row.id });
     },
 
-    // Each of these two is one statement (the second write in a data-modifying CTE), which is one round trip fewer
-    // for every sign-in and every refresh; a single statement is atomic on its own.
-    async open(session, firstToken) {
-      const statement = prepared(db, schema.namespace, "session_open", (name) => {
+    // Each of these is one statement (the other writes in data-modifying CTEs): a single statement is atomic on its
+    // own, so a sign-in or a refresh costs no BEGIN and COMMIT round trips for these writes. One prepared statement
+    // per number of audit entries (0 to 2).
+    async open(session, firstToken, audit = []) {
+      const statement = prepared(db, schema.namespace, `session_open_${audit.length}`, (name) => {
         const opened = db.$with("opened").as(insertWithPlaceholders(db, sessions, "s_") as never);
+        const audited = db.$with("audited").as(insertWithPlaceholders(db, auditLogEntries, ...auditPrefixes(audit)) as never);
         return db
-          .with(opened)
+          .with(...(audit.length > 0 ? [opened, audited] : [opened]))
           .insert(refreshTokens)
           .values(placeholders(insertableKeys(refreshTokens), "t_") as never)
           .prepare(name);
       });
-      await statement.execute({
-        ...encodeColumns(sessions, toSessionRow(session), "s_"),
-        ...encodeColumns(refreshTokens, toRefreshTokenRow(firstToken), "t_"),
-      });
+      await statement.execute({ ...sessionParameters(session, firstToken), ...auditParameters(audit) });
     },
 
-    async rotate(session, child) {
-      const statement = prepared(db, schema.namespace, "session_rotate", (name) => {
-        const added = db.$with("child").as(insertWithPlaceholders(db, refreshTokens, "t_") as never);
+    async openWithPassword({ at, verifiedHash, rehash }, session, firstToken, audit) {
+      const statement = prepared(db, schema.namespace, `session_open_with_password_${audit.length}`, (name) => {
+        // The guard: every other part inserts its rows only for the user row this one wrote.
+        const signedIn = db.$with("signed_in").as(
+          db
+            .update(users)
+            .set(placeholders(["lastSignInAt", "passwordHash"], "u_") as never)
+            .where(and(eq(users.id, sql.placeholder("s_userId")), eq(users.passwordHash, sql.placeholder("verified_hash"))))
+            .returning({ id: users.id }) as never,
+        );
+        const opened = db.$with("opened").as(insertWhere(sessions, signedIn, "s_") as never);
+        const issued = db.$with("issued").as(insertWhere(refreshTokens, signedIn, "t_") as never);
+        const audited = db.$with("audited").as(insertWhere(auditLogEntries, signedIn, ...auditPrefixes(audit)) as never);
         return db
-          .with(added)
+          .with(...(audit.length > 0 ? [signedIn, opened, issued, audited] : [signedIn, opened, issued]))
+          .select({ id: sql<string>`id` })
+          .from(signedIn)
+          .prepare(name);
+      });
+      const written = await statement.execute({
+        ...encodeColumns(users, { lastSignInAt: at, passwordHash: rehash ?? verifiedHash }, "u_"),
+        verified_hash: verifiedHash,
+        ...sessionParameters(session, firstToken),
+        ...auditParameters(audit),
+      });
+      return written.length > 0;
+    },
+
+    async rotate(session, child, audit = []) {
+      const statement = prepared(db, schema.namespace, `session_rotate_${audit.length}`, (name) => {
+        const added = db.$with("child").as(insertWithPlaceholders(db, refreshTokens, "t_") as never);
+        const audited = db.$with("audited").as(insertWithPlaceholders(db, auditLogEntries, ...auditPrefixes(audit)) as never);
+        return db
+          .with(...(audit.length > 0 ? [added, audited] : [added]))
           .update(sessions)
           .set(placeholders(UPDATED_COLUMNS, "s_") as never)
           .where(eq(sessions.id, sql.placeholder("s_id")))
@@ -73,6 +111,7 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
         ...encodeColumns(refreshTokens, toRefreshTokenRow(child), "t_"),
         ...encodeColumns(sessions, pick(row, UPDATED_COLUMNS), "s_"),
         s_id: row.id,
+        ...auditParameters(audit),
       });
     },
 

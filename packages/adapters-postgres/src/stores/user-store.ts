@@ -9,7 +9,7 @@ import { userAddressConstraints } from "../schema/users.ts";
 import type { Atomic } from "./atomic.ts";
 import { containsText } from "./contains-text.ts";
 import { violatedUniqueConstraint } from "./database-error.ts";
-import { encodeColumns, insertOne, placeholders, prepared } from "./prepared.ts";
+import { insertOne, prepared } from "./prepared.ts";
 import { selectUserBy, toUser, userColumns } from "./user-query.ts";
 
 const NIL_UUID = "00000000-0000-0000-0000-000000000000";
@@ -45,22 +45,6 @@ export function createUserStore(db: Database, schema: Schema, atomic: Atomic): U
     async update(user) {
       const { id, ...columns } = toUserRow(user);
       await db.update(users).set(columns).where(eq(users.id, id)).catch(rethrowConflict);
-    },
-
-    async recordSignIn(userId, { at, verifiedHash, rehash }) {
-      // One guarded statement: it writes only while the verified hash is still the stored one (which it rewrites
-      // unchanged unless rehashed, so that one prepared statement serves both).
-      const statement = prepared(db, schema.namespace, "user_record_sign_in", (name) =>
-        db
-          .update(users)
-          .set(placeholders(["lastSignInAt", "passwordHash"]) as never)
-          .where(and(eq(users.id, sql.placeholder("userId")), eq(users.passwordHash, sql.placeholder("verifiedHash"))))
-          .returning({ id: users.id })
-          .prepare(name),
-      );
-      const columns = encodeColumns(users, { lastSignInAt: at, passwordHash: rehash ?? verifiedHash });
-      const written = await statement.execute({ ...columns, userId, verifiedHash });
-      return written.length > 0;
     },
 
     async findById(id, options) {

@@ -19,12 +19,6 @@ export interface UserStore {
   insert(user: User): Promise<void>;
   /** Writes every column of the user row (not its identities). Same conflicts as insert. */
   update(user: User): Promise<void>;
-  /**
-   * Records a sign-in: sets `lastSignInAt`, and the password hash to `rehash` when given. Writes only while the
-   * stored hash is still `verifiedHash`, so a password changed since it was verified is never undone; returns
-   * whether it wrote.
-   */
-  recordSignIn(userId: string, signIn: { at: Date; verifiedHash: string; rehash?: string | undefined }): Promise<boolean>;
   /** With `forUpdate`, locks the user row until the transaction ends. */
   findById(id: string, options?: { forUpdate?: boolean }): Promise<User | null>;
   findByEmail(email: string): Promise<User | null>;
@@ -74,16 +68,35 @@ export interface SessionStore {
   insert(session: Session): Promise<void>;
   /** Writes the mutable columns: refresh-token pointers, rotatedAt, aal, amr, ip, userAgent, updatedAt. */
   update(session: Session): Promise<void>;
-  /** Inserts a session and the first refresh token of its family, as one write. */
-  open(session: Session, firstToken: RefreshToken): Promise<void>;
-  /** Inserts the child token of a rotation and writes the session now pointing at it (as `update`), as one write. */
-  rotate(session: Session, child: RefreshToken): Promise<void>;
+  /** Inserts a session and the first refresh token of its family, and the audit entries that record it, as one write. */
+  open(session: Session, firstToken: RefreshToken, audit?: readonly AuditEntry[]): Promise<void>;
+  /**
+   * A sign-in by password as one write: while the user's stored hash is still `signIn.verifiedHash`, sets the
+   * user's `lastSignInAt` (and the hash to `signIn.rehash` when given), appends the audit entries and opens the
+   * session as `open` does. When the hash has changed since it was verified, writes nothing and returns false: a
+   * password changed meanwhile is never undone, and the old one opens no session.
+   */
+  openWithPassword(signIn: PasswordSignIn, session: Session, firstToken: RefreshToken, audit: readonly AuditEntry[]): Promise<boolean>;
+  /**
+   * Inserts the child token of a rotation and writes the session now pointing at it (as `update`), with the audit
+   * entries that record it, as one write.
+   */
+  rotate(session: Session, child: RefreshToken, audit?: readonly AuditEntry[]): Promise<void>;
   /** Deletes the user's sessions (and with them their refresh tokens), except the one named in `except`. */
   deleteAllOfUser(userId: string, options?: { except?: string }): Promise<void>;
   /** Deletes one session of the user; a session of another user is left alone. */
   deleteOne(userId: string, sessionId: string): Promise<void>;
   /** Ends the user's sessions at `at` (their `notAfter`), unless they already end sooner. */
   endAllOfUser(userId: string, at: Date): Promise<void>;
+}
+
+/** What a sign-in by password records on the user. */
+export interface PasswordSignIn {
+  readonly at: Date;
+  /** The stored hash the password was verified against. */
+  readonly verifiedHash: string;
+  /** A hash with current parameters, to replace the verified one. */
+  readonly rehash?: string | undefined;
 }
 
 export interface RefreshTokenStore {

@@ -136,12 +136,6 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
       assertUnique(row);
       state.users.set(row.id, copy(row));
     },
-    async recordSignIn(userId, { at, verifiedHash, rehash }) {
-      const row = state.users.get(userId);
-      if (!row || row.passwordHash !== verifiedHash) return false;
-      state.users.set(userId, { ...row, lastSignInAt: at, passwordHash: rehash ?? row.passwordHash });
-      return true;
-    },
     async findById(id) {
       const row = state.users.get(id);
       return row ? withIdentities(row) : null;
@@ -201,13 +195,22 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
     async update(session) {
       if (state.sessions.has(session.id)) state.sessions.set(session.id, copy(session));
     },
-    async open(session, firstToken) {
+    async open(session, firstToken, audit) {
       await sessions.insert(session);
       await refreshTokens.insert(firstToken);
+      for (const entry of audit ?? []) await auditLog.append(entry);
     },
-    async rotate(session, child) {
+    async openWithPassword({ at, verifiedHash, rehash }, session, firstToken, audit) {
+      const row = state.users.get(session.userId);
+      if (!row || row.passwordHash !== verifiedHash) return false;
+      state.users.set(row.id, { ...row, lastSignInAt: at, passwordHash: rehash ?? row.passwordHash });
+      await sessions.open(session, firstToken, audit);
+      return true;
+    },
+    async rotate(session, child, audit) {
       await refreshTokens.insert(child);
       await sessions.update(session);
+      for (const entry of audit ?? []) await auditLog.append(entry);
     },
     async deleteAllOfUser(userId, options) {
       deleteSessions((session) => session.userId !== userId || session.id === options?.except);

@@ -10,13 +10,22 @@ export const NO_USER_ID = "00000000-0000-0000-0000-000000000000";
 
 type Actor = Pick<AuditEntry, "actorId" | "actorUsername" | "actorName">;
 
+/** Something a user did, for the audit log. */
+export interface AuditEvent {
+  readonly action: AuditAction;
+  readonly actor: User;
+  readonly context: RequestContext;
+  readonly traits?: Metadata;
+}
+
 /** Appends an audit entry inside the caller's transaction. */
-export function recordAudit(
-  deps: Deps,
-  stores: Stores,
-  event: { action: AuditAction; actor: User; context: RequestContext; traits?: Metadata },
-): Promise<void> {
-  return append(deps, stores, event.action, actorOf(event.actor), event.context, event.traits ?? {});
+export function recordAudit(deps: Deps, stores: Stores, event: AuditEvent): Promise<void> {
+  return stores.auditLog.append(auditEntry(deps, event));
+}
+
+/** The entry for an event, for a store that writes it together with the change it records. */
+export function auditEntry(deps: Deps, event: AuditEvent): AuditEntry {
+  return entryOf(deps, event.action, actorOf(event.actor), event.context, event.traits ?? {});
 }
 
 /**
@@ -32,11 +41,11 @@ export function recordAdminAudit(
   const username = [admin.claims["phone"], admin.claims["email"]].find((value) => typeof value === "string" && value !== "");
   const actor: Actor = { actorId: admin.userId ?? NO_USER_ID, actorUsername: (username as string | undefined) ?? admin.role, actorName: null };
   const traits = { user_id: target.id, user_email: target.email ?? "", user_phone: target.phone ?? "", ...event.traits };
-  return append(deps, stores, event.action, actor, event.context, traits);
+  return stores.auditLog.append(entryOf(deps, event.action, actor, event.context, traits));
 }
 
-function append(deps: Deps, stores: Stores, action: AuditAction, actor: Actor, context: RequestContext, traits: Metadata): Promise<void> {
-  const entry: AuditEntry = {
+function entryOf(deps: Deps, action: AuditAction, actor: Actor, context: RequestContext, traits: Metadata): AuditEntry {
+  return {
     id: deps.random.uuid(),
     action,
     ...actor,
@@ -45,5 +54,4 @@ function append(deps: Deps, stores: Stores, action: AuditAction, actor: Actor, c
     userAgent: context.userAgent,
     createdAt: deps.clock.now(),
   };
-  return stores.auditLog.append(entry);
 }

@@ -4,7 +4,7 @@ import { hasEnded, type Session } from "../model/session.ts";
 import { isBanned, type User } from "../model/user.ts";
 import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
 import { refreshTokenDigest } from "./digests.ts";
-import { recordAudit } from "./audit.ts";
+import { auditEntry, recordAudit } from "./audit.ts";
 import { grantSession } from "./sessions.ts";
 
 export interface RefreshSessionInput {
@@ -49,14 +49,9 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
       case "rotate": {
         const childId = deps.random.uuid();
         const rotated: Session = { ...session, ...seen, refreshTokenId: childId, previousRefreshTokenId: token.id, rotatedAt: now };
-        await stores.sessions.rotate(rotated, {
-          id: childId,
-          sessionId: session.id,
-          parentId: token.id,
-          tokenHash: refreshTokenDigest(deps.secrets, child),
-          createdAt: now,
-        });
-        await recordAudit(deps, stores, { action: "token_refreshed", actor: user, context: input.context });
+        const childToken = { id: childId, sessionId: session.id, parentId: token.id, tokenHash: refreshTokenDigest(deps.secrets, child), createdAt: now };
+        const audit = auditEntry(deps, { action: "token_refreshed", actor: user, context: input.context });
+        await stores.sessions.rotate(rotated, childToken, [audit]);
         return { kind: "granted", user, session: rotated, refreshToken: child };
       }
       case "return_current": {

@@ -4,8 +4,8 @@ import { assertPasswordAcceptable, isVerifiablePassword } from "../model/passwor
 import { normalizePhone } from "../model/phone.ts";
 import { isBanned, isEmailConfirmed, isPhoneConfirmed, type User } from "../model/user.ts";
 import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
-import { recordAudit } from "./audit.ts";
-import { grantSession, openSession } from "./sessions.ts";
+import { auditEntry } from "./audit.ts";
+import { grantSession, newSession } from "./sessions.ts";
 
 export interface SignInWithPasswordInput {
   readonly email?: string | undefined;
@@ -43,14 +43,13 @@ export async function signInWithPassword(deps: Deps, input: SignInWithPasswordIn
 
   const rehash = verification.needsRehash ? await deps.hasher.hash(input.password) : undefined;
   const signedIn: User = { ...user, passwordHash: rehash ?? verifiedHash, lastSignInAt: now };
-  const opened = await deps.tx.run(async (stores) => {
-    // The password was verified against what was read before hashing; if it has changed since, this is no sign-in.
-    const recorded = await stores.users.recordSignIn(user.id, { at: now, verifiedHash, rehash });
-    if (!recorded) throw new AuthError("invalid_credentials", messages.invalidLogin);
-    const traits = { provider: hasEmail ? "email" : "phone" };
-    await recordAudit(deps, stores, { action: "login", actor: signedIn, context: input.context, traits });
-    return openSession(deps, stores, signedIn, "password", input.context);
-  });
+  const opened = newSession(deps, signedIn, "password", input.context);
+  const traits = { provider: hasEmail ? "email" : "phone" };
+  const audit = auditEntry(deps, { action: "login", actor: signedIn, context: input.context, traits });
+  // One statement, no transaction around it: the sign-in is recorded only if the password verified is still the
+  // user's, and a password changed since then is not undone.
+  const recorded = await deps.stores.sessions.openWithPassword({ at: now, verifiedHash, rehash }, opened.session, opened.firstToken, [audit]);
+  if (!recorded) throw new AuthError("invalid_credentials", messages.invalidLogin);
   const grant = await grantSession(deps, signedIn, opened.session, opened.refreshToken);
   const weakPassword = weaknessOf(deps, input.password);
   return weakPassword ? { ...grant, weakPassword } : grant;

@@ -7,7 +7,7 @@ import { readPkceChallenge } from "../model/pkce.ts";
 import { chooseRedirect } from "../model/redirect.ts";
 import { confirmEmail, confirmPhone, isBanned, isEmailConfirmed, isPhoneConfirmed, newUser, type User } from "../model/user.ts";
 import type { Stores } from "../ports/stores.ts";
-import { recordAudit } from "./audit.ts";
+import { type AuditEvent, recordAudit } from "./audit.ts";
 import { type Channel, sendConfirmation } from "./confirmation.ts";
 import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
 import { newAccount } from "./new-account.ts";
@@ -120,8 +120,7 @@ async function signUpNew(
     const confirmed = { ...confirm(user, channel, now), lastSignInAt: now };
     const opened = await deps.tx.run(async (stores) => {
       await stores.users.insert(confirmed);
-      await signedUpAudit(deps, stores, confirmed, channel.provider, input.context);
-      return openSession(deps, stores, confirmed, "password", input.context);
+      return openSession(deps, stores, confirmed, "password", input.context, signedUp(confirmed, channel.provider, input.context));
     });
     return { kind: "session", grant: await grantSession(deps, confirmed, opened.session, opened.refreshToken) };
   }
@@ -183,8 +182,7 @@ async function signUpExisting(
       const user = { ...confirm(current, channel, now), lastSignInAt: now };
       await stores.users.update(user);
       for (const identity of user.identities) await stores.identities.save(identity);
-      await signedUpAudit(deps, stores, user, channel.provider, input.context);
-      return { user, ...(await openSession(deps, stores, user, "password", input.context)) };
+      return { user, ...(await openSession(deps, stores, user, "password", input.context, signedUp(user, channel.provider, input.context))) };
     });
     return { kind: "session", grant: await grantSession(deps, opened.user, opened.session, opened.refreshToken) };
   }
@@ -232,9 +230,11 @@ async function repeatedSignupPassword(
 }
 
 /** A signup that signs the user straight in: GoTrue records both. */
-async function signedUpAudit(deps: Deps, stores: Stores, user: User, provider: string, context: RequestContext): Promise<void> {
-  await recordAudit(deps, stores, { action: "user_signedup", actor: user, context, traits: { provider } });
-  await recordAudit(deps, stores, { action: "login", actor: user, context, traits: { provider } });
+function signedUp(user: User, provider: string, context: RequestContext): AuditEvent[] {
+  return [
+    { action: "user_signedup", actor: user, context, traits: { provider } },
+    { action: "login", actor: user, context, traits: { provider } },
+  ];
 }
 
 function contactOf(channel: Channel): Pick<User, "email" | "phone"> {
@@ -274,8 +274,7 @@ async function signUpAnonymously(deps: Deps, input: SignUpInput): Promise<SignUp
   };
   const opened = await deps.tx.run(async (stores) => {
     await stores.users.insert(user);
-    await signedUpAudit(deps, stores, user, "anonymous", input.context);
-    return openSession(deps, stores, user, "anonymous", input.context);
+    return openSession(deps, stores, user, "anonymous", input.context, signedUp(user, "anonymous", input.context));
   });
   return { kind: "session", grant: await grantSession(deps, user, opened.session, opened.refreshToken) };
 }

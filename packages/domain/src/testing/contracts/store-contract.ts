@@ -29,6 +29,26 @@ function aRefreshToken(sessionId: string, overrides: Partial<RefreshToken> = {})
   return { id: uuid(), sessionId, parentId: null, tokenHash: digest(), createdAt: t("10:00:00.000"), ...overrides };
 }
 
+function anAuditEntry(overrides: Partial<AuditEntry> = {}): AuditEntry {
+  return {
+    id: uuid(),
+    action: "login",
+    actorId: uuid(),
+    actorUsername: `actor-${uniqueTag()}@example.com`,
+    actorName: null,
+    traits: { provider: "email" },
+    ipAddress: "203.0.113.7",
+    userAgent: "contract",
+    createdAt: t("10:00:00.000"),
+    ...overrides,
+  };
+}
+
+/** The audit entries of one actor, in the order they were written. */
+async function auditOf(stores: Stores, actorUsername: string): Promise<AuditEntry[]> {
+  return (await stores.auditLog.list({ page: 1, perPage: 10, author: actorUsername })).entries.reverse();
+}
+
 function anOtt(userId: string, overrides: Partial<OneTimeToken> = {}): OneTimeToken {
   return {
     id: uuid(),
@@ -161,21 +181,6 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         };
         await stores.users.update(changed);
         expect(await stores.users.findById(user.id)).toEqual({ ...changed, identities: user.identities });
-      });
-
-      it("records a sign-in only while the password it verified is still the user's", async () => {
-        const user = aUser({ passwordHash: "hash-1", userMetadata: { untouched: true } });
-        await stores.users.insert(user);
-        expect(await stores.users.recordSignIn(user.id, { at: t("15:00:00.000"), verifiedHash: "hash-1" })).toBe(true);
-        expect(await stores.users.findById(user.id)).toEqual({ ...user, lastSignInAt: t("15:00:00.000") });
-
-        expect(await stores.users.recordSignIn(user.id, { at: t("15:01:00.000"), verifiedHash: "hash-1", rehash: "hash-2" })).toBe(true);
-        expect((await stores.users.findById(user.id))?.passwordHash).toBe("hash-2");
-
-        // A sign-in verified against the old hash, landing after a password change, writes nothing.
-        expect(await stores.users.recordSignIn(user.id, { at: t("15:02:00.000"), verifiedHash: "hash-1", rehash: "hash-3" })).toBe(false);
-        expect(await stores.users.findById(user.id)).toMatchObject({ passwordHash: "hash-2", lastSignInAt: t("15:01:00.000") });
-        expect(await stores.users.recordSignIn(uuid(), { at: t("15:03:00.000"), verifiedHash: "hash-2" })).toBe(false);
       });
 
       it("returns identities oldest first", async () => {
@@ -455,20 +460,81 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         await expect(stores.refreshTokens.insert(aRefreshToken(session.id, { parentId: parent.id }))).rejects.toThrow();
       });
 
-      it("opens a session with the first token of its family, or writes neither", async () => {
+      it("opens a session with the first token of its family and its audit entries, or writes none of them", async () => {
         const user = aUser();
         await stores.users.insert(user);
         const session = aSession(user.id);
         const token = aRefreshToken(session.id);
-        await stores.sessions.open({ ...session, refreshTokenId: token.id }, token);
+        const signedUp = anAuditEntry({ action: "user_signedup", actorId: user.id });
+        const login = anAuditEntry({ action: "login", actorId: user.id, actorUsername: signedUp.actorUsername });
+        await stores.sessions.open({ ...session, refreshTokenId: token.id }, token, [signedUp, login]);
         expect((await stores.users.findWithSession(user.id, session.id))?.session).toEqual({ ...session, refreshTokenId: token.id });
         expect((await tx.run((s) => s.refreshTokens.lockForRefresh(token.tokenHash)))?.token).toEqual(token);
+        expect(await auditOf(stores, signedUp.actorUsername)).toEqual([signedUp, login]);
 
-        // A token whose digest is taken: the session must not be left without its token.
+        // Without audit entries, as a sign-in inside a larger transaction that records its own.
+        const quiet = aSession(user.id);
+        const quietToken = aRefreshToken(quiet.id);
+        await stores.sessions.open({ ...quiet, refreshTokenId: quietToken.id }, quietToken);
+        expect((await stores.users.findWithSession(user.id, quiet.id))?.session).toEqual({ ...quiet, refreshTokenId: quietToken.id });
+
+        // A token whose digest is taken: the session must not be left without its token, nor the log tell of it.
         const orphan = aSession(user.id);
         const clash = { ...aRefreshToken(orphan.id), tokenHash: token.tokenHash };
-        await expect(stores.sessions.open({ ...orphan, refreshTokenId: clash.id }, clash)).rejects.toThrow();
+        const untold = anAuditEntry({ actorId: user.id });
+        await expect(stores.sessions.open({ ...orphan, refreshTokenId: clash.id }, clash, [untold])).rejects.toThrow();
         expect((await stores.users.findWithSession(user.id, orphan.id))?.session).toBeNull();
+        expect(await auditOf(stores, untold.actorUsername)).toEqual([]);
+      });
+
+      it("opens a session for a password sign-in only while the password it verified is still the user's", async () => {
+        const user = aUser({ passwordHash: "hash-1", userMetadata: { untouched: true } });
+        await stores.users.insert(user);
+        const signIn = async (at: Date, verifiedHash: string, rehash?: string) => {
+          const session = { ...aSession(user.id), createdAt: at, updatedAt: at };
+          const token = aRefreshToken(session.id);
+          const audit = anAuditEntry({ actorId: user.id, createdAt: at });
+          const opened = { ...session, refreshTokenId: token.id };
+          const recorded = await stores.sessions.openWithPassword({ at, verifiedHash, rehash }, opened, token, [audit]);
+          const found = await stores.users.findWithSession(user.id, session.id);
+          const locked = await tx.run((s) => s.refreshTokens.lockForRefresh(token.tokenHash));
+          return { recorded, opened, found, token: locked?.token ?? null, audit: await auditOf(stores, audit.actorUsername), entry: audit };
+        };
+
+        const first = await signIn(t("15:00:00.000"), "hash-1");
+        expect(first.recorded).toBe(true);
+        expect(first.found).toEqual({ user: { ...user, lastSignInAt: t("15:00:00.000") }, session: first.opened });
+        expect(first.token?.sessionId).toBe(first.opened.id);
+        expect(first.audit).toEqual([first.entry]);
+
+        const rehashed = await signIn(t("15:01:00.000"), "hash-1", "hash-2");
+        expect(rehashed.recorded).toBe(true);
+        expect(rehashed.found?.user).toMatchObject({ passwordHash: "hash-2", lastSignInAt: t("15:01:00.000") });
+
+        // Verified against the old hash, landing after a password change: nothing is written.
+        const stale = await signIn(t("15:02:00.000"), "hash-1", "hash-3");
+        expect(stale.recorded).toBe(false);
+        expect(stale.found).toEqual({ user: rehashed.found!.user, session: null });
+        expect(stale.token).toBeNull();
+        expect(stale.audit).toEqual([]);
+
+        // All or nothing: a token whose digest is taken leaves the user, the session and the log untouched.
+        const session = aSession(user.id);
+        const clash = { ...aRefreshToken(session.id), tokenHash: first.token!.tokenHash };
+        const untold = anAuditEntry({ actorId: user.id });
+        const failing = stores.sessions.openWithPassword({ at: t("15:03:00.000"), verifiedHash: "hash-2" }, session, clash, [untold]);
+        await expect(failing).rejects.toThrow();
+        expect(await stores.users.findWithSession(user.id, session.id)).toEqual({ user: rehashed.found!.user, session: null });
+        expect(await auditOf(stores, untold.actorUsername)).toEqual([]);
+      });
+
+      it("opens no session for a password sign-in of a user that does not exist", async () => {
+        const session = aSession(uuid());
+        const token = aRefreshToken(session.id);
+        const audit = anAuditEntry();
+        expect(await stores.sessions.openWithPassword({ at: t("15:00:00.000"), verifiedHash: "hash-1" }, session, token, [audit])).toBe(false);
+        expect(await tx.run((s) => s.refreshTokens.lockForRefresh(token.tokenHash))).toBeNull();
+        expect(await auditOf(stores, audit.actorUsername)).toEqual([]);
       });
 
       it("rotates: adds the child token and points the session at it, or does neither", async () => {
@@ -486,14 +552,19 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
           ip: "203.0.113.10",
           updatedAt: t("15:00:00.123"),
         };
-        await tx.run((s) => s.sessions.rotate(rotated, child));
+        const refreshed = anAuditEntry({ action: "token_refreshed", actorId: user.id });
+        await tx.run((s) => s.sessions.rotate(rotated, child, [refreshed]));
         expect((await stores.users.findWithSession(user.id, session.id))?.session).toEqual(rotated);
         expect((await tx.run((s) => s.refreshTokens.lockForRefresh(child.tokenHash)))?.token).toEqual(child);
+        expect(await auditOf(stores, refreshed.actorUsername)).toEqual([refreshed]);
 
-        // The parent already has a child: a second one is refused, and the session keeps pointing at the first.
+        // The parent already has a child: a second one is refused, the session keeps pointing at the first, and
+        // the log does not tell of a refresh that did not happen.
         const sibling = aRefreshToken(session.id, { parentId: parent.id });
-        await expect(stores.sessions.rotate({ ...rotated, refreshTokenId: sibling.id }, sibling)).rejects.toThrow();
+        const untold = anAuditEntry({ action: "token_refreshed", actorId: user.id });
+        await expect(stores.sessions.rotate({ ...rotated, refreshTokenId: sibling.id }, sibling, [untold])).rejects.toThrow();
         expect((await stores.users.findWithSession(user.id, session.id))?.session).toEqual(rotated);
+        expect(await auditOf(stores, untold.actorUsername)).toEqual([]);
       });
 
       it("lets one transaction at a time hold a family, and shows the next one what the first wrote", async () => {
