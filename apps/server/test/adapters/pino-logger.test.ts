@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../src/adapters/pino-logger.ts";
 
@@ -26,5 +29,18 @@ describe("pino logger", () => {
       headers: { authorization: "[redacted]", "content-type": "application/json" },
       req: { headers: { apikey: "[redacted]" } },
     });
+  });
+
+  it("writes lines in batches, but none waits long for a batch to fill", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "latchkey-log-"));
+    try {
+      const file = join(folder, "server.log");
+      const log = createLogger({ level: "info", file });
+      log.info({ n: 1 }, "a lone line, far from filling a batch");
+      const read = () => readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
+      await expect.poll(read, { timeout: 2_000, interval: 50 }).toMatchObject([{ n: 1, msg: "a lone line, far from filling a batch" }]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
