@@ -74,7 +74,13 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
           db
             .update(users)
             .set(placeholders(["lastSignInAt", "passwordHash"], "u_") as never)
-            .where(and(eq(users.id, sql.placeholder("s_userId")), eq(users.passwordHash, sql.placeholder("verified_hash"))))
+            .where(
+              and(
+                eq(users.id, sql.placeholder("s_userId")),
+                eq(users.passwordHash, sql.placeholder("verified_hash")),
+                isNull(users.deletedAt),
+              ),
+            )
             .returning({ id: users.id }) as never,
         );
         const opened = db.$with("opened").as(insertWhere(sessions, signedIn, "s_") as never);

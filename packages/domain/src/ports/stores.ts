@@ -71,10 +71,10 @@ export interface SessionStore {
   /** Inserts a session and the first refresh token of its family, and the audit entries that record it, as one write. */
   open(session: Session, firstToken: RefreshToken, audit?: readonly AuditEntry[]): Promise<void>;
   /**
-   * A sign-in by password as one write: while the user's stored hash is still `signIn.verifiedHash`, sets the
-   * user's `lastSignInAt` (and the hash to `signIn.rehash` when given), appends the audit entries and opens the
-   * session as `open` does. When the hash has changed since it was verified, writes nothing and returns false: a
-   * password changed meanwhile is never undone, and the old one opens no session.
+   * A sign-in by password as one write: while the user is not deleted and its stored hash is still
+   * `signIn.verifiedHash`, sets the user's `lastSignInAt` (and the hash to `signIn.rehash` when given), appends the
+   * audit entries and opens the session as `open` does. Otherwise it writes nothing and returns false: a password
+   * changed since it was verified is never undone, and neither the old one nor a deleted account opens a session.
    */
   openWithPassword(signIn: PasswordSignIn, session: Session, firstToken: RefreshToken, audit: readonly AuditEntry[]): Promise<boolean>;
   /**

@@ -202,7 +202,7 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
     },
     async openWithPassword({ at, verifiedHash, rehash }, session, firstToken, audit) {
       const row = state.users.get(session.userId);
-      if (!row || row.passwordHash !== verifiedHash) return false;
+      if (!row || row.deletedAt !== null || row.passwordHash !== verifiedHash) return false;
       state.users.set(row.id, { ...row, lastSignInAt: at, passwordHash: rehash ?? row.passwordHash });
       await sessions.open(session, firstToken, audit);
       return true;

@@ -528,13 +528,18 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         expect(await auditOf(stores, untold.actorUsername)).toEqual([]);
       });
 
-      it("opens no session for a password sign-in of a user that does not exist", async () => {
-        const session = aSession(uuid());
-        const token = aRefreshToken(session.id);
-        const audit = anAuditEntry();
-        expect(await stores.sessions.openWithPassword({ at: t("15:00:00.000"), verifiedHash: "hash-1" }, session, token, [audit])).toBe(false);
-        expect(await tx.run((s) => s.refreshTokens.lockForRefresh(token.tokenHash))).toBeNull();
-        expect(await auditOf(stores, audit.actorUsername)).toEqual([]);
+      it("opens no session for a password sign-in of a user that does not exist, or was deleted meanwhile", async () => {
+        const deleted = aUser({ passwordHash: "hash-1", deletedAt: t("14:00:00.000") });
+        await stores.users.insert(deleted);
+        for (const userId of [uuid(), deleted.id]) {
+          const session = aSession(userId);
+          const token = aRefreshToken(session.id);
+          const audit = anAuditEntry();
+          expect(await stores.sessions.openWithPassword({ at: t("15:00:00.000"), verifiedHash: "hash-1" }, session, token, [audit])).toBe(false);
+          expect(await tx.run((s) => s.refreshTokens.lockForRefresh(token.tokenHash))).toBeNull();
+          expect(await auditOf(stores, audit.actorUsername)).toEqual([]);
+        }
+        expect((await stores.users.findById(deleted.id))?.lastSignInAt).toEqual(deleted.lastSignInAt);
       });
 
       it("rotates: adds the child token and points the session at it, or does neither", async () => {
