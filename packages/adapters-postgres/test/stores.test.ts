@@ -195,6 +195,39 @@ describe.each(backends)("$name stores under concurrent transactions", (backend) 
     expect(found?.user.identities).toEqual([identity]);
   });
 
+  it("makes a guarded rotation that waited behind the family's lock re-check the session the holder committed", async () => {
+    const { stores, tx } = database();
+    const user = aUser();
+    await stores.users.insert(user);
+    const session = aSession(user.id);
+    const parent = aRefreshToken(session.id);
+    await stores.sessions.open({ ...session, refreshTokenId: parent.id }, parent);
+    const locked = gate();
+    const release = gate();
+    const rotationOf = () => {
+      const child = aRefreshToken(session.id, { parentId: parent.id });
+      return { session: { ...session, refreshTokenId: child.id, previousRefreshTokenId: parent.id, rotatedAt: later }, child };
+    };
+    const first = rotationOf();
+
+    const holder = tx.run(async (s) => {
+      await s.refreshTokens.lockForRefresh(parent.tokenHash);
+      locked.open();
+      await release.opened;
+      return s.sessions.rotate(first.session, first.child);
+    });
+    await locked.opened;
+    // Decided on the state before the holder wrote: it must wait for the row, then find it moved on.
+    const second = rotationOf();
+    const late = stores.sessions.rotate(second.session, second.child);
+    await sleep(150);
+    release.open();
+    expect(await holder).toBe(true);
+    expect(await late).toBe(false);
+    expect((await stores.users.findWithSession(user.id, session.id))?.session).toEqual(first.session);
+    expect(await stores.refreshTokens.findForRefresh(second.child.tokenHash)).toBeNull();
+  });
+
   it("shows a user locked for update with the identities the previous holder committed", async () => {
     const { stores, tx } = database();
     const user = aUser();

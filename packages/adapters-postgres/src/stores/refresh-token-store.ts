@@ -1,5 +1,5 @@
 import type { RefreshTokenStore } from "@latchkey/domain";
-import { eq, inArray, sql } from "drizzle-orm";
+import { eq, inArray, type Placeholder, sql } from "drizzle-orm";
 import type { Database } from "../database.ts";
 import type { IdentityJson } from "../rows/identity-row.ts";
 import { fromRefreshTokenRow, type RefreshTokenRow, toRefreshTokenRow } from "../rows/refresh-token-row.ts";
@@ -17,6 +17,15 @@ const toFound = (row: FoundRow) => ({ token: fromRefreshTokenRow(row.token), ses
 /** Refresh-token digests; whether one is valid is its session's business. */
 export function createRefreshTokenStore(db: Database, schema: Schema, atomic: Atomic): RefreshTokenStore {
   const { refreshTokens, sessions, users } = schema;
+  /** The token with this digest, its session and its user. */
+  const selectFound = (db: Database, tokenHash: string | Placeholder) =>
+    db
+      .select({ token: refreshTokens, session: sessions, ...userColumns(schema) })
+      .from(refreshTokens)
+      .innerJoin(sessions, eq(sessions.id, refreshTokens.sessionId))
+      .innerJoin(users, eq(users.id, sessions.userId))
+      .where(eq(refreshTokens.tokenHash, tokenHash))
+      .limit(1);
   return {
     async insert(token) {
       await insertOne(db, schema.namespace, "refresh_token_insert", refreshTokens, toRefreshTokenRow(token));
@@ -32,13 +41,7 @@ export function createRefreshTokenStore(db: Database, schema: Schema, atomic: At
     async lockForRefresh(tokenHash) {
       return atomic(async (db) => {
         const uncontended = prepared(db, schema.namespace, "refresh_lock", (name) =>
-          db
-            .select({ token: refreshTokens, session: sessions, ...userColumns(schema) })
-            .from(refreshTokens)
-            .innerJoin(sessions, eq(sessions.id, refreshTokens.sessionId))
-            .innerJoin(users, eq(users.id, sessions.userId))
-            .where(eq(refreshTokens.tokenHash, sql.placeholder("tokenHash")))
-            .limit(1)
+          selectFound(db, sql.placeholder("tokenHash"))
             .for("update", { of: sessions, skipLocked: true })
             .prepare(name),
         );
@@ -53,15 +56,15 @@ export function createRefreshTokenStore(db: Database, schema: Schema, atomic: At
           .for("update", { of: sessions });
         if (locked.length === 0) return null;
 
-        const [row] = await db
-          .select({ token: refreshTokens, session: sessions, ...userColumns(schema) })
-          .from(refreshTokens)
-          .innerJoin(sessions, eq(sessions.id, refreshTokens.sessionId))
-          .innerJoin(users, eq(users.id, sessions.userId))
-          .where(eq(refreshTokens.tokenHash, tokenHash))
-          .limit(1);
+        const [row] = await selectFound(db, tokenHash);
         return row ? toFound(row) : null;
       });
+    },
+
+    async findForRefresh(tokenHash) {
+      const statement = prepared(db, schema.namespace, "refresh_find", (name) => selectFound(db, sql.placeholder("tokenHash")).prepare(name));
+      const [row] = await statement.execute({ tokenHash });
+      return row ? toFound(row) : null;
     },
   };
 }

@@ -103,22 +103,38 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
 
     async rotate(session, child, audit = []) {
       const statement = prepared(db, schema.namespace, `session_rotate_${audit.length}`, (name) => {
-        const added = db.$with("child").as(insertWithPlaceholders(db, refreshTokens, "t_") as never);
-        const audited = db.$with("audited").as(insertWithPlaceholders(db, auditLogEntries, ...auditPrefixes(audit)) as never);
+        // The guard, as in openWithPassword: the child and the audit entries are inserted only for the session row
+        // this part wrote. A concurrent rotation holding the row makes this one wait, then re-check the condition
+        // on the row as that one left it.
+        const rotated = db.$with("rotated").as(
+          db
+            .update(sessions)
+            .set(placeholders(UPDATED_COLUMNS, "s_") as never)
+            .where(
+              and(
+                eq(sessions.id, sql.placeholder("s_id")),
+                eq(sessions.refreshTokenId, sql.placeholder("t_parentId")),
+                sql`${sessions.notAfter} is not distinct from ${sql.placeholder("s_notAfter")}`,
+              ),
+            )
+            .returning({ id: sessions.id }) as never,
+        );
+        const added = db.$with("child").as(insertWhere(refreshTokens, rotated, "t_") as never);
+        const audited = db.$with("audited").as(insertWhere(auditLogEntries, rotated, ...auditPrefixes(audit)) as never);
         return db
-          .with(...(audit.length > 0 ? [added, audited] : [added]))
-          .update(sessions)
-          .set(placeholders(UPDATED_COLUMNS, "s_") as never)
-          .where(eq(sessions.id, sql.placeholder("s_id")))
+          .with(...(audit.length > 0 ? [rotated, added, audited] : [rotated, added]))
+          .select({ id: sql<string>`id` })
+          .from(rotated)
           .prepare(name);
       });
       const row = toSessionRow(session);
-      await statement.execute({
+      const written = await statement.execute({
         ...encodeColumns(refreshTokens, toRefreshTokenRow(child), "t_"),
-        ...encodeColumns(sessions, pick(row, UPDATED_COLUMNS), "s_"),
+        ...encodeColumns(sessions, { ...pick(row, UPDATED_COLUMNS), notAfter: row.notAfter }, "s_"),
         s_id: row.id,
         ...auditParameters(audit),
       });
+      return written.length > 0;
     },
 
     async deleteAllOfUser(userId, options) {

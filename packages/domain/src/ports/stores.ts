@@ -79,9 +79,12 @@ export interface SessionStore {
   openWithPassword(signIn: PasswordSignIn, session: Session, firstToken: RefreshToken, audit: readonly AuditEntry[]): Promise<boolean>;
   /**
    * Inserts the child token of a rotation and writes the session now pointing at it (as `update`), with the audit
-   * entries that record it, as one write.
+   * entries that record it, as one write. Only while the stored session still points at the child's parent and
+   * still has `session.notAfter`: otherwise, as when the session is gone, it writes nothing and returns false, so
+   * that a rotation decided on a read taken without a lock never overwrites a rotation, an end or a sign-out that
+   * landed after that read.
    */
-  rotate(session: Session, child: RefreshToken, audit?: readonly AuditEntry[]): Promise<void>;
+  rotate(session: Session, child: RefreshToken, audit?: readonly AuditEntry[]): Promise<boolean>;
   /** Deletes the user's sessions (and with them their refresh tokens), except the one named in `except`. */
   deleteAllOfUser(userId: string, options?: { except?: string }): Promise<void>;
   /** Deletes one session of the user; a session of another user is left alone. */
@@ -106,7 +109,16 @@ export interface RefreshTokenStore {
    * one family run one at a time. Returns the session and its user as they are once the lock is held.
    * Null when no token has this digest (or its session is gone).
    */
-  lockForRefresh(tokenHash: string): Promise<{ token: RefreshToken; session: Session; user: User } | null>;
+  lockForRefresh(tokenHash: string): Promise<RefreshTokenFound | null>;
+  /** As lockForRefresh, without the lock: the committed state when it reads, which may change before any write. */
+  findForRefresh(tokenHash: string): Promise<RefreshTokenFound | null>;
+}
+
+/** A refresh token with its session and the session's user. */
+export interface RefreshTokenFound {
+  readonly token: RefreshToken;
+  readonly session: Session;
+  readonly user: User;
 }
 
 export interface OneTimeTokenStore {

@@ -208,9 +208,12 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
       return true;
     },
     async rotate(session, child, audit) {
+      const stored = state.sessions.get(session.id);
+      if (!stored || stored.refreshTokenId !== child.parentId || stored.notAfter?.getTime() !== session.notAfter?.getTime()) return false;
       await refreshTokens.insert(child);
       await sessions.update(session);
       for (const entry of audit ?? []) await auditLog.append(entry);
+      return true;
     },
     async deleteAllOfUser(userId, options) {
       deleteSessions((session) => session.userId !== userId || session.id === options?.except);
@@ -236,6 +239,9 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
       state.refreshTokens.set(token.id, copy(token));
     },
     async lockForRefresh(tokenHash) {
+      return refreshTokens.findForRefresh(tokenHash);
+    },
+    async findForRefresh(tokenHash) {
       const token = [...state.refreshTokens.values()].find((candidate) => candidate.tokenHash === tokenHash);
       const session = token && state.sessions.get(token.sessionId);
       const user = session && state.users.get(session.userId);

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { aUser } from "../testing/builders.ts";
+import { createInMemoryStores } from "../testing/in-memory-stores.ts";
 import { createTestAuth, type TestAuthOptions } from "../testing/create-test-auth.ts";
 import { context, failsWith } from "../testing/fails-with.ts";
+import type { SessionGrant } from "./deps.ts";
 
 const password = "s3cret-pass";
 
@@ -72,6 +74,61 @@ describe("refresh a session", () => {
     expect(new Set(results.map((result) => result.refreshToken)).size).toBe(1);
     const next = await auth.refreshSession({ refreshToken: results[0]!.refreshToken, context });
     expect(next.session.id).toBe(grant.session.id);
+  });
+
+  describe("when another write lands between the read and the rotation", () => {
+    /** Test auth whose unlocked refresh-token read is followed, once, by `meanwhile`, before the use case goes on. */
+    async function withWriteAfterRead(meanwhile: (testAuth: Awaited<ReturnType<typeof signedIn>>) => Promise<void>) {
+      const { stores, tx } = createInMemoryStores();
+      let pending = true;
+      const testAuth = await signedIn({
+        ports: {
+          tx,
+          stores: {
+            ...stores,
+            refreshTokens: {
+              ...stores.refreshTokens,
+              async findForRefresh(tokenHash) {
+                const found = await stores.refreshTokens.findForRefresh(tokenHash);
+                if (pending) {
+                  pending = false;
+                  await meanwhile(testAuth);
+                }
+                return found;
+              },
+            },
+          },
+        },
+      });
+      pending = true;
+      return testAuth;
+    }
+
+    it("a rotation that lost the race answers with the winner's child", async () => {
+      let winner: SessionGrant | undefined;
+      const { auth, grant, stores } = await withWriteAfterRead(async ({ auth, grant }) => {
+        winner = await auth.refreshSession({ refreshToken: grant.refreshToken, context });
+      });
+      const late = await auth.refreshSession({ refreshToken: grant.refreshToken, context });
+      expect(late.refreshToken).toBe(winner!.refreshToken);
+      expect(late.session.refreshTokenId).toBe(winner!.session.refreshTokenId);
+      expect((await stores.users.findWithSession(grant.user.id, grant.session.id))?.session).toEqual(late.session);
+    });
+
+    it("a session ended by a ban since the read grants nothing", async () => {
+      const { auth, grant } = await withWriteAfterRead(async ({ stores, user, clock }) => {
+        await stores.users.update({ ...user, bannedUntil: new Date("2099-01-01T00:00:00Z") });
+        await stores.sessions.endAllOfUser(user.id, clock.now());
+      });
+      await failsWith("user_banned", auth.refreshSession({ refreshToken: grant.refreshToken, context }));
+    });
+
+    it("a session signed out since the read grants nothing", async () => {
+      const { auth, grant } = await withWriteAfterRead(async ({ stores, user, grant }) => {
+        await stores.sessions.deleteOne(user.id, grant.session.id);
+      });
+      await failsWith("refresh_token_not_found", auth.refreshSession({ refreshToken: grant.refreshToken, context }));
+    });
   });
 
   it("refuses unknown, empty and signed-out tokens, and banned users", async () => {

@@ -6,6 +6,7 @@ import type { Identity } from "../../model/identity.ts";
 import type { OneTimeToken } from "../../model/one-time-token.ts";
 import type { OutboxEntry } from "../../model/outbox.ts";
 import type { RefreshToken } from "../../model/refresh-token.ts";
+import type { Session } from "../../model/session.ts";
 import type { User } from "../../model/user.ts";
 import type { Stores, Transactor } from "../../ports/stores.ts";
 import { aSession, aUser } from "../builders.ts";
@@ -558,18 +559,68 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
           updatedAt: t("15:00:00.123"),
         };
         const refreshed = anAuditEntry({ action: "token_refreshed", actorId: user.id });
-        await tx.run((s) => s.sessions.rotate(rotated, child, [refreshed]));
+        expect(await tx.run((s) => s.sessions.rotate(rotated, child, [refreshed]))).toBe(true);
         expect((await stores.users.findWithSession(user.id, session.id))?.session).toEqual(rotated);
-        expect((await tx.run((s) => s.refreshTokens.lockForRefresh(child.tokenHash)))?.token).toEqual(child);
+        expect((await stores.refreshTokens.findForRefresh(child.tokenHash))?.token).toEqual(child);
         expect(await auditOf(stores, refreshed.actorUsername)).toEqual([refreshed]);
 
-        // The parent already has a child: a second one is refused, the session keeps pointing at the first, and
-        // the log does not tell of a refresh that did not happen.
+        // A rotation of the parent decided before the first landed: the session keeps pointing at the first
+        // child, no second child is stored, and the log does not tell of a refresh that did not happen.
         const sibling = aRefreshToken(session.id, { parentId: parent.id });
         const untold = anAuditEntry({ action: "token_refreshed", actorId: user.id });
-        await expect(stores.sessions.rotate({ ...rotated, refreshTokenId: sibling.id }, sibling, [untold])).rejects.toThrow();
+        expect(await stores.sessions.rotate({ ...rotated, refreshTokenId: sibling.id }, sibling, [untold])).toBe(false);
+        expect((await stores.users.findWithSession(user.id, session.id))?.session).toEqual(rotated);
+        expect(await stores.refreshTokens.findForRefresh(sibling.tokenHash)).toBeNull();
+        expect(await auditOf(stores, untold.actorUsername)).toEqual([]);
+
+        // A child whose digest is taken: the session is not moved, and nothing is logged.
+        const clash = { ...aRefreshToken(session.id, { parentId: child.id }), tokenHash: parent.tokenHash };
+        await expect(stores.sessions.rotate({ ...rotated, refreshTokenId: clash.id, previousRefreshTokenId: child.id }, clash, [untold])).rejects.toThrow();
         expect((await stores.users.findWithSession(user.id, session.id))?.session).toEqual(rotated);
         expect(await auditOf(stores, untold.actorUsername)).toEqual([]);
+      });
+
+      it("rotates nothing of a session ended or deleted since it was read", async () => {
+        const user = aUser();
+        await stores.users.insert(user);
+        const rotationOf = async (session: Session) => {
+          const parent = aRefreshToken(session.id);
+          await stores.sessions.open({ ...session, refreshTokenId: parent.id }, parent);
+          const child = aRefreshToken(session.id, { parentId: parent.id });
+          const rotated = { ...session, refreshTokenId: child.id, previousRefreshTokenId: parent.id, rotatedAt: t("15:00:00.000") };
+          return { rotated, child, audit: anAuditEntry({ action: "token_refreshed", actorId: user.id }) };
+        };
+
+        const ended = aSession(user.id);
+        const late = await rotationOf(ended);
+        await stores.sessions.endAllOfUser(user.id, t("14:59:00.000"));
+        expect(await stores.sessions.rotate(late.rotated, late.child, [late.audit])).toBe(false);
+        expect((await stores.users.findWithSession(user.id, ended.id))?.session).toMatchObject({ notAfter: t("14:59:00.000"), rotatedAt: null });
+        expect(await stores.refreshTokens.findForRefresh(late.child.tokenHash)).toBeNull();
+        expect(await auditOf(stores, late.audit.actorUsername)).toEqual([]);
+
+        const signedOut = aSession(user.id);
+        const gone = await rotationOf(signedOut);
+        await stores.sessions.deleteOne(user.id, signedOut.id);
+        expect(await stores.sessions.rotate(gone.rotated, gone.child, [gone.audit])).toBe(false);
+        expect((await stores.users.findWithSession(user.id, signedOut.id))?.session).toBeNull();
+        expect(await auditOf(stores, gone.audit.actorUsername)).toEqual([]);
+
+        // An end already known to the rotation is no change: a session with a future end still rotates.
+        const timeboxed = { ...aSession(user.id), notAfter: t("23:00:00.000") };
+        const known = await rotationOf(timeboxed);
+        expect(await stores.sessions.rotate(known.rotated, known.child, [known.audit])).toBe(true);
+        expect((await stores.users.findWithSession(user.id, timeboxed.id))?.session).toEqual(known.rotated);
+      });
+
+      it("finds a refresh token without a lock, outside any transaction", async () => {
+        const user = aUser();
+        await stores.users.insert(user);
+        const session = aSession(user.id);
+        const token = aRefreshToken(session.id);
+        await stores.sessions.open({ ...session, refreshTokenId: token.id }, token);
+        expect(await stores.refreshTokens.findForRefresh(token.tokenHash)).toEqual({ token, session: { ...session, refreshTokenId: token.id }, user });
+        expect(await stores.refreshTokens.findForRefresh(digest())).toBeNull();
       });
 
       it("lets one transaction at a time hold a family, and shows the next one what the first wrote", async () => {
