@@ -8,6 +8,7 @@ import { createHs256TokenSigner } from "./adapters/hs256-token-signer.ts";
 import { createSecrets, cryptoRandom } from "./adapters/node-crypto.ts";
 import { createClientAddress } from "./client-address.ts";
 import { createActionLink, createMailer } from "./mailer.ts";
+import { readNodeBody } from "./node-request-body.ts";
 import { createRateLimiter } from "./rate-limiter.ts";
 import { type OutboxWorker, startOutboxWorker } from "./outbox-worker.ts";
 import { type Config, toPolicy } from "./config/index.ts";
@@ -62,6 +63,7 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
     version,
     requestIdHeader: config.api.requestIdHeader,
     clientAddress: createClientAddress(config),
+    readBody: readNodeBody,
     actionLink: createActionLink(config),
   });
   let worker: OutboxWorker | undefined;

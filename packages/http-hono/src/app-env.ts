@@ -7,6 +7,8 @@ export interface AppEnv {
     requestId: string;
     /** Carries the request id on every line. */
     log: Logger;
+    /** The request body, read once; null when it is over the limit. Set for methods that carry a body. */
+    body: () => Promise<Uint8Array | null>;
     /** Set by requireUser. */
     principal: Principal;
     /** Set by requireAdmin. */

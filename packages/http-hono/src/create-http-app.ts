@@ -1,6 +1,5 @@
 import { type Auth, AuthError } from "@latchkey/domain";
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./app-env.ts";
 import { apiVersionHeader } from "./errors/api-version.ts";
 import { errorResponse, handleAuthErrors } from "./errors/error-response.ts";
@@ -9,6 +8,7 @@ import { cors } from "./middleware/cors.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { requestLog } from "./middleware/request-log.ts";
 import type { PublicSettings } from "./present/settings.ts";
+import { type BodyReader, bodyTooLarge, MAX_BODY_BYTES, readWebBody } from "./request-body.ts";
 import type { ClientAddress } from "./request-context.ts";
 import { healthRoutes } from "./routes/health.ts";
 import type { RouteDeps } from "./routes/route-deps.ts";
@@ -20,7 +20,6 @@ import { type ActionLink, adminRoutes } from "./routes/admin.ts";
 import { mailRoutes, signInByMailRoutes } from "./routes/mail.ts";
 import { verifyRoutes } from "./routes/verify.ts";
 
-export const MAX_BODY_BYTES = 1024 * 1024;
 const BODILESS_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
 
 export interface HttpAppOptions {
@@ -31,6 +30,8 @@ export interface HttpAppOptions {
   /** REQUEST_ID_HEADER */
   readonly requestIdHeader?: string | undefined;
   readonly clientAddress?: ClientAddress;
+  /** How request bodies are read; by default from the web Request. */
+  readonly readBody?: BodyReader;
   /** How a generated link is built from the mail it stands for: as the mailer builds links (API_EXTERNAL_URL, MAILER_URLPATHS_*). */
   readonly actionLink: ActionLink;
 }
@@ -65,14 +66,17 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
       maxAgeSeconds: 600,
     }),
   );
-  const limitBody = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: (c) =>
-      errorResponse(c, new AuthError("request_entity_too_large", `Request body too large (max ${MAX_BODY_BYTES} bytes)`), 413),
+  const readBody = options.readBody ?? readWebBody;
+  // A declared length over the limit is refused before anything is read, whether or not the route reads a body.
+  // Asking a GET for its body would make @hono/node-server build a whole web Request, which would cost every read
+  // request more than its own work: bodiless methods get no reader.
+  app.use((c, next) => {
+    if (BODILESS_METHODS.has(c.req.method)) return next();
+    if (Number(c.req.header("content-length")) > MAX_BODY_BYTES) throw bodyTooLarge();
+    let read: Promise<Uint8Array | null> | undefined;
+    c.set("body", () => (read ??= readBody(c, MAX_BODY_BYTES)));
+    return next();
   });
-  // Only where a body is read: asking a GET for its body makes @hono/node-server build a whole web Request, which
-  // would cost every read request more than its own work.
-  app.use((c, next) => (BODILESS_METHODS.has(c.req.method) ? next() : limitBody(c, next)));
 
   app.route("/", healthRoutes(deps));
   app.route("/", signupRoutes(deps));

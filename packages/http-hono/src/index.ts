@@ -1,4 +1,5 @@
-export { createHttpApp, MAX_BODY_BYTES, type HttpAppOptions } from "./create-http-app.ts";
+export { createHttpApp, type HttpAppOptions } from "./create-http-app.ts";
+export { type BodyReader, MAX_BODY_BYTES, readWebBody } from "./request-body.ts";
 export type { AppEnv } from "./app-env.ts";
 export type { Logger } from "./logger.ts";
 export type { PublicSettings } from "./present/settings.ts";

@@ -1,8 +1,11 @@
 import { AuthError } from "@latchkey/domain";
 import type { Context } from "hono";
+import type { AppEnv } from "./app-env.ts";
+import { bodyTooLarge } from "./request-body.ts";
 import * as v from "valibot";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
+const noBody = async () => new Uint8Array(0);
 
 /**
  * Reads the body as JSON whatever its Content-Type says (as GoTrue does, so there is one parser and one
@@ -10,16 +13,19 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * shape is `validation_failed` naming the first offending field.
  */
 export async function readJson<S extends v.GenericSchema>(
-  c: Context,
+  c: Context<AppEnv>,
   schema: S,
   options: { optional?: boolean } = {},
 ): Promise<v.InferOutput<S>> {
   let data: unknown;
   try {
-    const text = utf8.decode(await c.req.arrayBuffer());
+    const bytes = await (c.get("body") ?? noBody)();
+    if (bytes === null) throw bodyTooLarge();
+    const text = utf8.decode(bytes);
     // Where the body is optional (DELETE /admin/users/<id>), none at all reads as an empty object.
     data = options.optional && text.trim() === "" ? {} : JSON.parse(text);
   } catch (error) {
+    if (error instanceof AuthError) throw error;
     const reason = error instanceof TypeError ? "invalid UTF-8" : error instanceof Error ? error.message : "unreadable";
     throw new AuthError("bad_json", `Could not parse request body as JSON: ${reason}`);
   }
