@@ -1,6 +1,6 @@
 import { createPostgres, migrations } from "@latchkey/adapters-postgres";
 import { dropTables, randomNamespace, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request } from "node:http";
 import { createServer as createNetServer } from "node:net";

@@ -7,7 +7,6 @@ import {
   httpUrl,
   list,
   listenPort,
-  nonNegativeNumber,
   oneOf,
   port,
   postgresUrl,
