@@ -1,3 +1,4 @@
+import "./heap-growth.ts";
 import "./thread-pool.ts";
 import { serve } from "@hono/node-server";
 import type { Server as HttpServer } from "node:http";
