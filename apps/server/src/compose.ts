@@ -41,7 +41,7 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
     onPoolError: (error) => log.warn({ err: error }, "an idle database connection failed; it will be replaced"),
   });
   const mail = createMailer(config, log);
-  const limits = createRateLimiter(config, log);
+  const limits = await createRateLimiter(config, log);
   const ports: Ports = {
     stores: postgres.stores,
     tx: postgres.tx,

@@ -2,17 +2,17 @@ import type { RateLimiter } from "@latchkey/domain";
 import type { Logger } from "pino";
 import { createFallbackRateLimiter } from "./adapters/fallback-rate-limiter.ts";
 import { createMemoryRateLimiter } from "./adapters/memory-rate-limiter.ts";
-import { connectRedis, createRedisRateLimiter, DEFAULT_RATE_LIMIT_PREFIX } from "./adapters/redis-rate-limiter.ts";
 import type { Config } from "./config/index.ts";
 
 /**
  * Redis when REDIS_URL is set, so that limits hold across every instance, with this process's memory standing in
  * while Redis cannot be reached; this process's memory otherwise, which is right for one instance and is said at
- * start for several.
+ * start for several. ioredis is loaded only when Redis is configured: a single instance does without its memory.
  */
-export function createRateLimiter(config: Config, log: Logger): { limiter: RateLimiter; close(): Promise<void> } {
+export async function createRateLimiter(config: Config, log: Logger): Promise<{ limiter: RateLimiter; close(): Promise<void> }> {
   const memory = createMemoryRateLimiter();
   if (config.rateLimit.redisUrl) {
+    const { connectRedis, createRedisRateLimiter, DEFAULT_RATE_LIMIT_PREFIX } = await import("./adapters/redis-rate-limiter.ts");
     const redis = connectRedis(config.rateLimit.redisUrl, (error) => log.warn({ err: error }, "rate limiter: Redis connection error"));
     // Deployments that share a Redis but not their tables (DB_NAMESPACE) must not share their counters either.
     const prefix = `${DEFAULT_RATE_LIMIT_PREFIX}${config.db.namespace}`;
