@@ -5,7 +5,7 @@ import { setFlagsFromString } from "node:v8";
 // state that lived across a database round trip and dies soon after, so the heap, and the RSS with it, grew to
 // three times the live set. Growing by 30% over what survived keeps the RSS near the live set at the price of more
 // frequent, mostly concurrent, full collections. An operator's own --heap-growing-percent wins.
-export const HEAP_GROWING_PERCENT = 30;
+const HEAP_GROWING_PERCENT = 30;
 
 if (!process.execArgv.some((argument) => /^--heap[-_]growing[-_]percent\b/.test(argument))) {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
