@@ -127,6 +127,15 @@ describe("bad input", () => {
     expect((await json(response)).error_code).toBe("request_entity_too_large");
   });
 
+  it("refuses a declared length over 1 MiB before reading anything, on a route that reads no body too", async () => {
+    const { send } = createTestApp();
+    for (const path of ["/signup", "/logout"]) {
+      const response = await send("POST", path, "{}", { "content-length": String(1024 * 1024 + 1) });
+      expect([path, response.status]).toEqual([path, 413]);
+      expect((await json(response)).error_code).toBe("request_entity_too_large");
+    }
+  });
+
   it("reads the body as JSON whatever the content type says", async () => {
     const { send } = createTestApp();
     const response = await send("POST", "/signup", { email: "plain@example.com", password: "secret-pw" }, { "content-type": "text/plain" });
