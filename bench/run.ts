@@ -191,6 +191,7 @@ async function startFloor(kind: "http" | "read" | "rotation", databaseUrl: strin
     name: `${kind}-floor`,
     entry: join(here, "floors", "floor-server.ts"),
     args: [kind],
+    nodeOptions: (env["BENCH_FLOOR_NODE_OPTIONS"] || "").split(" ").filter(Boolean),
     cwd: work,
     port,
     readyPath: "/ready",

@@ -56,3 +56,5 @@ if (kind === "http") {
 
 app.get("/ready", (c) => c.json({ ok: true }));
 serve({ fetch: app.fetch, port, hostname: "127.0.0.1" });
+// A normal exit on SIGTERM, so that --cpu-prof (BENCH_FLOOR_NODE_OPTIONS) writes its profile.
+process.once("SIGTERM", () => process.exit(0));

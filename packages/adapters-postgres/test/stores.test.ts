@@ -1,6 +1,6 @@
 import { isAuthError } from "@latchkey/domain";
 import { aSession, aUser, nodeRandom } from "@latchkey/domain/testing";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseError, type Postgres } from "../src/index.ts";
 import { aFlowState, aOneTimeToken, aRefreshToken, backends, gate, sleep, type Backend, type OpenedBackend } from "./support.ts";
@@ -108,6 +108,23 @@ describe.each(backends)("$name stores on one connection", (backend) => {
     await stores.users.insert(user);
     expect(await stores.users.findWithSession("nope", "nope")).toBeNull();
     expect(await stores.users.findWithSession(user.id, "nope")).toEqual({ user, session: null });
+  });
+
+  it("reads timestamps back whatever the connection's time zone", async () => {
+    // The hot reads take rows as json, whose timestamps carry the session time zone's offset.
+    const { stores, db } = database();
+    const user = aUser({ lastSignInAt: later, bannedUntil: new Date("2026-12-31T23:59:59.999Z") });
+    const session = aSession(user.id, { rotatedAt: later, notAfter: new Date("2027-01-01T00:00:00.001Z") });
+    await stores.users.insert(user);
+    await stores.sessions.insert(session);
+    try {
+      for (const zone of ["Asia/Kolkata", "America/St_Johns", "UTC"]) {
+        await db.execute(sql.raw(`set time zone '${zone}'`));
+        expect(await stores.users.findWithSession(user.id, session.id)).toEqual({ user, session });
+      }
+    } finally {
+      await db.execute(sql`reset time zone`);
+    }
   });
 
   it("keeps statement parameters out of its errors", async () => {

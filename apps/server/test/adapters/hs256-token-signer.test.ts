@@ -1,6 +1,6 @@
 import { isAuthError } from "@latchkey/domain";
 import { generateKeyPair, SignJWT, UnsecuredJWT } from "jose";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createHs256TokenSigner } from "../../src/adapters/hs256-token-signer.ts";
 
 const secret = "a-test-secret-that-is-long-enough-for-hs256";
@@ -45,5 +45,23 @@ describe("HS256 token signer", () => {
     await rejectsAsBadJwt(await new SignJWT({ sub: "u", exp: now() + 60 }).setProtectedHeader({ alg: "RS256" }).sign(privateKey));
     await rejectsAsBadJwt("not.a.jwt");
     await rejectsAsBadJwt("");
+  });
+
+  it("keeps refusing a forged sibling of a token it verified, and the token itself once it expires", async () => {
+    vi.useFakeTimers({ now: new Date("2026-11-23T12:00:00Z"), toFake: ["Date"] });
+    try {
+      const claims = { sub: "u", role: "authenticated", iat: now(), exp: now() + 60 };
+      const good = await signer.sign(claims);
+      expect(await signer.verify(good)).toEqual(claims);
+      expect(await signer.verify(good)).toEqual(claims);
+      const [header, , signature] = good.split(".");
+      const forged = Buffer.from(JSON.stringify({ ...claims, role: "service_role" })).toString("base64url");
+      await rejectsAsBadJwt(`${header}.${forged}.${signature}`);
+
+      vi.setSystemTime(new Date("2026-11-23T12:01:01Z"));
+      await rejectsAsBadJwt(good);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type { Identity, Metadata } from "@latchkey/domain";
 import type { IdentitiesTable } from "../schema/identities.ts";
+import { fromOptionalTimestampJson, fromTimestampJson } from "./timestamp-json.ts";
 
 export type IdentityRow = IdentitiesTable["$inferSelect"];
 
@@ -37,8 +38,8 @@ export function fromIdentityJson(json: IdentityJson): Identity {
     provider: json.provider,
     providerId: json.provider_id,
     identityData: json.identity_data,
-    lastSignInAt: json.last_sign_in_at === null ? null : new Date(json.last_sign_in_at),
-    createdAt: new Date(json.created_at),
-    updatedAt: new Date(json.updated_at),
+    lastSignInAt: fromOptionalTimestampJson(json.last_sign_in_at),
+    createdAt: fromTimestampJson(json.created_at),
+    updatedAt: fromTimestampJson(json.updated_at),
   };
 }

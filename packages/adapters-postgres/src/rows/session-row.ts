@@ -1,7 +1,24 @@
-import type { Session } from "@latchkey/domain";
-import type { SessionsTable } from "../schema/sessions.ts";
+import type { Aal, Session } from "@latchkey/domain";
+import type { AmrJson, SessionsTable } from "../schema/sessions.ts";
+import { fromOptionalTimestampJson, fromTimestampJson } from "./timestamp-json.ts";
 
 export type SessionRow = SessionsTable["$inferSelect"];
+
+/** A session as `row_to_json` renders its row: column names as keys, timestamps as ISO 8601 strings. */
+export interface SessionJson {
+  readonly id: string;
+  readonly user_id: string;
+  readonly aal: Aal;
+  readonly amr: AmrJson[];
+  readonly refresh_token_id: string | null;
+  readonly previous_refresh_token_id: string | null;
+  readonly rotated_at: string | null;
+  readonly ip: string | null;
+  readonly user_agent: string | null;
+  readonly not_after: string | null;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
 
 /** The session's columns; amr times as ISO 8601 strings inside the jsonb. */
 export function toSessionRow(session: Session): SessionRow {
@@ -26,5 +43,23 @@ export function fromSessionRow(row: SessionRow): Session {
   return {
     ...row,
     amr: row.amr.map((entry) => ({ method: entry.method, at: new Date(entry.at) })),
+  };
+}
+
+/** The session's columns from their `row_to_json` rendering. */
+export function fromSessionJson(json: SessionJson): SessionRow {
+  return {
+    id: json.id,
+    userId: json.user_id,
+    aal: json.aal,
+    amr: json.amr,
+    refreshTokenId: json.refresh_token_id,
+    previousRefreshTokenId: json.previous_refresh_token_id,
+    rotatedAt: fromOptionalTimestampJson(json.rotated_at),
+    ip: json.ip,
+    userAgent: json.user_agent,
+    notAfter: fromOptionalTimestampJson(json.not_after),
+    createdAt: fromTimestampJson(json.created_at),
+    updatedAt: fromTimestampJson(json.updated_at),
   };
 }

@@ -1,7 +1,36 @@
-import type { Identity, User } from "@latchkey/domain";
+import type { Identity, Metadata, User } from "@latchkey/domain";
 import type { UsersTable } from "../schema/users.ts";
+import { fromTimestampJson, fromOptionalTimestampJson } from "./timestamp-json.ts";
 
 export type UserRow = UsersTable["$inferSelect"];
+
+/** A user as `row_to_json` renders its row: column names as keys, timestamps as ISO 8601 strings. */
+export interface UserJson {
+  readonly id: string;
+  readonly aud: string;
+  readonly role: string;
+  readonly email: string | null;
+  readonly phone: string | null;
+  readonly password_hash: string | null;
+  readonly email_confirmed_at: string | null;
+  readonly phone_confirmed_at: string | null;
+  readonly invited_at: string | null;
+  readonly confirmation_sent_at: string | null;
+  readonly recovery_sent_at: string | null;
+  readonly new_email: string | null;
+  readonly email_change_sent_at: string | null;
+  readonly new_phone: string | null;
+  readonly phone_change_sent_at: string | null;
+  readonly reauthentication_sent_at: string | null;
+  readonly last_sign_in_at: string | null;
+  readonly app_metadata: Metadata;
+  readonly user_metadata: Metadata;
+  readonly banned_until: string | null;
+  readonly is_anonymous: boolean;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly deleted_at: string | null;
+}
 
 /** The user's columns; its identities live in their own table. */
 export function toUserRow(user: User): UserRow {
@@ -36,4 +65,34 @@ export function toUserRow(user: User): UserRow {
 /** The domain's User from its row and its identities, oldest first. */
 export function fromUserRow(row: UserRow, identities: readonly Identity[]): User {
   return { ...row, identities };
+}
+
+/** The user's columns from their `row_to_json` rendering. */
+export function fromUserJson(json: UserJson): UserRow {
+  return {
+    id: json.id,
+    aud: json.aud,
+    role: json.role,
+    email: json.email,
+    phone: json.phone,
+    passwordHash: json.password_hash,
+    emailConfirmedAt: fromOptionalTimestampJson(json.email_confirmed_at),
+    phoneConfirmedAt: fromOptionalTimestampJson(json.phone_confirmed_at),
+    invitedAt: fromOptionalTimestampJson(json.invited_at),
+    confirmationSentAt: fromOptionalTimestampJson(json.confirmation_sent_at),
+    recoverySentAt: fromOptionalTimestampJson(json.recovery_sent_at),
+    newEmail: json.new_email,
+    emailChangeSentAt: fromOptionalTimestampJson(json.email_change_sent_at),
+    newPhone: json.new_phone,
+    phoneChangeSentAt: fromOptionalTimestampJson(json.phone_change_sent_at),
+    reauthenticationSentAt: fromOptionalTimestampJson(json.reauthentication_sent_at),
+    lastSignInAt: fromOptionalTimestampJson(json.last_sign_in_at),
+    appMetadata: json.app_metadata,
+    userMetadata: json.user_metadata,
+    bannedUntil: fromOptionalTimestampJson(json.banned_until),
+    isAnonymous: json.is_anonymous,
+    createdAt: fromTimestampJson(json.created_at),
+    updatedAt: fromTimestampJson(json.updated_at),
+    deletedAt: fromOptionalTimestampJson(json.deleted_at),
+  };
 }

@@ -2,17 +2,21 @@ import type { RefreshTokenStore } from "@latchkey/domain";
 import { eq, inArray, type Placeholder, sql } from "drizzle-orm";
 import type { Database } from "../database.ts";
 import type { IdentityJson } from "../rows/identity-row.ts";
-import { fromRefreshTokenRow, type RefreshTokenRow, toRefreshTokenRow } from "../rows/refresh-token-row.ts";
-import { fromSessionRow, type SessionRow } from "../rows/session-row.ts";
-import type { UserRow } from "../rows/user-row.ts";
+import { fromRefreshTokenJson, fromRefreshTokenRow, type RefreshTokenJson, toRefreshTokenRow } from "../rows/refresh-token-row.ts";
+import { fromSessionJson, fromSessionRow, type SessionJson } from "../rows/session-row.ts";
+import type { UserJson } from "../rows/user-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import type { Atomic } from "./atomic.ts";
 import { insertOne, prepared } from "./prepared.ts";
-import { toUser, userColumns } from "./user-query.ts";
+import { rowJson, toUser, userColumns } from "./user-query.ts";
 
-type FoundRow = { token: RefreshTokenRow; session: SessionRow; user: UserRow; identities: IdentityJson[] };
+type FoundRow = { token: RefreshTokenJson; session: SessionJson; user: UserJson; identities: IdentityJson[] };
 
-const toFound = (row: FoundRow) => ({ token: fromRefreshTokenRow(row.token), session: fromSessionRow(row.session), user: toUser(row) });
+const toFound = (row: FoundRow) => ({
+  token: fromRefreshTokenRow(fromRefreshTokenJson(row.token)),
+  session: fromSessionRow(fromSessionJson(row.session)),
+  user: toUser(row),
+});
 
 /** Refresh-token digests; whether one is valid is its session's business. */
 export function createRefreshTokenStore(db: Database, schema: Schema, atomic: Atomic): RefreshTokenStore {
@@ -20,7 +24,7 @@ export function createRefreshTokenStore(db: Database, schema: Schema, atomic: At
   /** The token with this digest, its session and its user. */
   const selectFound = (db: Database, tokenHash: string | Placeholder) =>
     db
-      .select({ token: refreshTokens, session: sessions, ...userColumns(schema) })
+      .select({ token: rowJson<RefreshTokenJson>(refreshTokens), session: rowJson<SessionJson>(sessions), ...userColumns(schema) })
       .from(refreshTokens)
       .innerJoin(sessions, eq(sessions.id, refreshTokens.sessionId))
       .innerJoin(users, eq(users.id, sessions.userId))

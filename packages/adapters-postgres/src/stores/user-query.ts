@@ -1,8 +1,9 @@
 import type { Identity, User } from "@latchkey/domain";
 import { eq, getTableName, sql, type Column, type SQL } from "drizzle-orm";
+import type { PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "../database.ts";
 import { fromIdentityJson, type IdentityJson } from "../rows/identity-row.ts";
-import { fromUserRow, type UserRow } from "../rows/user-row.ts";
+import { fromUserJson, fromUserRow, type UserJson } from "../rows/user-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import { prepared } from "./prepared.ts";
 
@@ -20,15 +21,24 @@ export function identitiesOfUser(schema: Schema): SQL<IdentityJson[]> {
   ), '[]'::json)`;
 }
 
+/**
+ * The whole row of `table`, as named in the query's FROM, as one json value (null for the missing side of an outer
+ * join). The hot reads select rows this way: pg parses the description of every result's columns again on each
+ * execution and drizzle maps them one by one, which for a user and its session cost more than the lookup itself.
+ */
+export function rowJson<T>(table: PgTable): SQL<T> {
+  return sql<T>`row_to_json(${sql.identifier(getTableName(table))})`;
+}
+
 /** The user row together with its identities: the columns every user query selects. */
 export function userColumns(schema: Schema) {
-  return { user: schema.users, identities: identitiesOfUser(schema) };
+  return { user: rowJson<UserJson>(schema.users), identities: identitiesOfUser(schema) };
 }
 
 /** Maps one result of a query that selected userColumns. */
-export function toUser(row: { user: UserRow; identities: IdentityJson[] }): User {
+export function toUser(row: { user: UserJson; identities: IdentityJson[] }): User {
   const identities: Identity[] = row.identities.map(fromIdentityJson);
-  return fromUserRow(row.user, identities);
+  return fromUserRow(fromUserJson(row.user), identities);
 }
 
 /** The user whose `key` column holds `value`, with its identities, in one prepared query. */

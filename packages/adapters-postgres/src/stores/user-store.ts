@@ -2,7 +2,7 @@ import { AuthError, isUuid, messages, type Identity, type UserStore } from "@lat
 import { and, asc, count, desc, eq, inArray, or, sql } from "drizzle-orm";
 import type { Database } from "../database.ts";
 import { toIdentityRow } from "../rows/identity-row.ts";
-import { fromSessionRow } from "../rows/session-row.ts";
+import { fromSessionJson, fromSessionRow, type SessionJson } from "../rows/session-row.ts";
 import { fromUserRow, toUserRow } from "../rows/user-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import { userAddressConstraints } from "../schema/users.ts";
@@ -10,7 +10,7 @@ import type { Atomic } from "./atomic.ts";
 import { containsText } from "./contains-text.ts";
 import { violatedUniqueConstraint } from "./database-error.ts";
 import { insertOne, prepared } from "./prepared.ts";
-import { selectUserBy, toUser, userColumns } from "./user-query.ts";
+import { rowJson, selectUserBy, toUser, userColumns } from "./user-query.ts";
 
 const NIL_UUID = "00000000-0000-0000-0000-000000000000";
 
@@ -69,7 +69,7 @@ export function createUserStore(db: Database, schema: Schema, atomic: Atomic): U
       // GET /user and every authenticated request: the user, its identities and the session in one prepared query.
       const statement = prepared(db, schema.namespace, "user_with_session", (name) =>
         db
-          .select({ ...userColumns(schema), session: sessions })
+          .select({ ...userColumns(schema), session: rowJson<SessionJson | null>(sessions) })
           .from(users)
           .leftJoin(sessions, and(eq(sessions.id, sql.placeholder("sessionId")), eq(sessions.userId, users.id)))
           .where(eq(users.id, sql.placeholder("userId")))
@@ -80,7 +80,7 @@ export function createUserStore(db: Database, schema: Schema, atomic: Atomic): U
       // no session's id (ours are random, version 4).
       const [row] = await statement.execute({ userId, sessionId: isUuid(sessionId) ? sessionId : NIL_UUID });
       if (!row) return null;
-      return { user: toUser(row), session: row.session ? fromSessionRow(row.session) : null };
+      return { user: toUser(row), session: row.session ? fromSessionRow(fromSessionJson(row.session)) : null };
     },
 
     async list({ page, perPage, order, aud, filter, email, phone }) {

@@ -208,7 +208,20 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         const stranger = aUser();
         await stores.users.insert(user);
         await stores.users.insert(stranger);
-        const session = aSession(user.id, { amr: [{ method: "password", at: t("08:00:00.250") }] });
+        // Every field set, so that each column is read back.
+        const session = aSession(user.id, {
+          aal: "aal2",
+          amr: [
+            { method: "password", at: t("08:00:00.250") },
+            { method: "otp", at: t("08:01:00.500") },
+          ],
+          refreshTokenId: uuid(),
+          previousRefreshTokenId: uuid(),
+          rotatedAt: t("08:30:00.125"),
+          notAfter: t("20:00:00.999"),
+          createdAt: t("08:00:00.250"),
+          updatedAt: t("08:30:00.125"),
+        });
         const strangersSession = aSession(stranger.id);
         await stores.sessions.insert(session);
         await stores.sessions.insert(strangersSession);
@@ -415,8 +428,8 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
       it("finds a refresh token by digest with its session and user", async () => {
         const user = aUser();
         await stores.users.insert(user);
-        const session = aSession(user.id);
-        const token = aRefreshToken(session.id);
+        const session = aSession(user.id, { previousRefreshTokenId: uuid(), rotatedAt: t("08:30:00.125"), notAfter: t("20:00:00.999") });
+        const token = aRefreshToken(session.id, { parentId: uuid() });
         await stores.sessions.insert({ ...session, refreshTokenId: token.id });
         await stores.refreshTokens.insert(token);
 
