@@ -6,11 +6,14 @@ import { request } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { productionEnv } from "./support/start-test-server.ts";
 
 const repo = join(import.meta.dirname, "..", "..", "..");
-const tsx = join(repo, "node_modules", ".bin", "tsx");
+// tsx as a loader in the server's own process: its CLI would start the server as a grandchild, which a SIGKILL
+// of the CLI leaves running.
+const tsxLoader = pathToFileURL(join(repo, "node_modules", "tsx", "dist", "loader.mjs")).href;
 const main = join(repo, "apps", "server", "src", "main.ts");
 const databaseUrl = testDatabaseUrl();
 const cleanups: (() => void | Promise<void>)[] = [];
@@ -46,7 +49,7 @@ function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
 }
 
 function run(args: string[], env: Record<string, string>, cwd: string) {
-  const child = spawn(tsx, [main, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", tsxLoader, main, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   cleanups.push(() => void child.kill("SIGKILL"));
   let stdout = "";
   let stderr = "";
