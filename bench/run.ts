@@ -11,7 +11,7 @@ import { createFixtures, type Fixtures } from "./lib/fixtures.ts";
 import { type LoadShape, measureLoad } from "./lib/load.ts";
 import { watchPostgres, watchProcess } from "./lib/process-stats.ts";
 import { freePort, type Started, startProgram } from "./lib/processes.ts";
-import { markdownTable, misses, type Row } from "./lib/report.ts";
+import { combineRounds, compareRounds, markdownTable, misses, type Row } from "./lib/report.ts";
 import * as scenarios from "./lib/scenarios.ts";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
@@ -22,8 +22,10 @@ const settings = {
   adminUrl: env["BENCH_DATABASE_URL"] || "postgres://postgres@127.0.0.1:5432/postgres",
   database: env["BENCH_DATABASE_NAME"] || "latchkey_bench",
   concurrencies: (env["BENCH_CONCURRENCY"] || "1,16,64").split(",").map(Number),
-  warmupSeconds: Number(env["BENCH_WARMUP_SECONDS"] || "3"),
-  seconds: Number(env["BENCH_SECONDS"] || "10"),
+  warmupSeconds: Number(env["BENCH_WARMUP_SECONDS"] || "2"),
+  seconds: Number(env["BENCH_SECONDS"] || "6"),
+  /** Rounds per row, each paired with a round of its ceiling. */
+  rounds: Number(env["BENCH_ROUNDS"] || "3"),
   /** The server's DB_MAX_POOL_SIZE, and the floors' pool: connections for PostgreSQL's cores, not for HTTP's. */
   poolSize: Number(env["BENCH_DB_POOL_SIZE"] || "10"),
   users: 64,
@@ -40,11 +42,10 @@ async function main(): Promise<void> {
   log("bench: building the server (pnpm build)");
   await promisify(execFile)(process.execPath, ["--import", import.meta.resolve("tsx"), join(root, "apps", "server", "build.ts")]);
   const databaseUrl = await createBenchDatabase(settings.adminUrl, settings.database);
-  await createFloorTables(databaseUrl);
+  const floorSessions = await createFloorTables(databaseUrl);
   const machine = await describeMachine(databaseUrl);
   log(`bench: ${machine}`);
   const jwtSecret = randomBytes(32).toString("hex");
-  const rows: Row[] = [];
 
   // Users and their sessions first: the read floor selects the same rows GET /user reads.
   let server = await startServer(databaseUrl, jwtSecret);
@@ -53,56 +54,70 @@ async function main(): Promise<void> {
   await stop(server);
 
   const runId = randomBytes(4).toString("hex");
-  const measured: { name: string; shape: LoadShape; ceiling: string; target?: number }[] = [
+  const measured: Scenario[] = [
     { name: "GET /user", shape: scenarios.getUser(fixtures), ceiling: "read floor", target: 0.8 },
     { name: "refresh", shape: scenarios.refreshToken(fixtures), ceiling: "rotation floor", target: 0.8 },
     { name: "password grant", shape: scenarios.passwordGrant(fixtures), ceiling: "argon2id verify", target: 0.9 },
     { name: "signup", shape: scenarios.signup(runId), ceiling: "argon2id hash", target: 0.8 },
     { name: "GET /settings", shape: scenarios.getSettings(), ceiling: "http floor" },
   ].filter((scenario) => settings.only.length === 0 || settings.only.includes(scenario.name));
-  const needed = new Set(measured.map((scenario) => scenario.ceiling));
 
-  const ceilings = new Map<string, number>();
-  const ceiling = (name: string, concurrency: number) => ceilings.get(`${name}@${concurrency}`)!;
+  // Every process under load is started now and sits idle while another is measured.
+  const floors = new Map<string, Started>();
   for (const kind of ["http", "read", "rotation"] as const) {
-    const name = `${kind} floor`;
-    if (!needed.has(name)) continue;
-    const program = await startFloor(kind, databaseUrl, fixtures);
-    for (const concurrency of settings.concurrencies) {
-      const row = await measure(name, program, scenarios.floor(kind === "rotation" ? "POST" : "GET"), concurrency);
-      ceilings.set(`${name}@${concurrency}`, row.load.requestsPerSecond);
-      rows.push(row);
-    }
-    await stop(program);
+    if (measured.some((scenario) => scenario.ceiling === `${kind} floor`)) floors.set(`${kind} floor`, await startFloor(kind, databaseUrl, fixtures));
   }
-  for (const concurrency of needed.has("argon2id hash") || needed.has("argon2id verify") ? settings.concurrencies : []) {
-    for (const row of await measureArgon2(concurrency)) {
-      ceilings.set(`${row.name}@${concurrency}`, row.load.requestsPerSecond);
-      rows.push(row);
-    }
-  }
-
+  const ceilingShapes = new Map<string, LoadShape>([
+    ["http floor", scenarios.floor()],
+    ["read floor", scenarios.floor()],
+    ["rotation floor", scenarios.rotationFloor(floorSessions)],
+  ]);
+  const measureCeiling = (name: string, concurrency: number): Promise<Row> => {
+    const floor = floors.get(name);
+    if (floor) return measure(name, floor, ceilingShapes.get(name)!, concurrency);
+    return measureArgon2(name === "argon2id hash" ? "hash" : "verify", concurrency);
+  };
   server = await startServer(databaseUrl, jwtSecret);
+
+  // The machine's speed drifts over minutes (other tenants of the host take its CPU), so each row is measured in
+  // rounds, each right after a round of its ceiling at the same concurrency, and the ratio is the median of the
+  // rounds' ratios.
+  const ceilingRows: Row[] = [];
+  const scenarioRows: Row[] = [];
   for (const scenario of measured) {
     for (const concurrency of settings.concurrencies) {
-      const row = await measure(scenario.name, server, scenario.shape, concurrency);
-      rows.push({
-        ...row,
-        ceiling: { name: scenario.ceiling, requestsPerSecond: ceiling(scenario.ceiling, concurrency), target: scenario.target },
-      });
+      const pairs: { ceiling: Row; scenario: Row }[] = [];
+      for (let round = 0; round < settings.rounds; round++) {
+        const ceiling = await measureCeiling(scenario.ceiling, concurrency);
+        pairs.push({ ceiling, scenario: await measure(scenario.name, server, scenario.shape, concurrency) });
+      }
+      ceilingRows.push(combineRounds(pairs.map((pair) => pair.ceiling)));
+      scenarioRows.push(compareRounds(scenario.name, pairs, scenario.target));
     }
   }
   await stop(server);
+  for (const floor of floors.values()) await stop(floor);
   await dropBenchDatabase(settings.adminUrl, settings.database);
+  const rows = [...ceilingRows, ...scenarioRows];
 
   const table = markdownTable(rows);
   const missed = rows.flatMap(misses);
   const verdict = missed.length === 0 ? "Every target is met." : `Missed:\n${missed.map((line) => `- ${line}`).join("\n")}`;
-  const timing = `${settings.warmupSeconds} s warm-up, then ${settings.seconds} s measured, per row; DB_MAX_POOL_SIZE ${settings.poolSize}.`;
+  const timing =
+    `Each row: ${settings.rounds} rounds, each a ${settings.warmupSeconds} s warm-up then ${settings.seconds} s measured, ` +
+    `alternating with a round of its ceiling; figures from the median round, the ratio the median of the rounds' ` +
+    `ratios (their range in brackets); DB_MAX_POOL_SIZE ${settings.poolSize}.`;
   const report = `${machine}\n${timing}\n\n${table}\n\n${verdict}\n`;
   process.stdout.write(`\n${report}`);
   if (settings.updateReadme) updateReadme(report);
   if (rows.some((row) => row.load.failures > 0)) process.exitCode = 1;
+}
+
+interface Scenario {
+  readonly name: string;
+  readonly shape: LoadShape;
+  readonly ceiling: string;
+  readonly target?: number;
 }
 
 async function measure(name: string, program: Started, shape: LoadShape, concurrency: number): Promise<Row> {
@@ -125,20 +140,19 @@ async function measure(name: string, program: Started, shape: LoadShape, concurr
 }
 
 /** Hashing alone, in a process of its own: the ceiling of each scenario that hashes once per request. */
-async function measureArgon2(concurrency: number): Promise<Row[]> {
-  log(`bench: argon2id at concurrency ${concurrency}`);
+async function measureArgon2(operation: "hash" | "verify", concurrency: number): Promise<Row> {
+  const name = `argon2id ${operation}`;
+  log(`bench: ${name} at concurrency ${concurrency}`);
   const entry = join(here, "floors", "argon2-rate.ts");
-  const args = ["--import", import.meta.resolve("tsx"), entry, String(concurrency), String(settings.warmupSeconds), String(settings.seconds)];
-  const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: work });
-  type Rate = { perSecond: number; p50Ms: number; p99Ms: number; cpuPercent: number };
-  const figures = JSON.parse(stdout) as { hash: Rate; verify: Rate; peakRssMiB: number };
-  const row = (name: string, rate: Rate): Row => ({
+  const args = [operation, String(concurrency), String(settings.warmupSeconds), String(settings.seconds)];
+  const { stdout } = await promisify(execFile)(process.execPath, ["--import", import.meta.resolve("tsx"), entry, ...args], { cwd: work });
+  const figures = JSON.parse(stdout) as { perSecond: number; p50Ms: number; p99Ms: number; cpuPercent: number; peakRssMiB: number };
+  return {
     name,
     concurrency,
-    load: { requestsPerSecond: rate.perSecond, p50Ms: rate.p50Ms, p99Ms: rate.p99Ms, completed: 0, failures: 0 },
-    process: { peakRssMiB: figures.peakRssMiB, cpuPercent: rate.cpuPercent },
-  });
-  return [row("argon2id hash", figures.hash), row("argon2id verify", figures.verify)];
+    load: { requestsPerSecond: figures.perSecond, p50Ms: figures.p50Ms, p99Ms: figures.p99Ms, completed: 0, failures: 0 },
+    process: { peakRssMiB: figures.peakRssMiB, cpuPercent: figures.cpuPercent },
+  };
 }
 
 /** What the README's production command passes to `node`. */

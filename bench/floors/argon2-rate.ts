@@ -1,10 +1,12 @@
-// The hashing ceiling: how many argon2id hashes, then verifications, this machine completes per second with the
-// server's own parameters, `concurrency` at a time on libuv's thread pool (all cores, when it exceeds them).
-// Prints one JSON line.
+// The hashing ceilings: how many argon2id hashes or verifications (the first argument) this machine completes per
+// second with the server's own parameters, `concurrency` at a time on libuv's thread pool (all cores, when it
+// exceeds them). Prints one JSON line.
 import { hash, verify } from "@node-rs/argon2";
 import { recommendedArgon2 } from "@latchkey/server";
 
-const [concurrency, warmupSeconds, seconds] = process.argv.slice(2).map(Number) as [number, number, number];
+const operation = process.argv[2];
+if (operation !== "hash" && operation !== "verify") throw new Error(`usage: argon2-rate.ts hash|verify concurrency warmup seconds`);
+const [concurrency, warmupSeconds, seconds] = process.argv.slice(3).map(Number) as [number, number, number];
 // @node-rs/argon2's Algorithm is a const enum; 2 is Argon2id.
 const options = { ...recommendedArgon2, algorithm: 2 };
 const password = "correct horse battery staple";
@@ -39,7 +41,5 @@ async function rate(operation: () => Promise<unknown>) {
   return run(seconds * 1000);
 }
 
-const hashing = await rate(() => hash(password, options));
-const verifying = await rate(() => verify(stored, password));
-const peakRssMiB = process.resourceUsage().maxRSS / 1024;
-console.log(JSON.stringify({ hash: hashing, verify: verifying, peakRssMiB }));
+const figures = await rate(operation === "hash" ? () => hash(password, options) : () => verify(stored, password));
+console.log(JSON.stringify({ ...figures, peakRssMiB: process.resourceUsage().maxRSS / 1024 }));

@@ -24,16 +24,20 @@ if (kind === "http") {
   });
 } else if (kind === "rotation") {
   const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"], max: poolSize });
-  // Like the refresh scenario's token pool, no two requests in flight hold the same session.
-  const idle = (await pool.query<{ id: string }>("SELECT id FROM bench_floor.sessions")).rows.map((row) => row.id);
+  // The load generator names the session, from a pool in which no two requests in flight share one, as refresh's
+  // tokens do.
   app.post("/floor", async (c) => {
-    const sessionId = idle.shift();
-    if (sessionId === undefined) return c.json({ error: "more requests in flight than sessions" }, 503);
+    const sessionId = c.req.query("session") ?? "";
+    if (!/^[0-9a-f-]{36}$/.test(sessionId)) return c.json({ error: "no session named" }, 400);
     const client = await pool.connect();
     try {
       const tokenId = randomUUID();
       await client.query("BEGIN");
-      await client.query("SELECT id FROM bench_floor.sessions WHERE id = $1 FOR UPDATE", [sessionId]);
+      const { rowCount } = await client.query("SELECT id FROM bench_floor.sessions WHERE id = $1 FOR UPDATE", [sessionId]);
+      if (rowCount === 0) {
+        await client.query("ROLLBACK");
+        return c.json({ error: "no such session" }, 404);
+      }
       await client.query("UPDATE bench_floor.sessions SET refreshed_at = now(), refresh_token_id = $2 WHERE id = $1", [
         sessionId,
         tokenId,
@@ -44,10 +48,9 @@ if (kind === "http") {
         randomBytes(32).toString("base64url"),
       ]);
       await client.query("COMMIT");
-      return c.json({ ok: true, token_id: tokenId });
+      return c.json({ session_id: sessionId, token_id: tokenId });
     } finally {
       client.release();
-      idle.push(sessionId);
     }
   });
 } else {

@@ -43,7 +43,7 @@ export const FLOOR_SESSIONS = 512;
  * The rotation floor's own tables, shaped like a session and its refresh tokens: a row locked and updated by its
  * primary key, and a row inserted into a table with a unique index on a digest and a foreign key to the first.
  */
-export async function createFloorTables(url: string): Promise<void> {
+export async function createFloorTables(url: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -63,6 +63,7 @@ export async function createFloorTables(url: string): Promise<void> {
       CREATE INDEX ON bench_floor.tokens (session_id);
       INSERT INTO bench_floor.sessions (id) SELECT gen_random_uuid() FROM generate_series(1, ${FLOOR_SESSIONS});
     `);
+    return (await client.query<{ id: string }>("SELECT id FROM bench_floor.sessions")).rows.map((row) => row.id);
   } finally {
     await client.end();
   }

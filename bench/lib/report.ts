@@ -6,8 +6,57 @@ export interface Row {
   readonly concurrency: number;
   readonly load: LoadFigures;
   readonly process: ProcessFigures;
-  /** The ceiling this row is compared with, at the same concurrency, and the least ratio that meets the target. */
-  readonly ceiling?: { readonly name: string; readonly requestsPerSecond: number; readonly target?: number };
+  /**
+   * The ceiling this row is compared with, at the same concurrency: the median of the rounds' ratios to it, their
+   * range, and the least ratio that meets the target.
+   */
+  readonly ceiling?: {
+    readonly name: string;
+    readonly ratio: number;
+    readonly range: readonly [number, number];
+    readonly target?: number;
+  };
+}
+
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
+
+/**
+ * One row of several rounds of the same load: the median round's load figures (by requests per second), the
+ * highest peak memory, the mean CPU, and every failure.
+ */
+export function combineRounds(rounds: readonly Row[]): Row {
+  const byRate = [...rounds].sort((a, b) => a.load.requestsPerSecond - b.load.requestsPerSecond);
+  const middle = byRate[Math.floor((byRate.length - 1) / 2)]!;
+  const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  const postgres = rounds.map((round) => round.process.postgresCpuPercent).filter((value): value is number => typeof value === "number");
+  return {
+    ...middle,
+    load: {
+      ...middle.load,
+      completed: rounds.reduce((sum, round) => sum + round.load.completed, 0),
+      failures: rounds.reduce((sum, round) => sum + round.load.failures, 0),
+    },
+    process: {
+      peakRssMiB: Math.max(...rounds.map((round) => round.process.peakRssMiB)),
+      cpuPercent: mean(rounds.map((round) => round.process.cpuPercent)),
+      ...(postgres.length > 0 ? { postgresCpuPercent: mean(postgres) } : {}),
+    },
+  };
+}
+
+/** A scenario's rounds, each measured right after a round of its ceiling, combined and compared with it. */
+export function compareRounds(name: string, pairs: readonly { ceiling: Row; scenario: Row }[], target?: number): Row {
+  const ratios = pairs.map((pair) => pair.scenario.load.requestsPerSecond / pair.ceiling.load.requestsPerSecond);
+  return {
+    ...combineRounds(pairs.map((pair) => pair.scenario)),
+    name,
+    ceiling: {
+      name: pairs[0]!.ceiling.name,
+      ratio: median(ratios),
+      range: [Math.min(...ratios), Math.max(...ratios)],
+      ...(target === undefined ? {} : { target }),
+    },
+  };
 }
 
 /** Server memory at the highest concurrency: the issue's bound, for every scenario. */
@@ -17,7 +66,7 @@ export const RSS_LIMIT_AT = 64;
 const fixed = (value: number, digits: number) => value.toFixed(digits);
 
 export function ratioOf(row: Row): number | undefined {
-  return row.ceiling ? row.load.requestsPerSecond / row.ceiling.requestsPerSecond : undefined;
+  return row.ceiling?.ratio;
 }
 
 /** Every target a row misses, as a sentence. */
@@ -54,7 +103,7 @@ export function markdownTable(rows: readonly Row[]): string {
       fixed(row.process.cpuPercent, 0),
       row.process.postgresCpuPercent == null ? "" : fixed(row.process.postgresCpuPercent, 0),
       row.ceiling?.name ?? "",
-      ratio === undefined ? "" : fixed(ratio, 2),
+      row.ceiling === undefined ? "" : `${fixed(row.ceiling.ratio, 2)} (${fixed(row.ceiling.range[0], 2)}–${fixed(row.ceiling.range[1], 2)})`,
       verdict,
       "",
     ].join(" | ").trim();

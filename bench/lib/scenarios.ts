@@ -10,16 +10,13 @@ function cycle<T>(items: readonly T[]): () => T {
   return () => items[next++ % items.length]!;
 }
 
+/**
+ * One request per session, each connection going round them. They are fixed, so autocannon builds each once, as it
+ * does the floor's: a setupRequest would have it build every request again, on the cores the server shares.
+ */
 export function getUser(fixtures: Fixtures): LoadShape {
-  const token = cycle(fixtures.accessTokens);
   return {
-    requests: [
-      {
-        method: "GET",
-        path: "/user",
-        setupRequest: (request) => ({ ...request, headers: { authorization: `Bearer ${token()}` } }),
-      },
-    ],
+    requests: fixtures.accessTokens.map((token) => ({ method: "GET", path: "/user", headers: { authorization: `Bearer ${token}` } })),
   };
 }
 
@@ -80,6 +77,28 @@ export function getSettings(): LoadShape {
   return { requests: [{ method: "GET", path: "/settings" }] };
 }
 
-export function floor(method: "GET" | "POST"): LoadShape {
-  return { requests: [{ method, path: "/floor", ...(method === "POST" ? { headers: json, body: "{}" } : {}) }] };
+export function floor(): LoadShape {
+  return { requests: [{ method: "GET", path: "/floor" }] };
+}
+
+/**
+ * The rotation floor's requests go as refresh's do: each takes a session from a pool and puts it back when the
+ * answer names it, so the load generator does the same work per request on the cores it shares with the server.
+ * The session is named in the query: the floor reads no body.
+ */
+export function rotationFloor(sessionIds: readonly string[]): LoadShape {
+  const pool = [...sessionIds];
+  return {
+    requests: [
+      {
+        method: "POST",
+        path: "/floor",
+        headers: json,
+        setupRequest: (request) => ({ ...request, path: `/floor?session=${pool.shift() ?? "pool-exhausted"}`, body: "{}" }),
+        onResponse: (status, body) => {
+          if (status === 200) pool.push((JSON.parse(body) as { session_id: string }).session_id);
+        },
+      },
+    ],
+  };
 }
