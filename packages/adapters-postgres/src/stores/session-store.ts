@@ -4,6 +4,9 @@ import type { Database } from "../database.ts";
 import { toRefreshTokenRow } from "../rows/refresh-token-row.ts";
 import { type SessionRow, toSessionRow } from "../rows/session-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
+import { toIdentityRow } from "../rows/identity-row.ts";
+import { toUserRow } from "../rows/user-row.ts";
+import { rethrowAddressConflict } from "./address-conflict.ts";
 import { toAuditRow } from "./audit-log-store.ts";
 import { encodeColumns, insertableKeys, insertOne, insertWhere, insertWithPlaceholders, placeholders, prepared } from "./prepared.ts";
 
@@ -26,7 +29,8 @@ const pick = <T extends object, K extends keyof T>(row: T, keys: readonly K[]) =
 
 /** Sessions; deleting one deletes its refresh tokens through ON DELETE CASCADE. */
 export function createSessionStore(db: Database, schema: Schema): SessionStore {
-  const { users, sessions, refreshTokens, auditLogEntries } = schema;
+  const { users, identities, sessions, refreshTokens, auditLogEntries } = schema;
+  const rethrowConflict = rethrowAddressConflict(schema.namespace);
   const sessionParameters = (session: Session, firstToken: RefreshToken) => ({
     ...encodeColumns(sessions, toSessionRow(session), "s_"),
     ...encodeColumns(refreshTokens, toRefreshTokenRow(firstToken), "t_"),
@@ -99,6 +103,32 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
         ...auditParameters(audit),
       });
       return written.length > 0;
+    },
+
+    async openForNewUser(user, session, firstToken, audit) {
+      const { identities: userIdentities } = user;
+      const identityPrefixes = userIdentities.map((_, index) => `i${index}_`);
+      const statement = prepared(db, schema.namespace, `session_open_for_new_user_${userIdentities.length}_${audit.length}`, (name) => {
+        // The guard, as in openWithPassword: every other part inserts its rows only for the user row this one wrote.
+        const created = db.$with("created").as(insertWithPlaceholders(db, users, "u_").returning({ id: users.id }) as never);
+        const identified = db.$with("identified").as(insertWhere(identities, created, ...identityPrefixes) as never);
+        const opened = db.$with("opened").as(insertWhere(sessions, created, "s_") as never);
+        const issued = db.$with("issued").as(insertWhere(refreshTokens, created, "t_") as never);
+        const audited = db.$with("audited").as(insertWhere(auditLogEntries, created, ...auditPrefixes(audit)) as never);
+        return db
+          .with(created, ...(userIdentities.length > 0 ? [identified] : []), opened, issued, ...(audit.length > 0 ? [audited] : []))
+          .select({ id: sql<string>`id` })
+          .from(created)
+          .prepare(name);
+      });
+      await statement
+        .execute({
+          ...encodeColumns(users, toUserRow(user), "u_"),
+          ...Object.assign({}, ...userIdentities.map((identity, index) => encodeColumns(identities, toIdentityRow(identity), identityPrefixes[index]))),
+          ...sessionParameters(session, firstToken),
+          ...auditParameters(audit),
+        })
+        .catch(rethrowConflict);
     },
 
     async rotate(session, child, audit = []) {

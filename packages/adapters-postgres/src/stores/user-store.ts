@@ -1,14 +1,13 @@
-import { AuthError, isUuid, messages, type Identity, type UserStore } from "@latchkey/domain";
+import { isUuid, type Identity, type UserStore } from "@latchkey/domain";
 import { and, asc, count, desc, eq, inArray, or, sql } from "drizzle-orm";
 import type { Database } from "../database.ts";
 import { toIdentityRow } from "../rows/identity-row.ts";
 import { fromSessionJson, fromSessionRow, type SessionJson } from "../rows/session-row.ts";
 import { fromUserRow, toUserRow } from "../rows/user-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
-import { userAddressConstraints } from "../schema/users.ts";
 import type { Atomic } from "./atomic.ts";
 import { containsText } from "./contains-text.ts";
-import { violatedUniqueConstraint } from "./database-error.ts";
+import { rethrowAddressConflict } from "./address-conflict.ts";
 import { insertOne, prepared } from "./prepared.ts";
 import { rowJson, selectUserBy, toUser, userColumns } from "./user-query.ts";
 
@@ -17,16 +16,7 @@ const NIL_UUID = "00000000-0000-0000-0000-000000000000";
 /** Users with their identities. */
 export function createUserStore(db: Database, schema: Schema, atomic: Atomic): UserStore {
   const { users, identities, sessions } = schema;
-  const constraints = userAddressConstraints(schema.namespace);
-
-  // The constraint decides, so a concurrent insert that won the race is reported like any other holder. Inside a
-  // transaction the failed statement has aborted it: the AuthError must propagate out of tx.run, which rolls back.
-  const rethrowConflict = (error: unknown): never => {
-    const constraint = violatedUniqueConstraint(error);
-    if (constraint === constraints.email) throw new AuthError("email_exists", messages.emailExists);
-    if (constraint === constraints.phone) throw new AuthError("phone_exists", messages.phoneExists);
-    throw error;
-  };
+  const rethrowConflict = rethrowAddressConflict(schema.namespace);
 
   return {
     async insert(user) {

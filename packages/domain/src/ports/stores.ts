@@ -78,6 +78,12 @@ export interface SessionStore {
    */
   openWithPassword(signIn: PasswordSignIn, session: Session, firstToken: RefreshToken, audit: readonly AuditEntry[]): Promise<boolean>;
   /**
+   * A signup that signs in at once, as one write: inserts the user with its identities (as UserStore.insert does,
+   * with the same conflicts) and opens its first session with the audit entries (as `open` does). A conflict or any
+   * other failure writes none of them.
+   */
+  openForNewUser(user: User, session: Session, firstToken: RefreshToken, audit: readonly AuditEntry[]): Promise<void>;
+  /**
    * Inserts the child token of a rotation and writes the session now pointing at it (as `update`), with the audit
    * entries that record it, as one write. Only while the stored session still points at the child's parent and
    * still has `session.notAfter`: otherwise, as when the session is gone, it writes nothing and returns false, so

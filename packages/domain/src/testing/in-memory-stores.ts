@@ -207,6 +207,11 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
       await sessions.open(session, firstToken, audit);
       return true;
     },
+    async openForNewUser(user, session, firstToken, audit) {
+      // All or nothing, as every call: a failure restores the snapshot (see `single`).
+      await users.insert(user);
+      await sessions.open(session, firstToken, audit);
+    },
     async rotate(session, child, audit) {
       const stored = state.sessions.get(session.id);
       if (!stored || stored.refreshTokenId !== child.parentId || stored.notAfter?.getTime() !== session.notAfter?.getTime()) return false;

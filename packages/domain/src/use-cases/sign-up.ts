@@ -6,13 +6,13 @@ import { normalizePhone } from "../model/phone.ts";
 import { readPkceChallenge } from "../model/pkce.ts";
 import { chooseRedirect } from "../model/redirect.ts";
 import { confirmEmail, confirmPhone, isBanned, isEmailConfirmed, isPhoneConfirmed, newUser, type User } from "../model/user.ts";
-import { type AuditEvent, recordAudit } from "./audit.ts";
+import { type AuditEvent, auditEntry, recordAudit } from "./audit.ts";
 import { type Channel, sendConfirmation } from "./confirmation.ts";
 import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
 import { newAccount } from "./new-account.ts";
 import { consumeEmailQuota, limitFrequency } from "./one-time-tokens.ts";
 import { assertSmsChannel, limitSmsCodes } from "./sms-codes.ts";
-import { grantSession, openSession } from "./sessions.ts";
+import { grantSession, newSession, openSession } from "./sessions.ts";
 import { limitPerClient } from "./request-limits.ts";
 import { observeDuration, padDuration, SMS_SEND_GUESS_MS } from "./timing.ts";
 
@@ -117,10 +117,10 @@ async function signUpNew(
 
   if (autoconfirms(deps, channel)) {
     const confirmed = { ...confirm(user, channel, now), lastSignInAt: now };
-    const opened = await deps.tx.run(async (stores) => {
-      await stores.users.insert(confirmed);
-      return openSession(deps, stores, confirmed, "password", input.context, signedUp(confirmed, channel.provider, input.context));
-    });
+    const opened = newSession(deps, confirmed, "password", input.context);
+    const audit = signedUp(confirmed, channel.provider, input.context).map((event) => auditEntry(deps, event));
+    // One write for the account, its identity, its session and the log, with no transaction round trips around it.
+    await deps.stores.sessions.openForNewUser(confirmed, opened.session, opened.firstToken, audit);
     return { kind: "session", grant: await grantSession(deps, confirmed, opened.session, opened.refreshToken) };
   }
 

@@ -542,6 +542,47 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         expect(await auditOf(stores, untold.actorUsername)).toEqual([]);
       });
 
+      it("opens a new user's first session with the user, its identities and the log, or writes none of them", async () => {
+        const user = aUser({ lastSignInAt: t("16:00:00.000") });
+        const session = aSession(user.id);
+        const token = aRefreshToken(session.id);
+        const signedUp = anAuditEntry({ action: "user_signedup", actorId: user.id });
+        const login = anAuditEntry({ action: "login", actorId: user.id, actorUsername: signedUp.actorUsername });
+        const opened = { ...session, refreshTokenId: token.id };
+        await stores.sessions.openForNewUser(user, opened, token, [signedUp, login]);
+        expect(await stores.users.findWithSession(user.id, session.id)).toEqual({ user, session: opened });
+        expect((await stores.refreshTokens.findForRefresh(token.tokenHash))?.token).toEqual(token);
+        expect(await auditOf(stores, signedUp.actorUsername)).toEqual([signedUp, login]);
+
+        // Without identities or an address (as an anonymous user would be).
+        const bare = aUser({ email: null });
+        const bareSession = aSession(bare.id);
+        const bareToken = aRefreshToken(bareSession.id);
+        await stores.sessions.openForNewUser(bare, bareSession, bareToken, []);
+        expect(await stores.users.findWithSession(bare.id, bareSession.id)).toEqual({ user: bare, session: bareSession });
+
+        // Refused: an address another user holds, and a first token whose digest is taken. Nothing of either is kept.
+        const phone = `+1555${Math.floor(Math.random() * 1e7)}`;
+        await stores.users.insert(aUser({ email: null, phone }));
+        const refusals: [User, "email_exists" | "phone_exists" | null][] = [
+          [aUser({ email: user.email }), "email_exists"],
+          [aUser({ phone }), "phone_exists"],
+          [aUser(), null],
+        ];
+        for (const [refused, code] of refusals) {
+          const refusedSession = aSession(refused.id);
+          const refusedToken = code === null ? { ...aRefreshToken(refusedSession.id), tokenHash: token.tokenHash } : aRefreshToken(refusedSession.id);
+          const untold = anAuditEntry({ actorId: refused.id });
+          const error = await stores.sessions.openForNewUser(refused, refusedSession, refusedToken, [untold]).catch((e: unknown) => e);
+          if (code === null) expect(error).toBeInstanceOf(Error);
+          else expect(isAuthError(error, code)).toBe(true);
+          expect(await stores.users.findById(refused.id)).toBeNull();
+          expect(await stores.users.findWithSession(refused.id, refusedSession.id)).toBeNull();
+          expect(await auditOf(stores, untold.actorUsername)).toEqual([]);
+        }
+        if (user.email !== null) expect((await stores.users.findByEmail(user.email))?.id).toBe(user.id);
+      });
+
       it("opens no session for a password sign-in of a user that does not exist, or was deleted meanwhile", async () => {
         const deleted = aUser({ passwordHash: "hash-1", deletedAt: t("14:00:00.000") });
         await stores.users.insert(deleted);
