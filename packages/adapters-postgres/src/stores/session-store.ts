@@ -1,11 +1,11 @@
 import type { AuditEntry, RefreshToken, Session, SessionStore } from "@latchkey/domain";
 import { and, eq, gt, isNull, ne, or, sql } from "drizzle-orm";
 import type { Database } from "../database.ts";
+import { toIdentityRow } from "../rows/identity-row.ts";
 import { toRefreshTokenRow } from "../rows/refresh-token-row.ts";
 import { type SessionRow, toSessionRow } from "../rows/session-row.ts";
-import type { Schema } from "../schema/create-schema.ts";
-import { toIdentityRow } from "../rows/identity-row.ts";
 import { toUserRow } from "../rows/user-row.ts";
+import type { Schema } from "../schema/create-schema.ts";
 import { rethrowAddressConflict } from "./address-conflict.ts";
 import { toAuditRow } from "./audit-log-store.ts";
 import { encodeColumns, insertableKeys, insertOne, insertWhere, insertWithPlaceholders, placeholders, prepared } from "./prepared.ts";
