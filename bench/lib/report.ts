@@ -18,15 +18,16 @@ export interface Row {
   };
 }
 
-const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
+/** The middle item by `key` (the lower of the two middle ones for an even count). */
+const middleBy = <T>(items: readonly T[], key: (item: T) => number): T =>
+  [...items].sort((a, b) => key(a) - key(b))[Math.floor((items.length - 1) / 2)]!;
 
 /**
  * One row of several rounds of the same load: the median round's load figures (by requests per second), the
  * highest peak memory, the mean CPU, and every failure.
  */
 export function combineRounds(rounds: readonly Row[]): Row {
-  const byRate = [...rounds].sort((a, b) => a.load.requestsPerSecond - b.load.requestsPerSecond);
-  const middle = byRate[Math.floor((byRate.length - 1) / 2)]!;
+  const middle = middleBy(rounds, (round) => round.load.requestsPerSecond);
   const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
   const postgres = rounds.map((round) => round.process.postgresCpuPercent).filter((value): value is number => typeof value === "number");
   return {
@@ -52,7 +53,7 @@ export function compareRounds(name: string, pairs: readonly { ceiling: Row; scen
     name,
     ceiling: {
       name: pairs[0]!.ceiling.name,
-      ratio: median(ratios),
+      ratio: middleBy(ratios, (ratio) => ratio),
       range: [Math.min(...ratios), Math.max(...ratios)],
       ...(target === undefined ? {} : { target }),
     },

@@ -1,6 +1,6 @@
 import type { Identity, Metadata, User } from "@latchkey/domain";
 import type { UsersTable } from "../schema/users.ts";
-import { fromTimestampJson, fromOptionalTimestampJson } from "./timestamp-json.ts";
+import { fromOptionalTimestampJson, fromTimestampJson } from "./timestamp-json.ts";
 
 export type UserRow = UsersTable["$inferSelect"];
 
