@@ -43,4 +43,20 @@ describe("pino logger", () => {
       rmSync(folder, { recursive: true, force: true });
     }
   });
+
+  it("keeps every line of many batches whole and in order, whatever their characters", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "latchkey-log-"));
+    try {
+      const file = join(folder, "server.log");
+      const log = createLogger({ level: "info", file });
+      // Several KiB of lines with multi-byte characters: batches are cut by bytes, not by characters.
+      const count = 400;
+      for (let n = 0; n < count; n++) log.info({ n, name: `Zoë ✓ 名前 ${n}` }, "line");
+      const read = () => readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as { n: number; name: string });
+      await expect.poll(() => read().length, { timeout: 2_000, interval: 50 }).toBe(count);
+      expect(read().map(({ n, name }) => [n, name])).toEqual(Array.from({ length: count }, (_, n) => [n, `Zoë ✓ 名前 ${n}`]));
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });
