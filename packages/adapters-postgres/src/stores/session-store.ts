@@ -8,7 +8,7 @@ import { toUserRow } from "../rows/user-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import { rethrowAddressConflict } from "./address-conflict.ts";
 import { toAuditRow } from "./audit-log-store.ts";
-import { encodeColumns, insertableKeys, insertOne, insertWhere, insertWithPlaceholders, placeholders, prepared } from "./prepared.ts";
+import { insertableKeys, insertOne, insertWhere, insertWithPlaceholders, placeholders, prepared, StatementParameters } from "./prepared.ts";
 
 const UPDATED_COLUMNS = [
   "refreshTokenId",
@@ -21,22 +21,23 @@ const UPDATED_COLUMNS = [
   "updatedAt",
 ] as const satisfies readonly (keyof SessionRow)[];
 
+/** What a rotation writes to the session row, and the guard it checks the row against. */
+const ROTATION_COLUMNS = [...UPDATED_COLUMNS, "notAfter"] as const satisfies readonly (keyof SessionRow)[];
+
 /** Placeholder prefixes of the audit entries of one statement, in the order they are logged. */
 const auditPrefixes = (audit: readonly AuditEntry[]) => audit.map((_, index) => `a${index}_`);
-
-const pick = <T extends object, K extends keyof T>(row: T, keys: readonly K[]) =>
-  Object.fromEntries(keys.map((key) => [key, row[key]])) as Pick<T, K>;
 
 /** Sessions; deleting one deletes its refresh tokens through ON DELETE CASCADE. */
 export function createSessionStore(db: Database, schema: Schema): SessionStore {
   const { users, identities, sessions, refreshTokens, auditLogEntries } = schema;
   const rethrowConflict = rethrowAddressConflict(schema.namespace);
-  const sessionParameters = (session: Session, firstToken: RefreshToken) => ({
-    ...encodeColumns(sessions, toSessionRow(session), "s_"),
-    ...encodeColumns(refreshTokens, toRefreshTokenRow(firstToken), "t_"),
-  });
-  const auditParameters = (audit: readonly AuditEntry[]) =>
-    Object.assign({}, ...audit.map((entry, index) => encodeColumns(auditLogEntries, toAuditRow(entry), `a${index}_`))) as Record<string, unknown>;
+  const withSession = (parameters: StatementParameters, session: Session, firstToken: RefreshToken) =>
+    parameters.columns(sessions, toSessionRow(session), "s_").columns(refreshTokens, toRefreshTokenRow(firstToken), "t_");
+  const withAudit = (parameters: StatementParameters, audit: readonly AuditEntry[]) => {
+    const prefixes = auditPrefixes(audit);
+    audit.forEach((entry, index) => parameters.columns(auditLogEntries, toAuditRow(entry), prefixes[index]));
+    return parameters;
+  };
   return {
     async insert(session) {
       await insertOne(db, schema.namespace, "session_insert", sessions, toSessionRow(session));
@@ -51,8 +52,7 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
           .where(eq(sessions.id, sql.placeholder("id")))
           .prepare(name),
       );
-      const row = toSessionRow(session);
-      await statement.execute({ ...encodeColumns(sessions, pick(row, UPDATED_COLUMNS)), id: row.id });
+      await statement.execute(new StatementParameters().columns(sessions, toSessionRow(session), "", UPDATED_COLUMNS).value("id", session.id).values);
     },
 
     // Each of these is one statement (the other writes in data-modifying CTEs): a single statement is atomic on its
@@ -68,7 +68,7 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
           .values(placeholders(insertableKeys(refreshTokens), "t_") as never)
           .prepare(name);
       });
-      await statement.execute({ ...sessionParameters(session, firstToken), ...auditParameters(audit) });
+      await statement.execute(withAudit(withSession(new StatementParameters(), session, firstToken), audit).values);
     },
 
     async openWithPassword({ at, verifiedHash, rehash }, session, firstToken, audit) {
@@ -96,12 +96,10 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
           .from(signedIn)
           .prepare(name);
       });
-      const written = await statement.execute({
-        ...encodeColumns(users, { lastSignInAt: at, passwordHash: rehash ?? verifiedHash }, "u_"),
-        verified_hash: verifiedHash,
-        ...sessionParameters(session, firstToken),
-        ...auditParameters(audit),
-      });
+      const parameters = new StatementParameters()
+        .columns(users, { lastSignInAt: at, passwordHash: rehash ?? verifiedHash }, "u_")
+        .value("verified_hash", verifiedHash);
+      const written = await statement.execute(withAudit(withSession(parameters, session, firstToken), audit).values);
       return written.length > 0;
     },
 
@@ -121,14 +119,9 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
           .from(created)
           .prepare(name);
       });
-      await statement
-        .execute({
-          ...encodeColumns(users, toUserRow(user), "u_"),
-          ...Object.assign({}, ...userIdentities.map((identity, index) => encodeColumns(identities, toIdentityRow(identity), identityPrefixes[index]))),
-          ...sessionParameters(session, firstToken),
-          ...auditParameters(audit),
-        })
-        .catch(rethrowConflict);
+      const parameters = new StatementParameters().columns(users, toUserRow(user), "u_");
+      userIdentities.forEach((identity, index) => parameters.columns(identities, toIdentityRow(identity), identityPrefixes[index]));
+      await statement.execute(withAudit(withSession(parameters, session, firstToken), audit).values).catch(rethrowConflict);
     },
 
     async rotate(session, child, audit = []) {
@@ -157,13 +150,11 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
           .from(rotated)
           .prepare(name);
       });
-      const row = toSessionRow(session);
-      const written = await statement.execute({
-        ...encodeColumns(refreshTokens, toRefreshTokenRow(child), "t_"),
-        ...encodeColumns(sessions, { ...pick(row, UPDATED_COLUMNS), notAfter: row.notAfter }, "s_"),
-        s_id: row.id,
-        ...auditParameters(audit),
-      });
+      const parameters = new StatementParameters()
+        .columns(refreshTokens, toRefreshTokenRow(child), "t_")
+        .columns(sessions, toSessionRow(session), "s_", ROTATION_COLUMNS)
+        .value("s_id", session.id);
+      const written = await statement.execute(withAudit(parameters, audit).values);
       return written.length > 0;
     },
 
