@@ -47,6 +47,20 @@ describe("HS256 token signer", () => {
     await rejectsAsBadJwt("");
   });
 
+  it("starts without a process warning, which an operator would read as a security problem", async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on("warning", onWarning);
+    try {
+      createHs256TokenSigner(secret);
+      // process.emitWarning emits on a later tick.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings).toEqual([]);
+  });
+
   it("keeps refusing a forged sibling of a token it verified, and the token itself once it expires", async () => {
     vi.useFakeTimers({ now: new Date("2026-11-23T12:00:00Z"), toFake: ["Date"] });
     try {
