@@ -36,6 +36,20 @@ describe("rate limits across instances", () => {
     }
   });
 
+  it.skipIf(REDIS_URL === undefined)("count one address's /token requests across instances on one Redis", async () => {
+    const namespace = randomNamespace();
+    const env = { AUTH_REDIS_URL: REDIS_URL!, AUTH_RATE_LIMIT_TOKEN_REFRESH: "2" };
+    const first = await start(env, {}, { namespace, dropTablesOnClose: false });
+    const second = await start(env, {}, { namespace });
+    const refresh = (server: TestServer) =>
+      server.fetch("/token?grant_type=refresh_token", { method: "POST", json: { refresh_token: "not-a-token" } });
+    expect((await refresh(first)).status).toBe(400);
+    expect((await refresh(second)).status).toBe(400);
+    const refused = await refresh(first);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ error_code: "over_request_rate_limit" });
+  });
+
   it("still limit, in each instance's memory, while Redis cannot be reached, and say so in the log once", async () => {
     const server = await start({ AUTH_REDIS_URL: "redis://127.0.0.1:1" });
     expect((await recover(server, "offline@example.com")).status).toBe(200);

@@ -33,6 +33,12 @@ export interface RequestRate {
 }
 
 export interface RequestLimits {
+  /** RATE_LIMIT_TOKEN_REFRESH: /token, every grant together. */
+  readonly token: RequestRate;
+  /** RATE_LIMIT_VERIFY: /verify, by link or by code. */
+  readonly verify: RequestRate;
+  /** RATE_LIMIT_OTP: each of /otp (with /magiclink), /recover, /resend, /signup and PUT /user, counted apart. */
+  readonly otp: RequestRate;
   /** RATE_LIMIT_ANONYMOUS_USERS: anonymous sign-ins. */
   readonly anonymousSignIns: RequestRate;
 }

@@ -47,6 +47,11 @@ export function toPolicy(config: Config): AuthPolicy {
       sendLimit: config.rateLimit.smsSent,
     },
     adminRoles: config.jwt.adminRoles,
-    requestLimits: { anonymousSignIns: config.rateLimit.anonymousUsers },
+    requestLimits: {
+      token: config.rateLimit.tokenRefresh,
+      verify: config.rateLimit.verify,
+      otp: config.rateLimit.otp,
+      anonymousSignIns: config.rateLimit.anonymousUsers,
+    },
   };
 }

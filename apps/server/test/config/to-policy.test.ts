@@ -34,6 +34,9 @@ describe("toPolicy", () => {
       AUTH_RATE_LIMIT_EMAIL_SENT: "10/1m",
       AUTH_RATE_LIMIT_SMS_SENT: "5",
       AUTH_RATE_LIMIT_ANONYMOUS_USERS: "12",
+      AUTH_RATE_LIMIT_TOKEN_REFRESH: "90",
+      AUTH_RATE_LIMIT_VERIFY: "20",
+      AUTH_RATE_LIMIT_OTP: "7",
       AUTH_SMS_TEST_OTP: "+1 555 010 0000:123456, 15550100001:654321",
       AUTH_SMS_TEST_OTP_VALID_UNTIL: "2030-01-01T00:00:00Z",
       AUTH_JWT_ADMIN_ROLES: "service_role, ops",
@@ -75,17 +78,27 @@ describe("toPolicy", () => {
         sendLimit: { events: 5, perSeconds: 3600 },
       },
       adminRoles: ["service_role", "ops"],
-      requestLimits: { anonymousSignIns: { events: 12, perSeconds: 3600 } },
+      requestLimits: {
+        token: { events: 90, perSeconds: 300 },
+        verify: { events: 20, perSeconds: 300 },
+        otp: { events: 7, perSeconds: 300 },
+        anonymousSignIns: { events: 12, perSeconds: 3600 },
+      },
     });
   });
 
-  it("uses the spec's 900 s for confirmations, 60 s for links and API_EXTERNAL_URL as issuer by default", () => {
+  it("uses the spec's 900 s for confirmations, 60 s for links, Supabase's per-address limits and API_EXTERNAL_URL as issuer by default", () => {
     const policy = toPolicy(production());
     expect(policy.otp.emailConfirmationFrequencySeconds).toBe(900);
     expect(policy.otp.linkFrequencySeconds).toBe(60);
     expect(policy.email.sendLimit).toEqual({ events: 30, perSeconds: 3600 });
     expect(policy.adminRoles).toEqual(["service_role", "supabase_admin"]);
-    expect(policy.requestLimits.anonymousSignIns).toEqual({ events: 30, perSeconds: 3600 });
+    expect(policy.requestLimits).toEqual({
+      token: { events: 150, perSeconds: 300 },
+      verify: { events: 30, perSeconds: 300 },
+      otp: { events: 30, perSeconds: 300 },
+      anonymousSignIns: { events: 30, perSeconds: 3600 },
+    });
     expect(policy.accessToken.issuer).toBe("https://auth.example.com");
     expect(policy.refresh).toEqual({ rotationEnabled: true, reuseIntervalSeconds: 10 });
   });

@@ -46,6 +46,9 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
     },
     adminRoles: overrides.adminRoles ?? ["service_role", "supabase_admin"],
     requestLimits: {
+      token: { events: 150, perSeconds: 300, ...overrides.requestLimits?.token },
+      verify: { events: 30, perSeconds: 300, ...overrides.requestLimits?.verify },
+      otp: { events: 30, perSeconds: 300, ...overrides.requestLimits?.otp },
       anonymousSignIns: { events: 30, perSeconds: 3600, ...overrides.requestLimits?.anonymousSignIns },
     },
   };

@@ -5,6 +5,7 @@ import { isBanned } from "../model/user.ts";
 import { recordAudit } from "./audit.ts";
 import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
 import { grantSession, openSession } from "./sessions.ts";
+import { limitPerClient } from "./request-limits.ts";
 
 export interface ExchangeAuthCodeInput {
   readonly authCode: string;
@@ -17,6 +18,7 @@ export interface ExchangeAuthCodeInput {
  * for the link holds, for a session. A code is tried once: right, wrong or late, it is gone.
  */
 export async function exchangeAuthCode(deps: Deps, input: ExchangeAuthCodeInput): Promise<SessionGrant> {
+  await limitPerClient(deps, "token", input.context);
   if (input.authCode === "" || input.codeVerifier === "") {
     throw new AuthError("validation_failed", "invalid request: both auth code and code verifier should be non-empty");
   }

@@ -7,6 +7,7 @@ import type { Deps, RequestContext } from "./deps.ts";
 import { sendSignInMail } from "./sign-in-mail.ts";
 import { consumeEmailQuota, limitFrequency } from "./one-time-tokens.ts";
 import { observeDuration, padDuration } from "./timing.ts";
+import { limitPerClient } from "./request-limits.ts";
 
 export interface RecoverPasswordInput {
   readonly email: string;
@@ -21,6 +22,7 @@ export interface RecoverPasswordInput {
  * address is the same, as slow, and limited as often: nothing tells whether an account exists.
  */
 export async function recoverPassword(deps: Deps, input: RecoverPasswordInput): Promise<void> {
+  await limitPerClient(deps, "recover", input.context);
   if (!deps.policy.signup.emailEnabled) throw new AuthError("email_provider_disabled", "Email logins are disabled");
   if (input.email === "") throw new AuthError("validation_failed", "Password recovery requires an email");
   const address = normalizeEmail(input.email);

@@ -7,6 +7,7 @@ import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
 import { refreshTokenDigest } from "./digests.ts";
 import { auditEntry, recordAudit } from "./audit.ts";
 import { grantSession } from "./sessions.ts";
+import { limitPerClient } from "./request-limits.ts";
 
 export interface RefreshSessionInput {
   readonly refreshToken: string;
@@ -28,6 +29,7 @@ type Outcome =
  * token create exactly one child and, within the reuse interval, all receive it.
  */
 export async function refreshSession(deps: Deps, input: RefreshSessionInput): Promise<SessionGrant> {
+  await limitPerClient(deps, "token", input.context);
   if (input.refreshToken === "") throw new AuthError("invalid_request", "refresh_token required");
   const presentedHash = refreshTokenDigest(deps.secrets, input.refreshToken);
 

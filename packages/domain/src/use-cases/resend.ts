@@ -14,6 +14,7 @@ import { consumeEmailQuota, emailChangeMailCount, limitFrequency } from "./one-t
 import { sendPhoneChange } from "./phone-change.ts";
 import { limitSmsCodes, TEST_OTP_MESSAGE_ID, testOtpFor } from "./sms-codes.ts";
 import { observeDuration, padDuration, SMS_SEND_GUESS_MS } from "./timing.ts";
+import { limitPerClient } from "./request-limits.ts";
 
 export interface ResendInput {
   readonly type: string;
@@ -34,6 +35,7 @@ const TYPES = ["signup", "email_change", "sms", "phone_change"];
  * reveals nothing.
  */
 export async function resend(deps: Deps, input: ResendInput): Promise<{ messageId: string }> {
+  await limitPerClient(deps, "resend", input.context);
   if (!TYPES.includes(input.type)) {
     throw new AuthError("validation_failed", "Missing one of these types: signup, email_change, sms, phone_change");
   }

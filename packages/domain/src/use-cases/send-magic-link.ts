@@ -11,6 +11,7 @@ import { newAccount } from "./new-account.ts";
 import { sendSignInMail } from "./sign-in-mail.ts";
 import { consumeEmailQuota, limitFrequency } from "./one-time-tokens.ts";
 import { observeDuration, padDuration } from "./timing.ts";
+import { limitPerClient } from "./request-limits.ts";
 
 export interface SendMagicLinkInput {
   readonly email: string;
@@ -30,6 +31,7 @@ export interface SendMagicLinkInput {
  * again. When no account may be created, the answer for an unknown address looks and takes like any other.
  */
 export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Promise<void> {
+  await limitPerClient(deps, "otp", input.context);
   const { signup, email, otp } = deps.policy;
   if (!signup.emailEnabled) throw new AuthError("email_provider_disabled", "Email logins are disabled");
   if (!email.magicLinkEnabled) throw new AuthError("email_provider_disabled", "Login with magic link is disabled");

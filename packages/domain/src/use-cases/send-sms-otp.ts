@@ -6,6 +6,7 @@ import type { Deps, RequestContext } from "./deps.ts";
 import { newAccount } from "./new-account.ts";
 import { assertSmsChannel, limitSmsCodes, sendSmsCode, TEST_OTP_MESSAGE_ID, testOtpFor } from "./sms-codes.ts";
 import { observeDuration, padDuration, SMS_SEND_GUESS_MS } from "./timing.ts";
+import { limitPerClient } from "./request-limits.ts";
 
 export interface SendSmsOtpInput {
   readonly phone: string;
@@ -23,6 +24,7 @@ export interface SendSmsOtpInput {
  * sent. Answers the message id: `test-otp` for the numbers of SMS_TEST_OTP, a made-up one when nothing was sent.
  */
 export async function sendSmsOtp(deps: Deps, input: SendSmsOtpInput): Promise<{ messageId: string }> {
+  await limitPerClient(deps, "otp", input.context);
   const { signup } = deps.policy;
   if (!signup.phoneEnabled) throw new AuthError("phone_provider_disabled", "Unsupported phone provider");
   assertSmsChannel(input.channel);

@@ -6,6 +6,7 @@ import { isBanned, isEmailConfirmed, isPhoneConfirmed, type User } from "../mode
 import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
 import { auditEntry } from "./audit.ts";
 import { grantSession, newSession } from "./sessions.ts";
+import { limitPerClient } from "./request-limits.ts";
 
 export interface SignInWithPasswordInput {
   readonly email?: string | undefined;
@@ -15,6 +16,7 @@ export interface SignInWithPasswordInput {
 }
 
 export async function signInWithPassword(deps: Deps, input: SignInWithPasswordInput): Promise<SessionGrant> {
+  await limitPerClient(deps, "token", input.context);
   const { signup } = deps.policy;
   const hasEmail = input.email !== undefined && input.email !== "";
   const hasPhone = input.phone !== undefined && input.phone !== "";

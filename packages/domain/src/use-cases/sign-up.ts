@@ -41,6 +41,7 @@ export async function signUp(deps: Deps, input: SignUpInput): Promise<SignUpResu
   const hasPhone = input.phone !== undefined && input.phone !== "";
   if (!hasEmail && !hasPhone) return signUpAnonymously(deps, input);
 
+  await limitPerClient(deps, "signup", input.context);
   if (signup.disabled) throw new AuthError("signup_disabled", messages.signupsDisabled);
   if (hasEmail && hasPhone) {
     throw new AuthError("validation_failed", "Only an email address or phone number should be provided on signup.");
@@ -263,7 +264,7 @@ async function signUpAnonymously(deps: Deps, input: SignUpInput): Promise<SignUp
   const { signup } = deps.policy;
   if (!signup.anonymousEnabled) throw new AuthError("anonymous_provider_disabled", "Anonymous sign-ins are disabled");
   if (signup.disabled) throw new AuthError("signup_disabled", messages.signupsDisabled);
-  await limitPerClient(deps, "anonymous_sign_ins", input.context, deps.policy.requestLimits.anonymousSignIns);
+  await limitPerClient(deps, "anonymous_sign_ins", input.context);
   const now = deps.clock.now();
   const user: User = {
     ...newUser({ id: deps.random.uuid(), aud: input.audience ?? deps.policy.defaultAudience, role: deps.policy.defaultRole, now }),

@@ -16,6 +16,7 @@ import { consumeEmailQuota, emailChangeMailCount, limitFrequency } from "./one-t
 import { assertContactFree } from "./contact-holders.ts";
 import { applyPhoneChange, sendPhoneChange } from "./phone-change.ts";
 import { assertSmsChannel, limitSmsCodes } from "./sms-codes.ts";
+import { limitPerClient } from "./request-limits.ts";
 
 export interface UpdateUserInput {
   readonly principal: Principal;
@@ -42,6 +43,7 @@ export interface UpdateUserInput {
  * applies it at once.
  */
 export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<User> {
+  await limitPerClient(deps, "user", input.context);
   const { user: caller, session } = input.principal;
   const email = input.email ? normalizeEmail(input.email) : undefined;
   const phone = input.phone ? normalizePhone(input.phone) : undefined;

@@ -17,6 +17,7 @@ import { applyVerification } from "./apply-verification.ts";
 import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
 import { linkTokenDigest, otpDigest } from "./digests.ts";
 import { grantSession, openSession } from "./sessions.ts";
+import { limitPerClient } from "./request-limits.ts";
 
 export interface VerifyInput {
   readonly type: VerifyType;
@@ -55,6 +56,7 @@ type Outcome =
 
 /** Verifies an emailed link or code, or a texted code, and does what it was issued for (see apply-verification.ts). */
 export async function verify(deps: Deps, input: VerifyInput): Promise<VerifyResult> {
+  await limitPerClient(deps, "verify", input.context);
   const byPhone = (PHONE_VERIFY_TYPES as readonly string[]).includes(input.type);
   if (byPhone !== ("phone" in input.proof)) {
     const message = byPhone ? "Verify requires a phone number with the token" : "Verify requires an email address with the token";
