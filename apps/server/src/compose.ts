@@ -27,6 +27,8 @@ export interface Server {
   readonly postgres: Postgres;
   /** Starts delivering queued mail and SMS; call once the schema is migrated. */
   startDelivery(): Promise<void>;
+  /** Times a password hash and a write here, for the timing pads that hide accounts; call once migrated. */
+  calibrateTimings(): Promise<void>;
   /** Stops delivery (letting the current batch finish), then closes the database; the HTTP listener is the caller's. */
   close(): Promise<void>;
 }
@@ -70,6 +72,7 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
   return {
     app,
     postgres,
+    calibrateTimings: () => auth.calibrateTimings(),
     startDelivery: async () => {
       worker ??= await startOutboxWorker({ deliver: () => auth.deliverDueMessages(), subscribe: postgres.onOutboxMessage, log });
     },

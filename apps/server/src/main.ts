@@ -43,6 +43,7 @@ async function main(command: string): Promise<void> {
     await server.close();
     return;
   }
+  await server.calibrateTimings();
   await server.startDelivery();
 
   const http = serve({ fetch: server.app.fetch, port: config.api.port, hostname: config.api.host }, (info) =>

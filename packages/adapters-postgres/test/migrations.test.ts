@@ -48,9 +48,13 @@ describe.each(backends)("$name migrations", (backend) => {
     await client.connect();
     try {
       expect(await migrate(clientTarget(client), namespace, migrations.slice(0, -1))).toEqual(versions.slice(0, -1));
-      const user = aUser();
-      await postgres.stores.users.insert(user);
-      // Written as the previous version wrote it: without the columns the last migration adds.
+      // Written as the previous version wrote them: without the columns the last migration adds.
+      const user = aUser({ identities: [] });
+      await client.query(
+        `INSERT INTO "${namespace}users" (id, aud, role, email, app_metadata, user_metadata, is_anonymous, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [user.id, user.aud, user.role, user.email, user.appMetadata, user.userMetadata, user.isAnonymous, user.createdAt, user.updatedAt],
+      );
       const token = aOneTimeToken(user.id);
       await client.query(
         `INSERT INTO "${namespace}one_time_tokens" (id, user_id, kind, relates_to, link_token_hash, otp_hash, failed_attempts, created_at)
@@ -59,6 +63,7 @@ describe.each(backends)("$name migrations", (backend) => {
       );
       expect(await postgres.migrate()).toEqual(versions.slice(-1));
       expect(await postgres.stores.oneTimeTokens.findByUser(user.id, token.kind)).toEqual(token);
+      expect(await postgres.stores.users.findById(user.id)).toMatchObject({ email: user.email, emailChangeConfirmedBy: null });
     } finally {
       await client.end();
     }

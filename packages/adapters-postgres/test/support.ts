@@ -67,6 +67,7 @@ export function aOneTimeToken(userId: string, overrides: Partial<OneTimeToken> =
     codeChallenge: null,
     codeChallengeMethod: null,
     passwordHash: null,
+    userMetadata: null,
     createdAt: new Date("2026-03-04T10:00:00.000Z"),
     ...overrides,
   };

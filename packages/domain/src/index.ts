@@ -22,7 +22,7 @@ export {
 export { normalizePhone } from "./model/phone.ts";
 export { decideRefresh, type RefreshDecision, type RefreshPolicy, type RefreshToken } from "./model/refresh-token.ts";
 export type { Aal, AmrEntry, AuthMethod, LogoutScope, Session } from "./model/session.ts";
-export { confirmedAt, isBanned, isEmailConfirmed, isPhoneConfirmed, type User } from "./model/user.ts";
+export { confirmedAt, type EmailChangeSide, isBanned, isEmailConfirmed, isPhoneConfirmed, type User } from "./model/user.ts";
 export { isUuid } from "./model/uuid.ts";
 
 export type { Principal, RequestContext, SessionGrant } from "./use-cases/deps.ts";

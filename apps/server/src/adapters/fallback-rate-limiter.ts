@@ -1,4 +1,4 @@
-import type { RateLimiter } from "@latchkey/domain";
+import type { RateDecision, RateLimiter } from "@latchkey/domain";
 
 export interface FallbackEvents {
   /** The shared limiter failed and the fallback took over; told once per outage. */
@@ -32,26 +32,28 @@ export function createFallbackRateLimiter(
   const now = options.now ?? Date.now;
   let degraded = false;
   let retryAt = 0;
-  return {
-    async consume(key, limit, windowSeconds) {
-      if (degraded && now() < retryAt) return local.consume(key, limit, windowSeconds);
-      try {
-        // Claimed before the attempt, so concurrent requests do not all wait on the same probe.
-        retryAt = now() + retryAfterMs;
-        const decision = await shared.consume(key, limit, windowSeconds);
-        if (degraded) {
-          degraded = false;
-          events.onRecovered();
-        }
-        return decision;
-      } catch (error) {
-        if (!degraded) {
-          degraded = true;
-          events.onFallback(error);
-        }
-        retryAt = now() + retryAfterMs;
-        return local.consume(key, limit, windowSeconds);
+  const either = async (use: (limiter: RateLimiter) => Promise<RateDecision>): Promise<RateDecision> => {
+    if (degraded && now() < retryAt) return use(local);
+    try {
+      // Claimed before the attempt, so concurrent requests do not all wait on the same probe.
+      retryAt = now() + retryAfterMs;
+      const decision = await use(shared);
+      if (degraded) {
+        degraded = false;
+        events.onRecovered();
       }
-    },
+      return decision;
+    } catch (error) {
+      if (!degraded) {
+        degraded = true;
+        events.onFallback(error);
+      }
+      retryAt = now() + retryAfterMs;
+      return use(local);
+    }
+  };
+  return {
+    consume: (key, limit, windowSeconds) => either((limiter) => limiter.consume(key, limit, windowSeconds)),
+    peek: (key, limit) => either((limiter) => limiter.peek(key, limit)),
   };
 }

@@ -26,6 +26,12 @@ export function createMemoryRateLimiter(now: () => number = Date.now): RateLimit
       if (window.count <= limit) return { allowed: true };
       return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((window.endsAt - at) / 1000)) };
     },
+    async peek(key, limit) {
+      const at = now();
+      const window = windows.get(key);
+      if (!window || window.endsAt <= at || window.count < limit) return { allowed: true };
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((window.endsAt - at) / 1000)) };
+    },
     stop: () => clearInterval(sweep),
   };
 }

@@ -5,6 +5,7 @@ import { Redis, type Result } from "ioredis";
 export const DEFAULT_RATE_LIMIT_PREFIX = "latchkey:ratelimit:";
 
 const COMMAND = "latchkeyRateLimit";
+const PEEK_COMMAND = "latchkeyRateLimitPeek";
 
 // One fixed window per key, counted in one atomic step: the first INCR creates the key and starts its window, which
 // then ends when the key expires. Later events never move the expiry. A key found without one (left by anything but
@@ -20,10 +21,18 @@ end
 return { count, ttl }
 `;
 
+// The count so far and the milliseconds left, read together and changing nothing; a missing key counts 0.
+const PEEK_SCRIPT = `
+local count = tonumber(redis.call("GET", KEYS[1]) or "0")
+return { count, redis.call("PTTL", KEYS[1]) }
+`;
+
 declare module "ioredis" {
   interface RedisCommander<Context> {
     /** Defined by createRedisRateLimiter: counts one event under `key` and returns [count, milliseconds left]. */
     latchkeyRateLimit(key: string, windowMilliseconds: number): Result<unknown, Context>;
+    /** Defined by createRedisRateLimiter: returns [count, milliseconds left] under `key`, counting nothing. */
+    latchkeyRateLimitPeek(key: string): Result<unknown, Context>;
   }
 }
 
@@ -32,23 +41,33 @@ export function createRedisRateLimiter(redis: Redis, options: { prefix?: string 
   const prefix = options.prefix ?? DEFAULT_RATE_LIMIT_PREFIX;
   // EVALSHA, and EVAL once when Redis does not know the script yet (after a restart, or a SCRIPT FLUSH).
   redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: SCRIPT });
+  redis.defineCommand(PEEK_COMMAND, { numberOfKeys: 1, lua: PEEK_SCRIPT });
   return {
     async consume(key, limit, windowSeconds): Promise<RateDecision> {
       // PEXPIRE takes whole milliseconds; a window of at least one keeps the key from expiring at once.
       const windowMilliseconds = Math.max(1, Math.ceil(windowSeconds * 1000));
-      let reply: unknown;
-      try {
-        reply = await redis.latchkeyRateLimit(`${prefix}${key}`, windowMilliseconds);
-      } catch (error) {
-        // ioredis's own messages ("Stream isn't writeable…") do not say what was being done.
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new Error(`rate limiter: Redis did not answer: ${reason}`, { cause: error });
-      }
-      const [count, millisecondsLeft] = countAndTtl(reply);
-      if (count <= limit) return { allowed: true };
-      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(millisecondsLeft / 1000)) };
+      const [count, millisecondsLeft] = countAndTtl(await ask(() => redis.latchkeyRateLimit(`${prefix}${key}`, windowMilliseconds)));
+      return decide(count <= limit, millisecondsLeft);
+    },
+    async peek(key, limit): Promise<RateDecision> {
+      const [count, millisecondsLeft] = countAndTtl(await ask(() => redis.latchkeyRateLimitPeek(`${prefix}${key}`)));
+      return decide(count < limit, millisecondsLeft);
     },
   };
+}
+
+async function ask(command: () => Promise<unknown>): Promise<unknown> {
+  try {
+    return await command();
+  } catch (error) {
+    // ioredis's own messages ("Stream isn't writeable…") do not say what was being done.
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`rate limiter: Redis did not answer: ${reason}`, { cause: error });
+  }
+}
+
+function decide(allowed: boolean, millisecondsLeft: number): RateDecision {
+  return allowed ? { allowed: true } : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(millisecondsLeft / 1000)) };
 }
 
 function countAndTtl(reply: unknown): [number, number] {

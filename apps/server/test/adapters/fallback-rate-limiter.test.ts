@@ -11,6 +11,10 @@ function switchable(inner: RateLimiter) {
       state.attempts++;
       return state.down ? Promise.reject(new Error("rate limiter: Redis did not answer")) : inner.consume(key, limit, windowSeconds);
     },
+    peek: (key, limit) => {
+      state.attempts++;
+      return state.down ? Promise.reject(new Error("rate limiter: Redis did not answer")) : inner.peek(key, limit);
+    },
   };
   return { limiter, state };
 }
@@ -60,6 +64,15 @@ describe("fallback rate limiter", () => {
     advance(1);
     await limiter.consume("k", 5, 60);
     expect(shared.state.attempts).toBe(2);
+    stop();
+  });
+
+  it("peeks in memory too while the shared limiter fails", async () => {
+    const { limiter, shared, stop } = setup();
+    shared.state.down = true;
+    expect(await limiter.consume("k", 1, 60)).toEqual({ allowed: true });
+    expect(await limiter.peek("k", 1)).toEqual({ allowed: false, retryAfterSeconds: 60 });
+    expect(await limiter.peek("other", 1)).toEqual({ allowed: true });
     stop();
   });
 });

@@ -105,6 +105,7 @@ export async function startTestServer(
   const log = createLogger({ level: runtimeConfig.log.level, destination });
   const server = await createServer(runtimeConfig, log, overrides);
   await server.postgres.migrate();
+  await server.calibrateTimings();
   await server.startDelivery();
 
   const http = await new Promise<HttpServer>((resolve) => {

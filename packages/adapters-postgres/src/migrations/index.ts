@@ -5,7 +5,8 @@ import { pkce } from "./0004_pkce.ts";
 import { tokenPassword } from "./0005_token_password.ts";
 import { outboxClaim } from "./0006_outbox_claim.ts";
 import { adminLists } from "./0007_admin_lists.ts";
+import { provenChoices } from "./0008_proven_choices.ts";
 import type { Migration } from "./migration.ts";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
-export const migrations: readonly Migration[] = [initial, auditLog, outbox, pkce, tokenPassword, outboxClaim, adminLists];
+export const migrations: readonly Migration[] = [initial, auditLog, outbox, pkce, tokenPassword, outboxClaim, adminLists, provenChoices];

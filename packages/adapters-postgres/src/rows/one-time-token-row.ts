@@ -17,6 +17,7 @@ export function toOneTimeTokenRow(token: OneTimeToken): OneTimeTokenRow {
     codeChallenge: token.codeChallenge,
     codeChallengeMethod: token.codeChallengeMethod,
     passwordHash: token.passwordHash,
+    userMetadata: token.userMetadata,
   };
 }
 

@@ -19,6 +19,7 @@ export interface UserJson {
   readonly recovery_sent_at: string | null;
   readonly new_email: string | null;
   readonly email_change_sent_at: string | null;
+  readonly email_change_confirmed_by: "current" | "new" | null;
   readonly new_phone: string | null;
   readonly phone_change_sent_at: string | null;
   readonly reauthentication_sent_at: string | null;
@@ -48,6 +49,7 @@ export function toUserRow(user: User): UserRow {
     recoverySentAt: user.recoverySentAt,
     newEmail: user.newEmail,
     emailChangeSentAt: user.emailChangeSentAt,
+    emailChangeConfirmedBy: user.emailChangeConfirmedBy,
     newPhone: user.newPhone,
     phoneChangeSentAt: user.phoneChangeSentAt,
     reauthenticationSentAt: user.reauthenticationSentAt,
@@ -83,6 +85,7 @@ export function fromUserJson(json: UserJson): UserRow {
     recoverySentAt: fromOptionalTimestampJson(json.recovery_sent_at),
     newEmail: json.new_email,
     emailChangeSentAt: fromOptionalTimestampJson(json.email_change_sent_at),
+    emailChangeConfirmedBy: json.email_change_confirmed_by,
     newPhone: json.new_phone,
     phoneChangeSentAt: fromOptionalTimestampJson(json.phone_change_sent_at),
     reauthenticationSentAt: fromOptionalTimestampJson(json.reauthentication_sent_at),

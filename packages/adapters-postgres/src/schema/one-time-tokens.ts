@@ -1,12 +1,12 @@
 import type { OneTimeTokenKind } from "@latchkey/domain";
-import { foreignKey, index, integer, pgTable, primaryKey, text, unique, uuid } from "drizzle-orm/pg-core";
-import type { CodeChallengeMethod } from "@latchkey/domain";
+import { foreignKey, index, integer, jsonb, pgTable, primaryKey, text, unique, uuid } from "drizzle-orm/pg-core";
+import type { CodeChallengeMethod, Metadata } from "@latchkey/domain";
 import { timestamptz } from "./columns.ts";
 import type { UsersTable } from "./users.ts";
 
 /**
- * `<ns>one_time_tokens`: at most one pending token per (user, kind). The code challenge and password columns
- * come last: later migrations added them, and ADD COLUMN appends.
+ * `<ns>one_time_tokens`: at most one pending token per (user, kind). The code challenge, password and metadata
+ * columns come last: later migrations added them, and ADD COLUMN appends.
  */
 export function oneTimeTokensTable(ns: string, users: UsersTable) {
   return pgTable(
@@ -23,6 +23,7 @@ export function oneTimeTokensTable(ns: string, users: UsersTable) {
       codeChallenge: text("code_challenge"),
       codeChallengeMethod: text("code_challenge_method").$type<CodeChallengeMethod>(),
       passwordHash: text("password_hash"),
+      userMetadata: jsonb("user_metadata").$type<Metadata>(),
     },
     (t) => [
       primaryKey({ name: `${ns}one_time_tokens_pkey`, columns: [t.id] }),

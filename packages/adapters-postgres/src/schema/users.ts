@@ -36,6 +36,8 @@ export function usersTable(ns: string) {
       createdAt: timestamptz("created_at").notNull(),
       updatedAt: timestamptz("updated_at").notNull(),
       deletedAt: timestamptz("deleted_at"),
+      // Added by a later migration, so last: ADD COLUMN appends.
+      emailChangeConfirmedBy: text("email_change_confirmed_by", { enum: ["current", "new"] }),
     },
     (t) => [
       primaryKey({ name: `${ns}users_pkey`, columns: [t.id] }),

@@ -1,5 +1,5 @@
 import { isUuid, type OneTimeTokenStore } from "@latchkey/domain";
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { Database } from "../database.ts";
 import { fromOneTimeTokenRow, toOneTimeTokenRow } from "../rows/one-time-token-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
@@ -25,6 +25,7 @@ export function createOneTimeTokenStore(db: Database, schema: Schema): OneTimeTo
             codeChallenge: excluded(tokens.codeChallenge),
             codeChallengeMethod: excluded(tokens.codeChallengeMethod),
             passwordHash: excluded(tokens.passwordHash),
+            userMetadata: excluded(tokens.userMetadata),
             createdAt: excluded(tokens.createdAt),
           },
         });
@@ -54,17 +55,17 @@ export function createOneTimeTokenStore(db: Database, schema: Schema): OneTimeTo
       return rows.map(fromOneTimeTokenRow);
     },
 
-    async recordFailedAttempt(id) {
+    async takeCodeAttempt(id, max) {
       // A token id that is not a uuid names no token (and would be a type error in SQL).
-      if (!isUuid(id)) return 0;
-      // One statement, the increment done by the database: concurrent wrong codes each count, none is lost to a
-      // read-modify-write race, so the limit on guesses holds under parallel requests.
-      const [row] = await db
+      if (!isUuid(id)) return false;
+      // One statement, the check and the increment done by the database under the row's lock: concurrent attempts
+      // queue on it, and only the first `max` find room, so the limit on guesses holds under parallel requests.
+      const taken = await db
         .update(tokens)
         .set({ failedAttempts: sql`${tokens.failedAttempts} + 1` })
-        .where(eq(tokens.id, id))
-        .returning({ failedAttempts: tokens.failedAttempts });
-      return row?.failedAttempts ?? 0;
+        .where(and(eq(tokens.id, id), lt(tokens.failedAttempts, max)))
+        .returning({ id: tokens.id });
+      return taken.length > 0;
     },
 
     async delete(id) {

@@ -1,4 +1,5 @@
 import type { LinkType } from "../ports/mailer.ts";
+import type { Metadata } from "./metadata.ts";
 
 /** One pending token per user and kind; issuing a new one replaces the old. */
 export type OneTimeTokenKind =
@@ -23,6 +24,7 @@ export interface OneTimeToken {
   readonly linkTokenHash: string | null;
   /** Digest of `relatesTo` and the numeric code together. */
   readonly otpHash: string;
+  /** Attempts spent on its code (see MAX_FAILED_ATTEMPTS): every one a wrong code, as a right one uses the token up. */
   readonly failedAttempts: number;
   /** Set when the request that asked for it started a PKCE flow: its link then leads to a code, not a session. */
   readonly codeChallenge: string | null;
@@ -32,10 +34,29 @@ export interface OneTimeToken {
    * address gets the password they chose, never one someone else set on an account they could not confirm.
    */
   readonly passwordHash: string | null;
+  /**
+   * The user_metadata chosen by the request that asked for this token, when an account nobody has proven yet was
+   * asked for (signup, a sign-in mail creating the account): applied once the token is verified, as the password is.
+   * Whoever proves the address some other way never carries what an unproven party chose.
+   */
+  readonly userMetadata: Metadata | null;
   readonly createdAt: Date;
 }
 
-/** Wrong codes a token survives; the next wrong one destroys it, so six digits cannot be walked through. */
+/**
+ * What the request a confirmation answers chose for an account nobody has proven yet: applied once that
+ * confirmation is verified (see apply-verification.ts), and lost if the address is proven any other way.
+ */
+export type PendingChoices = Pick<OneTimeToken, "passwordHash" | "userMetadata">;
+
+/** A confirmation that carries nothing: whoever proves the address sets their password and data themselves. */
+export const NO_CHOICES: PendingChoices = { passwordHash: null, userMetadata: null };
+
+/**
+ * How many times a token's code may be tried. After that many wrong codes the code works no more, so six digits
+ * cannot be walked through even by guessers on many addresses; the token's link still works, since it cannot be
+ * guessed, so nobody else's wrong codes can take a mailed link from its owner.
+ */
 export const MAX_FAILED_ATTEMPTS = 5;
 
 /** Links of PKCE flows carry this prefix, as GoTrue's do, so both the server and the reader can tell them apart. */

@@ -20,6 +20,11 @@ export interface User {
   /** Pending email change, until it is confirmed. */
   readonly newEmail: string | null;
   readonly emailChangeSentAt: Date | null;
+  /**
+   * Which address has confirmed the pending email change so far, by verifying its own token: a positive record,
+   * so that a token destroyed, expired or replaced never counts as a confirmation. Reset by every new request.
+   */
+  readonly emailChangeConfirmedBy: EmailChangeSide | null;
   /** Pending phone change, until it is confirmed. */
   readonly newPhone: string | null;
   readonly phoneChangeSentAt: Date | null;
@@ -35,6 +40,9 @@ export interface User {
   /** Oldest first. */
   readonly identities: readonly Identity[];
 }
+
+/** The two addresses of an email change: the account's current one and the one it moves to. */
+export type EmailChangeSide = "current" | "new";
 
 export function isBanned(user: User, now: Date): boolean {
   return user.bannedUntil !== null && user.bannedUntil.getTime() > now.getTime();
@@ -78,6 +86,7 @@ export function newUser(fields: { id: string; aud: string; role: string; now: Da
     recoverySentAt: null,
     newEmail: null,
     emailChangeSentAt: null,
+    emailChangeConfirmedBy: null,
     newPhone: null,
     phoneChangeSentAt: null,
     reauthenticationSentAt: null,
@@ -136,4 +145,14 @@ export function confirmEmail(user: User, now: Date): User {
 /** Confirms the phone: timestamp, and `phone_verified` in user_metadata and in the phone identity. */
 export function confirmPhone(user: User, now: Date): User {
   return { ...user, ...markVerified(user, "phone", now), phoneConfirmedAt: now, updatedAt: now };
+}
+
+/** The user asking to move to `newEmail`: a new request, which no earlier confirmation counts for. */
+export function withEmailChangeRequested(user: User, newEmail: string, now: Date): User {
+  return { ...user, newEmail, emailChangeSentAt: now, emailChangeConfirmedBy: null, updatedAt: now };
+}
+
+/** The user with no email change pending (when the last one was asked for stays on record). */
+export function withoutEmailChange(user: User): User {
+  return { ...user, newEmail: null, emailChangeConfirmedBy: null };
 }

@@ -135,8 +135,12 @@ export interface OneTimeTokenStore {
   findByLinkTokenHash(linkTokenHash: string): Promise<OneTimeToken | null>;
   /** The pending tokens of these kinds sent to this address (an address may be pending for several users). */
   findByAddress(relatesTo: string, kinds: readonly OneTimeTokenKind[]): Promise<OneTimeToken[]>;
-  /** Counts one more wrong code against the token and returns the new count (0 when the token is gone). */
-  recordFailedAttempt(id: string): Promise<number>;
+  /**
+   * Spends one of the token's code attempts, if fewer than `max` were spent, and says whether it did (false when
+   * the token is gone). One atomic step, taken before the code is compared: however many attempts arrive at once,
+   * no more than `max` are ever compared.
+   */
+  takeCodeAttempt(id: string, max: number): Promise<boolean>;
   /** Removes one token and says whether it was still there: of two concurrent uses, only one removes it. */
   delete(id: string): Promise<boolean>;
   /** Removes every pending token of the user: after a password change, nothing issued before it stays usable. */

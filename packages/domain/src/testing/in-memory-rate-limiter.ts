@@ -16,5 +16,11 @@ export function createInMemoryRateLimiter(clock: Clock): RateLimiter {
       if (window.count <= limit) return { allowed: true };
       return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((window.endsAt - now) / 1000)) };
     },
+    async peek(key, limit) {
+      const now = clock.now().getTime();
+      const window = windows.get(key);
+      if (!window || window.endsAt <= now || window.count < limit) return { allowed: true };
+      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((window.endsAt - now) / 1000)) };
+    },
   };
 }

@@ -271,11 +271,11 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
       const token = [...state.oneTimeTokens.values()].find((other) => other.linkTokenHash === linkTokenHash);
       return token ? copy(token) : null;
     },
-    async recordFailedAttempt(id) {
+    async takeCodeAttempt(id, max) {
       const token = state.oneTimeTokens.get(id);
-      if (!token) return 0;
+      if (!token || token.failedAttempts >= max) return false;
       state.oneTimeTokens.set(id, { ...token, failedAttempts: token.failedAttempts + 1 });
-      return token.failedAttempts + 1;
+      return true;
     },
     async findByAddress(relatesTo, kinds) {
       return [...state.oneTimeTokens.values()]

@@ -1,7 +1,16 @@
 import { AuthError } from "../errors.ts";
 import { isSmsToken, type OneTimeToken } from "../model/one-time-token.ts";
 import type { AuthMethod } from "../model/session.ts";
-import { confirmEmail, confirmPhone, isEmailConfirmed, isPhoneConfirmed, type User, withContactIdentity } from "../model/user.ts";
+import {
+  confirmEmail,
+  confirmPhone,
+  type EmailChangeSide,
+  isEmailConfirmed,
+  isPhoneConfirmed,
+  type User,
+  withContactIdentity,
+  withoutEmailChange,
+} from "../model/user.ts";
 import type { Stores } from "../ports/stores.ts";
 import type { AuditAction } from "../model/audit.ts";
 import { recordAudit } from "./audit.ts";
@@ -9,6 +18,7 @@ import type { Deps, RequestContext } from "./deps.ts";
 import { queueNotification } from "./notifications.ts";
 import { takeContact } from "./contact-holders.ts";
 import { applyPhoneChange } from "./phone-change.ts";
+import { withChosenMetadata } from "./new-account.ts";
 
 export type Applied =
   | { readonly kind: "applied"; readonly user: User; readonly method: AuthMethod }
@@ -94,9 +104,11 @@ async function signIn(
   if (token.relatesTo !== (provider === "email" ? user.email : user.phone)) {
     throw new AuthError("otp_expired", provider === "email" ? "Email link is invalid or has expired" : "Token has expired or is invalid");
   }
-  // Following a mail (an SMS) to its address (number) proves it, whatever it was sent for.
+  // Following a mail (an SMS) to its address (number) proves it, whatever it was sent for. The first proof of an
+  // account also gives it the data the request this token answers chose (see passwordAfter, and OneTimeToken).
   const proves = provider === "email" ? !isEmailConfirmed(user) : !isPhoneConfirmed(user);
-  const confirmed = !proves ? user : provider === "email" ? confirmEmail(user, now) : confirmPhone(user, now);
+  const chosen = isProven(user) ? user : withChosenMetadata(user, token.userMetadata);
+  const confirmed = !proves ? chosen : provider === "email" ? confirmEmail(chosen, now) : confirmPhone(chosen, now);
   // An anonymous user with a proven address is anonymous no longer: it can sign in again by that address.
   const signedIn: User = { ...confirmed, passwordHash, isAnonymous: confirmed.isAnonymous && !proves, lastSignInAt: now, updatedAt: now };
   await stores.users.update(signedIn);
@@ -112,22 +124,29 @@ async function signIn(
 }
 
 /**
- * Completes an email change once every address that had to confirm has: the token just used is gone, and if the
- * other address's token is still pending, it must confirm too (secure email change).
+ * Records this address's confirmation of the pending email change, and completes the change once every address
+ * that must confirm has: the new one always, the current one too under secure email change. security: each
+ * confirmation is the record of its own token verified; the other address's token being gone (burned by wrong
+ * codes, expired, replaced) never stands in for one, or the new address alone could take the account.
  */
 async function changeEmail(deps: Deps, stores: Stores, verified: Verified): Promise<Applied> {
   const { user, token } = verified;
   const newEmail = user.newEmail;
-  const expectedAddress = token.kind === "email_change_new" ? newEmail : user.email;
+  const side: EmailChangeSide = token.kind === "email_change_new" ? "new" : "current";
+  const expectedAddress = side === "new" ? newEmail : user.email;
   if (newEmail === null || token.relatesTo !== expectedAddress) throw emailChangeInvalid();
-  const otherKind = token.kind === "email_change_new" ? "email_change_current" : "email_change_new";
-  if (await stores.oneTimeTokens.findByUser(user.id, otherKind)) return { kind: "awaiting_other_address" };
+  const now = deps.clock.now();
+  const confirmed = new Set([side, user.emailChangeConfirmedBy]);
+  const needsCurrent = deps.policy.email.secureEmailChange && user.email !== null;
+  if (!confirmed.has("new") || (needsCurrent && !confirmed.has("current"))) {
+    await stores.users.update({ ...user, emailChangeConfirmedBy: side, updatedAt: now });
+    return { kind: "awaiting_other_address" };
+  }
 
   await takeContact(deps, stores, { provider: "email", address: newEmail }, user.id);
-  const now = deps.clock.now();
   const oldEmail = user.email;
   // An anonymous user with a confirmed address is anonymous no longer: it can sign in again by that address.
-  const moved = { ...user, email: newEmail, newEmail: null, isAnonymous: false, lastSignInAt: now, updatedAt: now };
+  const moved = { ...withoutEmailChange(user), email: newEmail, isAnonymous: false, lastSignInAt: now, updatedAt: now };
   const withIdentity = confirmEmail(withContactIdentity(moved, "email", deps.random.uuid(), now), now);
   await stores.users.update(withIdentity);
   await saveContactIdentity(stores, withIdentity, "email");

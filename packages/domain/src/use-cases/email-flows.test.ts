@@ -27,10 +27,14 @@ describe("magic links", () => {
     const { auth, lastEmail, stores } = createTestAuth();
     await auth.sendMagicLink({ email: "fresh@example.com", createUser: true, data: { plan: "free" }, context });
     const created = (await stores.users.findByEmail("fresh@example.com"))!;
-    expect(created).toMatchObject({ passwordHash: null, emailConfirmedAt: null, userMetadata: { plan: "free" } });
+    // The data waits with the confirmation until the address is proven.
+    expect(created).toMatchObject({ passwordHash: null, emailConfirmedAt: null });
+    expect(created.userMetadata).not.toHaveProperty("plan");
     const mail = (await lastEmail("fresh@example.com", "confirmation"))!;
+    expect(mail.data).toMatchObject({ plan: "free" });
     const result = await auth.verify({ type: "email", proof: { email: "fresh@example.com", code: mail.otp }, followedLink: false, context });
     expect(result.kind === "session" && result.grant.user.emailConfirmedAt).toBeInstanceOf(Date);
+    expect(result.kind === "session" && result.grant.user.userMetadata).toMatchObject({ plan: "free", email_verified: true });
   });
 
   it("when no account may be created, answer an unknown address as a known one, and create and send nothing", async () => {
@@ -228,14 +232,31 @@ describe("RATE_LIMIT_EMAIL_SENT", () => {
     await auth.signUp({ email: "three@example.com", password, context });
   });
 
-  it("counts a request for an unknown address as one for a known address, so running out tells nothing", async () => {
-    for (const first of ["known@example.com", "nobody@example.com"]) {
-      const { auth } = await withConfirmedUser({ policy: { email: { sendLimit: { events: 1, perSeconds: 3600 } } } });
-      await auth.recoverPassword({ email: first, context });
-      await failsWith("over_email_send_rate_limit", auth.recoverPassword({ email: "other@example.com", context }));
-      await failsWith("over_email_send_rate_limit", auth.sendMagicLink({ email: "other@example.com", createUser: false, context }));
-      await failsWith("over_email_send_rate_limit", auth.resend({ type: "signup", email: "other@example.com", context }));
+  it("is spent only by mail sent: requests for addresses nobody has cannot stop everyone's mail", async () => {
+    const { auth, lastEmail } = await withConfirmedUser({ policy: { email: { sendLimit: { events: 2, perSeconds: 3600 } } } });
+    // From addresses the attacker rotates through, past every per-client limit.
+    for (let i = 0; i < 40; i++) {
+      const from = { ip: `198.51.100.${i}`, userAgent: "curl" };
+      await auth.recoverPassword({ email: `nobody-${i}@example.com`, context: from });
+      await auth.sendMagicLink({ email: `no-one-${i}@example.com`, createUser: false, context: from });
+      await auth.resend({ type: "signup", email: `nobody-${i}@example.com`, context: from });
+      await auth.resend({ type: "email_change", email: `nobody-${i}@example.com`, context: from });
     }
+    await auth.recoverPassword({ email: "known@example.com", context });
+    expect(await lastEmail("known@example.com", "recovery")).toBeDefined();
+    await auth.signUp({ email: "new@example.com", password, context });
+    expect(await lastEmail("new@example.com", "confirmation")).toBeDefined();
+  });
+
+  it("once spent, refuses alike whether the address would have been mailed or not, so running out tells nothing", async () => {
+    const { auth, emails } = await withConfirmedUser({ policy: { email: { sendLimit: { events: 1, perSeconds: 3600 } } } });
+    await auth.signUp({ email: "spends@example.com", password, context });
+    for (const email of ["known@example.com", "nobody@example.com"]) {
+      await failsWith("over_email_send_rate_limit", auth.recoverPassword({ email, context }));
+      await failsWith("over_email_send_rate_limit", auth.sendMagicLink({ email, createUser: false, context }));
+      await failsWith("over_email_send_rate_limit", auth.resend({ type: "signup", email, context }));
+    }
+    expect((await emails()).map((mail) => mail.to)).toEqual(["spends@example.com"]);
   });
 
   it("never holds back a notification of a change already made", async () => {

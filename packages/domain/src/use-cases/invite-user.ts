@@ -8,7 +8,7 @@ import type { AdminPrincipal } from "./authorize-admin.ts";
 import type { Deps, RequestContext } from "./deps.ts";
 import { newAccount } from "./new-account.ts";
 import { sendSignInMail } from "./sign-in-mail.ts";
-import { consumeEmailQuota } from "./one-time-tokens.ts";
+import { assertEmailQuotaLeft } from "./one-time-tokens.ts";
 
 export interface InviteUserInput {
   readonly admin: AdminPrincipal;
@@ -28,7 +28,7 @@ export async function inviteUser(deps: Deps, input: InviteUserInput): Promise<Us
   const redirectTo = chooseRedirect(input.redirectTo ?? [], deps.policy.redirect);
   const existing = await deps.stores.users.findByEmail(address);
   if (existing && isEmailConfirmed(existing)) throw new AuthError("email_exists", messages.emailExists);
-  await consumeEmailQuota(deps);
+  await assertEmailQuotaLeft(deps);
 
   return deps.tx.run(async (stores) => {
     const now = deps.clock.now();

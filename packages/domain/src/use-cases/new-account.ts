@@ -10,11 +10,18 @@ import type { Deps } from "./deps.ts";
  */
 export function newAccount(
   deps: Deps,
-  request: { channel: Channel; passwordHash: string | null; data?: Metadata | undefined; audience?: string | undefined },
+  request: {
+    channel: Channel;
+    passwordHash: string | null;
+    data?: Metadata | null | undefined;
+    audience?: string | undefined;
+    /** The id of an existing account, to show the shape a signup answers with (see sign-up.ts). */
+    id?: string;
+  },
 ): User {
   const { channel } = request;
   const now = deps.clock.now();
-  const id = deps.random.uuid();
+  const id = request.id ?? deps.random.uuid();
   const identityData: Metadata = {
     ...request.data,
     sub: id,
@@ -39,5 +46,21 @@ export function newAccount(
     appMetadata: { provider: channel.provider, providers: [channel.provider] },
     userMetadata: identityData,
     identities: [identity],
+  };
+}
+
+/**
+ * The user with the user_metadata a request chose added, in user_metadata and in its address's identity data, as
+ * GoTrue stores a signup's data; keys already there (the identity's own: sub, email, email_verified, ...) win.
+ */
+export function withChosenMetadata(user: User, chosen: Metadata | null | undefined): User {
+  if (!chosen || Object.keys(chosen).length === 0) return user;
+  const contact = user.email !== null ? "email" : "phone";
+  return {
+    ...user,
+    userMetadata: { ...chosen, ...user.userMetadata },
+    identities: user.identities.map((identity) =>
+      identity.provider === contact ? { ...identity, identityData: { ...chosen, ...identity.identityData } } : identity,
+    ),
   };
 }

@@ -1,5 +1,5 @@
 import { AuthError } from "../errors.ts";
-import { type OneTimeTokenKind, PKCE_PREFIX } from "../model/one-time-token.ts";
+import { NO_CHOICES, type OneTimeTokenKind, type PendingChoices, PKCE_PREFIX } from "../model/one-time-token.ts";
 import type { PkceChallenge } from "../model/pkce.ts";
 import type { User } from "../model/user.ts";
 import type { AuthEmail } from "../ports/mailer.ts";
@@ -37,8 +37,8 @@ export async function issueToken(
     pkce?: PkceChallenge | null;
     /** Whether an email carries a link as well as a code (reauthentication has only a code). */
     link?: boolean;
-    /** The password the signup that asked for this token chose: the account gets it once the token is verified. */
-    passwordHash?: string | null;
+    /** What the request that asked for this token chose for an unproven account: applied once it is verified. */
+    choices?: PendingChoices;
     /** A fixed code instead of a random one (SMS_TEST_OTP numbers). */
     otp?: string;
   },
@@ -59,44 +59,40 @@ export async function issueToken(
     failedAttempts: 0,
     codeChallenge: pkce?.challenge ?? null,
     codeChallengeMethod: pkce?.method ?? null,
-    passwordHash: request.passwordHash ?? null,
+    ...(request.choices ?? NO_CHOICES),
     createdAt: now,
   });
   const lifetimeSeconds = isEmail ? otpPolicy.emailOtpExpSeconds : otpPolicy.smsOtpExpSeconds;
   return { linkToken, otp, expiresAt: new Date(now.getTime() + lifetimeSeconds * 1000) };
 }
 
-/** Notifications carry no token, but are still worth sending for a day. */
-const NOTIFICATION_LIFETIME_SECONDS = 86_400;
+/** RATE_LIMIT_EMAIL_SENT's counter: every mail someone asked for, whatever its kind or address. */
+const EMAIL_QUOTA = "email_sent";
 
 /**
- * Queues an email in the caller's transaction; the caller has counted it against RATE_LIMIT_EMAIL_SENT (see
- * consumeEmailQuota). Returns the message id.
+ * Refuses with GoTrue's 429 once RATE_LIMIT_EMAIL_SENT is spent (across every instance when the rate limiter is
+ * shared), counting nothing. security: called before the address is looked up, alike for every address, so the
+ * refusal tells nothing about accounts; the quota is spent only by mail actually queued (queueEmail), so requests
+ * that mail nobody (unknown addresses) cannot stop the mail of everyone else. Notifications of changes already
+ * made are neither checked nor counted: they must not be lost to a quota someone else exhausted.
  */
-export async function queueEmail(deps: Deps, stores: Stores, email: AuthEmail, expiresAt?: Date): Promise<string> {
-  const until = expiresAt ?? new Date(deps.clock.now().getTime() + NOTIFICATION_LIFETIME_SECONDS * 1000);
-  return enqueueMessage(deps, stores, { channel: "email", email }, until);
-}
-
-/**
- * Counts `count` emails against RATE_LIMIT_EMAIL_SENT (across every instance when the rate limiter is shared);
- * refuses with GoTrue's 429 past it. security: a flow whose answer must not tell whether an account exists
- * counts before looking, the same for any address, so running out of quota tells nothing either. Notifications
- * of changes already made are not counted: they must not be lost to a quota someone else exhausted.
- */
-export async function consumeEmailQuota(deps: Deps, count = 1): Promise<void> {
-  const { events, perSeconds } = deps.policy.email.sendLimit;
-  for (let sent = 0; sent < count; sent++) {
-    const decision = await deps.rateLimiter.consume("email_sent", events, perSeconds);
-    if (!decision.allowed) {
-      throw new AuthError("over_email_send_rate_limit", "email rate limit exceeded", { retryAfterSeconds: decision.retryAfterSeconds });
-    }
+export async function assertEmailQuotaLeft(deps: Deps): Promise<void> {
+  const decision = await deps.rateLimiter.peek(EMAIL_QUOTA, deps.policy.email.sendLimit.events);
+  if (!decision.allowed) {
+    throw new AuthError("over_email_send_rate_limit", "email rate limit exceeded", { retryAfterSeconds: decision.retryAfterSeconds });
   }
 }
 
-/** How many mails an email change sends: the new address, and the current one under secure email change. */
-export function emailChangeMailCount(deps: Deps): number {
-  return deps.policy.email.secureEmailChange ? 2 : 1;
+/**
+ * Queues a mail someone asked for in the caller's transaction, spending one of RATE_LIMIT_EMAIL_SENT on it. The
+ * caller checked there was room (assertEmailQuotaLeft) before it looked anything up; requests in flight together
+ * may overrun the quota by a few, which is better than an answer that depends on whether this one mailed.
+ * Returns the message id.
+ */
+export async function queueEmail(deps: Deps, stores: Stores, email: AuthEmail, expiresAt: Date): Promise<string> {
+  const { events, perSeconds } = deps.policy.email.sendLimit;
+  await deps.rateLimiter.consume(EMAIL_QUOTA, events, perSeconds);
+  return enqueueMessage(deps, stores, { channel: "email", email }, expiresAt);
 }
 
 /**

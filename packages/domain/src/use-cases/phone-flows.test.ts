@@ -143,9 +143,10 @@ describe("sign-in codes by SMS (/otp)", () => {
     const testAuth = createTestAuth();
     await testAuth.auth.sendSmsOtp({ phone, createUser: true, data: { plan: "free" }, context });
     const created = (await testAuth.stores.users.findByPhone(phone))!;
-    expect(created).toMatchObject({ passwordHash: null, phoneConfirmedAt: null, userMetadata: { plan: "free" } });
+    expect(created).toMatchObject({ passwordHash: null, phoneConfirmedAt: null });
+    expect(created.userMetadata).not.toHaveProperty("plan");
     await testAuth.auth.verify({ type: "sms", proof: { phone, code: await codeFor(testAuth, phone) }, followedLink: false, context });
-    expect((await testAuth.stores.users.findByPhone(phone))?.phoneConfirmedAt).toBeInstanceOf(Date);
+    expect(await testAuth.stores.users.findByPhone(phone)).toMatchObject({ phoneConfirmedAt: expect.any(Date), userMetadata: { plan: "free" } });
   });
 
   it("answer an unknown number as a known one when no account may be created, sending nothing", async () => {
@@ -206,11 +207,15 @@ describe("timing", () => {
 });
 
 describe("RATE_LIMIT_SMS_SENT", () => {
-  it("counts every number, known or not, before looking it up, and not the numbers of SMS_TEST_OTP", async () => {
+  it("is spent only by an SMS sent, then refuses every number alike, and never the numbers of SMS_TEST_OTP", async () => {
     const testAuth = createTestAuth({ policy: { sms: { sendLimit: { events: 1, perSeconds: 3600 }, testOtps: { "+15550100777": "777777" } } } });
-    await testAuth.auth.sendSmsOtp({ phone: "+15550100111", createUser: false, context });
+    // Numbers nobody has, texted nothing, spend nothing.
+    for (let i = 0; i < 10; i++) await testAuth.auth.sendSmsOtp({ phone: `+1555010030${i}`, createUser: false, context });
+    await testAuth.auth.sendSmsOtp({ phone: "+15550100111", createUser: true, context });
+    expect(testAuth.sms.sent.map((sms) => sms.to)).toEqual(["+15550100111"]);
     const error = await failsWith("over_sms_send_rate_limit", testAuth.auth.sendSmsOtp({ phone: "+15550100222", createUser: true, context }));
     expect(error.message).toBe("SMS rate limit exceeded");
+    await failsWith("over_sms_send_rate_limit", testAuth.auth.sendSmsOtp({ phone: "+15550100333", createUser: false, context }));
     await testAuth.auth.sendSmsOtp({ phone: "+15550100777", createUser: true, context });
   });
 });

@@ -97,11 +97,17 @@ describe("an account someone else signed up for the address", () => {
     await expectPasswordRefused(testAuth, attackersPassword);
   });
 
-  it("cannot put its password on an account an admin invited", async () => {
+  it("cannot put its password on an account an admin invited, nor turn the invitation into a signup confirmation", async () => {
     const testAuth = createTestAuth();
-    await testAuth.auth.inviteUser({ admin, email: victim, context });
-    await testAuth.auth.signUp({ email: victim, password: attackersPassword, context });
-    expect((await followLatestMail(testAuth, "confirmation")).user.passwordHash).toBeNull();
+    await testAuth.auth.inviteUser({ admin, email: victim, data: { team: "blue" }, context });
+    const invited = (await testAuth.stores.users.findByEmail(victim))!;
+    const answer = await testAuth.auth.signUp({ email: victim, password: attackersPassword, data: { team: "red" }, context });
+    // The answer names the account, as GoTrue's does, and shows nothing the caller did not send.
+    expect(answer.kind === "user" && answer.user).toMatchObject({ id: invited.id, invitedAt: null, userMetadata: { team: "red" } });
+    expect(await testAuth.lastEmail(victim, "confirmation")).toBeUndefined();
+    const accepted = await followLatestMail(testAuth, "invite");
+    expect(accepted.user.passwordHash).toBeNull();
+    expect(accepted.user.userMetadata).toMatchObject({ team: "blue" });
     await expectPasswordRefused(testAuth, attackersPassword);
   });
 
@@ -109,6 +115,76 @@ describe("an account someone else signed up for the address", () => {
     const testAuth = await signedUpByAttacker();
     const grant = await followLatestMail(testAuth, "confirmation");
     expect(grant.user.passwordHash).not.toBeNull();
+  });
+});
+
+describe("the data of an account someone else signed up for the address", () => {
+  const attackersData = { display_name: "Pay attacker@example.net", plan: "forged" };
+
+  it("is not the account's while nobody proved the address, and its owner proving it some other way never gets it", async () => {
+    for (const first of ["signup", "otp"] as const) {
+      const testAuth = createTestAuth();
+      if (first === "signup") await testAuth.auth.signUp({ email: victim, password: attackersPassword, data: attackersData, context });
+      else await testAuth.auth.sendMagicLink({ email: victim, createUser: true, data: attackersData, context });
+      const pending = (await testAuth.stores.users.findByEmail(victim))!;
+      expect(pending.userMetadata).not.toHaveProperty("plan");
+      expect(pending.identities[0]?.identityData).not.toHaveProperty("plan");
+      testAuth.clock.advance({ seconds: 3600 });
+      // The owner signs in by magic link; the confirmation it sends carries nothing the attacker chose.
+      await testAuth.auth.sendMagicLink({ email: victim, createUser: true, context });
+      const grant = await followLatestMail(testAuth, "confirmation");
+      expect(grant.user.userMetadata).not.toHaveProperty("plan");
+      expect(grant.user.userMetadata).not.toHaveProperty("display_name");
+      expect(grant.user.identities[0]?.identityData).not.toHaveProperty("plan");
+    }
+  });
+
+  it("is lost when the owner signs up too, with data of their own, or recovers the account", async () => {
+    const testAuth = await signedUpByAttacker();
+    await testAuth.auth.signUp({ email: victim, password: ownersPassword, data: { display_name: "Owner" }, context });
+    const grant = await followLatestMail(testAuth, "confirmation");
+    // Two different parties asked: neither one's choices are kept.
+    expect(grant.user.userMetadata).not.toHaveProperty("plan");
+    expect(grant.user.userMetadata).not.toHaveProperty("display_name");
+
+    const recovered = createTestAuth();
+    await recovered.auth.signUp({ email: victim, password: attackersPassword, data: attackersData, context });
+    await recovered.auth.recoverPassword({ email: victim, context });
+    expect((await followLatestMail(recovered, "recovery")).user.userMetadata).not.toHaveProperty("plan");
+  });
+
+  it("is kept, as the password is, when whoever proves the address follows the mail of the signup that chose it", async () => {
+    const { auth, lastEmail } = createTestAuth();
+    await auth.signUp({ email: victim, password: ownersPassword, data: { display_name: "Owner" }, context });
+    const mail = (await lastEmail(victim, "confirmation"))!;
+    expect(mail.data).toMatchObject({ display_name: "Owner" });
+    const result = await auth.verify({ type: "signup", proof: { linkToken: mail.linkToken }, followedLink: true, context });
+    expect(result.kind === "session" && result.grant.user.userMetadata).toMatchObject({ display_name: "Owner", email_verified: true });
+    const identity = result.kind === "session" ? result.grant.user.identities[0] : undefined;
+    expect(identity?.identityData).toMatchObject({ display_name: "Owner", email: victim });
+  });
+
+  it("survives the same party asking again: a repeated signup with the same password, a resend, an /otp with the same data", async () => {
+    const { auth, clock, lastEmail } = createTestAuth();
+    await auth.signUp({ email: victim, password: ownersPassword, data: { display_name: "Owner" }, context });
+    clock.advance({ seconds: 900 });
+    await auth.signUp({ email: victim, password: ownersPassword, data: { display_name: "Owner B." }, context });
+    clock.advance({ seconds: 900 });
+    await auth.resend({ type: "signup", email: victim, context });
+    clock.advance({ seconds: 900 });
+    await auth.sendMagicLink({ email: victim, createUser: true, data: { display_name: "Owner B." }, context });
+    const mail = (await lastEmail(victim, "confirmation"))!;
+    const result = await auth.verify({ type: "signup", proof: { linkToken: mail.linkToken }, followedLink: true, context });
+    expect(result.kind === "session" && result.grant.user.userMetadata).toMatchObject({ display_name: "Owner B." });
+  });
+
+  it("of an admin is no unproven party's: it stays when the owner proves the address", async () => {
+    const testAuth = createTestAuth();
+    await testAuth.auth.admin.createUser({ admin, email: victim, userMetadata: { team: "blue" }, context });
+    await testAuth.auth.signUp({ email: victim, password: attackersPassword, data: { team: "red" }, context });
+    testAuth.clock.advance({ seconds: 3600 });
+    await testAuth.auth.sendMagicLink({ email: victim, createUser: true, context });
+    expect((await followLatestMail(testAuth, "confirmation")).user.userMetadata).toMatchObject({ team: "blue" });
   });
 });
 

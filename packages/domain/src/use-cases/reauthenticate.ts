@@ -2,7 +2,7 @@ import { AuthError } from "../errors.ts";
 import { isEmailConfirmed, isPhoneConfirmed } from "../model/user.ts";
 import { recordAudit } from "./audit.ts";
 import type { Deps, Principal, RequestContext } from "./deps.ts";
-import { consumeEmailQuota, issueToken, limitFrequency, queueEmail } from "./one-time-tokens.ts";
+import { assertEmailQuotaLeft, issueToken, limitFrequency, queueEmail } from "./one-time-tokens.ts";
 import { limitSmsCodes, sendSmsCode } from "./sms-codes.ts";
 
 /**
@@ -26,7 +26,7 @@ export async function reauthenticate(
     // when the first was mistyped, so it waits as long as a magic link does.
     const seconds = deps.policy.otp.linkFrequencySeconds;
     await limitFrequency(deps, { purpose: "reauthentication", address, seconds, channel: "email" });
-    await consumeEmailQuota(deps);
+    await assertEmailQuotaLeft(deps);
   } else {
     await limitSmsCodes(deps, address, "reauthentication");
   }

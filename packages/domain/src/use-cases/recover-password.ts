@@ -5,7 +5,7 @@ import { chooseRedirect } from "../model/redirect.ts";
 import { recordAudit } from "./audit.ts";
 import type { Deps, RequestContext } from "./deps.ts";
 import { sendSignInMail } from "./sign-in-mail.ts";
-import { consumeEmailQuota, limitFrequency } from "./one-time-tokens.ts";
+import { assertEmailQuotaLeft, limitFrequency } from "./one-time-tokens.ts";
 import { observeDuration, padDuration } from "./timing.ts";
 import { limitPerClient } from "./request-limits.ts";
 
@@ -31,7 +31,7 @@ export async function recoverPassword(deps: Deps, input: RecoverPasswordInput): 
   const started = deps.clock.now();
   // Shared with magic links, as GoTrue's recovery_sent_at is: one sign-in mail a minute, however asked for.
   await limitFrequency(deps, { purpose: "sign_in_mail", address, seconds: deps.policy.otp.linkFrequencySeconds, channel: "email" });
-  await consumeEmailQuota(deps);
+  await assertEmailQuotaLeft(deps);
 
   const existing = await deps.stores.users.findByEmail(address);
   if (!existing) {

@@ -1,5 +1,6 @@
 import { AuthError } from "../errors.ts";
 import { normalizeEmail } from "../model/email.ts";
+import { NO_CHOICES } from "../model/one-time-token.ts";
 import { readPkceChallenge } from "../model/pkce.ts";
 import { chooseRedirect } from "../model/redirect.ts";
 import { isEmailConfirmed, isPhoneConfirmed, type User } from "../model/user.ts";
@@ -10,10 +11,10 @@ import { recordAudit } from "./audit.ts";
 import { type Channel, sendConfirmation } from "./confirmation.ts";
 import type { Deps, RequestContext } from "./deps.ts";
 import { sendEmailChange } from "./email-change.ts";
-import { consumeEmailQuota, emailChangeMailCount, limitFrequency } from "./one-time-tokens.ts";
+import { assertEmailQuotaLeft, limitFrequency } from "./one-time-tokens.ts";
 import { sendPhoneChange } from "./phone-change.ts";
 import { limitSmsCodes, TEST_OTP_MESSAGE_ID, testOtpFor } from "./sms-codes.ts";
-import { observeDuration, padDuration, SMS_SEND_GUESS_MS } from "./timing.ts";
+import { observeDuration, padDuration } from "./timing.ts";
 import { limitPerClient } from "./request-limits.ts";
 
 export interface ResendInput {
@@ -52,13 +53,13 @@ export async function resend(deps: Deps, input: ResendInput): Promise<{ messageI
   const address = normalizeEmail(input.email!);
   const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
   const redirectTo = chooseRedirect(input.redirectTo ?? [], deps.policy.redirect);
-  const operation = `resend:${input.type}`;
+  const operation = input.type === "signup" ? "resend:signup" : "resend:email_change";
   const started = deps.clock.now();
   const seconds = deps.policy.otp.emailConfirmationFrequencySeconds;
   // The same limits as the signup or email change being repeated, counted before looking the address up.
   const purpose = input.type === "signup" ? "confirmation" : "email_change";
   await limitFrequency(deps, { purpose, address, seconds, channel: "email" });
-  await consumeEmailQuota(deps, input.type === "signup" ? 1 : emailChangeMailCount(deps));
+  await assertEmailQuotaLeft(deps);
 
   const user = await deps.stores.users.findByEmail(address);
   const nothingToSend = !user || (input.type === "signup" ? isEmailConfirmed(user) : user.newEmail === null);
@@ -80,13 +81,13 @@ export async function resend(deps: Deps, input: ResendInput): Promise<{ messageI
 
 /** `sms`: an unconfirmed number's confirmation code again; `phone_change`: the code for a pending new number. */
 async function resendBySms(deps: Deps, type: "sms" | "phone_change", phone: string, context: RequestContext): Promise<{ messageId: string }> {
-  const operation = `resend:${type}`;
+  const operation = type === "sms" ? "resend:sms" : "resend:phone_change";
   const started = deps.clock.now();
   await limitSmsCodes(deps, phone, type === "sms" ? "confirmation" : "phone_change");
 
   const user = type === "sms" ? await deps.stores.users.findByPhone(phone) : await changingTo(deps, phone);
   if (!user || (type === "sms" && isPhoneConfirmed(user))) {
-    await padDuration(deps, operation, started, SMS_SEND_GUESS_MS);
+    await padDuration(deps, operation, started);
     return { messageId: testOtpFor(deps, phone) === null ? deps.random.uuid() : TEST_OTP_MESSAGE_ID };
   }
   const messageId = await deps.tx.run(async (stores) => {
@@ -128,7 +129,8 @@ async function confirmAgain(
   const pending = { ...user, confirmationSentAt: now, updatedAt: now };
   await stores.users.update(pending);
   await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: pending, context });
-  // Asking again chooses nothing: the password is the one the pending confirmation carries.
-  const passwordHash = (await stores.oneTimeTokens.findByUser(user.id, "confirmation"))?.passwordHash ?? null;
-  return sendConfirmation(deps, stores, pending, channel, { ...delivery, passwordHash });
+  // Asking again chooses nothing: the choices are those the pending confirmation carries.
+  const carried = await stores.oneTimeTokens.findByUser(user.id, "confirmation");
+  const choices = carried ? { passwordHash: carried.passwordHash, userMetadata: carried.userMetadata } : NO_CHOICES;
+  return sendConfirmation(deps, stores, pending, channel, { ...delivery, choices });
 }

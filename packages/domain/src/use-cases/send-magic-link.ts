@@ -5,11 +5,11 @@ import { readPkceChallenge } from "../model/pkce.ts";
 import { chooseRedirect } from "../model/redirect.ts";
 import { isEmailConfirmed } from "../model/user.ts";
 import { recordAudit } from "./audit.ts";
-import { sendConfirmation } from "./confirmation.ts";
+import { choicesOfSignInCode, sendConfirmation } from "./confirmation.ts";
 import type { Deps, RequestContext } from "./deps.ts";
 import { newAccount } from "./new-account.ts";
 import { sendSignInMail } from "./sign-in-mail.ts";
-import { consumeEmailQuota, limitFrequency } from "./one-time-tokens.ts";
+import { assertEmailQuotaLeft, limitFrequency } from "./one-time-tokens.ts";
 import { observeDuration, padDuration } from "./timing.ts";
 import { limitPerClient } from "./request-limits.ts";
 
@@ -41,7 +41,7 @@ export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Prom
   const started = deps.clock.now();
   // Shared with /recover, as GoTrue's recovery_sent_at is: one sign-in mail a minute, however asked for.
   await limitFrequency(deps, { purpose: "sign_in_mail", address, seconds: otp.linkFrequencySeconds, channel: "email" });
-  await consumeEmailQuota(deps);
+  await assertEmailQuotaLeft(deps);
 
   const existing = await deps.stores.users.findByEmail(address);
   if (!existing && (!input.createUser || signup.disabled)) {
@@ -52,18 +52,20 @@ export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Prom
     const now = deps.clock.now();
     const channel = { provider: "email", address } as const;
     if (!existing) {
-      const created = { ...newAccount(deps, { channel, passwordHash: null, data: input.data, audience: input.audience }), confirmationSentAt: now };
+      // The data rides on the confirmation until the address is proven (see sign-up.ts).
+      const created = { ...newAccount(deps, { channel, passwordHash: null, audience: input.audience }), confirmationSentAt: now };
       await stores.users.insert(created);
       await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: created, context: input.context, traits: { provider: "email" } });
-      await sendConfirmation(deps, stores, created, channel, { redirectTo, pkce, passwordHash: null });
+      const choices = { passwordHash: null, userMetadata: input.data ?? null };
+      await sendConfirmation(deps, stores, created, channel, { redirectTo, pkce, choices });
       return;
     }
     const user = (await stores.users.findById(existing.id, { forUpdate: true })) ?? existing;
     if (!isEmailConfirmed(user)) {
       await stores.users.update({ ...user, confirmationSentAt: now, updatedAt: now });
       await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: user, context: input.context, traits: { provider: "email" } });
-      // No password rides on it: whoever asked for a sign-in mail chose none (see apply-verification.ts).
-      await sendConfirmation(deps, stores, user, channel, { redirectTo, pkce, passwordHash: null });
+      const choices = await choicesOfSignInCode(stores, user, input.data);
+      await sendConfirmation(deps, stores, user, channel, { redirectTo, pkce, choices });
       return;
     }
     await stores.users.update({ ...user, recoverySentAt: now, updatedAt: now });

@@ -1,11 +1,14 @@
 import { AuthError } from "../errors.ts";
 import type { Metadata } from "../model/metadata.ts";
 import { normalizePhone } from "../model/phone.ts";
+import { NO_CHOICES } from "../model/one-time-token.ts";
+import { isPhoneConfirmed } from "../model/user.ts";
 import { recordAudit } from "./audit.ts";
+import { choicesOfSignInCode } from "./confirmation.ts";
 import type { Deps, RequestContext } from "./deps.ts";
 import { newAccount } from "./new-account.ts";
 import { assertSmsChannel, limitSmsCodes, sendSmsCode, TEST_OTP_MESSAGE_ID, testOtpFor } from "./sms-codes.ts";
-import { observeDuration, padDuration, SMS_SEND_GUESS_MS } from "./timing.ts";
+import { observeDuration, padDuration } from "./timing.ts";
 import { limitPerClient } from "./request-limits.ts";
 
 export interface SendSmsOtpInput {
@@ -34,15 +37,16 @@ export async function sendSmsOtp(deps: Deps, input: SendSmsOtpInput): Promise<{ 
 
   const existing = await deps.stores.users.findByPhone(phone);
   if (!existing && (!input.createUser || signup.disabled)) {
-    await padDuration(deps, "sms_otp", started, SMS_SEND_GUESS_MS);
+    await padDuration(deps, "sms_otp", started);
     return { messageId: testOtpFor(deps, phone) === null ? deps.random.uuid() : TEST_OTP_MESSAGE_ID };
   }
   const messageId = await deps.tx.run(async (stores) => {
     const now = deps.clock.now();
     const channel = { provider: "phone", address: phone } as const;
+    // For a new account the data rides on the confirmation until the number is proven (see sign-up.ts).
     const user = existing
       ? await stores.users.findById(existing.id, { forUpdate: true })
-      : newAccount(deps, { channel, passwordHash: null, data: input.data, audience: input.audience });
+      : newAccount(deps, { channel, passwordHash: null, audience: input.audience });
     // The account moved to another number (or went) since it was looked up: this number has none now.
     if (!user || user.phone !== phone) return testOtpFor(deps, phone) === null ? deps.random.uuid() : TEST_OTP_MESSAGE_ID;
     const pending = { ...user, confirmationSentAt: now, updatedAt: now };
@@ -50,8 +54,12 @@ export async function sendSmsOtp(deps: Deps, input: SendSmsOtpInput): Promise<{ 
     else await stores.users.insert(pending);
     const action = existing ? "user_recovery_requested" : "user_confirmation_requested";
     await recordAudit(deps, stores, { action, actor: pending, context: input.context, traits: { channel: "sms" } });
-    // No password rides on the code: whoever asked for it chose none (see apply-verification.ts).
-    return sendSmsCode(deps, stores, { user: pending, kind: "confirmation", phone, sms: "otp" });
+    const choices = !existing
+      ? { passwordHash: null, userMetadata: input.data ?? null }
+      : isPhoneConfirmed(pending)
+        ? NO_CHOICES
+        : await choicesOfSignInCode(stores, pending, input.data);
+    return sendSmsCode(deps, stores, { user: pending, kind: "confirmation", phone, sms: "otp", choices });
   });
   observeDuration(deps, "sms_otp", started);
   return { messageId };

@@ -1,8 +1,10 @@
+import type { PendingChoices } from "../model/one-time-token.ts";
 import type { PkceChallenge } from "../model/pkce.ts";
 import type { User } from "../model/user.ts";
 import type { AuthEmail, LinkType } from "../ports/mailer.ts";
 import type { Stores } from "../ports/stores.ts";
 import type { Deps } from "./deps.ts";
+import { withChosenMetadata } from "./new-account.ts";
 import { issueToken, queueEmail } from "./one-time-tokens.ts";
 
 /** The mails whose link signs the person in, and the type each link is verified as. */
@@ -27,7 +29,7 @@ export async function sendSignInMail(
     redirectTo: string;
     pkce?: PkceChallenge | null;
     /** See issueToken. */
-    passwordHash?: string | null;
+    choices?: PendingChoices;
   },
 ): Promise<string> {
   const { user, kind, address } = request;
@@ -37,7 +39,7 @@ export async function sendSignInMail(
     channel: "email",
     address,
     pkce: request.pkce ?? null,
-    passwordHash: request.passwordHash ?? null,
+    ...(request.choices ? { choices: request.choices } : {}),
   });
   const mail: AuthEmail = {
     kind,
@@ -46,7 +48,8 @@ export async function sendSignInMail(
     linkToken: issued.linkToken!,
     otp: issued.otp,
     redirectTo: request.redirectTo,
-    data: user.userMetadata,
+    // The mail speaks to whoever asked for it, with the data they chose.
+    data: withChosenMetadata(user, request.choices?.userMetadata).userMetadata,
   };
   return queueEmail(deps, stores, mail, issued.expiresAt);
 }

@@ -1,5 +1,6 @@
 import { AuthError, isAuthError, messages } from "../errors.ts";
 import { normalizeEmail } from "../model/email.ts";
+import { NO_CHOICES, type PendingChoices } from "../model/one-time-token.ts";
 import type { Metadata } from "../model/metadata.ts";
 import { assertPasswordAcceptable } from "../model/password-policy.ts";
 import { normalizePhone } from "../model/phone.ts";
@@ -9,12 +10,12 @@ import { confirmEmail, confirmPhone, isBanned, isEmailConfirmed, isPhoneConfirme
 import { type AuditEvent, auditEntry, recordAudit } from "./audit.ts";
 import { type Channel, sendConfirmation } from "./confirmation.ts";
 import type { Deps, RequestContext, SessionGrant } from "./deps.ts";
-import { newAccount } from "./new-account.ts";
-import { consumeEmailQuota, limitFrequency } from "./one-time-tokens.ts";
+import { newAccount, withChosenMetadata } from "./new-account.ts";
+import { assertEmailQuotaLeft, limitFrequency } from "./one-time-tokens.ts";
 import { assertSmsChannel, limitSmsCodes } from "./sms-codes.ts";
 import { grantSession, newSession, openSession } from "./sessions.ts";
 import { limitPerClient } from "./request-limits.ts";
-import { observeDuration, padDuration, SMS_SEND_GUESS_MS } from "./timing.ts";
+import { observeDuration, padDuration, type PaddedOperation } from "./timing.ts";
 
 export interface SignUpInput {
   readonly email?: string | undefined;
@@ -75,10 +76,10 @@ export async function signUp(deps: Deps, input: SignUpInput): Promise<SignUpResu
   }
 }
 
-type Delivery = Omit<Parameters<typeof sendConfirmation>[4], "passwordHash">;
+type Delivery = Omit<Parameters<typeof sendConfirmation>[4], "choices">;
 
 /** Email and phone signups take different times (a phone's sends its SMS at once), so each has its own. */
-function timingOf(channel: Channel): string {
+function timingOf(channel: Channel): PaddedOperation {
   return `signup:${channel.provider}`;
 }
 
@@ -94,14 +95,14 @@ function autoconfirms(deps: Deps, channel: Channel): boolean {
 
 /**
  * A signup that will send a confirmation: no more than one per SMTP_MAX_FREQUENCY (SMS_MAX_FREQUENCY) to the
- * address, shared with /resend, and within the email (SMS) quota. Counted before looking the address up, so a
- * duplicate of a confirmed account is refused alike and the refusal tells nothing.
+ * address, shared with /resend, and while the email (SMS) quota has room. Checked before looking the address up,
+ * so a duplicate of a confirmed account is refused alike and the refusal tells nothing.
  */
 async function limitConfirmations(deps: Deps, channel: Channel): Promise<void> {
   if (channel.provider === "phone") return limitSmsCodes(deps, channel.address, "confirmation");
   const seconds = deps.policy.otp.emailConfirmationFrequencySeconds;
   await limitFrequency(deps, { purpose: "confirmation", address: channel.address, seconds, channel: "email" });
-  await consumeEmailQuota(deps);
+  await assertEmailQuotaLeft(deps);
 }
 
 async function signUpNew(
@@ -114,9 +115,9 @@ async function signUpNew(
 ): Promise<SignUpResult> {
   const passwordHash = await deps.hasher.hash(password);
   const now = deps.clock.now();
-  const user = newAccount(deps, { channel, passwordHash, data: input.data, audience: input.audience });
 
   if (autoconfirms(deps, channel)) {
+    const user = newAccount(deps, { channel, passwordHash, data: input.data, audience: input.audience });
     const confirmed = { ...confirm(user, channel, now), lastSignInAt: now };
     const opened = newSession(deps, confirmed, "password", input.context);
     const audit = signedUp(confirmed, channel.provider, input.context).map((event) => auditEntry(deps, event));
@@ -125,16 +126,18 @@ async function signUpNew(
     return { kind: "session", grant: await grantSession(deps, confirmed, opened.session, opened.refreshToken) };
   }
 
-  const saved = await deps.tx.run(async (stores) => {
-    const pending = { ...user, confirmationSentAt: now };
+  // security: until the address is proven, what this request chose (password and data) rides on the
+  // confirmation, not on the account: whoever proves the address some other way gets none of it.
+  const choices = { passwordHash, userMetadata: input.data ?? null };
+  const pending = { ...newAccount(deps, { channel, passwordHash, audience: input.audience }), confirmationSentAt: now };
+  await deps.tx.run(async (stores) => {
     await stores.users.insert(pending);
     const traits = { provider: channel.provider };
     await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: pending, context: input.context, traits });
-    await sendConfirmation(deps, stores, pending, channel, { ...delivery, passwordHash });
-    return pending;
+    await sendConfirmation(deps, stores, pending, channel, { ...delivery, choices });
   });
   observeDuration(deps, timingOf(channel), started);
-  return { kind: "user", user: saved };
+  return { kind: "user", user: withChosenMetadata(pending, choices.userMetadata) };
 }
 
 async function signUpExisting(
@@ -159,7 +162,7 @@ async function signUpExisting(
     await deps.tx.run((stores) =>
       recordAudit(deps, stores, { action: "user_repeated_signup", actor: existing, context: input.context, traits }),
     );
-    await padDuration(deps, timingOf(channel), started, channel.provider === "phone" ? SMS_SEND_GUESS_MS : 0);
+    await padDuration(deps, timingOf(channel), started);
     return { kind: "user", user: fabricatedUser(deps, channel, input) };
   }
 
@@ -187,46 +190,61 @@ async function signUpExisting(
     return { kind: "session", grant: await grantSession(deps, opened.user, opened.session, opened.refreshToken) };
   }
 
+  // security: the answer shows the account's id, as GoTrue's does (the client expects the same user back), and
+  // otherwise only what this request sent: nothing stored (metadata, invitation, timestamps) of a pending account.
+  const shown = newAccount(deps, { channel, passwordHash: null, audience: input.audience, id: existing.id });
+  const answer = withChosenMetadata({ ...shown, confirmationSentAt: deps.clock.now() }, input.data);
+  if (existing.invitedAt !== null) {
+    // An invitation is not turned into a signup confirmation: a stranger's signup mails the invitee nothing.
+    await deps.hasher.verifyNothing(password);
+    const traits = { provider: channel.provider };
+    await deps.tx.run((stores) =>
+      recordAudit(deps, stores, { action: "user_repeated_signup", actor: existing, context: input.context, traits }),
+    );
+    await padDuration(deps, timingOf(channel), started);
+    return { kind: "user", user: answer };
+  }
   // Awaiting confirmation: send the confirmation again. The account keeps its password and data, since whoever
-  // asks has not proven they own the address; the password rides on the token instead (see signupPassword).
-  const repeated = await repeatedSignupPassword(deps, existing, password);
-  const saved = await deps.tx.run(async (stores) => {
+  // asks has not proven they own the address; their choices ride on the confirmation instead.
+  const repeated = await repeatedSignupChoices(deps, existing, password, input.data);
+  await deps.tx.run(async (stores) => {
     const now = deps.clock.now();
     const current = (await stores.users.findById(existing.id, { forUpdate: true })) ?? existing;
     // Decided on the confirmation pending before the lock: if another request replaced it meanwhile, the two
-    // signups were not compared, and the mail carries no password.
+    // signups were not compared, and the mail carries nothing.
     const stillPending = (await stores.oneTimeTokens.findByUser(existing.id, "confirmation"))?.id === repeated.comparedWith;
-    const passwordHash = stillPending ? repeated.passwordHash : null;
     const pending = { ...current, confirmationSentAt: now, updatedAt: now };
     await stores.users.update(pending);
     const traits = { provider: channel.provider };
     await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: pending, context: input.context, traits });
-    await sendConfirmation(deps, stores, pending, channel, { ...delivery, passwordHash });
-    return pending;
+    await sendConfirmation(deps, stores, pending, channel, { ...delivery, choices: stillPending ? repeated.choices : NO_CHOICES });
   });
-  return { kind: "user", user: saved };
+  return { kind: "user", user: answer };
 }
 
 /**
- * The password a repeated signup's confirmation carries. security: two signups of one unconfirmed address may be
- * its owner and someone hoping the owner confirms their password (pre-account hijacking). Only the password the
- * pending confirmation already carries is kept, when this signup chose it too; in every other case (they differ,
- * the pending mail carries none, none is pending: an invitation, a sign-in code, a confirmation someone burned
- * with wrong guesses) the confirmed account gets no password and its owner, signed in by the link, sets one.
- * `comparedWith` names the pending confirmation this was decided on.
+ * What a repeated signup's confirmation carries. security: two signups of one unconfirmed address may be its owner
+ * and someone hoping the owner confirms their password or data (pre-account hijacking). Only a signup that chose
+ * the password the pending confirmation already carries is taken for the same party: its confirmation keeps that
+ * password and carries this signup's data. In every other case (the passwords differ, the pending mail carries
+ * none, none is pending: a sign-in code, a confirmation someone burned with wrong guesses) the confirmed account
+ * gets neither, and its owner, signed in by the link, sets them. `comparedWith` names the pending confirmation this
+ * was decided on.
  */
-async function repeatedSignupPassword(
+async function repeatedSignupChoices(
   deps: Deps,
   existing: User,
   password: string,
-): Promise<{ passwordHash: string | null; comparedWith: string | undefined }> {
+  data: Metadata | undefined,
+): Promise<{ choices: PendingChoices; comparedWith: string | undefined }> {
   const pending = await deps.stores.oneTimeTokens.findByUser(existing.id, "confirmation");
   if (!pending || pending.passwordHash === null) {
     await deps.hasher.verifyNothing(password);
-    return { passwordHash: null, comparedWith: pending?.id };
+    return { choices: NO_CHOICES, comparedWith: pending?.id };
   }
   const same = (await deps.hasher.verify(pending.passwordHash, password)).ok;
-  return { passwordHash: same ? pending.passwordHash : null, comparedWith: pending.id };
+  const choices = same ? { passwordHash: pending.passwordHash, userMetadata: data ?? null } : NO_CHOICES;
+  return { choices, comparedWith: pending.id };
 }
 
 /** A signup that signs the user straight in: GoTrue records both. */

@@ -1,5 +1,5 @@
 import { AuthError, isAuthError } from "../errors.ts";
-import type { OneTimeTokenKind } from "../model/one-time-token.ts";
+import type { OneTimeTokenKind, PendingChoices } from "../model/one-time-token.ts";
 import type { User } from "../model/user.ts";
 import type { AuthSms } from "../ports/sms-sender.ts";
 import type { Stores } from "../ports/stores.ts";
@@ -19,16 +19,19 @@ export function testOtpFor(deps: Deps, phone: string): string | null {
   return code;
 }
 
+/** RATE_LIMIT_SMS_SENT's counter. */
+const SMS_QUOTA = "sms_sent";
+
 /**
- * The limits on texting a code to `phone`: SMS_MAX_FREQUENCY for its purpose, and RATE_LIMIT_SMS_SENT, which the
- * numbers of SMS_TEST_OTP do not count against (nothing is sent to them). Applied before the number is looked
- * up, so a refusal tells nothing about accounts.
+ * The limits on texting a code to `phone`: SMS_MAX_FREQUENCY for its purpose, and room left in RATE_LIMIT_SMS_SENT,
+ * which the numbers of SMS_TEST_OTP do not count against (nothing is sent to them). Applied before the number is
+ * looked up, so a refusal tells nothing about accounts; the quota is spent only by an SMS sent (sendSmsCode), as
+ * the email quota is (see assertEmailQuotaLeft).
  */
 export async function limitSmsCodes(deps: Deps, phone: string, purpose: SendPurpose): Promise<void> {
   await limitFrequency(deps, { purpose, address: phone, seconds: deps.policy.otp.smsFrequencySeconds, channel: "sms" });
   if (testOtpFor(deps, phone) !== null) return;
-  const { events, perSeconds } = deps.policy.sms.sendLimit;
-  const decision = await deps.rateLimiter.consume("sms_sent", events, perSeconds);
+  const decision = await deps.rateLimiter.peek(SMS_QUOTA, deps.policy.sms.sendLimit.events);
   if (!decision.allowed) {
     throw new AuthError("over_sms_send_rate_limit", "SMS rate limit exceeded", { retryAfterSeconds: decision.retryAfterSeconds });
   }
@@ -46,7 +49,7 @@ export async function limitSmsCodes(deps: Deps, phone: string, purpose: SendPurp
 export async function sendSmsCode(
   deps: Deps,
   stores: Stores,
-  request: { user: User; kind: OneTimeTokenKind; phone: string; sms: AuthSms["kind"]; passwordHash?: string | null },
+  request: { user: User; kind: OneTimeTokenKind; phone: string; sms: AuthSms["kind"]; choices?: PendingChoices },
 ): Promise<string> {
   const { user, kind, phone } = request;
   const testOtp = testOtpFor(deps, phone);
@@ -55,11 +58,13 @@ export async function sendSmsCode(
     kind,
     channel: "sms",
     address: phone,
-    passwordHash: request.passwordHash ?? null,
+    ...(request.choices ? { choices: request.choices } : {}),
     ...(testOtp === null ? {} : { otp: testOtp }),
   });
   if (testOtp !== null) return TEST_OTP_MESSAGE_ID;
 
+  const { events, perSeconds } = deps.policy.sms.sendLimit;
+  await deps.rateLimiter.consume(SMS_QUOTA, events, perSeconds);
   const sms: AuthSms = { kind: request.sms, to: phone, otp: issued.otp };
   try {
     await deps.sms.send(sms);

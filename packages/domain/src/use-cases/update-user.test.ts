@@ -88,6 +88,7 @@ describe("update the user", () => {
         codeChallenge: null,
         codeChallengeMethod: null,
         passwordHash: null,
+        userMetadata: null,
         createdAt: testAuth.clock.now(),
       });
       return testAuth;
@@ -112,6 +113,17 @@ describe("update the user", () => {
       await failsWith("reauthentication_not_valid", refused);
       await auth.updateUser({ principal, email: "moved@example.com", context });
       expect(await lastEmail("moved@example.com", "email_change")).toBeDefined();
+    });
+
+    it("compares no more than five nonces of a burst: 29 wrong ones sent together with the right one last", async () => {
+      const { auth, principal, signIn } = await withNonce("123456");
+      const burst = Array.from({ length: 30 }, (_, i) => {
+        const from = { ip: `198.51.100.${i}`, userAgent: "burst" };
+        return auth.updateUser({ principal, password: "taken over", nonce: i === 29 ? "123456" : String(100000 + i), context: from });
+      });
+      const outcomes = await Promise.allSettled(burst);
+      expect(outcomes.every((outcome) => outcome.status === "rejected")).toBe(true);
+      expect((await signIn()).user.id).toBe(principal.user.id);
     });
 
     it("refuses an expired nonce", async () => {

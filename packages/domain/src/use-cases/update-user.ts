@@ -6,13 +6,13 @@ import { readPkceChallenge } from "../model/pkce.ts";
 import { chooseRedirect } from "../model/redirect.ts";
 import { assertPasswordAcceptable } from "../model/password-policy.ts";
 import { normalizePhone } from "../model/phone.ts";
-import type { User } from "../model/user.ts";
+import { type User, withEmailChangeRequested } from "../model/user.ts";
 import type { Deps, Principal, RequestContext } from "./deps.ts";
 import { recordAudit } from "./audit.ts";
 import { otpDigest } from "./digests.ts";
 import { sendEmailChange } from "./email-change.ts";
 import { queueNotification } from "./notifications.ts";
-import { consumeEmailQuota, emailChangeMailCount, limitFrequency } from "./one-time-tokens.ts";
+import { assertEmailQuotaLeft, limitFrequency } from "./one-time-tokens.ts";
 import { assertContactFree } from "./contact-holders.ts";
 import { applyPhoneChange, sendPhoneChange } from "./phone-change.ts";
 import { assertSmsChannel, limitSmsCodes } from "./sms-codes.ts";
@@ -71,12 +71,12 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
     }
     passwordHash = await deps.hasher.hash(password);
   }
-  // Counted once the request is known to be acceptable: a refused one (a wrong nonce) spends no send.
+  // Limited once the request is known to be acceptable: a refused one (a wrong nonce) spends no send.
   if (changesEmail) {
     const seconds = deps.policy.otp.emailConfirmationFrequencySeconds;
     // Keyed like /resend's, which knows the account only by its current address.
     await limitFrequency(deps, { purpose: "email_change", address: caller.email ?? caller.id, seconds, channel: "email" });
-    await consumeEmailQuota(deps, emailChangeMailCount(deps));
+    await assertEmailQuotaLeft(deps);
   }
   if (changesPhone && !deps.policy.signup.phoneAutoconfirm) await limitSmsCodes(deps, phone, "phone_change");
 
@@ -86,7 +86,7 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
     if (!current) throw new AuthError("user_not_found", "User not found");
     let next: User = { ...current, updatedAt: now };
     if (input.data) next = { ...next, userMetadata: mergeMetadata(next.userMetadata, input.data) };
-    if (changesEmail) next = { ...next, newEmail: email, emailChangeSentAt: now };
+    if (changesEmail) next = withEmailChangeRequested(next, email, now);
     if (changesPhone) {
       next = deps.policy.signup.phoneAutoconfirm
         ? await applyPhoneChange(deps, stores, next, phone, now)
@@ -118,17 +118,15 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
   });
 }
 
-/** The nonce must be the one last sent, unexpired; a wrong one counts against it, and MAX_FAILED_ATTEMPTS end it. */
+/**
+ * The nonce must be the one last sent, unexpired, with attempts left: each attempt spends one of its
+ * MAX_FAILED_ATTEMPTS before the comparison, in one step, so a burst of guesses gets no more comparisons than that.
+ */
 async function assertNonceValid(deps: Deps, user: User, nonce: string | undefined): Promise<void> {
   if (!nonce) throw new AuthError("reauthentication_needed", "Password update requires reauthentication");
   const invalid = new AuthError("reauthentication_not_valid", "Nonce has expired or is invalid");
   const token = await deps.stores.oneTimeTokens.findByUser(user.id, "reauthentication");
-  if (!token) throw invalid;
-  if (hasExpired(token, deps.clock.now(), deps.policy.otp)) throw invalid;
-  if (!deps.secrets.equal(token.otpHash, otpDigest(deps.secrets, token.relatesTo, nonce))) {
-    if ((await deps.stores.oneTimeTokens.recordFailedAttempt(token.id)) >= MAX_FAILED_ATTEMPTS) {
-      await deps.stores.oneTimeTokens.delete(token.id);
-    }
-    throw invalid;
-  }
+  if (!token || hasExpired(token, deps.clock.now(), deps.policy.otp)) throw invalid;
+  if (!(await deps.stores.oneTimeTokens.takeCodeAttempt(token.id, MAX_FAILED_ATTEMPTS))) throw invalid;
+  if (!deps.secrets.equal(token.otpHash, otpDigest(deps.secrets, token.relatesTo, nonce))) throw invalid;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_FAILED_ATTEMPTS } from "../model/one-time-token.ts";
+import { MAX_WRONG_CODES_PER_CLIENT, WRONG_CODES_WINDOW_SECONDS } from "./verify.ts";
 import { aUser } from "../testing/builders.ts";
 import { createTestAuth, type TestAuthOptions } from "../testing/create-test-auth.ts";
 import { context, failsWith } from "../testing/fails-with.ts";
@@ -65,14 +66,16 @@ describe("verifying a signup confirmation", () => {
     expect((await auth.verify({ type: "signup", proof: { linkToken: newer.linkToken }, followedLink: true, context })).kind).toBe("session");
   });
 
-  it("survives only so many wrong codes, and counts them although each request fails", async () => {
+  it("takes its code only so many times, counting wrong ones although each request fails; its link still works", async () => {
     const { auth, mail } = await signedUp();
     const wrong = mail.otp === "000000" ? "111111" : "000000";
     for (let i = 0; i < MAX_FAILED_ATTEMPTS; i++) {
       await failsWith("otp_expired", auth.verify({ type: "signup", proof: { email: "ada@example.com", code: wrong }, followedLink: false, context }));
     }
-    // The right code comes too late: the token is gone.
-    await failsWith("otp_expired", auth.verify({ type: "signup", proof: { email: "ada@example.com", code: mail.otp }, followedLink: false, context }));
+    // The right code comes too late, from this client or any other.
+    const other = { ip: "192.0.2.1", userAgent: "vitest" };
+    await failsWith("otp_expired", auth.verify({ type: "signup", proof: { email: "ada@example.com", code: mail.otp }, followedLink: false, context: other }));
+    expect((await auth.verify({ type: "signup", proof: { linkToken: mail.linkToken }, followedLink: true, context })).kind).toBe("session");
   });
 
   it("refuses a banned user, and leaves the token for when the ban ends", async () => {
@@ -81,6 +84,70 @@ describe("verifying a signup confirmation", () => {
     await failsWith("user_banned", auth.verify({ type: "signup", proof: { linkToken: mail.linkToken }, followedLink: true, context }));
     await stores.users.update({ ...(await stores.users.findById(user.id))!, bannedUntil: null });
     expect((await auth.verify({ type: "signup", proof: { linkToken: mail.linkToken }, followedLink: true, context })).kind).toBe("session");
+  });
+});
+
+describe("wrong codes sent by someone else", () => {
+  const stranger = { ip: "198.51.100.66", userAgent: "curl" };
+  const owner = { ip: "203.0.113.80", userAgent: "browser" };
+  const admin = { role: "service_role", userId: null, claims: {} };
+  const wrongFor = (otp: string) => (otp === "000000" ? "111111" : "000000");
+
+  it("never take the owner's mailed link: recovery, magic link, confirmation and invitation all still sign in", async () => {
+    const { auth, stores, lastEmail } = createTestAuth();
+    await stores.users.insert(aUser({ email: "recovers@example.com" }));
+    await stores.users.insert(aUser({ email: "magic@example.com" }));
+    await auth.recoverPassword({ email: "recovers@example.com", context: owner });
+    await auth.sendMagicLink({ email: "magic@example.com", createUser: false, context: owner });
+    await auth.signUp({ email: "confirms@example.com", password, context: owner });
+    await auth.inviteUser({ admin, email: "invited@example.com", context: owner });
+    const mails = [
+      { type: "recovery", mail: (await lastEmail("recovers@example.com", "recovery"))! },
+      { type: "magiclink", mail: (await lastEmail("magic@example.com", "magic_link"))! },
+      { type: "signup", mail: (await lastEmail("confirms@example.com", "confirmation"))! },
+      { type: "invite", mail: (await lastEmail("invited@example.com", "invite"))! },
+    ] as const;
+    for (const { type, mail } of mails) {
+      // A different client for each address, as a distributed guesser would be.
+      const from = { ...stranger, ip: `198.51.100.${mails.findIndex((entry) => entry.type === type)}` };
+      for (let i = 0; i < MAX_FAILED_ATTEMPTS + 2; i++) {
+        await failsWith("otp_expired", auth.verify({ type: "email", proof: { email: mail.to, code: wrongFor(mail.otp) }, followedLink: false, context: from }));
+      }
+      await failsWith("otp_expired", auth.verify({ type: "email", proof: { email: mail.to, code: mail.otp }, followedLink: false, context: owner }));
+      const followed = await auth.verify({ type, proof: { linkToken: mail.linkToken }, followedLink: true, context: owner });
+      expect(followed.kind === "session" && followed.grant.user.email).toBe(mail.to);
+    }
+  });
+
+  it("count against the client too: one client cannot kill the codes of address after address", async () => {
+    const { auth, lastEmail, clock } = createTestAuth();
+    for (const email of ["a@example.com", "b@example.com", "c@example.com"]) await auth.signUp({ email, password, context: owner });
+    const c = (await lastEmail("c@example.com", "confirmation"))!;
+    const guess = (email: string, code: string) => auth.verify({ type: "signup", proof: { email, code }, followedLink: false, context: stranger });
+    for (let i = 0; i < MAX_WRONG_CODES_PER_CLIENT; i++) await failsWith("otp_expired", guess(i % 2 === 0 ? "a@example.com" : "b@example.com", "000000"));
+    const refused = await failsWith("over_request_rate_limit", guess("c@example.com", wrongFor(c.otp)));
+    expect(refused.retryAfterSeconds).toBe(WRONG_CODES_WINDOW_SECONDS);
+    // Refused before anything was looked up: the third address's code was not spent, and works for its owner.
+    expect((await auth.verify({ type: "signup", proof: { email: "c@example.com", code: c.otp }, followedLink: false, context: owner })).kind).toBe("session");
+    // Links are not codes: the limit does not touch them. And it ends with its window.
+    const a = (await lastEmail("a@example.com", "confirmation"))!;
+    expect((await auth.verify({ type: "signup", proof: { linkToken: a.linkToken }, followedLink: true, context: stranger })).kind).toBe("session");
+    clock.advance({ seconds: WRONG_CODES_WINDOW_SECONDS });
+    await failsWith("otp_expired", guess("b@example.com", "000000"));
+  });
+
+  it("kill a texted code, which has no link, until a new one is asked for", async () => {
+    const { auth, lastSms, clock } = createTestAuth({ policy: { signup: { phoneEnabled: true } } });
+    await auth.sendSmsOtp({ phone: "+15550104444", createUser: true, context: owner });
+    const first = (await lastSms("+15550104444"))!;
+    for (let i = 0; i < MAX_FAILED_ATTEMPTS; i++) {
+      await failsWith("otp_expired", auth.verify({ type: "sms", proof: { phone: "+15550104444", code: wrongFor(first.otp) }, followedLink: false, context: stranger }));
+    }
+    await failsWith("otp_expired", auth.verify({ type: "sms", proof: { phone: "+15550104444", code: first.otp }, followedLink: false, context: owner }));
+    clock.advance({ seconds: 60 });
+    await auth.sendSmsOtp({ phone: "+15550104444", createUser: true, context: owner });
+    const second = (await lastSms("+15550104444"))!;
+    expect((await auth.verify({ type: "sms", proof: { phone: "+15550104444", code: second.otp }, followedLink: false, context: owner })).kind).toBe("session");
   });
 });
 
@@ -249,6 +316,111 @@ describe("secure email change", () => {
     await testAuth.auth.verify({ type: "email_change", proof: { linkToken: toNew.linkToken }, followedLink: true, context });
     expect((await testAuth.stores.users.findByEmail("new@example.com"))?.id).toBe(testAuth.user.id);
     expect((await testAuth.stores.users.findById(squatter.id))?.email).toBeNull();
+  });
+
+  describe("cannot be completed from the new address alone (account takeover)", () => {
+    // The attacker holds only the victim's access token and moves the account to attacker@example.com.
+    const attacker = { ip: "198.51.100.9", userAgent: "curl" } as const;
+    async function takeoverStarted() {
+      const testAuth = createTestAuth();
+      const victim = aUser({ email: "victim@example.com", passwordHash: await testAuth.hasher.hash(password) });
+      await testAuth.stores.users.insert(victim);
+      const grant = await testAuth.auth.signInWithPassword({ email: "victim@example.com", password, context });
+      const principal = await testAuth.auth.authenticate({ accessToken: grant.accessToken });
+      await testAuth.auth.updateUser({ principal, email: "attacker@example.com", context: attacker });
+      const toAttacker = (await testAuth.lastEmail("attacker@example.com", "email_change"))!;
+      const toVictim = (await testAuth.lastEmail("victim@example.com", "email_change"))!;
+      const wrongFor = (otp: string) => (otp === "000000" ? "111111" : "000000");
+      const guess = (email: string, code: string) =>
+        testAuth.auth.verify({ type: "email_change", proof: { email, code }, followedLink: false, context: attacker });
+      const followAttackersLink = () =>
+        testAuth.auth.verify({ type: "email_change", proof: { linkToken: toAttacker.linkToken }, followedLink: true, context: attacker });
+      const expectUnmoved = async () => {
+        const stored = (await testAuth.stores.users.findById(victim.id))!;
+        expect(stored.email).toBe("victim@example.com");
+        expect(await testAuth.stores.users.findByEmail("attacker@example.com")).toBeNull();
+        // Recovery mail still goes to the victim, and none to the attacker.
+        await testAuth.auth.recoverPassword({ email: "attacker@example.com", context: attacker });
+        expect(await testAuth.lastEmail("attacker@example.com", "recovery")).toBeUndefined();
+      };
+      return { ...testAuth, victim, toAttacker, toVictim, wrongFor, guess, followAttackersLink, expectUnmoved };
+    }
+
+    it("when wrong codes sent to the current address destroyed its code", async () => {
+      const { guess, wrongFor, toVictim, followAttackersLink, expectUnmoved } = await takeoverStarted();
+      for (let i = 0; i < MAX_FAILED_ATTEMPTS; i++) await failsWith("otp_expired", guess("victim@example.com", wrongFor(toVictim.otp)));
+      expect((await followAttackersLink()).kind).toBe("awaiting_other_address");
+      await expectUnmoved();
+    });
+
+    it("when the current address's token expired", async () => {
+      const testAuth = await takeoverStarted();
+      const { auth, clock, policy, victim, toVictim, expectUnmoved } = testAuth;
+      // Another link to the new address, for the same change, outlives the one mailed to the current address.
+      clock.advance({ seconds: policy.otp.emailOtpExpSeconds - 60 });
+      const admin = { role: "service_role", userId: null, claims: {} };
+      const fresh = await auth.admin.generateLink({ admin, type: "email_change_new", email: victim.email!, newEmail: "attacker@example.com", context });
+      clock.advance({ seconds: 120 });
+      await failsWith("otp_expired", auth.verify({ type: "email_change", proof: { linkToken: toVictim.linkToken }, followedLink: true, context }));
+      const followed = await auth.verify({ type: "email_change", proof: { linkToken: fresh.email.linkToken }, followedLink: true, context });
+      expect(followed.kind).toBe("awaiting_other_address");
+      await expectUnmoved();
+    });
+
+    it("when the current address confirmed an earlier request, which a second one replaced", async () => {
+      const testAuth = createTestAuth();
+      const { auth, clock, stores, lastEmail } = testAuth;
+      const victim = aUser({ email: "victim@example.com", passwordHash: await testAuth.hasher.hash(password) });
+      await stores.users.insert(victim);
+      const grant = await auth.signInWithPassword({ email: "victim@example.com", password, context });
+      const principal = await auth.authenticate({ accessToken: grant.accessToken });
+      // The victim moves to a new address of their own, and confirms from the current one first.
+      await auth.updateUser({ principal, email: "victim-new@example.com", context });
+      const fromVictim = (await lastEmail("victim@example.com", "email_change"))!;
+      expect((await auth.verify({ type: "email_change", proof: { linkToken: fromVictim.linkToken }, followedLink: true, context })).kind).toBe(
+        "awaiting_other_address",
+      );
+      expect((await stores.users.findById(victim.id))?.emailChangeConfirmedBy).toBe("current");
+      // Before the victim confirms the new address, the attacker asks for another change with the stolen token.
+      clock.advance({ seconds: 901 });
+      await auth.updateUser({ principal, email: "attacker@example.com", context: attacker });
+      expect((await stores.users.findById(victim.id))?.emailChangeConfirmedBy).toBeNull();
+      const toAttacker = (await lastEmail("attacker@example.com", "email_change"))!;
+      const followed = await auth.verify({ type: "email_change", proof: { linkToken: toAttacker.linkToken }, followedLink: true, context: attacker });
+      expect(followed.kind).toBe("awaiting_other_address");
+      expect((await stores.users.findById(victim.id))?.email).toBe("victim@example.com");
+      // The replaced request's link to the victim's new address is void too.
+      const toVictimsNew = (await lastEmail("victim-new@example.com", "email_change"))!;
+      await failsWith("otp_expired", auth.verify({ type: "email_change", proof: { linkToken: toVictimsNew.linkToken }, followedLink: true, context }));
+    });
+
+    it("when both addresses' codes were guessed at until they died", async () => {
+      const testAuth = await takeoverStarted();
+      const { guess, wrongFor, toVictim, toAttacker, followAttackersLink, expectUnmoved } = testAuth;
+      for (let i = 0; i < MAX_FAILED_ATTEMPTS; i++) {
+        await failsWith("otp_expired", guess("victim@example.com", wrongFor(toVictim.otp)));
+        await failsWith("otp_expired", guess("attacker@example.com", wrongFor(toAttacker.otp)));
+      }
+      // That client may guess no more; a right guess of the current address's code from another comes too late.
+      await failsWith("over_request_rate_limit", guess("victim@example.com", toVictim.otp));
+      const elsewhere = { ip: "192.0.2.44", userAgent: "curl" };
+      await failsWith(
+        "otp_expired",
+        testAuth.auth.verify({ type: "email_change", proof: { email: "victim@example.com", code: toVictim.otp }, followedLink: false, context: elsewhere }),
+      );
+      expect((await followAttackersLink()).kind).toBe("awaiting_other_address");
+      await expectUnmoved();
+    });
+
+    it("and completes once the current address's owner follows their own link", async () => {
+      const { auth, guess, wrongFor, toVictim, followAttackersLink, stores, victim } = await takeoverStarted();
+      for (let i = 0; i < MAX_FAILED_ATTEMPTS; i++) await failsWith("otp_expired", guess("victim@example.com", wrongFor(toVictim.otp)));
+      expect((await followAttackersLink()).kind).toBe("awaiting_other_address");
+      // Only the owner of the current mailbox can do this: the change is theirs to allow.
+      const result = await auth.verify({ type: "email_change", proof: { linkToken: toVictim.linkToken }, followedLink: true, context });
+      expect(result.kind).toBe("session");
+      expect((await stores.users.findById(victim.id))?.email).toBe("attacker@example.com");
+    });
   });
 
   it("makes an anonymous user permanent once its first address is confirmed", async () => {

@@ -49,7 +49,7 @@ const linkInvalid = () => new AuthError("otp_expired", "Email link is invalid or
 const codeInvalid = () => new AuthError("otp_expired", "Token has expired or is invalid");
 
 type Outcome =
-  | { readonly kind: "failed"; readonly error: AuthError }
+  | { readonly kind: "failed"; readonly error: AuthError; readonly wrongCode: boolean }
   | { readonly kind: "session"; readonly user: User; readonly session: SessionGrant["session"]; readonly refreshToken: string }
   | { readonly kind: "auth_code"; readonly authCode: string }
   | { readonly kind: "awaiting_other_address" };
@@ -57,6 +57,7 @@ type Outcome =
 /** Verifies an emailed link or code, or a texted code, and does what it was issued for (see apply-verification.ts). */
 export async function verify(deps: Deps, input: VerifyInput): Promise<VerifyResult> {
   await limitPerClient(deps, "verify", input.context);
+  if (!("linkToken" in input.proof)) await assertWrongCodesLeft(deps, input.context);
   const byPhone = (PHONE_VERIFY_TYPES as readonly string[]).includes(input.type);
   if (byPhone !== ("phone" in input.proof)) {
     const message = byPhone ? "Verify requires a phone number with the token" : "Verify requires an email address with the token";
@@ -76,7 +77,7 @@ export async function verify(deps: Deps, input: VerifyInput): Promise<VerifyResu
   // after the token was taken throws instead: the transaction rolls back and the token stays usable.
   const outcome = await deps.tx.run(async (stores): Promise<Outcome> => {
     const found = await findToken(deps, stores, input);
-    if ("error" in found) return { kind: "failed", error: found.error };
+    if ("error" in found) return { kind: "failed", error: found.error, wrongCode: found.wrongCode };
     const { token } = found;
     // Of two concurrent uses of one token, only one deletes it.
     if (!(await stores.oneTimeTokens.delete(token.id))) throw byLink ? linkInvalid() : codeInvalid();
@@ -113,6 +114,7 @@ export async function verify(deps: Deps, input: VerifyInput): Promise<VerifyResu
 
   switch (outcome.kind) {
     case "failed":
+      if (outcome.wrongCode) await countWrongCode(deps, input.context);
       throw outcome.error;
     case "session":
       return { kind: "session", grant: await grantSession(deps, outcome.user, outcome.session, outcome.refreshToken) };
@@ -127,30 +129,56 @@ async function hashNewPassword(deps: Deps, password: string): Promise<string> {
 }
 
 /**
- * The unexpired token the proof designates, of a kind the type accepts. A wrong code counts against every token
- * pending for that address, and a token that reaches MAX_FAILED_ATTEMPTS is destroyed.
+ * The unexpired token the proof designates, of a kind the type accepts. A code is a guess at every token pending
+ * for its address: each spends one of their MAX_FAILED_ATTEMPTS before it is compared, and a token with none left
+ * is no longer matched by code (its link still works). `wrongCode` says that the code matched nothing.
  */
-async function findToken(deps: Deps, stores: Stores, input: VerifyInput): Promise<{ token: OneTimeToken } | { error: AuthError }> {
+async function findToken(
+  deps: Deps,
+  stores: Stores,
+  input: VerifyInput,
+): Promise<{ token: OneTimeToken } | { error: AuthError; wrongCode: boolean }> {
   const kinds = kindsVerifiedBy(input.type);
   const now = deps.clock.now();
   const lifetime = deps.policy.otp;
 
   if ("linkToken" in input.proof) {
     const token = await stores.oneTimeTokens.findByLinkTokenHash(linkTokenDigest(deps.secrets, input.proof.linkToken));
-    if (!token || !kinds.includes(token.kind) || hasExpired(token, now, lifetime)) return { error: linkInvalid() };
+    if (!token || !kinds.includes(token.kind) || hasExpired(token, now, lifetime)) return { error: linkInvalid(), wrongCode: false };
     return { token };
   }
 
   const address = "phone" in input.proof ? normalizePhone(input.proof.phone) : normalizeEmail(input.proof.email);
-  const candidates = await stores.oneTimeTokens.findByAddress(address, kinds);
   const expected = otpDigest(deps.secrets, address, input.proof.code);
-  const token = candidates.find((candidate) => deps.secrets.equal(candidate.otpHash, expected));
-  if (token && !hasExpired(token, now, lifetime)) return { token };
-  for (const candidate of candidates) {
-    if (candidate === token) continue;
-    if ((await stores.oneTimeTokens.recordFailedAttempt(candidate.id)) >= MAX_FAILED_ATTEMPTS) {
-      await stores.oneTimeTokens.delete(candidate.id);
-    }
+  let matched: OneTimeToken | undefined;
+  for (const candidate of await stores.oneTimeTokens.findByAddress(address, kinds)) {
+    if (!(await stores.oneTimeTokens.takeCodeAttempt(candidate.id, MAX_FAILED_ATTEMPTS))) continue;
+    if (deps.secrets.equal(candidate.otpHash, expected)) matched ??= candidate;
   }
-  return { error: codeInvalid() };
+  if (matched && !hasExpired(matched, now, lifetime)) return { token: matched };
+  return { error: codeInvalid(), wrongCode: matched === undefined };
+}
+
+/** Wrong codes one client may send, to any addresses, in WRONG_CODES_WINDOW_SECONDS. */
+export const MAX_WRONG_CODES_PER_CLIENT = 10;
+export const WRONG_CODES_WINDOW_SECONDS = 3_600;
+
+const wrongCodesKey = (context: RequestContext) => `ip:wrong_codes:${context.ip}`;
+
+/**
+ * security: a client that sent MAX_WRONG_CODES_PER_CLIENT wrong codes within the window may try no more, with
+ * GoTrue's 429, before anything is looked up: every code dies after a few wrong guesses, so without this one
+ * client could kill the codes of address after address. A client whose address is unknown is not counted.
+ */
+async function assertWrongCodesLeft(deps: Deps, context: RequestContext): Promise<void> {
+  if (context.ip === null) return;
+  const decision = await deps.rateLimiter.peek(wrongCodesKey(context), MAX_WRONG_CODES_PER_CLIENT);
+  if (!decision.allowed) {
+    throw new AuthError("over_request_rate_limit", messages.requestRateLimit, { retryAfterSeconds: decision.retryAfterSeconds });
+  }
+}
+
+async function countWrongCode(deps: Deps, context: RequestContext): Promise<void> {
+  if (context.ip === null) return;
+  await deps.rateLimiter.consume(wrongCodesKey(context), MAX_WRONG_CODES_PER_CLIENT, WRONG_CODES_WINDOW_SECONDS);
 }

@@ -44,6 +44,21 @@ export function describeRateLimiterContract(
       await close?.();
     });
 
+    it("peeks without counting: whether one more event would be allowed, and when the window ends", async () => {
+      const { limiter, advance, close } = await setup();
+      const k = key();
+      expect(await limiter.peek(k, 2)).toEqual({ allowed: true });
+      expect(await limiter.consume(k, 2, 1)).toEqual({ allowed: true });
+      for (let i = 0; i < 5; i++) expect(await limiter.peek(k, 2)).toEqual({ allowed: true });
+      expect(await limiter.consume(k, 2, 1)).toEqual({ allowed: true });
+      const refused = await limiter.peek(k, 2);
+      expect(refused).toEqual({ allowed: false, retryAfterSeconds: 1 });
+      expect(await limiter.peek(k, 3)).toEqual({ allowed: true });
+      await advance(1.1);
+      expect(await limiter.peek(k, 2)).toEqual({ allowed: true });
+      await close?.();
+    });
+
     it("counts concurrent events exactly", async () => {
       const { limiter, close } = await setup();
       const k = key();

@@ -62,6 +62,7 @@ function anOtt(userId: string, overrides: Partial<OneTimeToken> = {}): OneTimeTo
     codeChallenge: null,
     codeChallengeMethod: null,
     passwordHash: null,
+    userMetadata: null,
     createdAt: t("10:00:00.000"),
     ...overrides,
   };
@@ -105,6 +106,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
           recoverySentAt: t("09:31:00.000"),
           newEmail: "next@example.com",
           emailChangeSentAt: t("09:32:00.000"),
+          emailChangeConfirmedBy: "current",
           newPhone: "+15550001111",
           phoneChangeSentAt: t("09:33:00.000"),
           reauthenticationSentAt: t("09:34:00.000"),
@@ -794,6 +796,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
           codeChallenge: "a".repeat(43),
           codeChallengeMethod: "s256",
           passwordHash: "$argon2id$chosen",
+          userMetadata: { name: "Zoë", nested: { tags: ["a"] } },
         });
         await stores.oneTimeTokens.replace(token);
         expect(await stores.oneTimeTokens.findByLinkTokenHash(token.linkTokenHash!)).toEqual(token);
@@ -814,21 +817,23 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         expect(await stores.oneTimeTokens.findByAddress("nobody@example.com", ["recovery"])).toEqual([]);
       });
 
-      it("counts wrong codes against a token, and deletes one token alone", async () => {
+      it("spends a token's code attempts up to a maximum, and deletes one token alone", async () => {
         const user = aUser();
         await stores.users.insert(user);
         const kept = anOtt(user.id, { kind: "recovery" });
         const guessed = anOtt(user.id, { kind: "confirmation" });
         await stores.oneTimeTokens.replace(kept);
         await stores.oneTimeTokens.replace(guessed);
-        expect(await stores.oneTimeTokens.recordFailedAttempt(guessed.id)).toBe(1);
-        expect(await stores.oneTimeTokens.recordFailedAttempt(guessed.id)).toBe(2);
+        expect(await stores.oneTimeTokens.takeCodeAttempt(guessed.id, 2)).toBe(true);
+        expect(await stores.oneTimeTokens.takeCodeAttempt(guessed.id, 2)).toBe(true);
+        expect(await stores.oneTimeTokens.takeCodeAttempt(guessed.id, 2)).toBe(false);
         expect((await stores.oneTimeTokens.findByUser(user.id, "confirmation"))?.failedAttempts).toBe(2);
+        expect(await stores.oneTimeTokens.takeCodeAttempt(guessed.id, 3)).toBe(true);
         expect(await Promise.all([stores.oneTimeTokens.delete(guessed.id), stores.oneTimeTokens.delete(guessed.id)])).toEqual(
           expect.arrayContaining([true, false]),
         );
         expect(await stores.oneTimeTokens.findByUser(user.id, "confirmation")).toBeNull();
-        expect(await stores.oneTimeTokens.recordFailedAttempt(guessed.id)).toBe(0);
+        expect(await stores.oneTimeTokens.takeCodeAttempt(guessed.id, 5)).toBe(false);
         expect(await stores.oneTimeTokens.findByUser(user.id, "recovery")).toEqual(kept);
       });
     });

@@ -1,4 +1,4 @@
-import type { User } from "../../model/user.ts";
+import { type User, withoutEmailChange } from "../../model/user.ts";
 import { recordAdminAudit } from "../audit.ts";
 import type { AdminPrincipal } from "../authorize-admin.ts";
 import type { Deps, RequestContext } from "../deps.ts";
@@ -27,10 +27,9 @@ export async function adminDeleteUser(deps: Deps, input: AdminDeleteUserInput): 
     }
     const now = deps.clock.now();
     const erased: User = {
-      ...user,
+      ...withoutEmailChange(user),
       email: null,
       phone: null,
-      newEmail: null,
       newPhone: null,
       passwordHash: null,
       identities: [],

@@ -2,10 +2,10 @@ import { AuthError, messages } from "../../errors.ts";
 import type { AuditAction } from "../../model/audit.ts";
 import { normalizeEmail } from "../../model/email.ts";
 import { mergeMetadata, type Metadata } from "../../model/metadata.ts";
-import type { OneTimeTokenKind } from "../../model/one-time-token.ts";
+import type { OneTimeTokenKind, PendingChoices } from "../../model/one-time-token.ts";
 import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
-import { isEmailConfirmed, type User } from "../../model/user.ts";
+import { isEmailConfirmed, type User, withEmailChangeRequested } from "../../model/user.ts";
 import type { AuthEmail, LinkFields } from "../../ports/mailer.ts";
 import type { Stores } from "../../ports/stores.ts";
 import { recordAdminAudit } from "../audit.ts";
@@ -125,20 +125,24 @@ export async function generateLink(deps: Deps, input: GenerateLinkInput): Promis
         break;
       case "email_change_current":
       case "email_change_new":
-        user = { ...current!, newEmail, emailChangeSentAt: now, updatedAt: now };
         kind = type;
-        // The other address's confirmation, if one is pending, belongs to another change: this one does not wait for it.
-        if (current!.newEmail !== newEmail) await dropToken(stores, user, type === "email_change_new" ? "email_change_current" : "email_change_new");
+        if (current!.newEmail === newEmail) {
+          // Another link for the change already pending: what either address confirmed of it still counts.
+          user = { ...current!, emailChangeSentAt: now, updatedAt: now };
+        } else {
+          // A new change: the other address's pending link and any confirmation belonged to the one it replaces.
+          user = withEmailChangeRequested(current!, newEmail!, now);
+          await dropToken(stores, user, type === "email_change_new" ? "email_change_current" : "email_change_new");
+        }
         break;
     }
     if (current) await stores.users.update(user);
     else await stores.users.insert(user);
-    // A signup link asked again without a password keeps the one the pending confirmation carries (as /resend).
-    const carried =
-      kind === "confirmation" && passwordHash === null
-        ? ((await stores.oneTimeTokens.findByUser(user.id, kind))?.passwordHash ?? null)
-        : passwordHash;
-    const email = await issueLinkToken(deps, stores, { user, kind, redirectTo, passwordHash: carried });
+    // A signup link asked again keeps what the pending confirmation carries (as /resend), but for a password the
+    // admin gives. An admin's data is no unproven party's: it went into the account above.
+    const pending = kind === "confirmation" ? await stores.oneTimeTokens.findByUser(user.id, kind) : null;
+    const choices = { passwordHash: passwordHash ?? pending?.passwordHash ?? null, userMetadata: pending?.userMetadata ?? null };
+    const email = await issueLinkToken(deps, stores, { user, kind, redirectTo, choices });
     const traits = { link_type: type };
     await recordAdminAudit(deps, stores, { action: AUDIT_ACTION[type], admin: input.admin, target: user, context: input.context, traits });
     return { user, email, verificationType: type };
@@ -154,12 +158,12 @@ async function dropToken(stores: Stores, user: User, kind: OneTimeTokenKind): Pr
 async function issueLinkToken(
   deps: Deps,
   stores: Stores,
-  request: { user: User; kind: OneTimeTokenKind; redirectTo: string; passwordHash: string | null },
+  request: { user: User; kind: OneTimeTokenKind; redirectTo: string; choices: PendingChoices },
 ): Promise<LinkEmail> {
   const { user, kind, redirectTo } = request;
   const isChange = kind === "email_change_new" || kind === "email_change_current";
   const to = kind === "email_change_new" ? user.newEmail! : user.email!;
-  const issued = await issueToken(deps, stores, { user, kind, channel: "email", address: to, passwordHash: request.passwordHash });
+  const issued = await issueToken(deps, stores, { user, kind, channel: "email", address: to, choices: request.choices });
   const link = { to, linkToken: issued.linkToken!, otp: issued.otp, redirectTo };
   const data = user.userMetadata;
   if (isChange) return { ...link, kind: "email_change", linkType: "email_change", email: user.email!, newEmail: user.newEmail!, data };

@@ -3,7 +3,15 @@ import { normalizeEmail } from "../../model/email.ts";
 import { mergeMetadata, type Metadata } from "../../model/metadata.ts";
 import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
-import { confirmEmail, confirmPhone, isEmailConfirmed, isPhoneConfirmed, type User, withContactIdentity } from "../../model/user.ts";
+import {
+  confirmEmail,
+  confirmPhone,
+  isEmailConfirmed,
+  isPhoneConfirmed,
+  type User,
+  withContactIdentity,
+  withoutEmailChange,
+} from "../../model/user.ts";
 import { recordAdminAudit } from "../audit.ts";
 import type { AdminPrincipal } from "../authorize-admin.ts";
 import type { Deps, RequestContext } from "../deps.ts";
@@ -46,7 +54,7 @@ export async function adminUpdateUser(deps: Deps, input: AdminUpdateUserInput): 
     let next: User = { ...current, updatedAt: now };
     if (input.role) next = { ...next, role: input.role };
     if (email !== undefined && email !== current.email) {
-      next = withContactIdentity({ ...next, email, newEmail: null, emailChangeSentAt: null }, "email", deps.random.uuid(), now);
+      next = withContactIdentity({ ...withoutEmailChange(next), email, emailChangeSentAt: null }, "email", deps.random.uuid(), now);
     }
     if (phone !== undefined && phone !== current.phone) {
       next = withContactIdentity({ ...next, phone, newPhone: null, phoneChangeSentAt: null }, "phone", deps.random.uuid(), now);
