@@ -1,5 +1,8 @@
+import { SignJWT } from "jose";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
+import { startTestServer, TEST_JWT_SECRET, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
 import { adminApi, claimsOf, client, fragmentOf } from "./support.ts";
 
 // The attacks of the hands-on review, replayed over HTTP against a server on real PostgreSQL with real mail. Each
@@ -10,14 +13,22 @@ const wrongFor = (code: string) => (code === "000000" ? "111111" : "000000");
 
 describe("the attack review, over HTTP", () => {
   let server: TestServer;
+  let templates: Server;
   beforeAll(async () => {
+    // An operator's confirmation template that puts user data in a link, as the review found.
+    templates = createServer((_request, response) => response.end('<a href="{{ .Data.website }}">site</a> <a href="{{ .ConfirmationURL }}">confirm</a>'));
+    await new Promise<void>((resolve) => templates.listen(0, "127.0.0.1", resolve));
     server = await startTestServer({
       AUTH_RATE_LIMIT_HEADER: "X-Real-IP",
       AUTH_URI_ALLOW_LIST: "http://localhost:3000/**",
       AUTH_SMTP_MAX_FREQUENCY: "1",
+      AUTH_MAILER_TEMPLATES_CONFIRMATION: `http://127.0.0.1:${(templates.address() as AddressInfo).port}/confirm.html`,
     });
   });
-  afterAll(() => server.close());
+  afterAll(async () => {
+    await server.close();
+    await new Promise((resolve) => templates.close(resolve));
+  });
 
   const waitASecond = () => new Promise((resolve) => setTimeout(resolve, 1100));
 
@@ -168,6 +179,72 @@ describe("the attack review, over HTTP", () => {
       } finally {
         await strict.close();
       }
+    });
+  });
+
+  describe("imported argon2 hashes", () => {
+    it("are refused beyond a cost comparable to ours, with a clear message", async () => {
+      const admin = await adminApi(server);
+      const tail = "c29tZXNhbHRzb21lc2FsdA$RdescudvJCsgt3ub+b+dWRWJTmaaJObGvqPsE4jVVA8";
+      const { error } = await admin.createUser({ email: "imported@example.com", password_hash: `$argon2id$v=19$m=1048576,t=20,p=16$${tail}` } as never);
+      expect(error?.status).toBe(400);
+      expect(error?.message).toContain("argon2 hashes are accepted up to m=131072");
+      const { error: fine } = await admin.createUser({ email: "imported@example.com", password_hash: `$argon2id$v=19$m=65536,t=3,p=4$${tail}` } as never);
+      expect(fine).toBeNull();
+    });
+  });
+
+  describe("operator templates", () => {
+    it("let no javascript: URL from user data into a mail's links", async () => {
+      const auth = client(server, { headers: from("203.0.113.60") });
+      await auth.signUp({ email: "templated@example.com", password, options: { data: { website: "javascript:alert(document.cookie)" } } });
+      const mail = await server.mail.waitFor("templated@example.com");
+      expect(mail.html).toContain('<a href="#ZgotmplZ">site</a>');
+      expect(mail.html).not.toContain("javascript:");
+      expect(mail.html).toContain('<a href="http://localhost:9999/verify?');
+    });
+  });
+
+  describe("responses", () => {
+    it("are never cached, and carry nosniff and no-referrer", async () => {
+      const admin = await adminApi(server);
+      await admin.createUser({ email: "headers@example.com", password, email_confirm: true });
+      const token = await server.fetch("/token?grant_type=password", { method: "POST", json: { email: "headers@example.com", password } });
+      const verified = await server.fetch("/verify", { method: "POST", json: { type: "signup", token_hash: "nope" } });
+      const followed = await fetch(`${server.url}/verify?type=signup&token=nope`, { redirect: "manual" });
+      const health = await server.fetch("/health");
+      expect([token.status, verified.status, followed.status, health.status]).toEqual([200, 403, 303, 200]);
+      for (const response of [token, verified, followed, health]) {
+        expect(response.headers.get("cache-control")).toBe("no-store");
+        expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+        expect(response.headers.get("referrer-policy")).toBe("no-referrer");
+      }
+    });
+  });
+
+  describe("access tokens", () => {
+    it("are refused when issued in the future", async () => {
+      const { accessToken } = await victimSignedIn("future@example.com", "203.0.113.70");
+      const claims = claimsOf(accessToken);
+      const iat = Math.floor(Date.now() / 1000) + 3600;
+      const future = await new SignJWT({ ...claims, iat, exp: iat + 3600 })
+        .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+        .sign(new TextEncoder().encode(TEST_JWT_SECRET));
+      const refused = await server.fetch("/user", { headers: { authorization: `Bearer ${future}` } });
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toMatchObject({ error_code: "bad_jwt" });
+      expect((await server.fetch("/user", { headers: { authorization: `Bearer ${accessToken}` } })).status).toBe(200);
+    });
+
+    it("that are invalid are logged as the request's one short line, with no stack", async () => {
+      const before = server.logLines().length;
+      const refused = await server.fetch("/user", { headers: { authorization: "Bearer not.a.token" } });
+      expect(refused.status).toBe(403);
+      const written = server.logLines().slice(before);
+      expect(written).toHaveLength(1);
+      expect(written[0]).toMatchObject({ msg: "request", path: "/user", status: 403, error_code: "bad_jwt" });
+      expect(JSON.stringify(written[0]).length).toBeLessThan(400);
+      expect(JSON.stringify(written)).not.toContain("stack");
     });
   });
 });

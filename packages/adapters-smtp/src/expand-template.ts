@@ -10,19 +10,27 @@ const ACTION = /\{\{-?\s*([\s\S]*?)\s*-?\}\}/g;
 const FIELD = /^\.([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z_][A-Za-z0-9_]*))?$/;
 
 /**
- * Replaces each `{{ .Name }}` / `{{ .Data.key }}` with its value passed through `encode`; anything else between
- * `{{ }}` (unknown names, `if`, pipelines) renders as empty. One pass over the template only: substituted values
- * are never scanned again, so user data holding `{{ .Token }}` stays literal text.
+ * Replaces each `{{ .Name }}` / `{{ .Data.key }}` with its value passed through `encode`, which also learns the
+ * action's place among the template's actions (0 for the first); anything else between `{{ }}` (unknown names,
+ * `if`, pipelines) renders as empty. One pass over the template only: substituted values are never scanned again,
+ * so user data holding `{{ .Token }}` stays literal text.
  */
 export function expandTemplate(
   template: string,
   variables: TemplateVariables,
-  encode: (value: string) => string,
+  encode: (value: string, action: number) => string,
 ): string {
+  let action = 0;
   return template.replace(ACTION, (_action, expression: string) => {
     const value = lookup(expression, variables);
-    return value === undefined ? "" : encode(value);
+    const index = action++;
+    return value === undefined ? "" : encode(value, index);
   });
+}
+
+/** The template's text around its actions: one more part than there are actions. */
+export function literalParts(template: string): string[] {
+  return template.split(new RegExp(ACTION.source.replace("(", "(?:"), "g"));
 }
 
 function lookup(expression: string, variables: TemplateVariables): string | undefined {

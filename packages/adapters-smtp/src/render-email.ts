@@ -2,8 +2,8 @@ import type { AuthEmail } from "@latchkey/domain";
 import { builtInBody } from "./built-in-body.ts";
 import { DEFAULT_SUBJECTS } from "./default-subjects.ts";
 import { templateNameOf } from "./email-kinds.ts";
-import { escapeHtml } from "./escape-html.ts";
 import { expandTemplate } from "./expand-template.ts";
+import { expandHtmlTemplate } from "./html-template.ts";
 import type { RenderOptions } from "./options.ts";
 import { templateVariables } from "./template-variables.ts";
 
@@ -21,7 +21,7 @@ export interface RenderedEmail {
 
 /**
  * Renders an email: subject from the configured or default subject, HTML from `template` (an HTML template with
- * `{{ .Name }}` variables, values HTML-escaped) or else the built-in body, and text always from the built-in body.
+ * `{{ .Name }}` variables, each value escaped for where it stands) or else the built-in body, and text always from the built-in body.
  * Pure: fetching the template is the caller's business (see createEmailRenderer).
  */
 export function renderEmail(email: AuthEmail, options: RenderOptions, template?: string): RenderedEmail {
@@ -35,7 +35,7 @@ export function renderEmail(email: AuthEmail, options: RenderOptions, template?:
   const subject = expandTemplate(subjectTemplate, variables, (value) => value)
     .replace(/[\r\n]+/g, " ")
     .trim();
-  const html = template === undefined ? body.html : expandTemplate(template, variables, escapeHtml);
+  const html = template === undefined ? body.html : expandHtmlTemplate(template, variables);
   return {
     to: email.to,
     subject,

@@ -7,6 +7,7 @@ import type { Logger } from "./logger.ts";
 import { cors } from "./middleware/cors.ts";
 import { requestId } from "./middleware/request-id.ts";
 import { requestLog } from "./middleware/request-log.ts";
+import { securityHeaders } from "./middleware/security-headers.ts";
 import type { PublicSettings } from "./present/settings.ts";
 import { type BodyReader, bodyTooLarge, MAX_BODY_BYTES, readWebBody } from "./request-body.ts";
 import type { ClientAddress } from "./request-context.ts";
@@ -47,6 +48,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(requestId(options.log, options.requestIdHeader));
   app.use(requestLog());
+  app.use(securityHeaders());
   // A browser app talks to the server directly, with the headers the official client sends.
   app.use(
     cors({

@@ -29,6 +29,26 @@ describe("GET /health and /settings", () => {
   });
 });
 
+describe("every answer", () => {
+  it("forbids MIME sniffing and Referer, and caching by anyone, errors, redirects and preflights included", async () => {
+    const { send, app } = createTestApp();
+    const answers = [
+      await send("GET", "/health"),
+      await send("POST", "/signup", { email: "ada@example.com", password }),
+      await send("POST", "/token?grant_type=password", { email: "ada@example.com", password: "wrong" }),
+      await send("GET", "/verify?type=signup&token=nope&redirect_to=http://localhost:3000"),
+      await send("GET", "/no-such-route"),
+      await app.request("/token", { method: "OPTIONS", headers: { origin: "https://app.example.com" } }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 400, 303, 404, 204]);
+    for (const answer of answers) {
+      expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(answer.headers.get("referrer-policy")).toBe("no-referrer");
+      expect(answer.headers.get("cache-control")).toBe("no-store");
+    }
+  });
+});
+
 describe("POST /signup", () => {
   it("answers a signup awaiting confirmation with the user, in GoTrue's shape", async () => {
     const app = createTestApp();
@@ -188,6 +208,15 @@ describe("GET and PUT /user, POST /logout", () => {
     const forged = await send("GET", "/user", undefined, { authorization: `Bearer ${session.access_token.slice(0, -2)}xx` });
     expect(forged.status).toBe(403);
     expect((await json(forged)).error_code).toBe("bad_jwt");
+  });
+
+  it("logs a refused token as the request's one short line, with its code and no stack", async () => {
+    const { send, log } = await signedIn();
+    log.lines.length = 0;
+    await send("GET", "/user", undefined, { authorization: "Bearer a.b.c" });
+    expect(log.lines).toHaveLength(1);
+    expect(log.lines[0]).toMatchObject({ level: "info", message: "request", fields: { path: "/user", status: 403, error_code: "bad_jwt" } });
+    expect(JSON.stringify(log.lines)).not.toContain("stack");
   });
 
   it("refuses a token for another audience than X-JWT-AUD names", async () => {

@@ -26,9 +26,10 @@ export function createHs256TokenSigner(secret: string): TokenSigner {
       try {
         return verify(token) as Record<string, unknown>;
       } catch (error) {
+        // An expected refusal: its reason is in the message, and no cause is kept for the log to print.
         const expired = error instanceof TokenError && error.code === TokenError.codes.expired;
         const reason = expired ? "token is expired" : "unable to parse or verify signature";
-        throw new AuthError("bad_jwt", `invalid JWT: ${reason}`, { cause: error });
+        throw new AuthError("bad_jwt", `invalid JWT: ${reason}`);
       }
     },
   };

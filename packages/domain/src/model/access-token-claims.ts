@@ -75,3 +75,17 @@ export function readTokenSubject(claims: Readonly<Record<string, unknown>>): Tok
     role: typeof role === "string" ? role : "",
   };
 }
+
+/** How far in the future a token's `iat` may lie: clocks of instances that sign and verify may differ this much. */
+export const ISSUED_AT_LEEWAY_SECONDS = 30;
+
+/**
+ * Refuses a token issued in the future (beyond the leeway), as GoTrue's JWT library does: no instance of ours
+ * issues one, so it was made with the key for later use, or by a clock gone wrong.
+ */
+export function assertIssuedInThePast(claims: Readonly<Record<string, unknown>>, now: Date): void {
+  const iat = claims["iat"];
+  if (typeof iat === "number" && iat > seconds(now) + ISSUED_AT_LEEWAY_SECONDS) {
+    throw new AuthError("bad_jwt", "invalid JWT: token used before issued");
+  }
+}

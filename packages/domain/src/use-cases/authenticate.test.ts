@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ISSUED_AT_LEEWAY_SECONDS } from "../model/access-token-claims.ts";
 import { aUser } from "../testing/builders.ts";
 import { createTestAuth } from "../testing/create-test-auth.ts";
 import { context, failsWith } from "../testing/fails-with.ts";
@@ -33,6 +34,19 @@ describe("authenticate a bearer token", () => {
     await failsWith("bad_jwt", auth.authenticate({ accessToken: "garbage" }));
     clock.advance({ seconds: 3601 });
     await failsWith("bad_jwt", auth.authenticate({ accessToken: grant.accessToken }));
+  });
+
+  it("refuses a token issued in the future, beyond a small leeway for clocks that differ, and so does the admin API", async () => {
+    const { auth, grant, ports, clock } = await signedIn();
+    const claims = (await auth.authenticate({ accessToken: grant.accessToken })).claims;
+    const now = Math.floor(clock.now().getTime() / 1000);
+    const issuedAt = async (iat: number) => ports.signer.sign({ ...claims, iat, exp: iat + 3600 });
+    const refused = await failsWith("bad_jwt", auth.authenticate({ accessToken: await issuedAt(now + ISSUED_AT_LEEWAY_SECONDS + 1) }));
+    expect(refused.message).toBe("invalid JWT: token used before issued");
+    expect((await auth.authenticate({ accessToken: await issuedAt(now + ISSUED_AT_LEEWAY_SECONDS) })).user.id).toBe(grant.user.id);
+    const serviceKey = (iat: number) => ports.signer.sign({ role: "service_role", iss: "supabase", iat, exp: iat + 1e9 });
+    await failsWith("bad_jwt", auth.authorizeAdmin({ accessToken: await serviceKey(now + 86_400) }));
+    expect((await auth.authorizeAdmin({ accessToken: await serviceKey(now - 86_400) })).role).toBe("service_role");
   });
 
   it("stops accepting a token once its session has ended, or its user is banned", async () => {

@@ -1,5 +1,5 @@
 import { AuthError, messages } from "../errors.ts";
-import { readTokenSubject } from "../model/access-token-claims.ts";
+import { assertIssuedInThePast, readTokenSubject } from "../model/access-token-claims.ts";
 import { hasEnded } from "../model/session.ts";
 import { isBanned } from "../model/user.ts";
 import type { Deps, Principal } from "./deps.ts";
@@ -16,6 +16,7 @@ export interface AuthenticateInput {
  */
 export async function authenticate(deps: Deps, input: AuthenticateInput): Promise<Principal> {
   const claims = await deps.signer.verify(input.accessToken);
+  assertIssuedInThePast(claims, deps.clock.now());
   const subject = readTokenSubject(claims);
   if (input.audience !== undefined && claims["aud"] !== input.audience) {
     throw new AuthError("validation_failed", "Token audience doesn't match request audience");

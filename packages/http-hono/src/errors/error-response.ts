@@ -36,6 +36,10 @@ export function errorResponse(c: Context<AppEnv>, error: AuthError, status: Cont
   return c.json({ code: status, error_code: error.code, msg: message, ...errorId, ...weakPassword }, status);
 }
 
+function reasonOf(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
 /** The error handler of the app and of each route module; a module passes the statuses where it differs. */
 export function handleAuthErrors(overrides: StatusOverrides = {}): ErrorHandler<AppEnv> {
   return (thrown, c) => {
@@ -43,8 +47,11 @@ export function handleAuthErrors(overrides: StatusOverrides = {}): ErrorHandler<
     const status = statusOf(error, overrides);
     if (status >= 500) c.get("log")?.error({ err: error.cause ?? error }, "request failed");
     // The client gets a clean refusal; why a dependency refused (the SMS provider's code and words, already
-    // stripped of codes and credentials by the adapter) is for the operator.
-    else if (error.cause !== undefined) c.get("log")?.warn({ err: error.cause, code: error.code }, "request refused by a dependency");
+    // stripped of codes and credentials by the adapter) is for the operator, in one line: a refusal is expected,
+    // and its stack would say nothing.
+    else if (error.cause !== undefined) {
+      c.get("log")?.warn({ code: error.code, reason: reasonOf(error.cause) }, "request refused by a dependency");
+    }
     return errorResponse(c, error, status);
   };
 }
