@@ -124,6 +124,18 @@ describe("the attack review, over HTTP", () => {
       );
       expect(server.mail.to("invitee@example.com")).toHaveLength(1);
     });
+
+    it("of an address awaiting confirmation shows none of what the first signup stored", async () => {
+      const first = client(server, { headers: from("203.0.113.31") });
+      const { data: original } = await first.signUp({ email: "pending@example.com", password, options: { data: { name: "Ada" } } });
+      await server.mail.waitFor("pending@example.com");
+      await waitASecond();
+      const second = client(server, { headers: from("198.51.100.31") });
+      const { data } = await second.signUp({ email: "pending@example.com", password: "another password" });
+      expect(data.user?.id).toBe(original.user?.id);
+      expect(data.user?.user_metadata).not.toHaveProperty("name");
+      expect(data.user?.created_at).not.toBe(original.user?.created_at);
+    });
   });
 
   describe("an account someone else created for the address", () => {
@@ -139,6 +151,21 @@ describe("the attack review, over HTTP", () => {
       const { data } = await owner.getUser(landing["access_token"]);
       expect(data.user?.email_confirmed_at).toBeTruthy();
       expect(data.user?.user_metadata).not.toHaveProperty("display_name");
+    });
+  });
+
+  describe("the timing pads", () => {
+    it("hold from the first request after a start: an unknown address's recovery takes a measured write", async () => {
+      const fresh = await startTestServer();
+      try {
+        const calibrated = fresh.logLines().find((line) => line["msg"] === "timing pads calibrated");
+        expect(calibrated).toMatchObject({ hash_ms: expect.any(Number), write_ms: expect.any(Number) });
+        const started = performance.now();
+        expect((await fresh.fetch("/recover", { method: "POST", json: { email: "nobody@example.com" } })).status).toBe(200);
+        expect(performance.now() - started).toBeGreaterThanOrEqual(calibrated!["write_ms"] as number);
+      } finally {
+        await fresh.close();
+      }
     });
   });
 

@@ -72,7 +72,10 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
   return {
     app,
     postgres,
-    calibrateTimings: () => auth.calibrateTimings(),
+    calibrateTimings: async () => {
+      const measured = await auth.calibrateTimings();
+      log.info({ hash_ms: measured.hashMs, write_ms: measured.writeMs }, "timing pads calibrated");
+    },
     startDelivery: async () => {
       worker ??= await startOutboxWorker({ deliver: () => auth.deliverDueMessages(), subscribe: postgres.onOutboxMessage, log });
     },

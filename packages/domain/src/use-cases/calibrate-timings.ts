@@ -3,7 +3,7 @@ import { newAccount } from "./new-account.ts";
 import { issueToken } from "./one-time-tokens.ts";
 import { enqueueMessage } from "./outbox.ts";
 import { recordAudit } from "./audit.ts";
-import { millisecondsSince, seedDurations } from "./timing.ts";
+import { type MeasuredWork, millisecondsSince, seedDurations } from "./timing.ts";
 
 /** Rounds of measurement; the median is kept, as the first round also pays for cold caches and connections. */
 const ROUNDS = 3;
@@ -15,7 +15,7 @@ class RolledBack extends Error {}
  * timing.ts). The write is a real one (an account, its confirmation token, its mail in the outbox, an audit entry)
  * in a transaction that is rolled back, so it leaves nothing behind and sends nothing.
  */
-export async function calibrateTimings(deps: Deps): Promise<void> {
+export async function calibrateTimings(deps: Deps): Promise<MeasuredWork> {
   const hashes: number[] = [];
   const writes: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -26,7 +26,9 @@ export async function calibrateTimings(deps: Deps): Promise<void> {
     await rolledBackWrite(deps);
     writes.push(millisecondsSince(deps, started));
   }
-  seedDurations(deps, { hashMs: median(hashes), writeMs: median(writes) });
+  const measured = { hashMs: median(hashes), writeMs: median(writes) };
+  seedDurations(deps, measured);
+  return measured;
 }
 
 async function rolledBackWrite(deps: Deps): Promise<void> {
