@@ -22,6 +22,8 @@ import { mailRoutes, signInByMailRoutes } from "./routes/mail.ts";
 import { verifyRoutes } from "./routes/verify.ts";
 
 const BODILESS_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
+/** Where a Supabase project serves its auth API, and so where supabase-js looks for it. */
+export const SUPABASE_AUTH_PATH = "/auth/v1";
 
 export interface HttpAppOptions {
   readonly auth: Auth;
@@ -80,15 +82,20 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
     return next();
   });
 
-  app.route("/", healthRoutes(deps));
-  app.route("/", signupRoutes(deps));
-  app.route("/", tokenRoutes(deps));
-  app.route("/", userRoutes(deps));
-  app.route("/", verifyRoutes(deps));
-  app.route("/", signInByMailRoutes(deps));
-  app.route("/", mailRoutes(deps));
-  app.route("/", inviteRoutes(deps));
-  app.route("/", adminRoutes({ ...deps, actionLink: options.actionLink }));
+  const api = new Hono<AppEnv>()
+    .route("/", healthRoutes(deps))
+    .route("/", signupRoutes(deps))
+    .route("/", tokenRoutes(deps))
+    .route("/", userRoutes(deps))
+    .route("/", verifyRoutes(deps))
+    .route("/", signInByMailRoutes(deps))
+    .route("/", mailRoutes(deps))
+    .route("/", inviteRoutes(deps))
+    .route("/", adminRoutes({ ...deps, actionLink: options.actionLink }));
+  // The same API at the root and under /auth/v1, where supabase-js's createClient(url, key) calls it (as a
+  // Supabase project's gateway serves it), so that an app works with nothing in front.
+  app.route("/", api);
+  app.route(SUPABASE_AUTH_PATH, api);
 
   app.notFound((c) => errorResponse(c, new AuthError("not_found", "Not Found"), 404));
   app.onError(handleAuthErrors());
