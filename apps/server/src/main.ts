@@ -26,6 +26,7 @@ async function main(command: string): Promise<void> {
     return;
   }
   const log = createLogger(config.log);
+  for (const warning of config.warnings) log.warn(warning);
   if (config.profile === "development") {
     log.warn(
       { data: config.db.embeddedDataDir },
@@ -33,7 +34,7 @@ async function main(command: string): Promise<void> {
     );
   } else if (config.signup.phoneEnabled && !config.sms.provider) {
     // Supabase's own docker setup enables phone signups with autoconfirm and no provider, so this starts, and says.
-    log.warn("EXTERNAL_PHONE_ENABLED without SMS_PROVIDER: SMS codes are not sent (the log notes each, without its code)");
+    log.warn("EXTERNAL_PHONE_ENABLED without SMS_PROVIDER: requests that text a code fail (500 Unable to get SMS provider), but for SMS_TEST_OTP numbers");
   }
 
   const server = await createServer(config, log);

@@ -1,19 +1,26 @@
 import { createSmsSender, type SmsSenderOptions } from "@latchkey/adapters-sms";
-import type { SmsSender } from "@latchkey/domain";
+import { AuthError, type SmsSender } from "@latchkey/domain";
 import type { Logger } from "pino";
 import { createLogSmsSender } from "./adapters/log-senders.ts";
 import type { Config, SmsProviderConfig } from "./config/index.ts";
 
 /**
- * The configured SMS provider; without one, each SMS is written to the log (its code too in the development
- * profile, for a developer to type).
+ * The configured SMS provider. Without one, the development profile writes each SMS to the log, code included, for
+ * a developer to type; the production profile refuses to send, and the request with it, as GoTrue does (500
+ * "Unable to get SMS provider"): a code that nobody receives is worse than an error the operator sees.
  */
 export function createConfiguredSmsSender(config: Config, log: Logger): SmsSender {
   const provider = config.sms.provider;
-  if (!provider) return createLogSmsSender(log, { reveal: config.profile === "development" });
+  if (!provider) return config.profile === "development" ? createLogSmsSender(log) : noSmsProvider;
   const common = { template: config.sms.template, ...(config.sms.apiUrl ? { baseUrl: config.sms.apiUrl } : {}) };
   return createSmsSender({ ...providerOptions(provider), ...common });
 }
+
+const noSmsProvider: SmsSender = {
+  async send() {
+    throw new AuthError("unexpected_failure", "Unable to get SMS provider");
+  },
+};
 
 function providerOptions(provider: SmsProviderConfig): SmsSenderOptions {
   switch (provider.name) {

@@ -77,14 +77,23 @@ async function waitFor(predicate: () => boolean, what: string, timeoutMs = 20_00
 }
 
 describe("the latchkey binary", () => {
-  it.skipIf(!databaseUrl)("says at start when phone sign-ins are on but no SMS provider would send the codes", async () => {
+  it.skipIf(!databaseUrl)("says at start what it ignores, and that phone codes fail without an SMS provider", async () => {
     const cwd = tempDir();
     const logFile = join(cwd, "latchkey.log");
-    const env = serverEnv({ PORT: String(await freePort()), AUTH_LOG_FILE: logFile, AUTH_EXTERNAL_PHONE_ENABLED: "true" });
+    const port = await freePort();
+    const env = serverEnv({
+      PORT: String(port),
+      AUTH_LOG_FILE: logFile,
+      AUTH_EXTERNAL_PHONE_ENABLED: "true",
+      // Supabase's own compose files set it; alone it asks for nothing.
+      GOTRUE_OPERATOR_TOKEN: "super-secret-operator-token",
+    });
     run([], env, cwd);
     const logText = () => textOf(logFile);
     await waitFor(() => logText().includes('"msg":"listening"'), "the server to listen");
-    expect(logText()).toContain("EXTERNAL_PHONE_ENABLED without SMS_PROVIDER: SMS codes are not sent");
+    expect(logText()).toContain("EXTERNAL_PHONE_ENABLED without SMS_PROVIDER: requests that text a code fail");
+    expect(logText()).toContain("GOTRUE_OPERATOR_TOKEN is ignored: it belongs to multi-instance mode");
+    expect(logText()).not.toContain("super-secret-operator-token");
   });
 
   it("migrates with the migrate subcommand, and does nothing the second time", async () => {

@@ -89,11 +89,13 @@ describe("the configured SMS sender", () => {
     expect(provider.authenticated(request)).toBe(true);
   });
 
-  it("writes to the log when no provider is set", async () => {
+  it("refuses to send in production when no provider is set, with GoTrue's error, and logs no code", async () => {
     const lines: string[] = [];
     const log = pino({ level: "info" }, { write: (line: string) => void lines.push(line) });
-    await createConfiguredSmsSender(production({}), log).send({ kind: "otp", to: "+15550100000", otp: "424242" });
-    expect(lines.join("")).toContain("SMS not sent: no SMS provider is configured");
+    const refused = await createConfiguredSmsSender(production({}), log)
+      .send({ kind: "otp", to: "+15550100000", otp: "424242" })
+      .then(() => undefined, (error: unknown) => error);
+    expect(refused).toMatchObject({ code: "unexpected_failure", message: "Unable to get SMS provider" });
     expect(lines.join("")).not.toContain("424242");
   });
 });

@@ -40,7 +40,20 @@ export type ErrorCode =
   | "flow_state_not_found"
   | "flow_state_expired"
   | "bad_code_verifier"
-  | "sms_send_failed";
+  | "sms_send_failed"
+  /** /otp with create_user false for an address or number without an account. */
+  | "otp_disabled"
+  /** Answers of features Latchkey does not have, as GoTrue answers when they are switched off. */
+  | "saml_provider_disabled"
+  | "manual_linking_disabled"
+  | "web3_provider_disabled"
+  | "passkey_disabled"
+  | "feature_disabled"
+  | "provider_disabled"
+  | "mfa_totp_enroll_not_enabled"
+  | "mfa_phone_enroll_not_enabled"
+  | "mfa_webauthn_enroll_not_enabled"
+  | "mfa_factor_not_found";
 
 export interface AuthErrorOptions {
   /**
@@ -82,6 +95,7 @@ export const messages = {
   refreshTokenAlreadyUsed: "Invalid Refresh Token: Already Used",
   userAlreadyRegistered: "User already registered",
   signupsDisabled: "Signups not allowed for this instance",
+  otpSignupsDisabled: "Signups not allowed for otp",
   emailExists: "A user with this email address has already been registered",
   phoneExists: "A user with this phone number has already been registered",
   requestRateLimit: "Request rate limit reached",

@@ -19,6 +19,7 @@ import { userRoutes } from "./routes/user.ts";
 import { inviteRoutes } from "./routes/invite.ts";
 import { type ActionLink, adminRoutes } from "./routes/admin.ts";
 import { mailRoutes, signInByMailRoutes } from "./routes/mail.ts";
+import { switchedOffRoutes } from "./routes/switched-off.ts";
 import { verifyRoutes } from "./routes/verify.ts";
 
 const BODILESS_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -91,7 +92,8 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
     .route("/", signInByMailRoutes(deps))
     .route("/", mailRoutes(deps))
     .route("/", inviteRoutes(deps))
-    .route("/", adminRoutes({ ...deps, actionLink: options.actionLink }));
+    .route("/", adminRoutes({ ...deps, actionLink: options.actionLink }))
+    .route("/", switchedOffRoutes(deps));
   // The same API at the root and under /auth/v1, where supabase-js's createClient(url, key) calls it (as a
   // Supabase project's gateway serves it), so that an app works with nothing in front.
   app.route("/", api);

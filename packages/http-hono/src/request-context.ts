@@ -1,4 +1,4 @@
-import type { RequestContext } from "@latchkey/domain";
+import { AuthError, type RequestContext } from "@latchkey/domain";
 import type { Context } from "hono";
 
 /** Finds the client's address; how depends on the deployment (socket, trusted proxy header). */
@@ -19,4 +19,18 @@ export function requestAudience(c: Context): string | undefined {
  */
 export function redirectCandidates(c: Context): (string | undefined)[] {
   return [c.req.header("redirect_to"), c.req.query("redirect_to"), c.req.header("referer")];
+}
+
+/**
+ * A query parameter that may reach storage or a parser: refused with a clean 400 when PostgreSQL could not store it
+ * (NUL, unpaired surrogates) or when it is longer than any real value of it.
+ */
+export function queryText(c: Context, name: string, maxLength = 1024): string | undefined {
+  const value = c.req.query(name);
+  if (value === undefined) return undefined;
+  if (!value.isWellFormed() || value.includes("\u0000")) {
+    throw new AuthError("validation_failed", `${name}: must not contain NUL characters or unpaired surrogates`);
+  }
+  if (value.length > maxLength) throw new AuthError("validation_failed", `${name}: must be at most ${maxLength} characters`);
+  return value;
 }

@@ -4,12 +4,18 @@ import * as v from "valibot";
 const absentIfNull = <S extends v.GenericSchema>(schema: S) =>
   v.optional(v.pipe(v.nullable(schema), v.transform((value) => value ?? undefined)));
 
-const text = absentIfNull(v.string());
-
 const MAX_METADATA_DEPTH = 32;
+/** Longer than any field of the API needs (a password is at most 1024, an id token a few KiB). */
+export const MAX_TEXT_LENGTH = 16_384;
 
 /** Text PostgreSQL can store: well-formed UTF-16 (no lone surrogates) without NUL characters. */
-const storable = (text: string) => text.isWellFormed() && !text.includes("\u0000");
+export const storable = (text: string) => text.isWellFormed() && !text.includes("\u0000");
+export const UNSTORABLE = "must not contain NUL characters or unpaired surrogates";
+
+/** A string field: storable, and of a sane length, whatever the route does with it. */
+const text = absentIfNull(
+  v.pipe(v.string(), v.check(storable, UNSTORABLE), v.maxLength(MAX_TEXT_LENGTH, `must be at most ${MAX_TEXT_LENGTH} characters`)),
+);
 
 /**
  * Why a JSON value cannot be kept as metadata, or null. Walks level by level, never recursing, so hostile nesting
@@ -20,11 +26,11 @@ function unstorable(value: unknown, maxDepth: number): string | null {
   for (let depth = 0; level.length > 0; depth++) {
     const next: unknown[] = [];
     for (const item of level) {
-      if (typeof item === "string" && !storable(item)) return "must not contain NUL characters or unpaired surrogates";
+      if (typeof item === "string" && !storable(item)) return UNSTORABLE;
       if (item === null || typeof item !== "object") continue;
       if (depth >= maxDepth) return `must not be nested more than ${maxDepth} levels deep`;
       for (const [key, child] of Object.entries(item)) {
-        if (!storable(key)) return "must not contain NUL characters or unpaired surrogates";
+        if (!storable(key)) return UNSTORABLE;
         next.push(child);
       }
     }
@@ -143,3 +149,5 @@ export const GenerateLinkBody = v.object({
   redirect_to: text,
   redirectTo: text,
 });
+
+export const EnrollFactorBody = v.object({ factor_type: text, friendly_name: text, issuer: text, phone: text });

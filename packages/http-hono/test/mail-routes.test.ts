@@ -26,6 +26,19 @@ describe("GET /verify", () => {
     expect(Object.keys(fragment(target))).toEqual(["access_token", "expires_at", "expires_in", "refresh_token", "token_type", "type"]);
   });
 
+  it("is not run for HEAD, which link scanners send: the link is not used up, nor counted, and then signs in", async () => {
+    const app = createTestApp({ policy: { requestLimits: { verify: { events: 1, perSeconds: 300 } } } });
+    await app.send("POST", "/signup", { email: "ada@example.com", password });
+    const mail = (await app.lastEmail("ada@example.com", "confirmation"))!;
+    for (let i = 0; i < 3; i++) {
+      const head = await app.app.request(`/verify?token=${mail.linkToken}&type=signup`, { method: "HEAD" });
+      expect(head.status).toBe(405);
+      expect(head.headers.get("allow")).toBe("GET, POST");
+    }
+    const followed = await app.send("GET", `/verify?token=${mail.linkToken}&type=signup`);
+    expect(fragment(location(followed))).toHaveProperty("access_token");
+  });
+
   it("redirects a failure with error, error_code and error_description, to SITE_URL when redirect_to is not allowed", async () => {
     const { send } = await withPendingSignup();
     const response = await send("GET", "/verify?token=wrong&type=signup&redirect_to=https://evil.example.net/");
@@ -142,8 +155,13 @@ describe("POST /invite and GET /reauthenticate", () => {
   it("answer /reauthenticate with {}, and 422 for an unconfirmed address", async () => {
     const app = createTestApp({ policy: { signup: { emailAutoconfirm: true } } });
     const session = await json(await app.send("POST", "/signup", { email: "reauth@example.com", password }));
-    const response = await app.send("GET", "/reauthenticate", undefined, { authorization: `Bearer ${session.access_token}` });
+    const bearer = { authorization: `Bearer ${session.access_token}` };
+    // HEAD mails nothing: only the GET that follows does.
+    expect((await app.app.request("/reauthenticate", { method: "HEAD", headers: bearer })).status).toBe(405);
+    expect(await app.lastEmail("reauth@example.com", "reauthentication")).toBeUndefined();
+    const response = await app.send("GET", "/reauthenticate", undefined, bearer);
     expect(await json(response)).toEqual({});
+    expect(await app.lastEmail("reauth@example.com", "reauthentication")).toBeDefined();
 
     const unconfirmed = aUser({ email: "unconfirmed@example.com", emailConfirmedAt: null });
     await app.stores.users.insert(unconfirmed);

@@ -219,6 +219,20 @@ describe("GET and PUT /user, POST /logout", () => {
     expect(JSON.stringify(log.lines)).not.toContain("stack");
   });
 
+  it("refuses a token for another audience than JWT_AUD on GET and PUT /user, when no X-JWT-AUD names one", async () => {
+    const { send, session, ports } = await signedIn();
+    const claims = JSON.parse(Buffer.from(session.access_token.split(".")[1], "base64url").toString()) as Record<string, unknown>;
+    const other = await ports.signer.sign({ ...claims, aud: "another-app" });
+    for (const [method, body] of [["GET", undefined], ["PUT", { data: { x: 1 } }]] as const) {
+      const refused = await send(method, "/user", body, { authorization: `Bearer ${other}` });
+      expect(refused.status).toBe(400);
+      expect(await json(refused)).toMatchObject({ error_code: "validation_failed", msg: "Token audience doesn't match request audience" });
+      expect((await send(method, "/user", body, { authorization: `Bearer ${other}`, "x-jwt-aud": "another-app" })).status).toBe(200);
+    }
+    // Routes GoTrue does not check take the token as it is.
+    expect((await send("POST", "/logout?scope=local", undefined, { authorization: `Bearer ${other}` })).status).toBe(204);
+  });
+
   it("refuses a token for another audience than X-JWT-AUD names", async () => {
     const { send, auth } = await signedIn();
     const response = await send("GET", "/user", undefined, { ...auth, "x-jwt-aud": "another-app" });

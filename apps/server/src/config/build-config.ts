@@ -25,7 +25,7 @@ const DEFAULT_CONFIRMATION_FREQUENCY_SECONDS = 900;
 const DEFAULT_LINK_FREQUENCY_SECONDS = 60;
 
 // The checks have run: keys the profile requires are set, so the development fallbacks below apply only there.
-export function buildConfig(env: Env, { profile, cwd, jwtSecret }: BuildContext): Config {
+export function buildConfig(env: Env, { profile, cwd, jwtSecret }: BuildContext): Omit<Config, "warnings"> {
   const externalUrl = env.API_EXTERNAL_URL ?? developmentApiUrl(env.PORT);
   return {
     profile,

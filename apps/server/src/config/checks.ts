@@ -42,14 +42,25 @@ function missingWhen(env: ResolvedEnv, keys: readonly EnvKey[], reason: string):
   return keys.filter((key) => !env.has(key)).map((key) => `${displayName(env, key)} is required${reason}`);
 }
 
-/** Multi-instance mode is inherited from GoTrue and not built; ignoring it silently would surprise its users. */
+/**
+ * Multi-instance mode is inherited from GoTrue and not built; ignoring it silently would surprise its users. An
+ * OPERATOR_TOKEN alone (Supabase's own compose files still set one) does not ask for it: see configWarnings.
+ */
 const refuseMultiInstanceMode: Check = (env) => {
-  const set = (["OPERATOR_TOKEN", "API_ENDPOINT"] as const).filter((key) => env.has(key));
+  const set = env.has("API_ENDPOINT") ? (["API_ENDPOINT"] as const) : [];
   const enabled = isTrue(env, "MULTI_INSTANCE_MODE") ? (["MULTI_INSTANCE_MODE"] as const) : [];
-  return [...set, ...enabled].map(
+  const asked = set.length > 0 || enabled.length > 0;
+  const token = asked && env.has("OPERATOR_TOKEN") ? (["OPERATOR_TOKEN"] as const) : [];
+  return [...token, ...set, ...enabled].map(
     (key) => `${displayName(env, key)}: multi-instance mode is not supported by Latchkey; remove this variable`,
   );
 };
+
+/** What the start should say but not refuse: settings that are accepted and have no effect, each named. */
+export function configWarnings(env: ResolvedEnv): string[] {
+  const operatorTokenAlone = env.has("OPERATOR_TOKEN") && !env.has("API_ENDPOINT") && !isTrue(env, "MULTI_INSTANCE_MODE");
+  return operatorTokenAlone ? [`${displayName(env, "OPERATOR_TOKEN")} is ignored: it belongs to multi-instance mode, which Latchkey does not have`] : [];
+}
 
 const requireProductionSettings: Check = (env, profile) =>
   profile === "production" ? missingWhen(env, PRODUCTION_REQUIRED, "") : [];

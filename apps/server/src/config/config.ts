@@ -15,6 +15,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 /** The whole configuration, read once at start; frozen. Durations are seconds. */
 export interface Config {
   readonly profile: Profile;
+  /** Said at start, one log line each: settings accepted that have no effect. */
+  readonly warnings: readonly string[];
   /** SITE_URL */
   readonly siteUrl: string;
   /** URI_ALLOW_LIST: globs of further allowed redirect targets. */

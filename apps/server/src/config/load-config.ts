@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { buildConfig } from "./build-config.ts";
-import { checkConsistency } from "./checks.ts";
+import { checkConsistency, configWarnings } from "./checks.ts";
 import type { Config, Profile } from "./config.ts";
 import { ConfigError } from "./config-error.ts";
 import { developmentJwtSecret } from "./development.ts";
@@ -32,7 +32,7 @@ export function loadConfig(sources: ConfigSources = { env: process.env, cwd: pro
   }
 
   const jwtSecret = parsed.output.JWT_SECRET ?? developmentJwtSecret(sources.cwd);
-  return deepFreeze(buildConfig(parsed.output, { profile, cwd: sources.cwd, jwtSecret }));
+  return deepFreeze({ ...buildConfig(parsed.output, { profile, cwd: sources.cwd, jwtSecret }), warnings: configWarnings(env) });
 }
 
 function sourcesOf({ env, dotenv, cwd }: ConfigSources): readonly Record<string, string>[] {

@@ -43,6 +43,7 @@ describe("a refused configuration", () => {
       AUTH_SMTP_PASS: "smtp-pass-8Kd",
       AUTH_SMS_TEST_OTP: "not-a-map-2Wv",
       AUTH_OPERATOR_TOKEN: "operator-token-5Jm",
+      AUTH_API_ENDPOINT: "http://operator.example.com",
       AUTH_EXTERNAL_GITHUB_SECRET: "github-secret-3Pn",
       AUTH_EXTERNAL_GITHUB_ENABLED: "true",
       REDIS_URL: "http://default:redis-pass-6Tb@cache:6379",
@@ -138,8 +139,6 @@ describe("cross-field checks", () => {
 
 describe("multi-instance mode", () => {
   it.each([
-    ["AUTH_OPERATOR_TOKEN", "token"],
-    ["GOTRUE_OPERATOR_TOKEN", "token"],
     ["AUTH_API_ENDPOINT", "http://operator"],
     ["AUTH_MULTI_INSTANCE_MODE", "true"],
   ])("is refused when %s is set", (name, value) => {
@@ -147,6 +146,22 @@ describe("multi-instance mode", () => {
       `${name}: multi-instance mode is not supported by Latchkey; remove this variable`,
     ]);
   });
+
+  it("refuses its operator token with it", () => {
+    expect(problemsOf({ GOTRUE_OPERATOR_TOKEN: "token", AUTH_MULTI_INSTANCE_MODE: "true" })).toEqual([
+      "GOTRUE_OPERATOR_TOKEN: multi-instance mode is not supported by Latchkey; remove this variable",
+      "AUTH_MULTI_INSTANCE_MODE: multi-instance mode is not supported by Latchkey; remove this variable",
+    ]);
+  });
+
+  it.each(["AUTH_OPERATOR_TOKEN", "GOTRUE_OPERATOR_TOKEN"])(
+    "accepts %s alone, as Supabase's compose files set it, with a warning that it is ignored",
+    (name) => {
+      expect(load({ [name]: "operator-token-5Jm" }).warnings).toEqual([
+        `${name} is ignored: it belongs to multi-instance mode, which Latchkey does not have`,
+      ]);
+    },
+  );
 
   it("is not refused when MULTI_INSTANCE_MODE says it is off", () => {
     expect(load({ AUTH_MULTI_INSTANCE_MODE: "false" }).profile).toBe("development");

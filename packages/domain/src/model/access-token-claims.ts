@@ -80,10 +80,16 @@ export function readTokenSubject(claims: Readonly<Record<string, unknown>>): Tok
 export const ISSUED_AT_LEEWAY_SECONDS = 30;
 
 /**
- * Refuses a token issued in the future (beyond the leeway), as GoTrue's JWT library does: no instance of ours
- * issues one, so it was made with the key for later use, or by a clock gone wrong.
+ * The time rules of a verified token (the signer has checked its signature, and its `exp` if it has one):
+ * - a token naming a user (`sub`) must expire: it stands for a session. An API key (a `role`, no `sub`), as
+ *   operators mint anon and service-role keys, may not expire, as GoTrue allows (docs/compatibility.md);
+ * - a token issued in the future (beyond the leeway) is refused, as GoTrue's JWT library refuses it: no instance
+ *   of ours issues one, so it was made with the key for later use, or by a clock gone wrong.
  */
-export function assertIssuedInThePast(claims: Readonly<Record<string, unknown>>, now: Date): void {
+export function assertTokenTimes(claims: Readonly<Record<string, unknown>>, now: Date): void {
+  if (claims["sub"] !== undefined && typeof claims["exp"] !== "number") {
+    throw new AuthError("bad_jwt", "invalid JWT: a token for a user must have an exp claim");
+  }
   const iat = claims["iat"];
   if (typeof iat === "number" && iat > seconds(now) + ISSUED_AT_LEEWAY_SECONDS) {
     throw new AuthError("bad_jwt", "invalid JWT: token used before issued");

@@ -5,8 +5,8 @@
 export interface TokenSigner {
   sign(claims: Readonly<Record<string, unknown>>): Promise<string>;
   /**
-   * Returns the claims of a token whose signature, algorithm and expiry check out. Throws AuthError `bad_jwt`
-   * for anything else.
+   * Returns the claims of a token whose signature and algorithm check out, and whose `exp`, when it has one, has
+   * not passed. Throws AuthError `bad_jwt` for anything else.
    */
   verify(token: string): Promise<Readonly<Record<string, unknown>>>;
 }

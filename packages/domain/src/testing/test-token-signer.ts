@@ -7,7 +7,7 @@ const KEY = "test-token-signer-key";
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
 const signature = (body: string) => createHmac("sha256", KEY).update(body).digest("base64url");
 
-/** A JWT-shaped HS256 signer with a fixed key that checks `exp` against the test clock. */
+/** A JWT-shaped HS256 signer with a fixed key that checks `exp`, when there is one, against the test clock. */
 export class TestTokenSigner implements TokenSigner {
   constructor(private readonly clock: Clock) {}
 
@@ -22,7 +22,8 @@ export class TestTokenSigner implements TokenSigner {
       throw new AuthError("bad_jwt", "invalid JWT: unable to parse or verify signature");
     }
     const claims = JSON.parse(Buffer.from(payload, "base64url").toString()) as Record<string, unknown>;
-    if (typeof claims["exp"] !== "number" || claims["exp"] * 1000 <= this.clock.now().getTime()) {
+    const exp = claims["exp"];
+    if (exp !== undefined && (typeof exp !== "number" || exp * 1000 <= this.clock.now().getTime())) {
       throw new AuthError("bad_jwt", "invalid JWT: token is expired");
     }
     return claims;

@@ -27,8 +27,6 @@ export type Applied =
 interface Verified {
   readonly user: User;
   readonly token: OneTimeToken;
-  /** POST /verify of a signup: an account without a password must be given one. */
-  readonly requiresPassword: boolean;
   readonly newPasswordHash: string | undefined;
   readonly context: RequestContext;
 }
@@ -75,16 +73,14 @@ function isProven(user: User): boolean {
  * The account's password once the token is verified. security: a password set on an account none of whose
  * addresses was proven may be anyone's (pre-account hijacking), so proving the address replaces it: with the one
  * given with the code (by whoever holds it), else the one the verified mail carried (its signup's choice), else
- * none. A proven account keeps its password. The spec's POST /verify of a signup or invite may set one where the
- * account has none, and a signup verified so must.
+ * none. A proven account keeps its password. POST /verify of a signup or invite may set one where the account has
+ * none, but never has to: an account made by /otp or /magiclink has none, and verifying its mail signs it in
+ * (docs/compatibility.md, "Passwordless signups").
  */
 function passwordAfter(verified: Verified, purpose: "signup" | "invite" | "sign_in"): string | null {
   const { user, token } = verified;
   const given = purpose === "sign_in" ? undefined : verified.newPasswordHash;
   if (isProven(user)) return user.passwordHash ?? given ?? null;
-  if (given === undefined && user.passwordHash === null && purpose === "signup" && verified.requiresPassword) {
-    throw new AuthError("validation_failed", "Signup verification requires a password for an account that has none");
-  }
   return given ?? token.passwordHash ?? null;
 }
 

@@ -49,6 +49,16 @@ describe("authenticate a bearer token", () => {
     expect((await auth.authorizeAdmin({ accessToken: await serviceKey(now - 86_400) })).role).toBe("service_role");
   });
 
+  it("refuses a token for a user without exp, but takes an API key without one, as GoTrue does", async () => {
+    const { auth, grant, ports } = await signedIn();
+    const { exp: _exp, ...unexpiring } = (await auth.authenticate({ accessToken: grant.accessToken })).claims;
+    const refused = await failsWith("bad_jwt", auth.authenticate({ accessToken: await ports.signer.sign(unexpiring) }));
+    expect(refused.message).toBe("invalid JWT: a token for a user must have an exp claim");
+    const serviceKey = await ports.signer.sign({ role: "service_role", iss: "supabase" });
+    expect(await auth.authorizeAdmin({ accessToken: serviceKey })).toMatchObject({ role: "service_role", userId: null });
+    await failsWith("bad_jwt", auth.authorizeAdmin({ accessToken: await ports.signer.sign({ role: "service_role", sub: grant.user.id }) }));
+  });
+
   it("stops accepting a token once its session has ended, or its user is banned", async () => {
     const { auth, grant, stores, user } = await signedIn();
     await stores.users.update({ ...user, bannedUntil: new Date("2099-01-01T00:00:00Z") });

@@ -1,5 +1,5 @@
 import { AuthError, messages } from "../errors.ts";
-import { assertIssuedInThePast, readTokenSubject } from "../model/access-token-claims.ts";
+import { assertTokenTimes, readTokenSubject } from "../model/access-token-claims.ts";
 import { hasEnded } from "../model/session.ts";
 import { isBanned } from "../model/user.ts";
 import type { Deps, Principal } from "./deps.ts";
@@ -16,11 +16,8 @@ export interface AuthenticateInput {
  */
 export async function authenticate(deps: Deps, input: AuthenticateInput): Promise<Principal> {
   const claims = await deps.signer.verify(input.accessToken);
-  assertIssuedInThePast(claims, deps.clock.now());
+  assertTokenTimes(claims, deps.clock.now());
   const subject = readTokenSubject(claims);
-  if (input.audience !== undefined && claims["aud"] !== input.audience) {
-    throw new AuthError("validation_failed", "Token audience doesn't match request audience");
-  }
 
   let principal: Principal;
   if (subject.sessionId === null) {
@@ -38,5 +35,9 @@ export async function authenticate(deps: Deps, input: AuthenticateInput): Promis
     principal = { user: found.user, session: found.session, claims };
   }
   if (isBanned(principal.user, deps.clock.now())) throw new AuthError("user_banned", messages.userBanned);
+  // After the user and session: GoTrue's middleware admits the token first, and the route then compares audiences.
+  if (input.audience !== undefined && claims["aud"] !== input.audience) {
+    throw new AuthError("validation_failed", "Token audience doesn't match request audience");
+  }
   return principal;
 }

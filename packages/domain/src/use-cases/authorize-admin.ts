@@ -1,5 +1,5 @@
 import { AuthError } from "../errors.ts";
-import { assertIssuedInThePast } from "../model/access-token-claims.ts";
+import { assertTokenTimes } from "../model/access-token-claims.ts";
 import type { Metadata } from "../model/metadata.ts";
 import { hasEnded } from "../model/session.ts";
 import { isUuid } from "../model/uuid.ts";
@@ -19,7 +19,7 @@ export interface AdminPrincipal {
  */
 export async function authorizeAdmin(deps: Deps, input: { readonly accessToken: string }): Promise<AdminPrincipal> {
   const claims = await deps.signer.verify(input.accessToken);
-  assertIssuedInThePast(claims, deps.clock.now());
+  assertTokenTimes(claims, deps.clock.now());
   const role = typeof claims["role"] === "string" ? claims["role"] : "";
   if (!deps.policy.adminRoles.includes(role)) throw new AuthError("not_admin", "User not allowed");
   const sub = claims["sub"];

@@ -20,7 +20,7 @@ describe("magic links", () => {
     expect(mail).toMatchObject({ linkType: "magiclink", redirectTo: "http://localhost:3000" });
     expect((await stores.users.findById(user.id))?.recoverySentAt).toBeInstanceOf(Date);
     const result = await auth.verify({ type: "magiclink", proof: { linkToken: mail.linkToken }, followedLink: true, context });
-    expect(result.kind === "session" && result.grant.session.amr[0]?.method).toBe("magiclink");
+    expect(result.kind === "session" && result.grant.session.amr[0]?.method).toBe("otp");
   });
 
   it("sign up an unknown address with its confirmation, whose code signs in as type email", async () => {
@@ -37,21 +37,25 @@ describe("magic links", () => {
     expect(result.kind === "session" && result.grant.user.userMetadata).toMatchObject({ plan: "free", email_verified: true });
   });
 
-  it("when no account may be created, answer an unknown address as a known one, and create and send nothing", async () => {
+  it("when no account may be created, refuse an unknown address as GoTrue does, and create and send nothing", async () => {
     const { auth, emails, stores } = await withConfirmedUser();
-    await expect(auth.sendMagicLink({ email: "stranger@example.com", createUser: false, context })).resolves.toBeUndefined();
+    const refused = await failsWith("otp_disabled", auth.sendMagicLink({ email: "stranger@example.com", createUser: false, context }));
+    expect(refused.message).toBe("Signups not allowed for otp");
     expect(await stores.users.findByEmail("stranger@example.com")).toBeNull();
     expect(await emails()).toEqual([]);
     const disabled = createTestAuth({ policy: { signup: { disabled: true } } });
-    await disabled.auth.sendMagicLink({ email: "stranger@example.com", createUser: true, context });
+    await failsWith("signup_disabled", disabled.auth.sendMagicLink({ email: "stranger@example.com", createUser: true, context }));
     expect(await disabled.emails()).toEqual([]);
+    // A refused address spends no sign-in mail: once it has an account, its first one goes.
+    await disabled.stores.users.insert(aUser({ email: "stranger@example.com" }));
+    await disabled.auth.sendMagicLink({ email: "stranger@example.com", createUser: false, context });
   });
 
-  it("limit each address, known or not, to one mail per minute, with the seconds to wait", async () => {
+  it("limit each address, known or to be created, to one mail per minute, with the seconds to wait", async () => {
     const { auth, clock } = await withConfirmedUser();
     for (const email of ["known@example.com", "stranger@example.com"]) {
-      await auth.sendMagicLink({ email, createUser: false, context });
-      const error = await failsWith("over_email_send_rate_limit", auth.sendMagicLink({ email, createUser: false, context }));
+      await auth.sendMagicLink({ email, createUser: true, context });
+      const error = await failsWith("over_email_send_rate_limit", auth.sendMagicLink({ email, createUser: true, context }));
       expect(error.message).toBe("For security purposes, you can only request this after 60 seconds.");
       expect(error.retryAfterSeconds).toBe(60);
     }
@@ -81,7 +85,7 @@ describe("password recovery", () => {
     const mail = (await lastEmail("known@example.com", "recovery"))!;
     const result = await auth.verify({ type: "recovery", proof: { linkToken: mail.linkToken }, followedLink: true, context });
     if (result.kind !== "session") throw new Error("expected a session");
-    expect(result.grant.session.amr[0]?.method).toBe("recovery");
+    expect(result.grant.session.amr[0]?.method).toBe("otp");
     const principal = await auth.authenticate({ accessToken: result.grant.accessToken });
     await auth.updateUser({ principal, password: "the new password", context });
     expect((await auth.signInWithPassword({ email: "known@example.com", password: "the new password", context })).user.id).toBe(user.id);
@@ -197,7 +201,7 @@ describe("invitations", () => {
     const mail = (await lastEmail("invitee@example.com", "invite"))!;
     const result = await auth.verify({ type: "invite", proof: { linkToken: mail.linkToken }, followedLink: true, context });
     expect(result.kind === "session" && result.grant.user.emailConfirmedAt).toBeInstanceOf(Date);
-    expect(result.kind === "session" && result.grant.session.amr[0]?.method).toBe("invite");
+    expect(result.kind === "session" && result.grant.session.amr[0]?.method).toBe("otp");
   });
 
   it("refuse a confirmed account, and invite an unconfirmed one again", async () => {
@@ -238,7 +242,6 @@ describe("RATE_LIMIT_EMAIL_SENT", () => {
     for (let i = 0; i < 40; i++) {
       const from = { ip: `198.51.100.${i}`, userAgent: "curl" };
       await auth.recoverPassword({ email: `nobody-${i}@example.com`, context: from });
-      await auth.sendMagicLink({ email: `no-one-${i}@example.com`, createUser: false, context: from });
       await auth.resend({ type: "signup", email: `nobody-${i}@example.com`, context: from });
       await auth.resend({ type: "email_change", email: `nobody-${i}@example.com`, context: from });
     }
@@ -253,7 +256,7 @@ describe("RATE_LIMIT_EMAIL_SENT", () => {
     await auth.signUp({ email: "spends@example.com", password, context });
     for (const email of ["known@example.com", "nobody@example.com"]) {
       await failsWith("over_email_send_rate_limit", auth.recoverPassword({ email, context }));
-      await failsWith("over_email_send_rate_limit", auth.sendMagicLink({ email, createUser: false, context }));
+      await failsWith("over_email_send_rate_limit", auth.sendMagicLink({ email, createUser: true, context }));
       await failsWith("over_email_send_rate_limit", auth.resend({ type: "signup", email, context }));
     }
     expect((await emails()).map((mail) => mail.to)).toEqual(["spends@example.com"]);

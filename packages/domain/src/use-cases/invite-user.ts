@@ -6,7 +6,7 @@ import { isEmailConfirmed, type User } from "../model/user.ts";
 import { recordAdminAudit } from "./audit.ts";
 import type { AdminPrincipal } from "./authorize-admin.ts";
 import type { Deps, RequestContext } from "./deps.ts";
-import { newAccount } from "./new-account.ts";
+import { newAccountForAdmin } from "./new-account.ts";
 import { sendSignInMail } from "./sign-in-mail.ts";
 import { assertEmailQuotaLeft } from "./one-time-tokens.ts";
 
@@ -35,7 +35,7 @@ export async function inviteUser(deps: Deps, input: InviteUserInput): Promise<Us
     const current = existing ? await stores.users.findById(existing.id, { forUpdate: true }) : null;
     if (current && isEmailConfirmed(current)) throw new AuthError("email_exists", messages.emailExists);
     const channel = { provider: "email", address } as const;
-    const base = current ?? newAccount(deps, { channel, passwordHash: null, data: input.data, audience: input.audience });
+    const base = current ?? newAccountForAdmin(deps, { channel, passwordHash: null, data: input.data, audience: input.audience });
     const invited: User = { ...base, invitedAt: now, confirmationSentAt: now, updatedAt: now };
     if (current) await stores.users.update(invited);
     else await stores.users.insert(invited);

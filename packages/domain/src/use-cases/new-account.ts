@@ -50,6 +50,17 @@ export function newAccount(
 }
 
 /**
+ * A new account an admin asks for (an invitation, a generated link), as GoTrue makes it: the admin's `data` alone
+ * is the user_metadata, and the identity data holds only its own keys.
+ */
+export function newAccountForAdmin(
+  deps: Deps,
+  request: { channel: Channel; passwordHash: string | null; data?: Metadata | undefined; audience?: string | undefined },
+): User {
+  return { ...newAccount(deps, { ...request, data: undefined }), userMetadata: request.data ?? {} };
+}
+
+/**
  * The user with the user_metadata a request chose added, in user_metadata and in its address's identity data, as
  * GoTrue stores a signup's data; keys already there (the identity's own: sub, email, email_verified, ...) win.
  */

@@ -149,19 +149,19 @@ describe("sign-in codes by SMS (/otp)", () => {
     expect(await testAuth.stores.users.findByPhone(phone)).toMatchObject({ phoneConfirmedAt: expect.any(Date), userMetadata: { plan: "free" } });
   });
 
-  it("answer an unknown number as a known one when no account may be created, sending nothing", async () => {
+  it("refuse an unknown number as GoTrue does when no account may be created, sending nothing", async () => {
     const testAuth = createTestAuth();
-    const { messageId } = await testAuth.auth.sendSmsOtp({ phone, createUser: false, context });
-    expect(messageId).toMatch(/^[0-9a-f-]{36}$/);
+    const refused = await failsWith("otp_disabled", testAuth.auth.sendSmsOtp({ phone, createUser: false, context }));
+    expect(refused.message).toBe("Signups not allowed for otp");
     expect(await testAuth.stores.users.findByPhone(phone)).toBeNull();
     expect(testAuth.sms.sent).toEqual([]);
   });
 
-  it("are limited to one per SMS_MAX_FREQUENCY per number, known or not", async () => {
+  it("are limited to one per SMS_MAX_FREQUENCY per number, known or to be created", async () => {
     const testAuth = await signedInByPhone();
     for (const number of [phone, "+15550100999"]) {
-      await testAuth.auth.sendSmsOtp({ phone: number, createUser: false, context });
-      const error = await failsWith("over_sms_send_rate_limit", testAuth.auth.sendSmsOtp({ phone: number, createUser: false, context }));
+      await testAuth.auth.sendSmsOtp({ phone: number, createUser: true, context });
+      const error = await failsWith("over_sms_send_rate_limit", testAuth.auth.sendSmsOtp({ phone: number, createUser: true, context }));
       expect(error.retryAfterSeconds).toBe(60);
     }
   });
@@ -198,10 +198,10 @@ describe("timing", () => {
     expect(clock.now().getTime() - beforeDuplicate).toBe(real);
   });
 
-  it("answers an unknown number as slowly as a provider would take, before any send was timed", async () => {
+  it("answers an unknown number's resend as slowly as a provider would take, before any send was timed", async () => {
     const { auth, clock } = createTestAuth();
     const before = clock.now().getTime();
-    await auth.sendSmsOtp({ phone, createUser: false, context });
+    await auth.resend({ type: "sms", phone, context });
     expect(clock.now().getTime() - before).toBe(SMS_SEND_GUESS_MS);
   });
 });
@@ -210,12 +210,12 @@ describe("RATE_LIMIT_SMS_SENT", () => {
   it("is spent only by an SMS sent, then refuses every number alike, and never the numbers of SMS_TEST_OTP", async () => {
     const testAuth = createTestAuth({ policy: { sms: { sendLimit: { events: 1, perSeconds: 3600 }, testOtps: { "+15550100777": "777777" } } } });
     // Numbers nobody has, texted nothing, spend nothing.
-    for (let i = 0; i < 10; i++) await testAuth.auth.sendSmsOtp({ phone: `+1555010030${i}`, createUser: false, context });
+    for (let i = 0; i < 10; i++) await testAuth.auth.resend({ type: "sms", phone: `+1555010030${i}`, context });
     await testAuth.auth.sendSmsOtp({ phone: "+15550100111", createUser: true, context });
     expect(testAuth.sms.sent.map((sms) => sms.to)).toEqual(["+15550100111"]);
     const error = await failsWith("over_sms_send_rate_limit", testAuth.auth.sendSmsOtp({ phone: "+15550100222", createUser: true, context }));
     expect(error.message).toBe("SMS rate limit exceeded");
-    await failsWith("over_sms_send_rate_limit", testAuth.auth.sendSmsOtp({ phone: "+15550100333", createUser: false, context }));
+    await failsWith("over_sms_send_rate_limit", testAuth.auth.resend({ type: "sms", phone: "+15550100333", context }));
     await testAuth.auth.sendSmsOtp({ phone: "+15550100777", createUser: true, context });
   });
 });

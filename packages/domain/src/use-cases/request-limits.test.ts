@@ -67,14 +67,14 @@ describe("per-address limits on the routes that send (RATE_LIMIT_OTP)", () => {
     const testAuth = await withUser();
     const { auth, email } = testAuth;
     await auth.sendMagicLink({ email, createUser: false, context });
-    await auth.sendSmsOtp({ phone: "+15550100999", createUser: false, context });
+    await auth.sendSmsOtp({ phone: "+15550100999", createUser: true, context });
     await failsWith("over_request_rate_limit", auth.sendMagicLink({ email: "other@example.com", createUser: true, context }));
     expect((await testAuth.emails()).map((mail) => mail.to)).toEqual([email]);
   });
 
   it("keeps a bucket per route: /otp spent leaves /recover, /resend, /signup and PUT /user their own", async () => {
     const { auth, email, stores } = await withUser();
-    for (let i = 0; i < 2; i++) await auth.sendMagicLink({ email: `otp-${i}@example.com`, createUser: false, context });
+    for (let i = 0; i < 2; i++) await auth.sendMagicLink({ email: `otp-${i}@example.com`, createUser: true, context });
     await failsWith("over_request_rate_limit", auth.sendMagicLink({ email, createUser: false, context }));
 
     await auth.recoverPassword({ email: "nobody-1@example.com", context });

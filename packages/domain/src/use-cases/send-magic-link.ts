@@ -1,4 +1,4 @@
-import { AuthError } from "../errors.ts";
+import { AuthError, messages } from "../errors.ts";
 import { normalizeEmail } from "../model/email.ts";
 import type { Metadata } from "../model/metadata.ts";
 import { readPkceChallenge } from "../model/pkce.ts";
@@ -10,7 +10,6 @@ import type { Deps, RequestContext } from "./deps.ts";
 import { newAccount } from "./new-account.ts";
 import { sendSignInMail } from "./sign-in-mail.ts";
 import { assertEmailQuotaLeft, limitFrequency } from "./one-time-tokens.ts";
-import { observeDuration, padDuration } from "./timing.ts";
 import { limitPerClient } from "./request-limits.ts";
 
 export interface SendMagicLinkInput {
@@ -28,7 +27,9 @@ export interface SendMagicLinkInput {
 /**
  * POST /magiclink and POST /otp with an email: a mail whose link (or code) signs the person in. An unknown address
  * gets an account and its signup confirmation, which signs in just the same; an unconfirmed one its confirmation
- * again. When no account may be created, the answer for an unknown address looks and takes like any other.
+ * again. compat: when no account may be created, an unknown address is refused as GoTrue refuses it
+ * (`otp_disabled`), which apps use to say "no account found": that answer tells that the address has none
+ * (docs/compatibility.md).
  */
 export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Promise<void> {
   await limitPerClient(deps, "otp", input.context);
@@ -38,16 +39,12 @@ export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Prom
   const address = normalizeEmail(input.email);
   const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
   const redirectTo = chooseRedirect(input.redirectTo ?? [], deps.policy.redirect);
-  const started = deps.clock.now();
+  const existing = await deps.stores.users.findByEmail(address);
+  if (!existing) assertMayCreate(deps, input.createUser);
   // Shared with /recover, as GoTrue's recovery_sent_at is: one sign-in mail a minute, however asked for.
   await limitFrequency(deps, { purpose: "sign_in_mail", address, seconds: otp.linkFrequencySeconds, channel: "email" });
   await assertEmailQuotaLeft(deps);
 
-  const existing = await deps.stores.users.findByEmail(address);
-  if (!existing && (!input.createUser || signup.disabled)) {
-    await padDuration(deps, "magic_link", started);
-    return;
-  }
   await deps.tx.run(async (stores) => {
     const now = deps.clock.now();
     const channel = { provider: "email", address } as const;
@@ -73,6 +70,11 @@ export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Prom
     await recordAudit(deps, stores, { action: "user_recovery_requested", actor: user, context: input.context });
     await sendSignInMail(deps, stores, { user, kind: "magic_link", address, redirectTo, pkce });
   });
-  if (existing) observeDuration(deps, "magic_link", started);
+}
+
+/** An unknown address or number signs up, if the request and the instance allow it; GoTrue's refusals else. */
+export function assertMayCreate(deps: Deps, createUser: boolean): void {
+  if (!createUser) throw new AuthError("otp_disabled", messages.otpSignupsDisabled);
+  if (deps.policy.signup.disabled) throw new AuthError("signup_disabled", messages.signupsDisabled);
 }
 

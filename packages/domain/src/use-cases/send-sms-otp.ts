@@ -8,7 +8,7 @@ import { choicesOfSignInCode } from "./confirmation.ts";
 import type { Deps, RequestContext } from "./deps.ts";
 import { newAccount } from "./new-account.ts";
 import { assertSmsChannel, limitSmsCodes, sendSmsCode, TEST_OTP_MESSAGE_ID, testOtpFor } from "./sms-codes.ts";
-import { observeDuration, padDuration } from "./timing.ts";
+import { assertMayCreate } from "./send-magic-link.ts";
 import { limitPerClient } from "./request-limits.ts";
 
 export interface SendSmsOtpInput {
@@ -23,8 +23,8 @@ export interface SendSmsOtpInput {
 
 /**
  * POST /otp with a phone: texts a code that signs in, verified as type `sms`. An unknown number gets an account,
- * which the same code confirms. When none may be created the answer looks and takes the same, and nothing is
- * sent. Answers the message id: `test-otp` for the numbers of SMS_TEST_OTP, a made-up one when nothing was sent.
+ * which the same code confirms; when none may be created, GoTrue's refusal (see sendMagicLink). Answers the message
+ * id: `test-otp` for the numbers of SMS_TEST_OTP.
  */
 export async function sendSmsOtp(deps: Deps, input: SendSmsOtpInput): Promise<{ messageId: string }> {
   await limitPerClient(deps, "otp", input.context);
@@ -32,14 +32,9 @@ export async function sendSmsOtp(deps: Deps, input: SendSmsOtpInput): Promise<{ 
   if (!signup.phoneEnabled) throw new AuthError("phone_provider_disabled", "Unsupported phone provider");
   assertSmsChannel(input.channel);
   const phone = normalizePhone(input.phone);
-  const started = deps.clock.now();
-  await limitSmsCodes(deps, phone, "confirmation");
-
   const existing = await deps.stores.users.findByPhone(phone);
-  if (!existing && (!input.createUser || signup.disabled)) {
-    await padDuration(deps, "sms_otp", started);
-    return { messageId: testOtpFor(deps, phone) === null ? deps.random.uuid() : TEST_OTP_MESSAGE_ID };
-  }
+  if (!existing) assertMayCreate(deps, input.createUser);
+  await limitSmsCodes(deps, phone, "confirmation");
   const messageId = await deps.tx.run(async (stores) => {
     const now = deps.clock.now();
     const channel = { provider: "phone", address: phone } as const;
@@ -61,6 +56,5 @@ export async function sendSmsOtp(deps: Deps, input: SendSmsOtpInput): Promise<{ 
         : await choicesOfSignInCode(stores, pending, input.data);
     return sendSmsCode(deps, stores, { user: pending, kind: "confirmation", phone, sms: "otp", choices });
   });
-  observeDuration(deps, "sms_otp", started);
   return { messageId };
 }

@@ -42,7 +42,7 @@ export async function limitSmsCodes(deps: Deps, phone: string, purpose: SendPurp
  * caller's transaction, which the caller has limited with limitSmsCodes. Returns the message id.
  *
  * The SMS goes out at once, inside the transaction, so that a provider refusing it for good (a number it cannot
- * reach) fails the request with `sms_send_failed` and rolls the change back, as GoTrue does. When the outcome is
+ * reach: `sms_send_failed`; no provider configured) fails the request and rolls the change back, as GoTrue does. When the outcome is
  * unknown (a timeout, the provider's 5xx) the change commits and the outbox tries again. A number of SMS_TEST_OTP
  * gets its fixed code and no SMS.
  */
@@ -69,7 +69,8 @@ export async function sendSmsCode(
   try {
     await deps.sms.send(sms);
   } catch (error) {
-    if (isAuthError(error, "sms_send_failed")) throw error;
+    // A refusal the sender decided (the provider refused the number, or there is no provider) fails the request.
+    if (isAuthError(error)) throw error;
     const described = error instanceof Error ? error.message : String(error);
     return enqueueMessage(deps, stores, { channel: "sms", sms }, issued.expiresAt, { outcome: "failed", error: described });
   }

@@ -13,8 +13,6 @@ const PADDED_OPERATIONS = {
   "signup:email": { hashes: true, texts: false },
   "signup:phone": { hashes: true, texts: true },
   recovery: { hashes: false, texts: false },
-  magic_link: { hashes: false, texts: false },
-  sms_otp: { hashes: false, texts: true },
   "resend:signup": { hashes: false, texts: false },
   "resend:email_change": { hashes: false, texts: false },
   "resend:sms": { hashes: false, texts: true },

@@ -24,7 +24,7 @@ describe("verifying a signup confirmation", () => {
     if (result.kind !== "session") return;
     expect(result.grant.user.emailConfirmedAt).toBeInstanceOf(Date);
     expect(result.grant.user.userMetadata).toMatchObject({ email_verified: true });
-    expect(result.grant.session.amr[0]?.method).toBe("email/signup");
+    expect(result.grant.session.amr[0]?.method).toBe("otp");
     expect((await stores.users.findById(user.id))?.emailConfirmedAt).toBeInstanceOf(Date);
   });
 
@@ -164,7 +164,7 @@ describe("the types a code is verified as", () => {
     await auth.recoverPassword({ email: "lost@example.com", context });
     const recovery = (await lastEmail("lost@example.com", "recovery"))!;
     const signedIn = await auth.verify({ type: "email", proof: { email: "lost@example.com", code: recovery.otp }, followedLink: false, context });
-    expect(signedIn.kind === "session" && signedIn.grant.session.amr[0]?.method).toBe("recovery");
+    expect(signedIn.kind === "session" && signedIn.grant.session.amr[0]?.method).toBe("otp");
   });
 });
 
@@ -176,18 +176,29 @@ describe("a signup verification on an account without a password", () => {
     return { ...testAuth, mail };
   }
 
-  it("requires a password when posted as a signup, keeping the token for the retry", async () => {
+  it("needs none, by link posted as a signup (verifyOtp with token_hash), by code as a signup or as a sign-in", async () => {
+    for (const proof of ["token_hash", "signup code", "email code"] as const) {
+      const { auth, mail, stores } = await passwordless();
+      const result =
+        proof === "token_hash"
+          ? await auth.verify({ type: "signup", proof: { linkToken: mail.linkToken }, followedLink: false, context })
+          : await auth.verify({
+              type: proof === "signup code" ? "signup" : "email",
+              proof: { email: "nopass@example.com", code: mail.otp },
+              followedLink: false,
+              context,
+            });
+      expect(result.kind === "session" && result.grant.user.emailConfirmedAt).toBeInstanceOf(Date);
+      expect((await stores.users.findByEmail("nopass@example.com"))?.passwordHash).toBeNull();
+    }
+  });
+
+  it("sets the password sent along, when there is one", async () => {
     const { auth, mail } = await passwordless();
     const proof = { email: "nopass@example.com", code: mail.otp };
-    await failsWith("validation_failed", auth.verify({ type: "signup", proof, followedLink: false, context }));
     const result = await auth.verify({ type: "signup", proof, followedLink: false, password: "chosen-at-last", context });
     expect(result.kind).toBe("session");
     expect((await auth.signInWithPassword({ email: "nopass@example.com", password: "chosen-at-last", context })).user.email).toBe("nopass@example.com");
-  });
-
-  it("needs none when the link is followed, or when the code is verified as a sign-in (type email)", async () => {
-    const { auth, mail } = await passwordless();
-    expect((await auth.verify({ type: "email", proof: { email: "nopass@example.com", code: mail.otp }, followedLink: false, context })).kind).toBe("session");
   });
 });
 

@@ -34,7 +34,7 @@ export interface VerifyInput {
    * handed to POST /verify instead, it yields nothing, or the link alone would skip the verifier.
    */
   readonly followedLink: boolean;
-  /** POST /verify of a signup may set the password of an account that has none (the spec requires it there). */
+  /** POST /verify of a signup may set the password of an account that has none; it never has to. */
   readonly password?: string | undefined;
   readonly context: RequestContext;
 }
@@ -89,7 +89,6 @@ export async function verify(deps: Deps, input: VerifyInput): Promise<VerifyResu
     const applied = await applyVerification(deps, stores, {
       user,
       token,
-      requiresPassword: input.type === "signup" && !input.followedLink,
       newPasswordHash,
       context: input.context,
     });
@@ -108,7 +107,9 @@ export async function verify(deps: Deps, input: VerifyInput): Promise<VerifyResu
       });
       return { kind: "auth_code", authCode };
     }
-    const opened = await openSession(deps, stores, applied.user, applied.method, input.context);
+    // compat: a session opened straight from a link or code records `otp`, whatever it was mailed for, as GoTrue's
+    // does (auth-js's recovery-session logic reads it); a PKCE exchange keeps the flow's method (above).
+    const opened = await openSession(deps, stores, applied.user, "otp", input.context);
     return { kind: "session", user: applied.user, ...opened };
   });
 

@@ -21,14 +21,15 @@ export function errorResponse(c: Context<AppEnv>, error: AuthError, status: Cont
   if (error.retryAfterSeconds !== undefined) c.header("Retry-After", String(error.retryAfterSeconds));
   if (oauthShaped.has(error.code)) return c.json({ error: error.code, error_description: error.message }, 400);
 
-  const message = status >= 500 ? UNEXPECTED : error.message;
+  // An error that is no AuthError already carries UNEXPECTED (asAuthError); one the code raised says what GoTrue says.
+  const message = error.message;
   const errorId = status >= 500 ? { error_id: c.get("requestId") } : {};
   const reasons = error.details?.["reasons"];
   const weakPassword = error.code === "weak_password" ? { weak_password: { reasons: Array.isArray(reasons) ? reasons : [] } } : {};
 
   if (wantsVersion2024(c.req.header(apiVersionHeader.name))) {
     c.header(apiVersionHeader.name, apiVersionHeader.v2024);
-    // compat: GoTrue's 2024 weak-password body is written without the code header (internal/api/errors.go).
+    // compat: GoTrue writes its 2024 weak-password body without the code header.
     if (error.code !== "weak_password") c.header("x-sb-error-code", error.code);
     return c.json({ code: error.code, message, ...weakPassword, ...errorId }, status);
   }

@@ -40,6 +40,17 @@ export const defaultStatus = {
   flow_state_expired: 422,
   bad_code_verifier: 400,
   sms_send_failed: 422,
+  otp_disabled: 422,
+  saml_provider_disabled: 404,
+  manual_linking_disabled: 404,
+  web3_provider_disabled: 422,
+  passkey_disabled: 404,
+  feature_disabled: 404,
+  provider_disabled: 400,
+  mfa_totp_enroll_not_enabled: 422,
+  mfa_phone_enroll_not_enabled: 422,
+  mfa_webauthn_enroll_not_enabled: 422,
+  mfa_factor_not_found: 404,
 } satisfies Record<ErrorCode, ContentfulStatusCode>;
 
 /** A route's exceptions to the table: a status, or a function of the error for the rare code that needs one. */

@@ -14,7 +14,7 @@ function bearerToken(c: Context): string {
 
 /**
  * compat: a token whose user or session is gone, or whose session has ended, is a 403 wherever a token is checked
- * (GoTrue's internal/api/auth.go), whatever the same codes mean to the route behind it (a 404 for the user an admin
+ * (GoTrue's auth middleware; docs/compatibility.md, Errors), whatever the same codes mean to the route behind it (a 404 for the user an admin
  * route names).
  */
 const credentialRefusals: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["user_not_found", "session_not_found", "session_expired"]);
@@ -28,10 +28,15 @@ async function admitting<T>(c: Context<AppEnv>, check: () => Promise<T>): Promis
   }
 }
 
-/** Admits requests whose bearer token resolves to a live user and session; sets `principal`. */
-export function requireUser(auth: Auth): MiddlewareHandler<AppEnv> {
+/**
+ * Admits requests whose bearer token resolves to a live user and session; sets `principal`. With `checkAudience`
+ * (GET and PUT /user, as GoTrue checks them) the token must be for the request's audience: X-JWT-AUD when sent,
+ * else JWT_AUD.
+ */
+export function requireUser(auth: Auth, options: { checkAudience?: boolean } = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const principal = await admitting(c, () => auth.authenticate({ accessToken: bearerToken(c), audience: requestAudience(c) }));
+    const audience = options.checkAudience ? (requestAudience(c) ?? auth.policy.defaultAudience) : undefined;
+    const principal = await admitting(c, () => auth.authenticate({ accessToken: bearerToken(c), audience }));
     if (principal instanceof Response) return principal;
     c.set("principal", principal);
     await next();

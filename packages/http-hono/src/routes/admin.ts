@@ -7,9 +7,10 @@ import { presentAuditEntry } from "../present/audit-entry.ts";
 import { setPaginationHeaders } from "../present/pagination.ts";
 import { presentUser } from "../present/user.ts";
 import { readJson } from "../read-json.ts";
-import { redirectCandidates, requestAudience, requestContext } from "../request-context.ts";
+import { queryText, redirectCandidates, requestAudience, requestContext } from "../request-context.ts";
 import { AdminDeleteUserBody, AdminUserBody, GenerateLinkBody } from "../schemas.ts";
 import type { RouteDeps } from "./route-deps.ts";
+import { off } from "./switched-off.ts";
 
 /** Builds the link of a mail that is not sent (generate_link) exactly as the mailer builds a sent one's. */
 export type ActionLink = (email: LinkEmail) => string;
@@ -17,7 +18,7 @@ export type ActionLink = (email: LinkEmail) => string;
 /** `page` and `per_page`: whole numbers, or empty for the default (GoTrue's reading). */
 function pagination(c: Context): { page: number | undefined; perPage: number | undefined } {
   const read = (name: string) => {
-    const raw = c.req.query(name);
+    const raw = queryText(c, name);
     if (raw === undefined || raw === "") return undefined;
     if (!/^\d{1,9}$/.test(raw)) throw new AuthError("validation_failed", "Bad Pagination Parameters");
     return Number(raw);
@@ -27,7 +28,7 @@ function pagination(c: Context): { page: number | undefined; perPage: number | u
 
 /** `sort=created_at asc|desc`: creation time is the only order GoTrue offers. */
 function sortOrder(c: Context): "asc" | "desc" | undefined {
-  const raw = c.req.query("sort");
+  const raw = queryText(c, "sort");
   if (!raw) return undefined;
   const [field, direction = "desc", ...rest] = raw.trim().split(/\s+/);
   if (field !== "created_at" || rest.length > 0 || (direction !== "asc" && direction !== "desc")) {
@@ -74,9 +75,9 @@ export const adminRoutes = ({ auth, clientAddress, actionLink }: RouteDeps & { a
       const listed = await auth.admin.listUsers({
         ...pagination(c),
         order: sortOrder(c),
-        filter: c.req.query("filter"),
-        email: c.req.query("email"),
-        phone: c.req.query("phone"),
+        filter: queryText(c, "filter"),
+        email: queryText(c, "email"),
+        phone: queryText(c, "phone"),
         audience: requestAudience(c),
       });
       setPaginationHeaders(c, listed);
@@ -148,8 +149,28 @@ export const adminRoutes = ({ auth, clientAddress, actionLink }: RouteDeps & { a
         redirect_to: email.redirectTo,
       });
     })
+    // Admin ends of features Latchkey does not have yet, answered as GoTrue answers them switched off.
+    .get("/admin/users/:user_id/factors", async (c) => {
+      const id = pathUserId(c);
+      if (typeof id !== "string") return id;
+      await auth.admin.getUser({ userId: id });
+      return c.json([]);
+    })
+    .on(["PUT", "DELETE"], "/admin/users/:user_id/factors/:factor_id", async (c) => {
+      const id = pathUserId(c);
+      if (typeof id !== "string") return id;
+      await auth.admin.getUser({ userId: id });
+      if (!isUuid(c.req.param("factor_id"))) return errorResponse(c, new AuthError("validation_failed", "factor_id must be an UUID"), 404);
+      throw new AuthError("mfa_factor_not_found", "Factor not found");
+    })
+    .all("/admin/users/:user_id/passkeys/*", off("passkey_disabled", "Passkeys are disabled"))
+    .all("/admin/users/:user_id/passkeys", off("passkey_disabled", "Passkeys are disabled"))
+    .all("/admin/sso/*", off("saml_provider_disabled", "SAML 2.0 is disabled"))
+    .all("/admin/oauth/*", off("feature_disabled", "OAuth server is disabled"))
+    .all("/admin/custom-providers/*", off("feature_disabled", "Custom OAuth providers are disabled"))
+    .all("/admin/custom-providers", off("feature_disabled", "Custom OAuth providers are disabled"))
     .get("/admin/audit", async (c) => {
-      const listed = await auth.admin.listAudit({ ...pagination(c), query: c.req.query("query") });
+      const listed = await auth.admin.listAudit({ ...pagination(c), query: queryText(c, "query") });
       setPaginationHeaders(c, listed);
       return c.json(listed.entries.map(presentAuditEntry));
     });

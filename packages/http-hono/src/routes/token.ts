@@ -10,7 +10,7 @@ import type { RouteDeps } from "./route-deps.ts";
 
 export const tokenRoutes = ({ auth, clientAddress }: RouteDeps) =>
   new Hono<AppEnv>()
-    // compat: GoTrue answers these with other statuses on /token than elsewhere (internal/api/token.go).
+    // compat: GoTrue answers these with other statuses on /token than elsewhere.
     .onError(handleAuthErrors({ user_banned: 400, email_provider_disabled: 422, phone_provider_disabled: 422 }))
     .post("/token", async (c) => {
       const context = requestContext(c, clientAddress);
@@ -29,6 +29,11 @@ export const tokenRoutes = ({ auth, clientAddress }: RouteDeps) =>
           const body = await readJson(c, RefreshGrantBody);
           return c.json(presentSession(await auth.refreshSession({ refreshToken: body.refresh_token ?? "", context })));
         }
+        // Grants of features Latchkey does not have yet, answered as GoTrue answers them switched off.
+        case "web3":
+          throw new AuthError("web3_provider_disabled", "Web3 provider is disabled");
+        case "id_token":
+          throw new AuthError("provider_disabled", "No OAuth provider is enabled for ID token sign-in");
         default:
           throw new AuthError("invalid_credentials", "unsupported_grant_type");
       }

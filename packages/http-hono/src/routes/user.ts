@@ -2,6 +2,7 @@ import { AuthError, type LogoutScope } from "@latchkey/domain";
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { handleAuthErrors } from "../errors/error-response.ts";
+import { noHead } from "../middleware/no-head.ts";
 import { requireUser } from "../middleware/require-user.ts";
 import { presentUser } from "../present/user.ts";
 import { readJson } from "../read-json.ts";
@@ -14,7 +15,7 @@ const scopes: ReadonlySet<string> = new Set<LogoutScope>(["global", "local", "ot
 /** The signed-in user's own resources. */
 export const userRoutes = ({ auth, clientAddress }: RouteDeps) =>
   new Hono<AppEnv>()
-    // compat: a token whose user is gone is a 403 here, not the admin API's 404 (internal/api/auth.go); an
+    // compat: a token whose user is gone is a 403 here, not the admin API's 404, as GoTrue answers it; an
     // unconfirmed address is a 422 on /reauthenticate.
     .onError(
       handleAuthErrors({
@@ -24,9 +25,9 @@ export const userRoutes = ({ auth, clientAddress }: RouteDeps) =>
         validation_failed: (error) => (error.details?.["unprocessable"] ? 422 : 400),
       }),
     )
-    .use("/user", requireUser(auth))
+    .use("/user", requireUser(auth, { checkAudience: true }))
     .use("/logout", requireUser(auth))
-    .use("/reauthenticate", requireUser(auth))
+    .use("/reauthenticate", noHead("GET"), requireUser(auth))
     .get("/user", (c) => c.json(presentUser(c.get("principal").user)))
     .put("/user", async (c) => {
       const body = await readJson(c, UpdateUserBody);

@@ -7,6 +7,7 @@ import { errorParams, sessionFragment, withFragment, withQuery } from "../presen
 import { presentSession } from "../present/session.ts";
 import { readJson } from "../read-json.ts";
 import { redirectCandidates, requestContext } from "../request-context.ts";
+import { noHead } from "../middleware/no-head.ts";
 import { VerifyBody } from "../schemas.ts";
 import type { RouteDeps } from "./route-deps.ts";
 
@@ -17,6 +18,7 @@ const AWAITING_OTHER = "Confirmation link accepted. Please proceed to confirm li
 export const verifyRoutes = ({ auth, clientAddress }: RouteDeps) =>
   new Hono<AppEnv>()
     .onError(handleAuthErrors())
+    .use("/verify", noHead("GET, POST"))
     // A link followed in a browser: whatever happens, the browser is sent on, to an allowed target.
     .get("/verify", async (c) => {
       const type = c.req.query("type");

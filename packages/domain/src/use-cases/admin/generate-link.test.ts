@@ -33,7 +33,10 @@ describe("admin: generate a signup link", () => {
     const { auth, stores, emails } = createTestAuth();
     const link = await auth.admin.generateLink({ admin, type: "signup", email: "New@Example.com", password, data: { plan: "pro" }, context });
     expect(link.verificationType).toBe("signup");
-    expect(link.user).toMatchObject({ email: "new@example.com", emailConfirmedAt: null, userMetadata: { plan: "pro" } });
+    expect(link.user).toMatchObject({ email: "new@example.com", emailConfirmedAt: null });
+    // As GoTrue makes it: the admin's data alone is the user_metadata; the identity keeps its own keys only.
+    expect(link.user.userMetadata).toEqual({ plan: "pro" });
+    expect(link.user.identities[0]?.identityData).toEqual({ sub: link.user.id, email: "new@example.com", email_verified: false, phone_verified: false });
     expect(link.user.confirmationSentAt).toBeInstanceOf(Date);
     expect(link.email).toMatchObject({ kind: "confirmation", linkType: "signup", to: "new@example.com", redirectTo: "http://localhost:3000" });
     expect(link.email.otp).toMatch(/^\d{6}$/);
@@ -96,7 +99,7 @@ describe("admin: generate other links", () => {
     expect(link.user.invitedAt).toBeInstanceOf(Date);
     const grant = await follow(auth, link.email);
     expect(grant.user.emailConfirmedAt).toBeInstanceOf(Date);
-    expect(grant.session.amr[0]?.method).toBe("invite");
+    expect(grant.session.amr[0]?.method).toBe("otp");
     expect(await emails()).toEqual([]);
   });
 
@@ -114,13 +117,13 @@ describe("admin: generate other links", () => {
     const magic = await auth.admin.generateLink({ admin, type: "magiclink", email: "known@example.com", context });
     expect(magic).toMatchObject({ verificationType: "magiclink", email: { kind: "magic_link", linkType: "magiclink" } });
     expect(magic.user.recoverySentAt).toBeInstanceOf(Date);
-    expect((await follow(auth, magic.email)).session.amr[0]?.method).toBe("magiclink");
+    expect((await follow(auth, magic.email)).session.amr[0]?.method).toBe("otp");
 
     const recovery = await auth.admin.generateLink({ admin, type: "recovery", email: "known@example.com", context });
     expect(recovery).toMatchObject({ verificationType: "recovery", email: { kind: "recovery", linkType: "recovery" } });
     const grant = await follow(auth, recovery.email);
     expect(grant.user.id).toBe(user.id);
-    expect(grant.session.amr[0]?.method).toBe("recovery");
+    expect(grant.session.amr[0]?.method).toBe("otp");
     expect(await emails()).toEqual([]);
   });
 

@@ -12,7 +12,7 @@ import { recordAdminAudit } from "../audit.ts";
 import type { AdminPrincipal } from "../authorize-admin.ts";
 import { assertContactFree } from "../contact-holders.ts";
 import type { Deps, RequestContext } from "../deps.ts";
-import { newAccount } from "../new-account.ts";
+import { newAccountForAdmin } from "../new-account.ts";
 import { issueToken } from "../one-time-tokens.ts";
 
 export const GENERATE_LINK_TYPES = ["signup", "invite", "magiclink", "recovery", "email_change_current", "email_change_new"] as const;
@@ -103,7 +103,7 @@ export async function generateLink(deps: Deps, input: GenerateLinkInput): Promis
       throw new AuthError("email_exists", messages.emailExists);
     }
     const channel = { provider: "email", address } as const;
-    const created = () => newAccount(deps, { channel, passwordHash, data: input.data, audience: input.audience });
+    const created = () => newAccountForAdmin(deps, { channel, passwordHash, data: input.data, audience: input.audience });
     let user: User;
     let kind: OneTimeTokenKind;
     switch (type) {
