@@ -1,6 +1,6 @@
 import type { MailTemplateName } from "./email-kinds.ts";
 
-/** The spec's default subjects (MAILER_SUBJECTS_*), used where the configuration sets none. */
+/** The specification's default subjects (MAILER_SUBJECTS_*), used where the configuration sets none. */
 export const DEFAULT_SUBJECTS: Readonly<Record<MailTemplateName, string>> = Object.freeze({
   invite: "You've been invited",
   confirmation: "Confirm your email address",

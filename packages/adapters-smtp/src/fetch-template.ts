@@ -6,7 +6,7 @@ export interface FetchTemplateLimits {
 }
 
 /**
- * Fetches one HTML template, bounded (N3): http(s) only, redirects refused (a redirect could point at an internal
+ * Fetches one HTML template, bounded: http(s) only, redirects refused (a redirect could point at an internal
  * address the operator never named), non-2xx refused, the whole exchange limited in time, and the body read as a
  * stream and abandoned past `maxBytes` whatever Content-Length claimed. Throws on any of these.
  */

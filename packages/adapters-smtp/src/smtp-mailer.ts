@@ -27,7 +27,7 @@ export function createSmtpMailer(options: SmtpMailerOptions): SmtpMailer {
     // upgrade fails the send rather than falling back to plain text.
     secure: options.port === 465,
     ...(options.user ? { auth: { user: options.user, pass: options.pass ?? "" } } : {}),
-    // Bounded at every step so a hung server fails a send instead of holding it (N2).
+    // Bounded at every step so a hung server fails a send instead of holding it.
     connectionTimeout: options.connectionTimeoutMs ?? 10_000,
     greetingTimeout: options.greetingTimeoutMs ?? 10_000,
     socketTimeout: options.socketTimeoutMs ?? 30_000,

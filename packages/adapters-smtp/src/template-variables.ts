@@ -9,7 +9,7 @@ type Entry = readonly [name: string, value: string];
 const NO_DATA: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /**
- * The variables an email's subject and template can use: the spec's table (SiteURL, Email, NewEmail,
+ * The variables an email's subject and template can use: the specification's table (SiteURL, Email, NewEmail,
  * ConfirmationURL, Token, OldEmail, Phone, OldPhone) plus Supabase's TokenHash, RedirectTo, SendingTo and Data.
  * `Email` is the account's address: for email_change the current one, for email_changed the new one.
  */

@@ -15,7 +15,7 @@ const UNPREFIXED: ReadonlySet<string> = new Set([
   "OTEL_RESOURCE_ATTRIBUTES",
 ]);
 
-/** The spec's second name for a variable. */
+/** The specification's second name for a variable. */
 const ALTERNATIVES: Readonly<Record<string, string>> = {
   PORT: "API_PORT",
   DATABASE_URL: "DB_DATABASE_URL",
@@ -62,7 +62,7 @@ export function resolveEnv(keys: readonly EnvKey[], sources: readonly Readonly<R
   return resolved;
 }
 
-/** The name to show for a key: the one the operator used, else the spec's. */
+/** The name to show for a key: the one the operator used, else the specification's. */
 export function displayName(env: ResolvedEnv, key: EnvKey): string {
   return env.get(key)?.name ?? (UNPREFIXED.has(key) ? key : `AUTH_${key}`);
 }

@@ -31,8 +31,8 @@ import {
 } from "./mail-templates.ts";
 import { OAUTH_PROVIDERS, providerKey, type OAuthProviderKey } from "./oauth-providers.ts";
 
-// Every configuration variable, by the spec's name (without AUTH_), with its syntax and its default. Keys are
-// optional here even when the spec requires them: what is required depends on the profile (see checks.ts).
+// Every configuration variable, by the specification's name (without AUTH_), with its syntax and its default. Keys are
+// optional here even when the specification requires them: what is required depends on the profile (see checks.ts).
 // Defaults are written as the operator would write the value, and parsed like one.
 
 export const LOG_LEVELS = ["panic", "fatal", "error", "warn", "info", "debug"] as const;
@@ -221,7 +221,7 @@ export const EnvSchema = v.object({
   ...providers,
 });
 
-/** A configuration variable by the spec's name, without the AUTH_ prefix. */
+/** A configuration variable by the specification's name, without the AUTH_ prefix. */
 export type EnvKey = keyof typeof EnvSchema.entries;
 export type Env = v.InferOutput<typeof EnvSchema>;
 

@@ -15,7 +15,7 @@ export function parseGoBool(text: string): boolean | undefined {
   return GO_BOOLEANS.get(text);
 }
 
-/** Seconds, from either a bare number (the spec) or a Go duration string (GoTrue). */
+/** Seconds, from either a bare number (the specification) or a Go duration string (GoTrue). */
 export function parseSeconds(text: string): number | undefined {
   if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
   const millis = parseGoDuration(text);

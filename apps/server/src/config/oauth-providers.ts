@@ -1,4 +1,4 @@
-/** The external OAuth 2.0 providers of the spec; each is configured by EXTERNAL_<NAME>_*. */
+/** The external OAuth 2.0 providers of the specification; each is configured by EXTERNAL_<NAME>_*. */
 export const OAUTH_PROVIDERS = [
   "apple",
   "azure",
@@ -28,6 +28,6 @@ export function providerKey(provider: OAuthProviderName): OAuthProviderKey {
   return provider.toUpperCase() as OAuthProviderKey;
 }
 
-/** The spec's only provider defaults: gitlab.com, and keycloak, which has no public instance, needs its realm URL. */
+/** The specification's only provider defaults: gitlab.com, and keycloak, which has no public instance, needs its realm URL. */
 export const PROVIDER_DEFAULT_URLS: Partial<Record<OAuthProviderName, string>> = { gitlab: "https://gitlab.com" };
 export const PROVIDERS_REQUIRING_URL: readonly OAuthProviderName[] = ["keycloak"];

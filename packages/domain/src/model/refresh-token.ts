@@ -28,7 +28,7 @@ export type RefreshDecision =
   /** Anything else is a replay. With rotation enabled the whole family is revoked (and that must commit). */
   | { readonly kind: "reuse_detected"; readonly revokeFamily: boolean };
 
-/** The spec's refresh-token state table, as one decision. */
+/** The refresh-token state table (docs/compatibility.md, Tokens and sessions), as one decision. */
 export function decideRefresh(session: Session, presented: RefreshToken, now: Date, policy: RefreshPolicy): RefreshDecision {
   if (session.refreshTokenId !== null && presented.id === session.refreshTokenId) return { kind: "rotate" };
   if (

@@ -22,8 +22,8 @@ export async function reauthenticate(
   if (!byEmail && !isPhoneConfirmed(user)) throw new AuthError("phone_not_confirmed", "Please verify your phone first.");
   const address = (byEmail ? user.email : user.phone)!;
   if (byEmail) {
-    // decisions.md keeps the 900 s default for signup confirmations and email changes; a nonce is asked for again
-    // when the first was mistyped, so it waits as long as a magic link does.
+    // The 900 s default is for signup confirmations and email changes (docs/compatibility.md, Configuration); a
+    // nonce is asked for again when the first was mistyped, so it waits as long as a magic link does.
     const seconds = deps.policy.otp.linkFrequencySeconds;
     await limitFrequency(deps, { purpose: "reauthentication", address, seconds, channel: "email" });
     await assertEmailQuotaLeft(deps);

@@ -22,7 +22,7 @@ type Outcome =
   | { readonly kind: "reuse_detected" };
 
 /**
- * Exchanges a refresh token for a new session grant, following the spec's state table (model/refresh-token.ts).
+ * Exchanges a refresh token for a new session grant, following the state table of model/refresh-token.ts.
  * Most refreshes present their session's current token with nobody else refreshing it: those read without a lock
  * and rotate in one guarded write. The rest, and a rotation whose guard finds the session changed since the read,
  * take the locked path: refreshes of one family are serialized on the session row, so concurrent refreshes of one

@@ -1,7 +1,7 @@
 import type { SessionGrant } from "@latchkey/domain";
 import { presentUser } from "./user.ts";
 
-/** The token response: the spec's fields plus `expires_at` and `user`, which auth-js reads. */
+/** The token response: the specification's fields plus `expires_at` and `user`, which auth-js reads (docs/compatibility.md). */
 export function presentSession(grant: SessionGrant) {
   return {
     access_token: grant.accessToken,

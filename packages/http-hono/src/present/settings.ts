@@ -8,7 +8,7 @@ export interface PublicSettings {
   readonly smsProvider: string;
 }
 
-/** The spec's fields (`autoconfirm`) and Supabase's, so both kinds of clients find theirs. */
+/** The specification's fields (`autoconfirm`) and Supabase's, so both kinds of clients find theirs (docs/compatibility.md). */
 export function presentSettings(settings: PublicSettings) {
   return {
     external: settings.external,

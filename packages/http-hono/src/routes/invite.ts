@@ -11,7 +11,7 @@ import type { RouteDeps } from "./route-deps.ts";
 /** POST /invite, for service-role (or admin-role) tokens. */
 export const inviteRoutes = ({ auth, clientAddress }: RouteDeps) =>
   new Hono<AppEnv>()
-    // compat: an admin token naming a user that is gone is a 403 here (internal/api/auth.go).
+    // compat: an admin token naming a user that is gone is a 403 here, as GoTrue's auth middleware answers it.
     .onError(handleAuthErrors({ user_not_found: 403 }))
     .use("/invite", requireAdmin(auth))
     .post("/invite", async (c) => {

@@ -10,7 +10,7 @@ import type { RouteDeps } from "./route-deps.ts";
 
 export const signupRoutes = ({ auth, clientAddress }: RouteDeps) =>
   new Hono<AppEnv>()
-    // compat: the spec answers a duplicate phone signup under autoconfirm with 400, GoTrue with 422 (decisions.md).
+    // compat: a duplicate phone signup under autoconfirm is a 400, an email one a 422 (docs/compatibility.md, Errors).
     .onError(handleAuthErrors({ user_already_exists: (error) => (error.details?.["provider"] === "phone" ? 400 : 422) }))
     .post("/signup", async (c) => {
       const body = await readJson(c, SignupBody);
