@@ -1,30 +1,30 @@
 import { createDurationEstimates } from "./model/duration-estimate.ts";
 import type { AuthPolicy } from "./policy.ts";
 import type { Ports } from "./ports/index.ts";
-import { authenticate, type AuthenticateInput } from "./use-cases/authenticate.ts";
-import { authorizeAdmin } from "./use-cases/authorize-admin.ts";
+import { authenticate, type AuthenticateInput } from "./use-cases/sessions/authenticate.ts";
+import { authorizeAdmin } from "./use-cases/sessions/authorize-admin.ts";
 import { adminCreateUser, type AdminCreateUserInput } from "./use-cases/admin/create-user.ts";
 import { adminDeleteUser, type AdminDeleteUserInput } from "./use-cases/admin/delete-user.ts";
 import { generateLink, type GenerateLinkInput } from "./use-cases/admin/generate-link.ts";
 import { adminListAudit, type AdminListAuditInput } from "./use-cases/admin/list-audit.ts";
 import { adminGetUser, adminListUsers, type AdminListUsersInput } from "./use-cases/admin/list-users.ts";
 import { adminUpdateUser, type AdminUpdateUserInput } from "./use-cases/admin/update-user.ts";
-import { exchangeAuthCode, type ExchangeAuthCodeInput } from "./use-cases/exchange-auth-code.ts";
-import { inviteUser, type InviteUserInput } from "./use-cases/invite-user.ts";
-import { deliverDueMessages } from "./use-cases/outbox.ts";
-import { reauthenticate } from "./use-cases/reauthenticate.ts";
-import { calibrateTimings } from "./use-cases/calibrate-timings.ts";
-import { recoverPassword, type RecoverPasswordInput } from "./use-cases/recover-password.ts";
-import { resend, type ResendInput } from "./use-cases/resend.ts";
-import { sendMagicLink, type SendMagicLinkInput } from "./use-cases/send-magic-link.ts";
-import { sendSmsOtp, type SendSmsOtpInput } from "./use-cases/send-sms-otp.ts";
-import { verify, type VerifyInput } from "./use-cases/verify.ts";
+import { exchangeAuthCode, type ExchangeAuthCodeInput } from "./use-cases/sign-in/exchange-auth-code.ts";
+import { inviteUser, type InviteUserInput } from "./use-cases/admin/invite-user.ts";
+import { deliverDueMessages } from "./use-cases/delivery/outbox.ts";
+import { reauthenticate } from "./use-cases/recovery/reauthenticate.ts";
+import { calibrateTimings } from "./use-cases/abuse/calibrate-timings.ts";
+import { recoverPassword, type RecoverPasswordInput } from "./use-cases/recovery/recover-password.ts";
+import { resend, type ResendInput } from "./use-cases/delivery/resend.ts";
+import { sendMagicLink, type SendMagicLinkInput } from "./use-cases/sign-in/send-magic-link.ts";
+import { sendSmsOtp, type SendSmsOtpInput } from "./use-cases/sign-in/send-sms-otp.ts";
+import { verify, type VerifyInput } from "./use-cases/verification/verify.ts";
 import type { Deps, Principal, RequestContext } from "./use-cases/deps.ts";
-import { refreshSession, type RefreshSessionInput } from "./use-cases/refresh-session.ts";
-import { signInWithPassword, type SignInWithPasswordInput } from "./use-cases/sign-in-with-password.ts";
-import { signOut, type SignOutInput } from "./use-cases/sign-out.ts";
-import { signUp, type SignUpInput } from "./use-cases/sign-up.ts";
-import { updateUser, type UpdateUserInput } from "./use-cases/update-user.ts";
+import { refreshSession, type RefreshSessionInput } from "./use-cases/sessions/refresh-session.ts";
+import { signInWithPassword, type SignInWithPasswordInput } from "./use-cases/sign-in/sign-in-with-password.ts";
+import { signOut, type SignOutInput } from "./use-cases/sessions/sign-out.ts";
+import { signUp, type SignUpInput } from "./use-cases/sign-up/sign-up.ts";
+import { updateUser, type UpdateUserInput } from "./use-cases/user/update-user.ts";
 
 /** The use cases, bound to their ports and policy. */
 export function createAuth(ports: Ports, policy: AuthPolicy) {

@@ -26,31 +26,31 @@ export { confirmedAt, type EmailChangeSide, isBanned, isEmailConfirmed, isPhoneC
 export { isUuid } from "./model/uuid.ts";
 
 export type { Principal, RequestContext, SessionGrant } from "./use-cases/deps.ts";
-export type { AuthenticateInput } from "./use-cases/authenticate.ts";
-export type { SignUpInput, SignUpResult } from "./use-cases/sign-up.ts";
-export type { SignInWithPasswordInput } from "./use-cases/sign-in-with-password.ts";
-export type { RefreshSessionInput } from "./use-cases/refresh-session.ts";
-export type { UpdateUserInput } from "./use-cases/update-user.ts";
-export type { SignOutInput } from "./use-cases/sign-out.ts";
-export type { DeliveryReport } from "./use-cases/outbox.ts";
+export type { AuthenticateInput } from "./use-cases/sessions/authenticate.ts";
+export type { SignUpInput, SignUpResult } from "./use-cases/sign-up/sign-up.ts";
+export type { SignInWithPasswordInput } from "./use-cases/sign-in/sign-in-with-password.ts";
+export type { RefreshSessionInput } from "./use-cases/sessions/refresh-session.ts";
+export type { UpdateUserInput } from "./use-cases/user/update-user.ts";
+export type { SignOutInput } from "./use-cases/sessions/sign-out.ts";
+export type { DeliveryReport } from "./use-cases/delivery/outbox.ts";
 export { nextAttemptAfterFailure, type OutboundMessage, type OutboxEntry } from "./model/outbox.ts";
 export type { AuthEmailKind, LinkFields, LinkType } from "./ports/mailer.ts";
 export { auditLogType, type AuditAction, type AuditEntry } from "./model/audit.ts";
 export { chooseRedirect, isAllowedRedirect, type RedirectPolicy } from "./model/redirect.ts";
-export type { AdminPrincipal } from "./use-cases/authorize-admin.ts";
+export type { AdminPrincipal } from "./use-cases/sessions/authorize-admin.ts";
 export type { AdminCreateUserInput } from "./use-cases/admin/create-user.ts";
 export type { AdminDeleteUserInput } from "./use-cases/admin/delete-user.ts";
 export type { GeneratedLink, GenerateLinkInput, GenerateLinkType, LinkEmail } from "./use-cases/admin/generate-link.ts";
 export type { AdminListAuditInput, AuditPage } from "./use-cases/admin/list-audit.ts";
 export type { AdminListUsersInput, UserPage } from "./use-cases/admin/list-users.ts";
 export type { AdminUpdateUserInput } from "./use-cases/admin/update-user.ts";
-export type { ExchangeAuthCodeInput } from "./use-cases/exchange-auth-code.ts";
-export type { InviteUserInput } from "./use-cases/invite-user.ts";
-export type { RecoverPasswordInput } from "./use-cases/recover-password.ts";
-export type { ResendInput } from "./use-cases/resend.ts";
-export type { SendMagicLinkInput } from "./use-cases/send-magic-link.ts";
-export type { SendSmsOtpInput } from "./use-cases/send-sms-otp.ts";
-export type { VerifyInput, VerifyResult } from "./use-cases/verify.ts";
+export type { ExchangeAuthCodeInput } from "./use-cases/sign-in/exchange-auth-code.ts";
+export type { InviteUserInput } from "./use-cases/admin/invite-user.ts";
+export type { RecoverPasswordInput } from "./use-cases/recovery/recover-password.ts";
+export type { ResendInput } from "./use-cases/delivery/resend.ts";
+export type { SendMagicLinkInput } from "./use-cases/sign-in/send-magic-link.ts";
+export type { SendSmsOtpInput } from "./use-cases/sign-in/send-sms-otp.ts";
+export type { VerifyInput, VerifyResult } from "./use-cases/verification/verify.ts";
 export type { EmailPolicy, SmsPolicy } from "./policy.ts";
 export {
   EMAIL_VERIFY_TYPES,

@@ -156,3 +156,19 @@ export function withEmailChangeRequested(user: User, newEmail: string, now: Date
 export function withoutEmailChange(user: User): User {
   return { ...user, newEmail: null, emailChangeConfirmedBy: null };
 }
+
+/**
+ * The user with the user_metadata a request chose added, in user_metadata and in its address's identity data, as
+ * GoTrue stores a signup's data; keys already there (the identity's own: sub, email, email_verified, ...) win.
+ */
+export function withChosenMetadata(user: User, chosen: Metadata | null | undefined): User {
+  if (!chosen || Object.keys(chosen).length === 0) return user;
+  const contact = user.email !== null ? "email" : "phone";
+  return {
+    ...user,
+    userMetadata: { ...chosen, ...user.userMetadata },
+    identities: user.identities.map((identity) =>
+      identity.provider === contact ? { ...identity, identityData: { ...chosen, ...identity.identityData } } : identity,
+    ),
+  };
+}

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { aUser } from "../testing/builders.ts";
 import { createTestAuth } from "../testing/create-test-auth.ts";
 import { context, failsWith } from "../testing/fails-with.ts";
-import type { AdminPrincipal } from "./authorize-admin.ts";
+import type { AdminPrincipal } from "./sessions/authorize-admin.ts";
 
 const admin: AdminPrincipal = { role: "service_role", userId: null, claims: {} };
 const password = "s3cret-pass";

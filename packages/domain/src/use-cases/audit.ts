@@ -2,7 +2,7 @@ import { actorOf, type AuditAction, type AuditEntry } from "../model/audit.ts";
 import type { Metadata } from "../model/metadata.ts";
 import type { User } from "../model/user.ts";
 import type { Stores } from "../ports/stores.ts";
-import type { AdminPrincipal } from "./authorize-admin.ts";
+import type { AdminPrincipal } from "./sessions/authorize-admin.ts";
 import type { Deps, RequestContext } from "./deps.ts";
 
 /** GoTrue's actor id for a caller that is no user (the service_role key). */

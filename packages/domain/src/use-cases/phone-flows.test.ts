@@ -5,7 +5,7 @@ import { aUser } from "../testing/builders.ts";
 import { createTestAuth, type TestAuth, type TestAuthOptions } from "../testing/create-test-auth.ts";
 import { context, failsWith } from "../testing/fails-with.ts";
 import type { TestClock } from "../testing/test-clock.ts";
-import { SMS_SEND_GUESS_MS } from "./timing.ts";
+import { SMS_SEND_GUESS_MS } from "./abuse/timing.ts";
 
 const password = "secret-password";
 const phone = "+15550100000";

@@ -8,7 +8,7 @@ import { normalizePhone } from "../../model/phone.ts";
 import { confirmEmail, confirmPhone, newUser, type User, withContactIdentity } from "../../model/user.ts";
 import { isUuid } from "../../model/uuid.ts";
 import { recordAdminAudit, NO_USER_ID } from "../audit.ts";
-import type { AdminPrincipal } from "../authorize-admin.ts";
+import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
 import type { Deps, RequestContext } from "../deps.ts";
 
 export interface AdminCreateUserInput {

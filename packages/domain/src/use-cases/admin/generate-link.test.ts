@@ -3,7 +3,7 @@ import type { Auth } from "../../auth.ts";
 import { aUser } from "../../testing/builders.ts";
 import { createTestAuth, type TestAuth, type TestAuthOptions } from "../../testing/create-test-auth.ts";
 import { context, failsWith } from "../../testing/fails-with.ts";
-import type { AdminPrincipal } from "../authorize-admin.ts";
+import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
 import { NO_USER_ID } from "../audit.ts";
 import type { LinkEmail } from "./generate-link.ts";
 

@@ -9,11 +9,11 @@ import { isEmailConfirmed, type User, withEmailChangeRequested } from "../../mod
 import type { AuthEmail, LinkFields } from "../../ports/mailer.ts";
 import type { Stores } from "../../ports/stores.ts";
 import { recordAdminAudit } from "../audit.ts";
-import type { AdminPrincipal } from "../authorize-admin.ts";
-import { assertContactFree } from "../contact-holders.ts";
+import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
+import { assertContactFree } from "../user/contact-holders.ts";
 import type { Deps, RequestContext } from "../deps.ts";
-import { newAccountForAdmin } from "../new-account.ts";
-import { issueToken } from "../one-time-tokens.ts";
+import { newAccountForAdmin } from "../sign-up/new-account.ts";
+import { issueToken } from "../verification/one-time-tokens.ts";
 
 export const GENERATE_LINK_TYPES = ["signup", "invite", "magiclink", "recovery", "email_change_current", "email_change_new"] as const;
 export type GenerateLinkType = (typeof GENERATE_LINK_TYPES)[number];
@@ -102,8 +102,8 @@ export async function generateLink(deps: Deps, input: GenerateLinkInput): Promis
     if (current && isEmailConfirmed(current) && (type === "signup" || type === "invite")) {
       throw new AuthError("email_exists", messages.emailExists);
     }
-    const channel = { provider: "email", address } as const;
-    const created = () => newAccountForAdmin(deps, { channel, passwordHash, data: input.data, audience: input.audience });
+    const contact = { provider: "email", address } as const;
+    const created = () => newAccountForAdmin(deps, { contact, passwordHash, data: input.data, audience: input.audience });
     let user: User;
     let kind: OneTimeTokenKind;
     switch (type) {

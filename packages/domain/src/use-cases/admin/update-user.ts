@@ -13,7 +13,7 @@ import {
   withoutEmailChange,
 } from "../../model/user.ts";
 import { recordAdminAudit } from "../audit.ts";
-import type { AdminPrincipal } from "../authorize-admin.ts";
+import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
 import type { Deps, RequestContext } from "../deps.ts";
 import { findUserOrFail } from "./find-user.ts";
 

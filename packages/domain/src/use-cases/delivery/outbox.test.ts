@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import { FIRST_RETRY_SECONDS, LONGEST_RETRY_SECONDS } from "../../model/outbox.ts";
+import type { AuthEmail, Mailer } from "../../ports/mailer.ts";
+import { createTestAuth } from "../../testing/create-test-auth.ts";
+import { context } from "../../testing/fails-with.ts";
+
+const password = "secret-password";
+
+/** A mailer that refuses some addresses, and can be switched off and on. */
+function flakyMailer() {
+  const sent: AuthEmail[] = [];
+  const state = { down: false, refused: new Set<string>() };
+  const mailer: Mailer = {
+    async send(email) {
+      if (state.down) throw new Error("connect ECONNREFUSED 127.0.0.1:2525");
+      if (state.refused.has(email.to)) throw new Error(`550 mailbox unavailable <${email.to}>`);
+      sent.push(email);
+    },
+  };
+  return { mailer, sent, state };
+}
+
+describe("the outbox", () => {
+  it("queues a signup's mail in its transaction and delivers it once", async () => {
+    const { mailer, sent } = flakyMailer();
+    const { auth, stores } = createTestAuth({ ports: { mailer } });
+    await auth.signUp({ email: "once@example.com", password, context });
+    expect(sent).toEqual([]);
+
+    expect(await auth.deliverDueMessages()).toMatchObject({ claimed: 1, delivered: 1 });
+    expect(await auth.deliverDueMessages()).toMatchObject({ claimed: 0, delivered: 0 });
+    expect(sent.map((email) => email.to)).toEqual(["once@example.com"]);
+    const [entry] = await stores.outbox.claimDue({ now: new Date("2099-01-01"), limit: 10, leaseUntil: new Date("2099-01-02"), claim: crypto.randomUUID() });
+    expect(entry).toBeUndefined();
+  });
+
+  it("keeps the tokens it carries sealed until delivery, then erases them", async () => {
+    const { auth, stores, ports, clock } = createTestAuth();
+    await auth.signUp({ email: "sealed@example.com", password, context });
+    // Claimed with a lease that has already run out, so delivery can still claim it below.
+    const [queued] = await stores.outbox.claimDue({ now: clock.now(), limit: 1, leaseUntil: clock.now(), claim: crypto.randomUUID() });
+    const code = JSON.parse(ports.secrets.open(queued!.sealedMessage!)).email.otp as string;
+    expect(queued!.sealedMessage).not.toContain(code);
+    expect(queued!.sealedMessage).not.toContain("sealed@example.com");
+    await auth.deliverDueMessages();
+    expect((await stores.outbox.findById(queued!.id))?.sealedMessage).toBeNull();
+  });
+
+  it("retries a failed delivery with growing delays, and delivers once the mail server is back", async () => {
+    const { mailer, sent, state } = flakyMailer();
+    const { auth, clock, stores } = createTestAuth({ ports: { mailer } });
+    await auth.signUp({ email: "retry@example.com", password, context });
+    state.down = true;
+    const failed = await auth.deliverDueMessages();
+    expect(failed.failures).toEqual([{ id: expect.any(String), error: "connect ECONNREFUSED 127.0.0.1:2525", willRetry: true }]);
+    const id = failed.failures[0]!.id;
+    expect(await stores.outbox.findById(id)).toMatchObject({ attempts: 1, lastError: "connect ECONNREFUSED 127.0.0.1:2525" });
+
+    // Not due again before the delay.
+    clock.advance({ seconds: FIRST_RETRY_SECONDS - 1 });
+    expect((await auth.deliverDueMessages()).claimed).toBe(0);
+    clock.advance({ seconds: 1 });
+    expect((await auth.deliverDueMessages()).failures).toHaveLength(1);
+    expect((await stores.outbox.findById(id))?.nextAttemptAt).toEqual(new Date(clock.now().getTime() + 2 * FIRST_RETRY_SECONDS * 1000));
+
+    state.down = false;
+    clock.advance({ seconds: 2 * FIRST_RETRY_SECONDS });
+    expect(await auth.deliverDueMessages()).toMatchObject({ claimed: 1, delivered: 1 });
+    expect(sent.map((email) => email.to)).toEqual(["retry@example.com"]);
+  });
+
+  it("lets no failing address hold up the others", async () => {
+    const { mailer, sent, state } = flakyMailer();
+    const { auth } = createTestAuth({ ports: { mailer } });
+    state.refused.add("bounces@example.com");
+    await auth.signUp({ email: "bounces@example.com", password, context });
+    for (const name of ["a", "b", "c"]) await auth.signUp({ email: `${name}@example.com`, password, context });
+    const report = await auth.deliverDueMessages();
+    expect(report).toMatchObject({ claimed: 4, delivered: 3 });
+    expect(sent.map((email) => email.to).sort()).toEqual(["a@example.com", "b@example.com", "c@example.com"]);
+  });
+
+  it("gives up once a retry would come after the tokens expired, and erases the message", async () => {
+    const { mailer, state } = flakyMailer();
+    const { auth, clock, stores } = createTestAuth({ ports: { mailer }, policy: { otp: { emailOtpExpSeconds: 10 } } });
+    await auth.signUp({ email: "late@example.com", password, context });
+    state.down = true;
+    let report = await auth.deliverDueMessages();
+    const id = report.failures[0]!.id;
+    while (report.failures.every((failure) => failure.willRetry)) {
+      clock.advance({ seconds: LONGEST_RETRY_SECONDS });
+      report = await auth.deliverDueMessages();
+      if (report.claimed === 0) break;
+    }
+    expect(await stores.outbox.findById(id)).toMatchObject({ nextAttemptAt: null, sealedMessage: null, deliveredAt: null });
+  });
+
+  it("gives up at once on a message it cannot open", async () => {
+    const { auth, stores, clock } = createTestAuth();
+    await stores.outbox.enqueue({
+      id: crypto.randomUUID(),
+      channel: "email",
+      sealedMessage: "sealed under another key",
+      createdAt: clock.now(),
+      nextAttemptAt: clock.now(),
+      expiresAt: new Date(clock.now().getTime() + 86_400_000),
+      attempts: 0,
+      deliveredAt: null,
+      lastError: null,
+    });
+    expect((await auth.deliverDueMessages()).failures).toEqual([{ id: expect.any(String), error: "the queued message cannot be opened", willRetry: false }]);
+  });
+});

@@ -1,0 +1,89 @@
+import { AuthError, isAuthError } from "../../errors.ts";
+import type { OneTimeTokenKind, PendingChoices } from "../../model/one-time-token.ts";
+import type { User } from "../../model/user.ts";
+import type { AuthSms } from "../../ports/sms-sender.ts";
+import type { Stores } from "../../ports/stores.ts";
+import type { Deps } from "../deps.ts";
+import { issueToken, limitFrequency, type SendPurpose } from "../verification/one-time-tokens.ts";
+import { enqueueMessage } from "./outbox.ts";
+
+/** GoTrue's message id for the numbers of SMS_TEST_OTP, to which nothing is sent. */
+export const TEST_OTP_MESSAGE_ID = "test-otp";
+
+/** The fixed code SMS_TEST_OTP gives this number, while SMS_TEST_OTP_VALID_UNTIL has not passed; else null. */
+export function testOtpFor(deps: Deps, phone: string): string | null {
+  const { testOtps, testOtpsValidUntil } = deps.policy.sms;
+  const code = testOtps[phone];
+  if (code === undefined) return null;
+  if (testOtpsValidUntil !== null && deps.clock.now().getTime() > testOtpsValidUntil.getTime()) return null;
+  return code;
+}
+
+/** RATE_LIMIT_SMS_SENT's counter. */
+const SMS_QUOTA = "sms_sent";
+
+/**
+ * The limits on texting a code to `phone`: SMS_MAX_FREQUENCY for its purpose, and room left in RATE_LIMIT_SMS_SENT,
+ * which the numbers of SMS_TEST_OTP do not count against (nothing is sent to them). Applied before the number is
+ * looked up, so a refusal tells nothing about accounts; the quota is spent only by an SMS sent (sendSmsCode), as
+ * the email quota is (see assertEmailQuotaLeft).
+ */
+export async function limitSmsCodes(deps: Deps, phone: string, purpose: SendPurpose): Promise<void> {
+  await limitFrequency(deps, { purpose, address: phone, seconds: deps.policy.otp.smsFrequencySeconds, channel: "sms" });
+  if (testOtpFor(deps, phone) !== null) return;
+  const decision = await deps.rateLimiter.peek(SMS_QUOTA, deps.policy.sms.sendLimit.events);
+  if (!decision.allowed) {
+    throw new AuthError("over_sms_send_rate_limit", "SMS rate limit exceeded", { retryAfterSeconds: decision.retryAfterSeconds });
+  }
+}
+
+/**
+ * Issues a code of `kind` for the user (replacing any pending one of that kind) and texts it to `phone`, in the
+ * caller's transaction, which the caller has limited with limitSmsCodes. Returns the message id.
+ *
+ * The SMS goes out at once, inside the transaction, so that a provider refusing it for good (a number it cannot
+ * reach: `sms_send_failed`; no provider configured) fails the request and rolls the change back, as GoTrue does. When the outcome is
+ * unknown (a timeout, the provider's 5xx) the change commits and the outbox tries again. A number of SMS_TEST_OTP
+ * gets its fixed code and no SMS.
+ */
+export async function sendSmsCode(
+  deps: Deps,
+  stores: Stores,
+  request: { user: User; kind: OneTimeTokenKind; phone: string; sms: AuthSms["kind"]; choices?: PendingChoices },
+): Promise<string> {
+  const { user, kind, phone } = request;
+  const testOtp = testOtpFor(deps, phone);
+  const issued = await issueToken(deps, stores, {
+    user,
+    kind,
+    channel: "sms",
+    address: phone,
+    ...(request.choices ? { choices: request.choices } : {}),
+    ...(testOtp === null ? {} : { otp: testOtp }),
+  });
+  if (testOtp !== null) return TEST_OTP_MESSAGE_ID;
+
+  const { events, perSeconds } = deps.policy.sms.sendLimit;
+  await deps.rateLimiter.consume(SMS_QUOTA, events, perSeconds);
+  const sms: AuthSms = { kind: request.sms, to: phone, otp: issued.otp };
+  try {
+    await deps.sms.send(sms);
+  } catch (error) {
+    // A refusal the sender decided (the provider refused the number, or there is no provider) fails the request.
+    if (isAuthError(error)) throw error;
+    const described = error instanceof Error ? error.message : String(error);
+    return enqueueMessage(deps, stores, { channel: "sms", sms }, issued.expiresAt, { outcome: "failed", error: described });
+  }
+  return enqueueMessage(deps, stores, { channel: "sms", sms }, issued.expiresAt, { outcome: "delivered" });
+}
+
+/**
+ * The `channel` of a request that texts a code: `sms`, or nothing. GoTrue also offers `whatsapp` through Twilio;
+ * these providers send SMS only, so it is refused rather than quietly sent as an SMS.
+ */
+export function assertSmsChannel(channel: string | undefined): void {
+  if (channel === undefined || channel === "" || channel === "sms") return;
+  const message =
+    channel === "whatsapp" ? "WhatsApp is not supported by the configured SMS provider" : "Invalid channel, supported values are 'sms' or 'whatsapp'";
+  throw new AuthError("validation_failed", message);
+}

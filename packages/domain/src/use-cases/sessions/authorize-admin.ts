@@ -1,0 +1,34 @@
+import { AuthError } from "../../errors.ts";
+import { assertTokenTimes } from "../../model/access-token-claims.ts";
+import type { Metadata } from "../../model/metadata.ts";
+import { hasEnded } from "../../model/session.ts";
+import { isUuid } from "../../model/uuid.ts";
+import type { Deps } from "../deps.ts";
+
+/** Who calls the admin API: a role among JWT_ADMIN_ROLES, and a user when the token names one. */
+export interface AdminPrincipal {
+  readonly role: string;
+  /** The token's `sub`; Supabase's service_role key has none. */
+  readonly userId: string | null;
+  readonly claims: Metadata;
+}
+
+/**
+ * Admits a bearer token signed by us whose `role` is an admin role. A token that names a session must still have
+ * its user and session (GoTrue's check); service keys, which name none, need no database at all.
+ */
+export async function authorizeAdmin(deps: Deps, input: { readonly accessToken: string }): Promise<AdminPrincipal> {
+  const claims = await deps.signer.verify(input.accessToken);
+  assertTokenTimes(claims, deps.clock.now());
+  const role = typeof claims["role"] === "string" ? claims["role"] : "";
+  if (!deps.policy.adminRoles.includes(role)) throw new AuthError("not_admin", "User not allowed");
+  const sub = claims["sub"];
+  const sessionId = claims["session_id"];
+  if (isUuid(sub) && isUuid(sessionId)) {
+    const found = await deps.stores.users.findWithSession(sub, sessionId);
+    if (!found || found.user.deletedAt !== null) throw new AuthError("user_not_found", "User from sub claim in JWT does not exist");
+    if (!found.session) throw new AuthError("session_not_found", "Session from session_id claim in JWT does not exist");
+    if (hasEnded(found.session, deps.clock.now())) throw new AuthError("session_expired", "Session has expired");
+  }
+  return { role, userId: isUuid(sub) ? sub : null, claims };
+}

@@ -1,0 +1,126 @@
+import { AuthError, messages } from "../../errors.ts";
+import { decideRefresh, type RefreshToken } from "../../model/refresh-token.ts";
+import { hasEnded, type Session } from "../../model/session.ts";
+import { isBanned, type User } from "../../model/user.ts";
+import type { RefreshTokenFound } from "../../ports/stores.ts";
+import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
+import { refreshTokenDigest } from "../verification/digests.ts";
+import { auditEntry, recordAudit } from "../audit.ts";
+import { grantSession } from "./sessions.ts";
+import { limitPerClient } from "../abuse/request-limits.ts";
+
+export interface RefreshSessionInput {
+  readonly refreshToken: string;
+  readonly context: RequestContext;
+}
+
+type Outcome =
+  | { readonly kind: "granted"; readonly user: User; readonly session: Session; readonly refreshToken: string }
+  | { readonly kind: "not_found" }
+  | { readonly kind: "banned" }
+  | { readonly kind: "session_ended" }
+  | { readonly kind: "reuse_detected" };
+
+/**
+ * Exchanges a refresh token for a new session grant, following the state table of model/refresh-token.ts.
+ * Most refreshes present their session's current token with nobody else refreshing it: those read without a lock
+ * and rotate in one guarded write. The rest, and a rotation whose guard finds the session changed since the read,
+ * take the locked path: refreshes of one family are serialized on the session row, so concurrent refreshes of one
+ * token create exactly one child and, within the reuse interval, all receive it.
+ */
+export async function refreshSession(deps: Deps, input: RefreshSessionInput): Promise<SessionGrant> {
+  await limitPerClient(deps, "token", input.context);
+  if (input.refreshToken === "") throw new AuthError("invalid_request", "refresh_token required");
+  const presentedHash = refreshTokenDigest(deps.secrets, input.refreshToken);
+
+  const seen = await deps.stores.refreshTokens.findForRefresh(presentedHash);
+  if (!seen) throw new AuthError("refresh_token_not_found", messages.refreshTokenNotFound);
+  const now = deps.clock.now();
+  if (isBanned(seen.user, now)) throw new AuthError("user_banned", messages.userBanned);
+  if (!hasEnded(seen.session, now) && decideRefresh(seen.session, seen.token, now, deps.policy.refresh).kind === "rotate") {
+    const rotation = rotationOf(deps, input, seen, now);
+    if (await deps.stores.sessions.rotate(rotation.session, rotation.childToken, [rotation.audit])) {
+      return grantSession(deps, seen.user, rotation.session, rotation.refreshToken);
+    }
+  }
+
+  // Failures are returned rather than thrown, so that a family revocation commits even though the request fails.
+  const outcome = await deps.tx.run(async (stores): Promise<Outcome> => {
+    const found = await stores.refreshTokens.lockForRefresh(presentedHash);
+    if (!found) return { kind: "not_found" };
+    const { token, session, user } = found;
+    const now = deps.clock.now();
+    if (isBanned(user, now)) return { kind: "banned" };
+    // Ended by a ban since lifted: its tokens stay dead. Returned, so the cleanup commits.
+    if (hasEnded(session, now)) {
+      await stores.sessions.deleteOne(session.userId, session.id);
+      return { kind: "session_ended" };
+    }
+
+    const decision = decideRefresh(session, token, now, deps.policy.refresh);
+    switch (decision.kind) {
+      case "rotate": {
+        // Under the lock nothing can have moved the session since it was read, so the guard holds.
+        const rotation = rotationOf(deps, input, found, now);
+        if (!(await stores.sessions.rotate(rotation.session, rotation.childToken, [rotation.audit]))) return { kind: "not_found" };
+        return { kind: "granted", user, session: rotation.session, refreshToken: rotation.refreshToken };
+      }
+      case "return_current": {
+        const touched: Session = { ...session, ...lastSeen(input, session, now) };
+        await stores.sessions.update(touched);
+        const traits = { within_reuse_interval: true };
+        await recordAudit(deps, stores, { action: "token_refreshed", actor: user, context: input.context, traits });
+        return { kind: "granted", user, session: touched, refreshToken: deps.secrets.nextRefreshToken(input.refreshToken) };
+      }
+      case "reuse_detected":
+        // The whole session goes: its refresh tokens, and with it every access token it issued, which the thief
+        // may hold too. Returned, not thrown, so that this commits although the request fails.
+        if (decision.revokeFamily) {
+          await stores.sessions.deleteOne(session.userId, session.id);
+          const traits = { reason: "refresh_token_reused", session_id: session.id };
+          await recordAudit(deps, stores, { action: "token_revoked", actor: user, context: input.context, traits });
+        }
+        return { kind: "reuse_detected" };
+    }
+  });
+
+  switch (outcome.kind) {
+    case "not_found":
+      throw new AuthError("refresh_token_not_found", messages.refreshTokenNotFound);
+    case "banned":
+      throw new AuthError("user_banned", messages.userBanned);
+    case "session_ended":
+      throw new AuthError("session_expired", "Invalid Refresh Token: Session Expired");
+    case "reuse_detected":
+      throw new AuthError("refresh_token_already_used", messages.refreshTokenAlreadyUsed);
+    case "granted":
+      return grantSession(deps, outcome.user, outcome.session, outcome.refreshToken);
+  }
+}
+
+/** What the session records of the client on a refresh. */
+function lastSeen(input: RefreshSessionInput, session: Session, now: Date) {
+  return { ip: input.context.ip ?? session.ip, userAgent: input.context.userAgent ?? session.userAgent, updatedAt: now };
+}
+
+/** The session pointing at the presented token's child, the child, and the audit entry that records the rotation. */
+function rotationOf(deps: Deps, input: RefreshSessionInput, { token, session, user }: RefreshTokenFound, now: Date) {
+  // The child is derived from its parent, so answering a retry needs no stored plaintext.
+  const refreshToken = deps.secrets.nextRefreshToken(input.refreshToken);
+  const childToken: RefreshToken = {
+    id: deps.random.uuid(),
+    sessionId: session.id,
+    parentId: token.id,
+    tokenHash: refreshTokenDigest(deps.secrets, refreshToken),
+    createdAt: now,
+  };
+  const rotated: Session = {
+    ...session,
+    ...lastSeen(input, session, now),
+    refreshTokenId: childToken.id,
+    previousRefreshTokenId: token.id,
+    rotatedAt: now,
+  };
+  const audit = auditEntry(deps, { action: "token_refreshed", actor: user, context: input.context });
+  return { session: rotated, childToken, refreshToken, audit };
+}

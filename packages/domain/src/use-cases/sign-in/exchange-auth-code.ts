@@ -1,0 +1,47 @@
+import { AuthError, messages } from "../../errors.ts";
+import { FLOW_STATE_LIFETIME_SECONDS } from "../../model/flow-state.ts";
+import { verifierMatches } from "../../model/pkce.ts";
+import { isBanned } from "../../model/user.ts";
+import { recordAudit } from "../audit.ts";
+import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
+import { grantSession, openSession } from "../sessions/sessions.ts";
+import { limitPerClient } from "../abuse/request-limits.ts";
+
+export interface ExchangeAuthCodeInput {
+  readonly authCode: string;
+  readonly codeVerifier: string;
+  readonly context: RequestContext;
+}
+
+/**
+ * POST /token?grant_type=pkce: trades the code a PKCE link led to, with the verifier only the browser that asked
+ * for the link holds, for a session. A code is tried once: right, wrong or late, it is gone.
+ */
+export async function exchangeAuthCode(deps: Deps, input: ExchangeAuthCodeInput): Promise<SessionGrant> {
+  await limitPerClient(deps, "token", input.context);
+  if (input.authCode === "" || input.codeVerifier === "") {
+    throw new AuthError("validation_failed", "invalid request: both auth code and code verifier should be non-empty");
+  }
+  const flow = await deps.stores.flowStates.consume(deps.secrets.digest(`auth-code:${input.authCode}`));
+  if (!flow) throw new AuthError("flow_state_not_found", "invalid flow state, no valid flow state found");
+  const now = deps.clock.now();
+  if (now.getTime() >= flow.createdAt.getTime() + FLOW_STATE_LIFETIME_SECONDS * 1000) {
+    throw new AuthError("flow_state_expired", "invalid flow state, flow state has expired");
+  }
+  const challenge = { challenge: flow.codeChallenge, method: flow.codeChallengeMethod };
+  if (!verifierMatches(input.codeVerifier, challenge, deps.secrets.sha256, deps.secrets.equal)) {
+    throw new AuthError("bad_code_verifier", "code challenge does not match previously saved code verifier");
+  }
+
+  const opened = await deps.tx.run(async (stores) => {
+    const user = await stores.users.findById(flow.userId);
+    // A user deleted (softly) since the link was followed signs in no more.
+    if (!user || user.deletedAt !== null) throw new AuthError("flow_state_not_found", "invalid flow state, no valid flow state found");
+    if (isBanned(user, now)) throw new AuthError("user_banned", messages.userBanned);
+    const signedIn = { ...user, lastSignInAt: now };
+    await stores.users.update(signedIn);
+    await recordAudit(deps, stores, { action: "login", actor: signedIn, context: input.context, traits: { provider: "email", method: flow.authenticationMethod } });
+    return { user: signedIn, ...(await openSession(deps, stores, signedIn, flow.authenticationMethod, input.context)) };
+  });
+  return grantSession(deps, opened.user, opened.session, opened.refreshToken);
+}

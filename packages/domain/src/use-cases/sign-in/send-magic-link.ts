@@ -1,0 +1,80 @@
+import { AuthError, messages } from "../../errors.ts";
+import { normalizeEmail } from "../../model/email.ts";
+import type { Metadata } from "../../model/metadata.ts";
+import { readPkceChallenge } from "../../model/pkce.ts";
+import { chooseRedirect } from "../../model/redirect.ts";
+import { isEmailConfirmed } from "../../model/user.ts";
+import { recordAudit } from "../audit.ts";
+import { choicesOfSignInCode, sendConfirmation } from "../sign-up/confirmation.ts";
+import type { Deps, RequestContext } from "../deps.ts";
+import { newAccount } from "../sign-up/new-account.ts";
+import { sendSignInMail } from "./sign-in-mail.ts";
+import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
+import { limitPerClient } from "../abuse/request-limits.ts";
+
+export interface SendMagicLinkInput {
+  readonly email: string;
+  /** POST /otp's `create_user` (default true); /magiclink always creates. */
+  readonly createUser: boolean;
+  readonly data?: Metadata | undefined;
+  readonly audience?: string | undefined;
+  readonly redirectTo?: readonly (string | undefined)[];
+  readonly codeChallenge?: string | undefined;
+  readonly codeChallengeMethod?: string | undefined;
+  readonly context: RequestContext;
+}
+
+/**
+ * POST /magiclink and POST /otp with an email: a mail whose link (or code) signs the person in. An unknown address
+ * gets an account and its signup confirmation, which signs in just the same; an unconfirmed one its confirmation
+ * again. compat: when no account may be created, an unknown address is refused as GoTrue refuses it
+ * (`otp_disabled`), which apps use to say "no account found": that answer tells that the address has none
+ * (docs/compatibility.md).
+ */
+export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Promise<void> {
+  await limitPerClient(deps, "otp", input.context);
+  const { signup, email, otp } = deps.policy;
+  if (!signup.emailEnabled) throw new AuthError("email_provider_disabled", "Email logins are disabled");
+  if (!email.magicLinkEnabled) throw new AuthError("email_provider_disabled", "Login with magic link is disabled");
+  const address = normalizeEmail(input.email);
+  const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
+  const redirectTo = chooseRedirect(input.redirectTo ?? [], deps.policy.redirect);
+  const existing = await deps.stores.users.findByEmail(address);
+  if (!existing) assertMayCreate(deps, input.createUser);
+  // Shared with /recover, as GoTrue's recovery_sent_at is: one sign-in mail a minute, however asked for.
+  await limitFrequency(deps, { purpose: "sign_in_mail", address, seconds: otp.linkFrequencySeconds, channel: "email" });
+  await assertEmailQuotaLeft(deps);
+
+  await deps.tx.run(async (stores) => {
+    const now = deps.clock.now();
+    const contact = { provider: "email", address } as const;
+    if (!existing) {
+      // The data rides on the confirmation until the address is proven (see sign-up.ts).
+      const created = { ...newAccount(deps, { contact, passwordHash: null, audience: input.audience }), confirmationSentAt: now };
+      await stores.users.insert(created);
+      await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: created, context: input.context, traits: { provider: "email" } });
+      const choices = { passwordHash: null, userMetadata: input.data ?? null };
+      await sendConfirmation(deps, stores, created, contact, { redirectTo, pkce, choices });
+      return;
+    }
+    const user = (await stores.users.findById(existing.id, { forUpdate: true })) ?? existing;
+    if (!isEmailConfirmed(user)) {
+      await stores.users.update({ ...user, confirmationSentAt: now, updatedAt: now });
+      await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: user, context: input.context, traits: { provider: "email" } });
+      const choices = await choicesOfSignInCode(stores, user, input.data);
+      await sendConfirmation(deps, stores, user, contact, { redirectTo, pkce, choices });
+      return;
+    }
+    await stores.users.update({ ...user, recoverySentAt: now, updatedAt: now });
+    // GoTrue records a magic link as a recovery request: both sign in by mail.
+    await recordAudit(deps, stores, { action: "user_recovery_requested", actor: user, context: input.context });
+    await sendSignInMail(deps, stores, { user, kind: "magic_link", address, redirectTo, pkce });
+  });
+}
+
+/** An unknown address or number signs up, if the request and the instance allow it; GoTrue's refusals else. */
+export function assertMayCreate(deps: Deps, createUser: boolean): void {
+  if (!createUser) throw new AuthError("otp_disabled", messages.otpSignupsDisabled);
+  if (deps.policy.signup.disabled) throw new AuthError("signup_disabled", messages.signupsDisabled);
+}
+

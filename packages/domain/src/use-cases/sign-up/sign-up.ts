@@ -1,0 +1,294 @@
+import { AuthError, isAuthError, messages } from "../../errors.ts";
+import { normalizeEmail } from "../../model/email.ts";
+import { NO_CHOICES, type PendingChoices } from "../../model/one-time-token.ts";
+import type { Metadata } from "../../model/metadata.ts";
+import { assertPasswordAcceptable } from "../../model/password-policy.ts";
+import { normalizePhone } from "../../model/phone.ts";
+import { readPkceChallenge } from "../../model/pkce.ts";
+import { chooseRedirect } from "../../model/redirect.ts";
+import { confirmEmail, confirmPhone, isBanned, isEmailConfirmed, isPhoneConfirmed, newUser, type User, withChosenMetadata } from "../../model/user.ts";
+import { type AuditEvent, auditEntry, recordAudit } from "../audit.ts";
+import { sendConfirmation } from "./confirmation.ts";
+import type { Contact } from "../../model/contact.ts";
+import { findUserByContact } from "../user/contact-holders.ts";
+import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
+import { newAccount } from "./new-account.ts";
+import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
+import { assertSmsChannel, limitSmsCodes } from "../delivery/sms-codes.ts";
+import { grantSession, newSession, openSession } from "../sessions/sessions.ts";
+import { limitPerClient } from "../abuse/request-limits.ts";
+import { observeDuration, padDuration, type PaddedOperation } from "../abuse/timing.ts";
+
+export interface SignUpInput {
+  readonly email?: string | undefined;
+  readonly phone?: string | undefined;
+  readonly password?: string | undefined;
+  readonly data?: Metadata | undefined;
+  /** X-JWT-AUD; JWT_AUD when absent. */
+  readonly audience?: string | undefined;
+  /** Where the confirmation link may lead, in order of preference; SITE_URL when none is allowed. */
+  readonly redirectTo?: readonly (string | undefined)[];
+  readonly codeChallenge?: string | undefined;
+  readonly codeChallengeMethod?: string | undefined;
+  /** How a phone signup's code is sent: `sms` (the default). */
+  readonly channel?: string | undefined;
+  readonly context: RequestContext;
+}
+
+/** A confirmed signup signs the user in; one awaiting confirmation answers with the user. */
+export type SignUpResult = { readonly kind: "user"; readonly user: User } | { readonly kind: "session"; readonly grant: SessionGrant };
+
+export async function signUp(deps: Deps, input: SignUpInput): Promise<SignUpResult> {
+  const { signup } = deps.policy;
+  const hasEmail = input.email !== undefined && input.email !== "";
+  const hasPhone = input.phone !== undefined && input.phone !== "";
+  if (!hasEmail && !hasPhone) return signUpAnonymously(deps, input);
+
+  await limitPerClient(deps, "signup", input.context);
+  if (signup.disabled) throw new AuthError("signup_disabled", messages.signupsDisabled);
+  if (hasEmail && hasPhone) {
+    throw new AuthError("validation_failed", "Only an email address or phone number should be provided on signup.");
+  }
+  const password = input.password ?? "";
+  if (password === "") throw new AuthError("validation_failed", "Signup requires a valid password");
+  assertPasswordAcceptable(password, deps.policy.password);
+  if (hasEmail && !signup.emailEnabled) throw new AuthError("email_provider_disabled", "Email signups are disabled");
+  if (hasPhone && !signup.phoneEnabled) throw new AuthError("phone_provider_disabled", "Phone signups are disabled");
+
+  const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
+  if (pkce && hasPhone) throw new AuthError("validation_failed", "PKCE not supported for phone signups");
+  if (hasPhone) assertSmsChannel(input.channel);
+  const contact: Contact = hasEmail
+    ? { provider: "email", address: normalizeEmail(input.email!) }
+    : { provider: "phone", address: normalizePhone(input.phone!) };
+  const delivery = { redirectTo: chooseRedirect(input.redirectTo ?? [], deps.policy.redirect), pkce };
+
+  const started = deps.clock.now();
+  if (!autoconfirms(deps, contact)) await limitConfirmations(deps, contact);
+  const existing = await findUserByContact(deps.stores, contact);
+  if (existing) return signUpExisting(deps, existing, contact, password, input, started, delivery);
+  try {
+    return await signUpNew(deps, contact, password, input, started, delivery);
+  } catch (error) {
+    // A concurrent signup with the same address won the insert: answer as for any duplicate.
+    if (!isAuthError(error, "email_exists") && !isAuthError(error, "phone_exists")) throw error;
+    const winner = await findUserByContact(deps.stores, contact);
+    if (!winner) throw error;
+    return signUpExisting(deps, winner, contact, password, input, started, delivery);
+  }
+}
+
+type Delivery = Omit<Parameters<typeof sendConfirmation>[4], "choices">;
+
+/** Email and phone signups take different times (a phone's sends its SMS at once), so each has its own. */
+function timingOf(contact: Contact): PaddedOperation {
+  return `signup:${contact.provider}`;
+}
+
+function autoconfirms(deps: Deps, contact: Contact): boolean {
+  return contact.provider === "email" ? deps.policy.signup.emailAutoconfirm : deps.policy.signup.phoneAutoconfirm;
+}
+
+/**
+ * A signup that will send a confirmation: no more than one per SMTP_MAX_FREQUENCY (SMS_MAX_FREQUENCY) to the
+ * address, shared with /resend, and while the email (SMS) quota has room. Checked before looking the address up,
+ * so a duplicate of a confirmed account is refused alike and the refusal tells nothing.
+ */
+async function limitConfirmations(deps: Deps, contact: Contact): Promise<void> {
+  if (contact.provider === "phone") return limitSmsCodes(deps, contact.address, "confirmation");
+  const seconds = deps.policy.otp.emailConfirmationFrequencySeconds;
+  await limitFrequency(deps, { purpose: "confirmation", address: contact.address, seconds, channel: "email" });
+  await assertEmailQuotaLeft(deps);
+}
+
+async function signUpNew(
+  deps: Deps,
+  contact: Contact,
+  password: string,
+  input: SignUpInput,
+  started: Date,
+  delivery: Delivery,
+): Promise<SignUpResult> {
+  const passwordHash = await deps.hasher.hash(password);
+  const now = deps.clock.now();
+
+  if (autoconfirms(deps, contact)) {
+    const user = newAccount(deps, { contact, passwordHash, data: input.data, audience: input.audience });
+    const confirmed = { ...confirm(user, contact, now), lastSignInAt: now };
+    const opened = newSession(deps, confirmed, "password", input.context);
+    const audit = signedUp(confirmed, contact.provider, input.context).map((event) => auditEntry(deps, event));
+    // One write for the account, its identity, its session and the log, with no transaction round trips around it.
+    await deps.stores.sessions.openForNewUser(confirmed, opened.session, opened.firstToken, audit);
+    return { kind: "session", grant: await grantSession(deps, confirmed, opened.session, opened.refreshToken) };
+  }
+
+  // security: until the address is proven, what this request chose (password and data) rides on the
+  // confirmation, not on the account: whoever proves the address some other way gets none of it.
+  const choices = { passwordHash, userMetadata: input.data ?? null };
+  const pending = { ...newAccount(deps, { contact, passwordHash, audience: input.audience }), confirmationSentAt: now };
+  await deps.tx.run(async (stores) => {
+    await stores.users.insert(pending);
+    const traits = { provider: contact.provider };
+    await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: pending, context: input.context, traits });
+    await sendConfirmation(deps, stores, pending, contact, { ...delivery, choices });
+  });
+  observeDuration(deps, timingOf(contact), started);
+  return { kind: "user", user: withChosenMetadata(pending, choices.userMetadata) };
+}
+
+async function signUpExisting(
+  deps: Deps,
+  existing: User,
+  contact: Contact,
+  password: string,
+  input: SignUpInput,
+  started: Date,
+  delivery: Delivery,
+): Promise<SignUpResult> {
+  const confirmed = contact.provider === "email" ? isEmailConfirmed(existing) : isPhoneConfirmed(existing);
+  if (confirmed) {
+    // Only where this kind of address signs people straight in is "already registered" no news to a caller.
+    if (autoconfirms(deps, contact)) {
+      throw new AuthError("user_already_exists", messages.userAlreadyRegistered, { details: { provider: contact.provider } });
+    }
+    // security: shaped like a real signup, and as slow: the same hashing, a committed transaction, then a wait
+    // for whatever real signups take beyond that. The answer does not reveal the account.
+    await deps.hasher.hash(password);
+    const traits = { provider: contact.provider };
+    await deps.tx.run((stores) =>
+      recordAudit(deps, stores, { action: "user_repeated_signup", actor: existing, context: input.context, traits }),
+    );
+    await padDuration(deps, timingOf(contact), started);
+    return { kind: "user", user: fabricatedUser(deps, contact, input) };
+  }
+
+  if (autoconfirms(deps, contact)) {
+    // GoTrue confirms and signs in here without looking at the password; we only do so for its owner.
+    const alreadyRegistered = new AuthError("user_already_exists", messages.userAlreadyRegistered, {
+      details: { provider: contact.provider },
+    });
+    const verifiedHash = existing.passwordHash;
+    const verification = verifiedHash
+      ? await deps.hasher.verify(verifiedHash, password)
+      : (await deps.hasher.verifyNothing(password), { ok: false });
+    if (!verification.ok) throw alreadyRegistered;
+    const opened = await deps.tx.run(async (stores) => {
+      // Decide on the row as it is now: the password, the ban and the confirmation may have changed meanwhile.
+      const current = await stores.users.findById(existing.id, { forUpdate: true });
+      const now = deps.clock.now();
+      if (!current || current.passwordHash !== verifiedHash) throw alreadyRegistered;
+      if (isBanned(current, now)) throw new AuthError("user_banned", messages.userBanned);
+      const user = { ...confirm(current, contact, now), lastSignInAt: now };
+      await stores.users.update(user);
+      for (const identity of user.identities) await stores.identities.save(identity);
+      return { user, ...(await openSession(deps, stores, user, "password", input.context, signedUp(user, contact.provider, input.context))) };
+    });
+    return { kind: "session", grant: await grantSession(deps, opened.user, opened.session, opened.refreshToken) };
+  }
+
+  // security: the answer shows the account's id, as GoTrue's does (the client expects the same user back), and
+  // otherwise only what this request sent: nothing stored (metadata, invitation, timestamps) of a pending account.
+  const shown = newAccount(deps, { contact, passwordHash: null, audience: input.audience, id: existing.id });
+  const answer = withChosenMetadata({ ...shown, confirmationSentAt: deps.clock.now() }, input.data);
+  if (existing.invitedAt !== null) {
+    // An invitation is not turned into a signup confirmation: a stranger's signup mails the invitee nothing.
+    await deps.hasher.verifyNothing(password);
+    const traits = { provider: contact.provider };
+    await deps.tx.run((stores) =>
+      recordAudit(deps, stores, { action: "user_repeated_signup", actor: existing, context: input.context, traits }),
+    );
+    await padDuration(deps, timingOf(contact), started);
+    return { kind: "user", user: answer };
+  }
+  // Awaiting confirmation: send the confirmation again. The account keeps its password and data, since whoever
+  // asks has not proven they own the address; their choices ride on the confirmation instead.
+  const repeated = await repeatedSignupChoices(deps, existing, password, input.data);
+  await deps.tx.run(async (stores) => {
+    const now = deps.clock.now();
+    const current = (await stores.users.findById(existing.id, { forUpdate: true })) ?? existing;
+    // Decided on the confirmation pending before the lock: if another request replaced it meanwhile, the two
+    // signups were not compared, and the mail carries nothing.
+    const stillPending = (await stores.oneTimeTokens.findByUser(existing.id, "confirmation"))?.id === repeated.comparedWith;
+    const pending = { ...current, confirmationSentAt: now, updatedAt: now };
+    await stores.users.update(pending);
+    const traits = { provider: contact.provider };
+    await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: pending, context: input.context, traits });
+    await sendConfirmation(deps, stores, pending, contact, { ...delivery, choices: stillPending ? repeated.choices : NO_CHOICES });
+  });
+  return { kind: "user", user: answer };
+}
+
+/**
+ * What a repeated signup's confirmation carries. security: two signups of one unconfirmed address may be its owner
+ * and someone hoping the owner confirms their password or data (pre-account hijacking). Only a signup that chose
+ * the password the pending confirmation already carries is taken for the same party: its confirmation keeps that
+ * password and carries this signup's data. In every other case (the passwords differ, the pending mail carries
+ * none, none is pending: a sign-in code, a confirmation someone burned with wrong guesses) the confirmed account
+ * gets neither, and its owner, signed in by the link, sets them. `comparedWith` names the pending confirmation this
+ * was decided on.
+ */
+async function repeatedSignupChoices(
+  deps: Deps,
+  existing: User,
+  password: string,
+  data: Metadata | undefined,
+): Promise<{ choices: PendingChoices; comparedWith: string | undefined }> {
+  const pending = await deps.stores.oneTimeTokens.findByUser(existing.id, "confirmation");
+  if (!pending || pending.passwordHash === null) {
+    await deps.hasher.verifyNothing(password);
+    return { choices: NO_CHOICES, comparedWith: pending?.id };
+  }
+  const same = (await deps.hasher.verify(pending.passwordHash, password)).ok;
+  const choices = same ? { passwordHash: pending.passwordHash, userMetadata: data ?? null } : NO_CHOICES;
+  return { choices, comparedWith: pending.id };
+}
+
+/** A signup that signs the user straight in: GoTrue records both. */
+function signedUp(user: User, provider: string, context: RequestContext): AuditEvent[] {
+  return [
+    { action: "user_signedup", actor: user, context, traits: { provider } },
+    { action: "login", actor: user, context, traits: { provider } },
+  ];
+}
+
+function addressFields(contact: Contact): Pick<User, "email" | "phone"> {
+  return contact.provider === "email" ? { email: contact.address, phone: null } : { email: null, phone: contact.address };
+}
+
+function confirm(user: User, contact: Contact, now: Date): User {
+  return contact.provider === "email" ? confirmEmail(user, now) : confirmPhone(user, now);
+}
+
+/**
+ * What a duplicate signup of a confirmed account answers, as GoTrue shapes it: a fresh id, no identities
+ * (`identities: []` is how apps tell), nothing of the real account.
+ */
+function fabricatedUser(deps: Deps, contact: Contact, input: SignUpInput): User {
+  const now = deps.clock.now();
+  return {
+    ...newUser({ id: deps.random.uuid(), aud: input.audience ?? deps.policy.defaultAudience, role: "", now }),
+    ...addressFields(contact),
+    confirmationSentAt: now,
+    appMetadata: { provider: contact.provider, providers: [contact.provider] },
+    userMetadata: input.data ?? {},
+  };
+}
+
+async function signUpAnonymously(deps: Deps, input: SignUpInput): Promise<SignUpResult> {
+  const { signup } = deps.policy;
+  if (!signup.anonymousEnabled) throw new AuthError("anonymous_provider_disabled", "Anonymous sign-ins are disabled");
+  if (signup.disabled) throw new AuthError("signup_disabled", messages.signupsDisabled);
+  await limitPerClient(deps, "anonymous_sign_ins", input.context);
+  const now = deps.clock.now();
+  const user: User = {
+    ...newUser({ id: deps.random.uuid(), aud: input.audience ?? deps.policy.defaultAudience, role: deps.policy.defaultRole, now }),
+    userMetadata: input.data ?? {},
+    isAnonymous: true,
+    lastSignInAt: now,
+  };
+  const opened = await deps.tx.run(async (stores) => {
+    await stores.users.insert(user);
+    return openSession(deps, stores, user, "anonymous", input.context, signedUp(user, "anonymous", input.context));
+  });
+  return { kind: "session", grant: await grantSession(deps, user, opened.session, opened.refreshToken) };
+}

@@ -1,0 +1,11 @@
+import type { Secrets } from "../../ports/secrets.ts";
+
+// Each kind of secret gets its own prefix, so a digest of one kind can never stand for another.
+
+export const refreshTokenDigest = (secrets: Secrets, token: string): string => secrets.digest(`refresh:${token}`);
+
+export const linkTokenDigest = (secrets: Secrets, token: string): string => secrets.digest(`link:${token}`);
+
+/** Binds the code to the address it was sent to, as GoTrue does. */
+export const otpDigest = (secrets: Secrets, relatesTo: string, otp: string): string =>
+  secrets.digest(`otp:${relatesTo}:${otp}`);
