@@ -2,7 +2,7 @@ import { createSmsSender, type SmsSenderOptions } from "@latchkey/adapters-sms";
 import { AuthError, type SmsSender } from "@latchkey/domain";
 import type { Logger } from "pino";
 import { createLogSmsSender } from "./adapters/log-senders.ts";
-import type { Config, SmsProviderConfig } from "./config/index.ts";
+import type { Config } from "./config/index.ts";
 
 /**
  * The configured SMS provider. Without one, the development profile writes each SMS to the log, code included, for
@@ -13,7 +13,9 @@ export function createConfiguredSmsSender(config: Config, log: Logger): SmsSende
   const provider = config.sms.provider;
   if (!provider) return config.profile === "development" ? createLogSmsSender(log) : noSmsProvider;
   const common = { template: config.sms.template, ...(config.sms.apiUrl ? { baseUrl: config.sms.apiUrl } : {}) };
-  return createSmsSender({ ...providerOptions(provider), ...common });
+  // The credentials are declared under the adapter's own option names (settings.ts, sms.<provider>), and the
+  // configuration's checks made sure the chosen provider's are set; the adapter checks again that none is empty.
+  return createSmsSender({ provider, ...config.sms[provider], ...common } as SmsSenderOptions);
 }
 
 const noSmsProvider: SmsSender = {
@@ -21,16 +23,3 @@ const noSmsProvider: SmsSender = {
     throw new AuthError("unexpected_failure", "Unable to get SMS provider");
   },
 };
-
-function providerOptions(provider: SmsProviderConfig): SmsSenderOptions {
-  switch (provider.name) {
-    case "twilio":
-      return { provider: "twilio", accountSid: provider.accountSid, authToken: provider.authToken, messageServiceSid: provider.messageServiceSid };
-    case "messagebird":
-      return { provider: "messagebird", accessKey: provider.accessKey, originator: provider.originator };
-    case "textlocal":
-      return { provider: "textlocal", apiKey: provider.apiKey, sender: provider.sender };
-    case "vonage":
-      return { provider: "vonage", apiKey: provider.apiKey, apiSecret: provider.apiSecret, from: provider.from };
-  }
-}

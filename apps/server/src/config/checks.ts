@@ -1,46 +1,30 @@
 import type { Profile } from "./config.ts";
-import { displayName, type ResolvedEnv } from "./env-names.ts";
-import type { EnvKey, SMS_PROVIDERS } from "./env-schema.ts";
+import { displayName, type ResolvedEnv, SETTINGS_BY_KEY } from "./env-names.ts";
 import { parseGoBool } from "./env-values.ts";
-import { OAUTH_PROVIDERS, PROVIDERS_REQUIRING_URL, providerKey } from "./oauth-providers.ts";
+import type { SettingKey } from "./settings.ts";
 
-// Checks across variables and profiles. They read what was set, not the parsed values, so they run, and report,
-// even when some value failed to parse; a value that fails to parse is reported by the schema, not again here.
+// Checks across settings and profiles. They read what was set, not the parsed values, so they run, and report,
+// even when some value failed to parse; a value that fails to parse is reported by its schema, not again here.
 
 type Check = (env: ResolvedEnv, profile: Profile) => string[];
 
-const PRODUCTION_REQUIRED: readonly EnvKey[] = [
-  "SITE_URL",
-  "API_EXTERNAL_URL",
-  "JWT_SECRET",
-  "DB_DRIVER",
-  "SMTP_ADMIN_EMAIL",
-  "SMTP_HOST",
-  "SMTP_PORT",
-];
-
-const SMTP_SERVER: readonly EnvKey[] = ["SMTP_HOST", "SMTP_PORT", "SMTP_ADMIN_EMAIL"];
-
-const SMS_PROVIDER_CREDENTIALS: ReadonlyMap<string, readonly EnvKey[]> = new Map(
-  Object.entries({
-    twilio: ["SMS_TWILIO_ACCOUNT_SID", "SMS_TWILIO_AUTH_TOKEN", "SMS_TWILIO_MESSAGE_SERVICE_SID"],
-    messagebird: ["SMS_MESSAGEBIRD_ACCESS_KEY", "SMS_MESSAGEBIRD_ORIGINATOR"],
-    textlocal: ["SMS_TEXTLOCAL_API_KEY", "SMS_TEXTLOCAL_SENDER"],
-    vonage: ["SMS_VONAGE_API_KEY", "SMS_VONAGE_API_SECRET", "SMS_VONAGE_FROM"],
-  } satisfies Record<(typeof SMS_PROVIDERS)[number], readonly EnvKey[]>),
-);
-
-/** security: HS256 with a short secret can be brute-forced offline from any issued token. */
-const MIN_PRODUCTION_JWT_SECRET_LENGTH = 32;
-
-const isTrue = (env: ResolvedEnv, key: EnvKey) => {
+const isTrue = (env: ResolvedEnv, key: SettingKey) => {
   const variable = env.get(key);
   return variable !== undefined && parseGoBool(variable.value) === true;
 };
 
-function missingWhen(env: ResolvedEnv, keys: readonly EnvKey[], reason: string): string[] {
-  return keys.filter((key) => !env.has(key)).map((key) => `${displayName(env, key)} is required${reason}`);
-}
+/** security: HS256 with a short secret can be brute-forced offline from any issued token. */
+const MIN_PRODUCTION_JWT_SECRET_LENGTH = 32;
+
+/** What each setting's declaration requires: in the production profile, or while another setting has a value. */
+const requireDeclared: Check = (env, profile) =>
+  [...SETTINGS_BY_KEY].flatMap(([key, declared]) => {
+    const required = declared.required;
+    if (required === undefined || env.has(key)) return [];
+    if ("profile" in required) return required.profile === profile ? [`${displayName(env, key)} is required`] : [];
+    const other = env.get(required.when as SettingKey);
+    return other?.value === required.is ? [`${displayName(env, key)} is required when ${other.name} is ${other.value}`] : [];
+  });
 
 /**
  * Multi-instance mode is inherited from GoTrue and not built; ignoring it silently would surprise its users. An
@@ -56,15 +40,6 @@ const refuseMultiInstanceMode: Check = (env) => {
   );
 };
 
-/** What the start should say but not refuse: settings that are accepted and have no effect, each named. */
-export function configWarnings(env: ResolvedEnv): string[] {
-  const operatorTokenAlone = env.has("OPERATOR_TOKEN") && !env.has("API_ENDPOINT") && !isTrue(env, "MULTI_INSTANCE_MODE");
-  return operatorTokenAlone ? [`${displayName(env, "OPERATOR_TOKEN")} is ignored: it belongs to multi-instance mode, which Latchkey does not have`] : [];
-}
-
-const requireProductionSettings: Check = (env, profile) =>
-  profile === "production" ? missingWhen(env, PRODUCTION_REQUIRED, "") : [];
-
 const requireStrongJwtSecret: Check = (env, profile) => {
   const secret = env.get("JWT_SECRET");
   if (profile !== "production" || secret === undefined || secret.value.length >= MIN_PRODUCTION_JWT_SECRET_LENGTH) {
@@ -76,43 +51,20 @@ const requireStrongJwtSecret: Check = (env, profile) => {
 
 /** In development SMTP is optional, but a half-configured server would fail only at the first email. */
 const requireCompleteSmtpInDevelopment: Check = (env, profile) => {
-  const given = SMTP_SERVER.find((key) => env.has(key));
+  const server: readonly SettingKey[] = ["SMTP_HOST", "SMTP_PORT", "SMTP_ADMIN_EMAIL"];
+  const given = server.find((key) => env.has(key));
   if (profile !== "development" || given === undefined) return [];
-  return missingWhen(env, SMTP_SERVER, ` when ${displayName(env, given)} is set`);
+  return server.filter((key) => !env.has(key)).map((key) => `${displayName(env, key)} is required when ${displayName(env, given)} is set`);
 };
 
-const requireEnabledProviderSettings: Check = (env) =>
-  OAUTH_PROVIDERS.flatMap((provider) => {
-    const key = providerKey(provider);
-    const enabled: EnvKey = `EXTERNAL_${key}_ENABLED`;
-    if (!isTrue(env, enabled)) return [];
-    const required: EnvKey[] = [`EXTERNAL_${key}_CLIENT_ID`, `EXTERNAL_${key}_SECRET`, `EXTERNAL_${key}_REDIRECT_URI`];
-    if (PROVIDERS_REQUIRING_URL.includes(provider)) required.push(`EXTERNAL_${key}_URL`);
-    return missingWhen(env, required, ` when ${displayName(env, enabled)} is true`);
-  });
-
-const requireCaptchaSecret: Check = (env) =>
-  isTrue(env, "SECURITY_CAPTCHA_ENABLED")
-    ? missingWhen(env, ["SECURITY_CAPTCHA_SECRET"], ` when ${displayName(env, "SECURITY_CAPTCHA_ENABLED")} is true`)
-    : [];
-
-const requireSmsProviderCredentials: Check = (env) => {
-  const provider = env.get("SMS_PROVIDER");
-  if (provider === undefined) return [];
-  const credentials = SMS_PROVIDER_CREDENTIALS.get(provider.value);
-  return credentials === undefined ? [] : missingWhen(env, credentials, ` when ${provider.name} is ${provider.value}`);
-};
-
-const CHECKS: readonly Check[] = [
-  refuseMultiInstanceMode,
-  requireProductionSettings,
-  requireStrongJwtSecret,
-  requireCompleteSmtpInDevelopment,
-  requireEnabledProviderSettings,
-  requireCaptchaSecret,
-  requireSmsProviderCredentials,
-];
+const CHECKS: readonly Check[] = [refuseMultiInstanceMode, requireDeclared, requireStrongJwtSecret, requireCompleteSmtpInDevelopment];
 
 export function checkConsistency(env: ResolvedEnv, profile: Profile): string[] {
   return CHECKS.flatMap((check) => check(env, profile));
+}
+
+/** What the start should say but not refuse: settings that are accepted and have no effect, each named. */
+export function configWarnings(env: ResolvedEnv): string[] {
+  const operatorTokenAlone = env.has("OPERATOR_TOKEN") && !env.has("API_ENDPOINT") && !isTrue(env, "MULTI_INSTANCE_MODE");
+  return operatorTokenAlone ? [`${displayName(env, "OPERATOR_TOKEN")} is ignored: it belongs to multi-instance mode, which Latchkey does not have`] : [];
 }

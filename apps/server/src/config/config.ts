@@ -1,137 +1,54 @@
-import type { CAPTCHA_PROVIDERS, LOG_LEVELS, METRICS_EXPORTERS, OTLP_PROTOCOLS } from "./env-schema.ts";
-import type { Rate } from "./env-values.ts";
-import type { MailNotification, MailTemplate, MailUrlPath } from "./mail-templates.ts";
-import type { OAuthProviderName } from "./oauth-providers.ts";
+import type { ValuesOf } from "./setting.ts";
+import type { LOG_LEVELS, SETTINGS, SmsProviderName } from "./settings.ts";
 
 export type { Rate } from "./env-values.ts";
-export type { MailNotification, MailTemplate, MailUrlPath } from "./mail-templates.ts";
-export type { OAuthProviderName } from "./oauth-providers.ts";
+export type { SmsProviderName } from "./settings.ts";
 
 /** Development when no database URL is set: an embedded database, a generated JWT secret, mail to the log. */
 export type Profile = "development" | "production";
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** The whole configuration, read once at start; frozen. Durations are seconds. */
-export interface Config {
+/** Every declared setting's value, grouped as declared (settings.ts). */
+export type Settings = ValuesOf<typeof SETTINGS>;
+
+/**
+ * The whole configuration, read once at start; frozen. Durations are seconds. It is the declared settings, with
+ * what is worked out from several of them (or from the profile) in place of their raw values.
+ */
+export interface Config extends Omit<Settings, "siteUrl" | "api" | "db" | "jwt" | "mailer" | "smtp" | "multiInstance"> {
   readonly profile: Profile;
   /** Said at start, one log line each: settings accepted that have no effect. */
   readonly warnings: readonly string[];
-  /** SITE_URL */
+  /** SITE_URL; in the development profile, a local app's URL when unset. */
   readonly siteUrl: string;
-  /** URI_ALLOW_LIST: globs of further allowed redirect targets. */
-  readonly uriAllowList: readonly string[];
-  readonly api: ApiConfig;
+  readonly api: Settings["api"] & {
+    /** API_EXTERNAL_URL; in the development profile, this server's local URL when unset. */
+    readonly externalUrl: string;
+  };
   readonly db: DbConfig;
-  readonly log: LogConfig;
-  readonly jwt: JwtConfig;
-  readonly signup: SignupConfig;
-  readonly security: SecurityConfig;
-  readonly password: PasswordConfig;
-  readonly mailer: MailerConfig;
+  readonly jwt: Settings["jwt"] & {
+    /** JWT_SECRET; in the development profile, one generated once into the data folder. */
+    readonly secret: string;
+    /** JWT_ISSUER, else API_EXTERNAL_URL. */
+    readonly issuer: string;
+  };
+  readonly mailer: Omit<Settings["mailer"], "maxFrequencySeconds"> & {
+    /** SMTP_MAX_FREQUENCY, default 900: between signup confirmations, and between email change confirmations. */
+    readonly confirmationFrequencySeconds: number;
+    /** SMTP_MAX_FREQUENCY when set, else 60: between sign-in mails (magic links, recoveries) and nonces. */
+    readonly linkFrequencySeconds: number;
+  };
   /** Undefined in development when no SMTP server is configured: mail is written to the log. */
   readonly smtp: SmtpConfig | undefined;
-  readonly sms: SmsConfig;
-  /** Undefined when SECURITY_CAPTCHA_ENABLED is false. */
-  readonly captcha: CaptchaConfig | undefined;
-  readonly external: ExternalConfig;
-  readonly rateLimit: RateLimitConfig;
-  readonly observability: ObservabilityConfig;
-}
-
-export interface ApiConfig {
-  /** API_HOST; undefined listens on every interface. */
-  readonly host: string | undefined;
-  /** PORT / API_PORT */
-  readonly port: number;
-  /** API_EXTERNAL_URL */
-  readonly externalUrl: string;
-  /** REQUEST_ID_HEADER: the incoming header a request id is inherited from. */
-  readonly requestIdHeader: string | undefined;
-  /** API_MAX_REQUEST_DURATION */
-  readonly maxRequestDurationSeconds: number;
-}
-
-interface DbSettings {
-  /** DB_DRIVER */
-  readonly driver: "postgres";
-  /** DB_MAX_POOL_SIZE; 0 is unlimited. */
-  readonly maxPoolSize: number;
-  /** DB_NAMESPACE: prefix of every table name; empty for none. */
-  readonly namespace: string;
 }
 
 /** Exactly one of `url` (production) and `embeddedDataDir` (development) is set. */
-export type DbConfig = DbSettings &
-  (
-    | { readonly url: string; readonly embeddedDataDir: undefined }
-    | { readonly url: undefined; readonly embeddedDataDir: string }
-  );
-
-export interface LogConfig {
-  readonly level: LogLevel;
-  /** LOG_FILE; undefined logs to stdout. */
-  readonly file: string | undefined;
-}
-
-export interface JwtConfig {
-  readonly secret: string;
-  readonly expSeconds: number;
-  readonly aud: string;
-  /** JWT_ISSUER, else API_EXTERNAL_URL. */
-  readonly issuer: string;
-  /** JWT_ADMIN_ROLES: role claims that may call admin endpoints. */
-  readonly adminRoles: readonly string[];
-  readonly adminGroupName: string;
-  /** JWT_DEFAULT_GROUP_NAME: the role of new users. */
-  readonly defaultGroupName: string;
-}
-
-export interface SignupConfig {
-  /** DISABLE_SIGNUP */
-  readonly disabled: boolean;
-  /** EXTERNAL_EMAIL_ENABLED */
-  readonly emailEnabled: boolean;
-  /** EXTERNAL_EMAIL_MAGIC_LINK_ENABLED */
-  readonly emailMagicLinkEnabled: boolean;
-  /** EXTERNAL_PHONE_ENABLED */
-  readonly phoneEnabled: boolean;
-  /** EXTERNAL_ANONYMOUS_USERS_ENABLED */
-  readonly anonymousEnabled: boolean;
-}
-
-export interface SecurityConfig {
-  readonly refreshTokenRotationEnabled: boolean;
-  readonly refreshTokenReuseIntervalSeconds: number;
-  readonly updatePasswordRequireReauthentication: boolean;
-  /** Trust the first Auth-Forwarded-For value as the client IP. */
-  readonly sbForwardedForEnabled: boolean;
-}
-
-export interface PasswordConfig {
-  /** PASSWORD_MIN_LENGTH, at least 6. */
-  readonly minLength: number;
-  /** PASSWORD_REQUIRED_CHARACTERS, split into sets. */
-  readonly requiredCharacters: readonly string[];
-}
-
-export interface MailerConfig {
-  readonly autoconfirm: boolean;
-  readonly otpExpSeconds: number;
-  readonly otpLength: number;
-  readonly secureEmailChangeEnabled: boolean;
-  /** SMTP_MAX_FREQUENCY, default 900: between signup confirmations, and between email change confirmations. */
-  readonly confirmationFrequencySeconds: number;
-  /** SMTP_MAX_FREQUENCY when set, else 60: between magic links, and between recovery emails. */
-  readonly linkFrequencySeconds: number;
-  /** MAILER_URLPATHS_*: a path on API_EXTERNAL_URL, or an absolute URL. */
-  readonly urlPaths: Readonly<Record<MailUrlPath, string>>;
-  readonly subjects: Readonly<Record<MailTemplate, string>>;
-  /** MAILER_TEMPLATES_*: URLs of HTML templates; a built-in body is used where absent. */
-  readonly templates: Readonly<Partial<Record<MailTemplate, string>>>;
-  /** MAILER_NOTIFICATIONS_*_ENABLED */
-  readonly notifications: Readonly<Record<MailNotification, boolean>>;
-}
+export type DbConfig = Omit<Settings["db"], "url" | "driver" | "namespace"> & {
+  readonly driver: "postgres";
+  /** DB_NAMESPACE; empty for none. */
+  readonly namespace: string;
+} & ({ readonly url: string; readonly embeddedDataDir: undefined } | { readonly url: undefined; readonly embeddedDataDir: string });
 
 export interface SmtpConfig {
   readonly host: string;
@@ -144,88 +61,5 @@ export interface SmtpConfig {
   readonly senderName: string;
 }
 
-export interface SmsConfig {
-  /** Undefined when SMS_PROVIDER is not set. */
-  readonly provider: SmsProviderConfig | undefined;
-  /**
-   * SMS_PROVIDER_API_URL (Latchkey's own): the origin to send the provider's API requests to instead of its
-   * public one: a regional endpoint, a proxy, a stand-in in tests. Undefined for the provider's default.
-   */
-  readonly apiUrl: string | undefined;
-  readonly autoconfirm: boolean;
-  readonly maxFrequencySeconds: number;
-  readonly otpExpSeconds: number;
-  readonly otpLength: number;
-  /** SMS_TEMPLATE, a Go-template-style text with {{ .Code }}. */
-  readonly template: string;
-  /** SMS_TEST_OTP: E.164 phone to its fixed code; no SMS is sent to these. */
-  readonly testOtp: Readonly<Record<string, string>>;
-  /** SMS_TEST_OTP_VALID_UNTIL; undefined means the test codes never expire. */
-  readonly testOtpValidUntil: Date | undefined;
-}
-
-export type SmsProviderConfig =
-  | {
-      readonly name: "twilio";
-      readonly accountSid: string;
-      readonly authToken: string;
-      /** A messaging service SID or the sender number. */
-      readonly messageServiceSid: string;
-    }
-  | { readonly name: "messagebird"; readonly accessKey: string; readonly originator: string }
-  | { readonly name: "textlocal"; readonly apiKey: string; readonly sender: string }
-  | { readonly name: "vonage"; readonly apiKey: string; readonly apiSecret: string; readonly from: string };
-
-export interface CaptchaConfig {
-  readonly provider: (typeof CAPTCHA_PROVIDERS)[number];
-  readonly secret: string;
-  readonly timeoutSeconds: number;
-}
-
-export interface OAuthProviderConfig {
-  readonly enabled: boolean;
-  /** Set whenever `enabled` is. */
-  readonly clientId: string | undefined;
-  readonly secret: string | undefined;
-  readonly redirectUri: string | undefined;
-  /** EXTERNAL_X_URL: base URL of a self-hosted provider (gitlab default https://gitlab.com; keycloak's realm). */
-  readonly url: string | undefined;
-}
-
-export type ExternalConfig = Readonly<Record<OAuthProviderName, OAuthProviderConfig>>;
-
-export interface RateLimitConfig {
-  /** RATE_LIMIT_HEADER: the header, set by a trusted proxy, that carries the client IP. */
-  readonly header: string | undefined;
-  /** Every email sent. */
-  readonly emailSent: Rate;
-  /** Every SMS sent. */
-  readonly smsSent: Rate;
-  /** Per IP, on /verify. */
-  readonly verify: Rate;
-  /** Per IP, on /token. */
-  readonly tokenRefresh: Rate;
-  /** Per IP and route, on /otp, /magiclink, /recover, /resend, /signup and PUT /user. */
-  readonly otp: Rate;
-  /** Per IP, anonymous sign-ins. */
-  readonly anonymousUsers: Rate;
-  /** REDIS_URL: where every instance counts these together; undefined counts them in this process's memory. */
-  readonly redisUrl: string | undefined;
-}
-
-export interface ObservabilityConfig {
-  readonly tracing: { readonly enabled: boolean; readonly exporter: "opentelemetry" };
-  readonly metrics: { readonly enabled: boolean; readonly exporter: (typeof METRICS_EXPORTERS)[number] };
-  /** Where the prometheus exporter serves metrics, on path `/`. */
-  readonly prometheus: { readonly host: string; readonly port: number };
-  /** The standard OTEL_* settings of the opentelemetry exporters; undefined leaves the SDK's default. */
-  readonly otlp: {
-    readonly serviceName: string | undefined;
-    readonly protocol: (typeof OTLP_PROTOCOLS)[number] | undefined;
-    readonly endpoint: string | undefined;
-    readonly headers: string | undefined;
-    readonly resourceAttributes: string | undefined;
-  };
-  /** DEBUG: more diagnostic output from the telemetry SDK. */
-  readonly debug: boolean;
-}
+/** The credentials of one SMS provider, as declared under `sms.<provider>`. */
+export type SmsCredentials<P extends SmsProviderName> = { readonly [K in keyof Settings["sms"][P]]: NonNullable<Settings["sms"][P][K]> };

@@ -1,12 +1,14 @@
 import * as v from "valibot";
 import { buildConfig } from "./build-config.ts";
 import { checkConsistency, configWarnings } from "./checks.ts";
-import type { Config, Profile } from "./config.ts";
+import type { Config, Profile, Settings } from "./config.ts";
 import { ConfigError } from "./config-error.ts";
 import { developmentJwtSecret } from "./development.ts";
-import { displayName, resolveEnv, type ResolvedEnv } from "./env-names.ts";
-import { ENV_KEYS, EnvSchema, isEnvKey, isSecret, type EnvKey } from "./env-schema.ts";
+import { displayName, resolveEnv, type ResolvedEnv, SETTINGS_BY_KEY } from "./env-names.ts";
 import { readSources, type DotenvSource } from "./env-sources.ts";
+import { notBuiltProblems } from "./not-built.ts";
+import { mapSettings } from "./setting.ts";
+import { isSecret, SETTINGS, type SettingKey } from "./settings.ts";
 
 export interface ConfigSources {
   /** The process environment; it wins over the .env file. */
@@ -17,22 +19,36 @@ export interface ConfigSources {
   readonly dotenv?: DotenvSource;
 }
 
+/** Every declared setting as a valibot schema, a default standing in for a setting that was not set. */
+const SettingsSchema = v.object(
+  Object.fromEntries(
+    [...SETTINGS_BY_KEY].map(([key, declared]) => [
+      key,
+      declared.default === undefined ? v.optional(declared.schema) : v.optional(declared.schema, declared.default),
+    ]),
+  ),
+);
+
 /** Reads, checks and freezes the configuration; throws one ConfigError listing every problem. */
 export function loadConfig(sources: ConfigSources = { env: process.env, cwd: process.cwd() }): Config {
-  const env = resolveEnv(ENV_KEYS, sourcesOf(sources));
+  const variables = sourcesOf(sources);
+  const env = resolveEnv(variables);
   const profile: Profile = env.has("DATABASE_URL") ? "production" : "development";
 
-  const parsed = v.safeParse(EnvSchema, inputOf(env), { abortPipeEarly: true });
+  const parsed = v.safeParse(SettingsSchema, inputOf(env), { abortPipeEarly: true });
   const problems = [
     ...(parsed.issues ?? []).map((issue) => describeIssue(issue, env)),
+    ...notBuiltProblems(variables),
     ...checkConsistency(env, profile),
   ];
   if (!parsed.success || problems.length > 0) {
     throw new ConfigError(problems, `Invalid configuration (${profile} profile)`);
   }
 
-  const jwtSecret = parsed.output.JWT_SECRET ?? developmentJwtSecret(sources.cwd);
-  return deepFreeze({ ...buildConfig(parsed.output, { profile, cwd: sources.cwd, jwtSecret }), warnings: configWarnings(env) });
+  const values = parsed.output as Record<string, unknown>;
+  const settings = mapSettings(SETTINGS, (declared) => values[declared.key]) as unknown as Settings;
+  const jwtSecret = settings.jwt.secret ?? developmentJwtSecret(sources.cwd);
+  return deepFreeze({ ...buildConfig(settings, { profile, cwd: sources.cwd, jwtSecret }), warnings: configWarnings(env) });
 }
 
 function sourcesOf({ env, dotenv, cwd }: ConfigSources): readonly Record<string, string>[] {
@@ -43,16 +59,16 @@ function sourcesOf({ env, dotenv, cwd }: ConfigSources): readonly Record<string,
   }
 }
 
-function inputOf(env: ResolvedEnv): Partial<Record<EnvKey, string>> {
+function inputOf(env: ResolvedEnv): Partial<Record<SettingKey, string>> {
   return Object.fromEntries([...env].map(([key, variable]) => [key, variable.value]));
 }
 
 /** `NAME: what was expected, got "value"`, naming the variable as the operator wrote it; secrets are not echoed. */
 function describeIssue(issue: v.BaseIssue<unknown>, env: ResolvedEnv): string {
   const key = issue.path?.[0]?.key;
-  if (!isEnvKey(key)) return issue.message;
-  const variable = env.get(key);
-  const name = displayName(env, key);
+  if (typeof key !== "string" || !SETTINGS_BY_KEY.has(key as SettingKey)) return issue.message;
+  const variable = env.get(key as SettingKey);
+  const name = displayName(env, key as SettingKey);
   if (variable === undefined || isSecret(key)) return `${name}: ${issue.message}`;
   return `${name}: ${issue.message}, got ${JSON.stringify(variable.value)}`;
 }

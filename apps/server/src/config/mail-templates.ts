@@ -9,22 +9,6 @@ export const MAIL_TEMPLATES = {
   passwordChangedNotification: { suffix: "PASSWORD_CHANGED_NOTIFICATION", subject: "Your password was changed" },
   emailChangedNotification: { suffix: "EMAIL_CHANGED_NOTIFICATION", subject: "Your email address was changed" },
   phoneChangedNotification: { suffix: "PHONE_CHANGED_NOTIFICATION", subject: "Your phone number was changed" },
-  identityLinkedNotification: {
-    suffix: "IDENTITY_LINKED_NOTIFICATION",
-    subject: "A new sign-in method was linked to your account",
-  },
-  identityUnlinkedNotification: {
-    suffix: "IDENTITY_UNLINKED_NOTIFICATION",
-    subject: "A sign-in method was removed from your account",
-  },
-  mfaFactorEnrolledNotification: {
-    suffix: "MFA_FACTOR_ENROLLED_NOTIFICATION",
-    subject: "A new verification method was added to your account",
-  },
-  mfaFactorUnenrolledNotification: {
-    suffix: "MFA_FACTOR_UNENROLLED_NOTIFICATION",
-    subject: "A verification method was removed from your account",
-  },
 } as const;
 
 export type MailTemplate = keyof typeof MAIL_TEMPLATES;
@@ -35,10 +19,6 @@ export const MAIL_NOTIFICATIONS = {
   passwordChanged: "PASSWORD_CHANGED",
   emailChanged: "EMAIL_CHANGED",
   phoneChanged: "PHONE_CHANGED",
-  identityLinked: "IDENTITY_LINKED",
-  identityUnlinked: "IDENTITY_UNLINKED",
-  mfaFactorEnrolled: "MFA_FACTOR_ENROLLED",
-  mfaFactorUnenrolled: "MFA_FACTOR_UNENROLLED",
 } as const;
 
 export type MailNotification = keyof typeof MAIL_NOTIFICATIONS;

@@ -55,18 +55,14 @@ describe("durations, kept as seconds", () => {
       AUTH_MAILER_OTP_EXP: "10m",
       AUTH_SMS_OTP_EXP: "90",
       AUTH_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: "0",
-      AUTH_API_MAX_REQUEST_DURATION: "30s",
-      AUTH_SECURITY_CAPTCHA_ENABLED: "true",
-      AUTH_SECURITY_CAPTCHA_SECRET: "captcha-secret",
-      AUTH_SECURITY_CAPTCHA_TIMEOUT: "500ms",
+      AUTH_SMS_MAX_FREQUENCY: "500ms",
     });
     expect(config.jwt.expSeconds).toBe(3600);
     expect(config.mailer.confirmationFrequencySeconds).toBe(120);
     expect(config.mailer.otpExpSeconds).toBe(600);
     expect(config.sms.otpExpSeconds).toBe(90);
     expect(config.security.refreshTokenReuseIntervalSeconds).toBe(0);
-    expect(config.api.maxRequestDurationSeconds).toBe(30);
-    expect(config.captcha?.timeoutSeconds).toBe(0.5);
+    expect(config.sms.maxFrequencySeconds).toBe(0.5);
   });
 
   it("refuses a zero or fractional token lifetime", () => {
@@ -87,7 +83,7 @@ describe("lists", () => {
 });
 
 describe("URLs", () => {
-  it.each(["AUTH_SITE_URL", "AUTH_API_EXTERNAL_URL", "AUTH_MAILER_TEMPLATES_INVITE", "AUTH_EXTERNAL_GITLAB_URL"])(
+  it.each(["AUTH_SITE_URL", "AUTH_API_EXTERNAL_URL", "AUTH_MAILER_TEMPLATES_INVITE", "AUTH_SMS_PROVIDER_API_URL"])(
     "requires %s to be an absolute http(s) URL",
     (name) => {
       for (const text of ["example.com", "/relative", "ftp://example.com", "javascript:alert(1)"]) {
@@ -97,12 +93,6 @@ describe("URLs", () => {
       }
     },
   );
-
-  it("requires EXTERNAL_X_REDIRECT_URI to be a URL", () => {
-    expect(problemsOf({ AUTH_EXTERNAL_GITHUB_REDIRECT_URI: "callback" })).toEqual([
-      'AUTH_EXTERNAL_GITHUB_REDIRECT_URI: expected an absolute http(s) URL, got "callback"',
-    ]);
-  });
 
   it("accepts a path or an absolute URL for MAILER_URLPATHS_*", () => {
     const config = load({
@@ -138,43 +128,6 @@ describe("choices", () => {
   it("accepts only postgres as DB_DRIVER", () => {
     expect(load({ AUTH_DB_DRIVER: "postgres" }).db.driver).toBe("postgres");
     expect(problemsOf({ AUTH_DB_DRIVER: "mysql" })).toEqual(['AUTH_DB_DRIVER: expected one of postgres, got "mysql"']);
-  });
-
-  it("reads the captcha provider in any case", () => {
-    const config = load({
-      AUTH_SECURITY_CAPTCHA_ENABLED: "true",
-      AUTH_SECURITY_CAPTCHA_PROVIDER: "Turnstile",
-      AUTH_SECURITY_CAPTCHA_SECRET: "captcha-secret",
-    });
-    expect(config.captcha).toEqual({ provider: "turnstile", secret: "captcha-secret", timeoutSeconds: 10 });
-    expect(problemsOf({ AUTH_SECURITY_CAPTCHA_PROVIDER: "recaptcha" })).toHaveLength(1);
-  });
-
-  it("accepts the spec's exporters only", () => {
-    const config = load({
-      AUTH_METRICS_ENABLED: "true",
-      AUTH_METRICS_EXPORTER: "prometheus",
-      AUTH_TRACING_ENABLED: "1",
-    });
-    expect(config.observability.metrics).toEqual({ enabled: true, exporter: "prometheus" });
-    expect(config.observability.tracing).toEqual({ enabled: true, exporter: "opentelemetry" });
-    expect(problemsOf({ AUTH_METRICS_EXPORTER: "statsd" })).toHaveLength(1);
-    expect(problemsOf({ AUTH_TRACING_EXPORTER: "jaeger" })).toHaveLength(1);
-  });
-
-  it("reads the standard OTEL_ variables without a prefix", () => {
-    const config = load({
-      OTEL_SERVICE_NAME: "auth",
-      OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
-      OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
-      OTEL_EXPORTER_PROMETHEUS_PORT: "9464",
-    });
-    expect(config.observability.otlp).toMatchObject({
-      serviceName: "auth",
-      endpoint: "http://collector:4318",
-      protocol: "grpc",
-    });
-    expect(config.observability.prometheus.port).toBe(9464);
   });
 
   it("accepts the four SMS providers only", () => {

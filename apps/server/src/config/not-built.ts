@@ -1,0 +1,48 @@
+import { parseGoBool } from "./env-values.ts";
+import { SETTINGS_BY_KEY } from "./env-names.ts";
+import type { SettingKey } from "./settings.ts";
+
+/**
+ * Settings of features Latchkey does not have yet, by the name without a prefix, and the feature each belongs to.
+ * A setting exists when its feature does: until then, one of these set under AUTH_ or GOTRUE_ stops the start,
+ * rather than being accepted and ignored. A switch set to false asks for nothing, and passes.
+ */
+const NOT_BUILT: readonly { readonly name: RegExp; readonly feature: string }[] = [
+  { name: /^EXTERNAL_/, feature: "OAuth sign-in" },
+  { name: /^SECURITY_CAPTCHA_/, feature: "Captcha" },
+  { name: /^(TRACING|METRICS)_|^OTEL_|^DEBUG$/, feature: "OpenTelemetry tracing and metrics" },
+  { name: /^API_MAX_REQUEST_DURATION$/, feature: "A request deadline" },
+  { name: /^JWT_ADMIN_GROUP_NAME$/, feature: "Editing app_metadata through PUT /user" },
+  { name: /^JWT_(KEYS|VALID_METHODS|KEY_ID)$/, feature: "Asymmetric signing keys" },
+  { name: /^MAILER_(SUBJECTS|TEMPLATES|NOTIFICATIONS)_(IDENTITY|MFA)_/, feature: "Identity and MFA notifications" },
+  { name: /^MFA_/, feature: "MFA" },
+  { name: /^SAML_/, feature: "SAML SSO" },
+  { name: /^SECURITY_MANUAL_LINKING_ENABLED$/, feature: "Manual identity linking" },
+  { name: /^SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD$/, feature: "Asking for the current password" },
+  { name: /^HOOK_/, feature: "Auth hooks" },
+  { name: /^SESSIONS_/, feature: "Session time limits" },
+  { name: /^PASSWORD_HIBP_/, feature: "Breached-password checks" },
+  { name: /^(WEB3|PASSKEY|OAUTH_SERVER|CUSTOM_OAUTH)_/, feature: "This sign-in method" },
+  { name: /^DB_CLEANUP_ENABLED$/, feature: "Database clean-up" },
+];
+
+/**
+ * One problem for each variable of `sources` that sets a setting of a feature not built, under its AUTH_ or
+ * GOTRUE_ name. Unprefixed names (OTEL_SERVICE_NAME, say) may be meant for other programs: they are left alone.
+ */
+export function notBuiltProblems(sources: readonly Readonly<Record<string, string>>[]): string[] {
+  const problems = new Map<string, string>();
+  for (const variables of sources) {
+    for (const [name, value] of Object.entries(variables)) {
+      const bare = /^(AUTH|GOTRUE)_(.+)$/.exec(name)?.[2];
+      if (bare === undefined || problems.has(name) || SETTINGS_BY_KEY.has(bare as SettingKey)) continue;
+      const feature = NOT_BUILT.find((entry) => entry.name.test(bare))?.feature;
+      if (feature === undefined) continue;
+      const isSwitch = bare.endsWith("_ENABLED") || bare === "DEBUG";
+      if (isSwitch && parseGoBool(value) === false) continue;
+      const advice = isSwitch ? "remove this variable or set it to false" : "remove this variable";
+      problems.set(name, `${name}: ${feature} is not built in Latchkey yet; ${advice}`);
+    }
+  }
+  return [...problems.values()];
+}

@@ -1,0 +1,307 @@
+import { MAX_PASSWORD_LENGTH } from "@latchkey/domain";
+import * as v from "valibot";
+import {
+  countPer,
+  dbNamespace,
+  emailAddress,
+  flag,
+  httpUrl,
+  list,
+  listenPort,
+  oneOf,
+  port,
+  postgresUrl,
+  ratePerHourOrWindow,
+  redisUrl,
+  requiredCharacters,
+  seconds,
+  testOtpMap,
+  text,
+  timestamp,
+  urlPath,
+  wholeNumber,
+} from "./env-values.ts";
+import { MAIL_NOTIFICATIONS, MAIL_TEMPLATES, MAIL_URL_PATHS } from "./mail-templates.ts";
+import { type KeysOf, type Setting, setting } from "./setting.ts";
+
+// Every setting Latchkey reads, declared once (see setting.ts), grouped as the parsed configuration is. A setting
+// exists when its feature does: those of features not built yet are in not-built.ts, which refuses them.
+
+export const LOG_LEVELS = ["panic", "fatal", "error", "warn", "info", "debug"] as const;
+export const SMS_PROVIDERS = ["twilio", "messagebird", "textlocal", "vonage"] as const;
+export type SmsProviderName = (typeof SMS_PROVIDERS)[number];
+
+const production = { profile: "production" } as const;
+const OTP_LENGTH = wholeNumber({ min: 6, max: 10 });
+
+/** compat: GoTrue raises a shorter minimum to 6 rather than refusing it. */
+const passwordMinLength = v.pipe(
+  wholeNumber({ max: MAX_PASSWORD_LENGTH }),
+  v.transform((length) => Math.max(length, 6)),
+);
+
+/** One SMS provider's credential: required while SMS_PROVIDER names that provider. */
+const credential = <const K extends string>(key: K, provider: SmsProviderName, doc: string) =>
+  setting(key, text, { doc, required: { when: "SMS_PROVIDER", is: provider } });
+
+/** MAILER_SUBJECTS_* and MAILER_TEMPLATES_* of every email kind. */
+function mailTemplateSettings<const T extends Readonly<Record<string, { readonly suffix: string; readonly subject: string }>>>(kinds: T) {
+  const subjects = Object.fromEntries(
+    Object.entries(kinds).map(([kind, { suffix, subject }]) => [
+      kind,
+      setting(`MAILER_SUBJECTS_${suffix}`, text, { default: subject, doc: `Subject of the ${words(kind)} email.` }),
+    ]),
+  );
+  const templates = Object.fromEntries(
+    Object.entries(kinds).map(([kind, { suffix }]) => [
+      kind,
+      setting(`MAILER_TEMPLATES_${suffix}`, httpUrl, {
+        doc: `URL of an HTML template for the ${words(kind)} email; the built-in body when unset.`,
+      }),
+    ]),
+  );
+  return { subjects, templates } as {
+    subjects: { readonly [K in keyof T]: Setting<`MAILER_SUBJECTS_${T[K]["suffix"]}`, string, true> };
+    templates: { readonly [K in keyof T]: Setting<`MAILER_TEMPLATES_${T[K]["suffix"]}`, string, false> };
+  };
+}
+
+const words = (camel: string) => camel.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`);
+
+const mailTemplates = mailTemplateSettings(MAIL_TEMPLATES);
+
+export const SETTINGS = {
+  siteUrl: setting("SITE_URL", httpUrl, {
+    required: production,
+    doc: "The app's URL: where links and redirects lead when no allowed `redirect_to` is given.",
+  }),
+  uriAllowList: setting("URI_ALLOW_LIST", list, {
+    default: "",
+    doc: "Further allowed redirect targets, comma-separated globs (`*` within one part of a URL, `**` across).",
+  }),
+  api: {
+    host: setting("API_HOST", text, { doc: "The interface to listen on; every interface when unset." }),
+    port: setting("PORT", listenPort, {
+      default: "8081",
+      names: { unprefixed: true, alternative: "API_PORT" },
+      doc: "The port to listen on.",
+    }),
+    externalUrl: setting("API_EXTERNAL_URL", httpUrl, {
+      required: production,
+      names: { gotrue: ["API_EXTERNAL_URL"] },
+      doc: "The URL this server is reached at from outside, which mailed links start with.",
+    }),
+    requestIdHeader: setting("REQUEST_ID_HEADER", text, {
+      names: { gotrue: ["GOTRUE_API_REQUEST_ID_HEADER", "REQUEST_ID_HEADER"] },
+      doc: "An incoming header whose value becomes the request id in the log and in 5xx answers.",
+    }),
+  },
+  db: {
+    driver: setting("DB_DRIVER", oneOf(["postgres"]), { required: production, doc: "`postgres`, the only one." }),
+    url: setting("DATABASE_URL", postgresUrl, {
+      names: { unprefixed: true, alternative: "DB_DATABASE_URL" },
+      doc: "The PostgreSQL URL. Setting it selects the production profile; without it an embedded database runs.",
+    }),
+    maxPoolSize: setting("DB_MAX_POOL_SIZE", wholeNumber({ min: 0 }), {
+      default: "0",
+      doc: "Connections to PostgreSQL at most; 0 sets no limit.",
+    }),
+    namespace: setting("DB_NAMESPACE", dbNamespace, {
+      doc: "A prefix of every table, index and constraint name, so deployments can share a database.",
+    }),
+  },
+  log: {
+    level: setting("LOG_LEVEL", oneOf(LOG_LEVELS, { ignoreCase: true }), {
+      default: "info",
+      names: { unprefixed: true },
+      doc: "`panic`, `fatal`, `error`, `warn`, `info` or `debug`.",
+    }),
+    file: setting("LOG_FILE", text, { doc: "A file to append the log to; standard output when unset." }),
+  },
+  jwt: {
+    secret: setting("JWT_SECRET", text, {
+      required: production,
+      doc: "The HS256 key of access tokens (at least 32 characters); refresh tokens and codes are stored keyed by it too.",
+    }),
+    expSeconds: setting("JWT_EXP", seconds({ positive: true, whole: true }), {
+      default: "3600",
+      doc: "How long an access token lasts.",
+    }),
+    aud: setting("JWT_AUD", text, { default: "authenticated", doc: "The audience of new users and their tokens." }),
+    defaultGroupName: setting("JWT_DEFAULT_GROUP_NAME", text, { default: "authenticated", doc: "The role of new users." }),
+    adminRoles: setting("JWT_ADMIN_ROLES", list, {
+      default: "service_role,supabase_admin",
+      doc: "Token roles that may call the admin API and /invite.",
+    }),
+    issuer: setting("JWT_ISSUER", text, { doc: "The `iss` of access tokens; API_EXTERNAL_URL when unset." }),
+  },
+  signup: {
+    disabled: setting("DISABLE_SIGNUP", flag, { default: "false", doc: "Refuse new accounts (invitations still work)." }),
+    emailEnabled: setting("EXTERNAL_EMAIL_ENABLED", flag, { default: "true", doc: "Sign-up and sign-in by email." }),
+    emailMagicLinkEnabled: setting("EXTERNAL_EMAIL_MAGIC_LINK_ENABLED", flag, {
+      default: "true",
+      doc: "Sign-in by a mailed link or code (/magiclink, /otp with an email).",
+    }),
+    phoneEnabled: setting("EXTERNAL_PHONE_ENABLED", flag, { default: "false", doc: "Sign-up and sign-in by phone." }),
+    anonymousEnabled: setting("EXTERNAL_ANONYMOUS_USERS_ENABLED", flag, { default: "false", doc: "Anonymous sign-ins." }),
+  },
+  security: {
+    refreshTokenRotationEnabled: setting("SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", flag, {
+      default: "true",
+      doc: "End the whole session when a refresh token is used again after it was replaced.",
+    }),
+    refreshTokenReuseIntervalSeconds: setting("SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", seconds(), {
+      default: "10",
+      doc: "How long the token just replaced is still answered with its child (tabs refreshing at once).",
+    }),
+    updatePasswordRequireReauthentication: setting("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", flag, {
+      default: "false",
+      doc: "A password change needs the nonce of GET /reauthenticate.",
+    }),
+    sbForwardedForEnabled: setting("SECURITY_SB_FORWARDED_FOR_ENABLED", flag, {
+      default: "false",
+      doc: "Take the client's address from `Auth-Forwarded-For`, which a trusted proxy sets.",
+    }),
+  },
+  password: {
+    minLength: setting("PASSWORD_MIN_LENGTH", passwordMinLength, { default: "6", doc: "The shortest password; at least 6." }),
+    requiredCharacters: setting("PASSWORD_REQUIRED_CHARACTERS", requiredCharacters, {
+      default: "",
+      doc: "Sets of characters a password must use one of each, separated by `:`.",
+    }),
+  },
+  mailer: {
+    autoconfirm: setting("MAILER_AUTOCONFIRM", flag, { default: "false", doc: "Email sign-ups need no confirmation." }),
+    otpExpSeconds: setting("MAILER_OTP_EXP", seconds({ positive: true }), {
+      default: "86400",
+      doc: "How long a mailed link or code works.",
+    }),
+    otpLength: setting("MAILER_OTP_LENGTH", OTP_LENGTH, { default: "6", doc: "Digits of a mailed code, 6 to 10." }),
+    secureEmailChangeEnabled: setting("MAILER_SECURE_EMAIL_CHANGE_ENABLED", flag, {
+      default: "true",
+      doc: "An email change must be confirmed from the current address as well as the new one.",
+    }),
+    maxFrequencySeconds: setting("SMTP_MAX_FREQUENCY", seconds(), {
+      doc: "Time between mails of one kind to one address: 900 s for confirmations and changes, 60 s for sign-in mails and nonces when unset.",
+    }),
+    urlPaths: Object.fromEntries(
+      Object.entries(MAIL_URL_PATHS).map(([link, suffix]) => [
+        link,
+        setting(`MAILER_URLPATHS_${suffix}`, urlPath, {
+          default: "/verify",
+          doc: `The path (on API_EXTERNAL_URL) or URL of ${words(link)} links.`,
+        }),
+      ]),
+    ) as { [K in keyof typeof MAIL_URL_PATHS]: Setting<`MAILER_URLPATHS_${(typeof MAIL_URL_PATHS)[K]}`, string, true> },
+    subjects: mailTemplates.subjects,
+    templates: mailTemplates.templates,
+    notifications: Object.fromEntries(
+      Object.entries(MAIL_NOTIFICATIONS).map(([kind, suffix]) => [
+        kind,
+        setting(`MAILER_NOTIFICATIONS_${suffix}_ENABLED`, flag, {
+          default: "false",
+          doc: `Mail the user when their ${words(kind).replace(/ changed$/, "")} has changed.`,
+        }),
+      ]),
+    ) as {
+      [K in keyof typeof MAIL_NOTIFICATIONS]: Setting<`MAILER_NOTIFICATIONS_${(typeof MAIL_NOTIFICATIONS)[K]}_ENABLED`, boolean, true>;
+    },
+  },
+  smtp: {
+    host: setting("SMTP_HOST", text, {
+      required: production,
+      doc: "The SMTP server. Without it (development profile only) mail is written to the log.",
+    }),
+    port: setting("SMTP_PORT", port, { required: production, doc: "The SMTP server's port (465 speaks TLS at once)." }),
+    user: setting("SMTP_USER", text, { doc: "The SMTP user name." }),
+    pass: setting("SMTP_PASS", text, { doc: "The SMTP password." }),
+    adminEmail: setting("SMTP_ADMIN_EMAIL", emailAddress, { required: production, doc: "The From address of every mail." }),
+    senderName: setting("SMTP_SENDER_NAME", text, { doc: "The From name; the From address when unset." }),
+  },
+  sms: {
+    provider: setting("SMS_PROVIDER", oneOf(SMS_PROVIDERS), {
+      doc: "`twilio`, `messagebird`, `textlocal` or `vonage`. Without it, codes go to the log in development and fail in production.",
+    }),
+    apiUrl: setting("SMS_PROVIDER_API_URL", httpUrl, {
+      doc: "Another origin for the provider's API: a regional endpoint, a proxy, a stand-in in tests.",
+    }),
+    autoconfirm: setting("SMS_AUTOCONFIRM", flag, { default: "false", doc: "Phone sign-ups need no confirmation." }),
+    maxFrequencySeconds: setting("SMS_MAX_FREQUENCY", seconds(), {
+      default: "60",
+      doc: "Time between codes of one kind to one number.",
+    }),
+    otpExpSeconds: setting("SMS_OTP_EXP", seconds({ positive: true }), { default: "60", doc: "How long a texted code works." }),
+    otpLength: setting("SMS_OTP_LENGTH", OTP_LENGTH, { default: "6", doc: "Digits of a texted code, 6 to 10." }),
+    template: setting("SMS_TEMPLATE", text, { default: "Your code is {{ .Code }}", doc: "The text of an SMS; `{{ .Code }}` is the code." }),
+    testOtp: setting("SMS_TEST_OTP", testOtpMap, {
+      default: "",
+      doc: "Numbers with fixed codes, to which nothing is sent: `15550100000:123456,...` (app-review accounts).",
+    }),
+    testOtpValidUntil: setting("SMS_TEST_OTP_VALID_UNTIL", timestamp, {
+      doc: "When SMS_TEST_OTP stops working (RFC 3339); never when unset.",
+    }),
+    twilio: {
+      accountSid: credential("SMS_TWILIO_ACCOUNT_SID", "twilio", "Twilio's account SID."),
+      authToken: credential("SMS_TWILIO_AUTH_TOKEN", "twilio", "Twilio's auth token."),
+      messageServiceSid: credential("SMS_TWILIO_MESSAGE_SERVICE_SID", "twilio", "A Twilio messaging service SID, or the sender number."),
+    },
+    messagebird: {
+      accessKey: credential("SMS_MESSAGEBIRD_ACCESS_KEY", "messagebird", "MessageBird's access key."),
+      originator: credential("SMS_MESSAGEBIRD_ORIGINATOR", "messagebird", "The sender MessageBird shows."),
+    },
+    textlocal: {
+      apiKey: credential("SMS_TEXTLOCAL_API_KEY", "textlocal", "Textlocal's API key."),
+      sender: credential("SMS_TEXTLOCAL_SENDER", "textlocal", "The sender Textlocal shows."),
+    },
+    vonage: {
+      apiKey: credential("SMS_VONAGE_API_KEY", "vonage", "Vonage's API key."),
+      apiSecret: credential("SMS_VONAGE_API_SECRET", "vonage", "Vonage's API secret."),
+      from: credential("SMS_VONAGE_FROM", "vonage", "The sender Vonage shows."),
+    },
+  },
+  rateLimit: {
+    header: setting("RATE_LIMIT_HEADER", text, {
+      doc: "A header a trusted proxy sets to the client's address; the socket's peer when unset. Set it behind a proxy.",
+    }),
+    emailSent: setting("RATE_LIMIT_EMAIL_SENT", ratePerHourOrWindow, {
+      default: "30",
+      doc: "Mails sent, across all instances: per hour (`30`) or per window (`10/1m`).",
+    }),
+    smsSent: setting("RATE_LIMIT_SMS_SENT", ratePerHourOrWindow, { default: "30", doc: "SMS sent, as RATE_LIMIT_EMAIL_SENT." }),
+    verify: setting("RATE_LIMIT_VERIFY", countPer(300), { default: "30", doc: "/verify requests per client per 5 minutes." }),
+    tokenRefresh: setting("RATE_LIMIT_TOKEN_REFRESH", countPer(300), {
+      default: "150",
+      doc: "/token requests (every grant) per client per 5 minutes.",
+    }),
+    otp: setting("RATE_LIMIT_OTP", countPer(300), {
+      default: "30",
+      doc: "Requests per client per 5 minutes on each of /otp (with /magiclink), /recover, /resend, /signup and PUT /user.",
+    }),
+    anonymousUsers: setting("RATE_LIMIT_ANONYMOUS_USERS", countPer(3600), {
+      default: "30",
+      doc: "Anonymous sign-ins per client per hour.",
+    }),
+    redisUrl: setting("REDIS_URL", redisUrl, {
+      names: { unprefixed: true },
+      doc: "A Redis every instance counts the limits in; this process's memory when unset.",
+    }),
+  },
+  /** Inherited multi-instance mode, which Latchkey does not have: read only to refuse it (see checks.ts). */
+  multiInstance: {
+    operatorToken: setting("OPERATOR_TOKEN", text, { doc: "Ignored, with a warning: it belongs to multi-instance mode." }),
+    apiEndpoint: setting("API_ENDPOINT", text, { doc: "Refused: multi-instance mode is not supported." }),
+    enabled: setting("MULTI_INSTANCE_MODE", flag, { default: "false", doc: "Refused when true: multi-instance mode is not supported." }),
+  },
+} as const;
+
+/** A setting's name, without the AUTH_ prefix. */
+export type SettingKey = KeysOf<typeof SETTINGS>;
+
+/**
+ * security: values of these settings never appear in an error message. Matched by name so that a new
+ * credential-like setting is hidden without anyone remembering to mark it; DATABASE_URL and REDIS_URL carry
+ * passwords.
+ */
+export function isSecret(key: string): boolean {
+  return /SECRET|_PASS$|_TOKEN$|_KEY$|^DATABASE_URL$|^REDIS_URL$|_HEADERS$|^SMS_TEST_OTP$/.test(key);
+}
