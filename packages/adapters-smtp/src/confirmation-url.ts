@@ -1,4 +1,5 @@
-import { urlPathNameOf, type LinkEmail } from "./email-kinds.ts";
+import type { LinkEmail } from "@latchkey/domain";
+import { EMAIL_KINDS } from "./email-kinds.ts";
 import type { RenderOptions } from "./options.ts";
 
 const DEFAULT_URL_PATH = "/verify";
@@ -13,7 +14,8 @@ const DEFAULT_URL_PATH = "/verify";
  * Query values are encoded by URLSearchParams, so `&`, `=`, `#` and spaces in redirect_to survive the round trip.
  */
 export function confirmationUrl(email: LinkEmail, options: RenderOptions): string {
-  const path = options.urlPaths?.[urlPathNameOf(email.kind)] ?? DEFAULT_URL_PATH;
+  const urlPath = EMAIL_KINDS[email.kind].urlPath;
+  const path = (urlPath && options.urlPaths?.[urlPath]) || DEFAULT_URL_PATH;
   const url = isAbsoluteHttpUrl(path) ? new URL(path) : appendPath(new URL(options.externalUrl), path);
   url.hash = "";
   url.searchParams.set("token", email.linkToken);

@@ -1,71 +1,185 @@
-import type { AuthEmail, AuthEmailKind, LinkFields } from "@latchkey/domain";
+import type { AuthEmail, AuthEmailKind, LinkEmail } from "@latchkey/domain";
+
+type EmailOf<K extends AuthEmailKind> = Extract<AuthEmail, { kind: K }>;
+
+/** A template variable: `{{ .Name }}`. */
+export type Entry = readonly [name: string, value: string];
+
+/** The parts of a built-in email, rendered the same way to HTML and to text (built-in-body.ts). */
+export interface BodyContent {
+  readonly heading: string;
+  readonly paragraphs: readonly string[];
+  readonly action?: { readonly label: string; readonly url: string };
+  readonly code?: string;
+  readonly closing: string;
+}
+
+/** The links whose path a MAILER_URLPATHS_<NAME> setting sets, by that name lower-cased. */
+export const URL_PATHS = { confirmation: "CONFIRMATION", invite: "INVITE", recovery: "RECOVERY", email_change: "EMAIL_CHANGE" } as const;
+export type UrlPathName = keyof typeof URL_PATHS;
+
+/** Everything about one kind of email, in one place. */
+export interface EmailKind<K extends AuthEmailKind> {
+  /** `<SETTING>` of its MAILER_SUBJECTS_<SETTING> and MAILER_TEMPLATES_<SETTING> settings. */
+  readonly setting: string;
+  /** Its subject where MAILER_SUBJECTS_* sets none (the specification's). */
+  readonly subject: string;
+  /** `<NAME>` of the MAILER_NOTIFICATIONS_<NAME>_ENABLED switch of a notification. */
+  readonly notification?: string;
+  /** The URL path setting its link uses; a magic link shares the recovery path, as in GoTrue. */
+  readonly urlPath?: UrlPathName;
+  /** Its template variables, besides SiteURL, SendingTo and, for a link, the link's own. */
+  readonly variables: (email: EmailOf<K>) => readonly Entry[];
+  /** What its built-in body says; `link` is its link, if it has one. */
+  readonly body: (email: EmailOf<K>, link: string, siteUrl: string) => BodyContent;
+}
+
+const IGNORE = "If you did not ask for this, you can ignore this email.";
+const ALARM = "If you did not make this change, reset your password right away and contact the site's support.";
 
 /**
- * The emails by the name of their MAILER_SUBJECTS_ / MAILER_TEMPLATES_ setting. The names are the server
- * configuration's keys (INVITE → invite, MAGIC_LINK → magicLink, …), so its records map onto ours unchanged.
+ * Every email the domain sends (its AuthEmail union), keyed by its kind: a new kind is one entry here, and the
+ * settings, the subjects, the template variables and the built-in body all follow from it.
  */
-export type MailTemplateName =
-  | "invite"
-  | "confirmation"
-  | "recovery"
-  | "magicLink"
-  | "emailChange"
-  | "reauthentication"
-  | "passwordChangedNotification"
-  | "emailChangedNotification"
-  | "phoneChangedNotification";
+export const EMAIL_KINDS: { readonly [K in AuthEmailKind]: EmailKind<K> } = {
+  confirmation: {
+    setting: "CONFIRMATION",
+    subject: "Confirm your email address",
+    urlPath: "confirmation",
+    variables: (email) => [["Email", email.to]],
+    body: (email, link) => ({
+      heading: "Confirm your email address",
+      paragraphs: [`Follow this link to confirm the email address ${email.to}:`],
+      action: { label: "Confirm your email address", url: link },
+      code: email.otp,
+      closing: "If you did not sign up, you can ignore this email.",
+    }),
+  },
+  invite: {
+    setting: "INVITE",
+    subject: "You've been invited",
+    urlPath: "invite",
+    variables: (email) => [["Email", email.to]],
+    body: (email, link, siteUrl) => ({
+      heading: "You have been invited",
+      paragraphs: [`You have been invited to create an account on ${siteUrl}. Follow this link to accept:`],
+      action: { label: "Accept the invitation", url: link },
+      code: email.otp,
+      closing: "If you were not expecting this invitation, you can ignore this email.",
+    }),
+  },
+  magic_link: {
+    setting: "MAGIC_LINK",
+    subject: "Your sign-in link",
+    urlPath: "recovery",
+    variables: (email) => [["Email", email.to]],
+    body: (email, link) => ({
+      heading: "Your sign-in link",
+      paragraphs: ["Follow this link to sign in:"],
+      action: { label: "Sign in", url: link },
+      code: email.otp,
+      closing: "If you did not ask to sign in, you can ignore this email.",
+    }),
+  },
+  recovery: {
+    setting: "RECOVERY",
+    subject: "Reset your password",
+    urlPath: "recovery",
+    variables: (email) => [["Email", email.to]],
+    body: (email, link) => ({
+      heading: "Reset your password",
+      paragraphs: [`Follow this link to reset the password of the account ${email.to}:`],
+      action: { label: "Reset your password", url: link },
+      code: email.otp,
+      closing: "If you did not ask to reset your password, you can ignore this email: your password stays as it is.",
+    }),
+  },
+  email_change: {
+    setting: "EMAIL_CHANGE",
+    subject: "Confirm your new email address",
+    urlPath: "email_change",
+    // `Email` is the account's current address.
+    variables: (email) => [
+      ["Email", email.email],
+      ["NewEmail", email.newEmail],
+    ],
+    body: (email, link) => ({
+      heading: "Confirm your new email address",
+      paragraphs: [`Follow this link to change the email address of your account from ${email.email} to ${email.newEmail}:`],
+      action: { label: "Confirm the change", url: link },
+      code: email.otp,
+      closing: IGNORE,
+    }),
+  },
+  reauthentication: {
+    setting: "REAUTHENTICATION",
+    subject: "{{ .Token }} is your verification code",
+    variables: (email) => [
+      ["Email", email.to],
+      ["Token", email.otp],
+    ],
+    body: (email) => ({
+      heading: "Your verification code",
+      paragraphs: ["Enter this code to confirm it is you."],
+      code: email.otp,
+      closing: IGNORE,
+    }),
+  },
+  password_changed: {
+    setting: "PASSWORD_CHANGED_NOTIFICATION",
+    subject: "Your password was changed",
+    notification: "PASSWORD_CHANGED",
+    variables: (email) => [["Email", email.to]],
+    body: (email) => ({
+      heading: "Your password was changed",
+      paragraphs: [`The password of your account ${email.to} was just changed.`],
+      closing: ALARM,
+    }),
+  },
+  email_changed: {
+    setting: "EMAIL_CHANGED_NOTIFICATION",
+    subject: "Your email address was changed",
+    notification: "EMAIL_CHANGED",
+    // `Email` is the new address.
+    variables: (email) => [
+      ["Email", email.email],
+      ["OldEmail", email.oldEmail],
+    ],
+    body: (email) => ({
+      heading: "Your email address was changed",
+      paragraphs: [`The email address of your account was changed from ${email.oldEmail} to ${email.email}.`],
+      closing: ALARM,
+    }),
+  },
+  phone_changed: {
+    setting: "PHONE_CHANGED_NOTIFICATION",
+    subject: "Your phone number was changed",
+    notification: "PHONE_CHANGED",
+    variables: (email) => [
+      ["Email", email.to],
+      ["Phone", email.phone],
+      ["OldPhone", email.oldPhone],
+    ],
+    body: (email) => ({
+      heading: "Your phone number was changed",
+      paragraphs: [phoneChange(email.to, email.oldPhone, email.phone)],
+      closing: ALARM,
+    }),
+  },
+};
 
-/** The links by the name of their MAILER_URLPATHS_ setting. */
-export type MailUrlPathName = "invite" | "confirmation" | "recovery" | "emailChange";
-
-/** The emails that carry a link, derived from the port so a new link kind needs a URL path below. */
-export type LinkEmail = Extract<AuthEmail, LinkFields>;
-export type LinkEmailKind = LinkEmail["kind"];
-
-/** The subject and template setting an email kind uses. */
-export function templateNameOf(kind: AuthEmailKind): MailTemplateName {
-  switch (kind) {
-    case "confirmation":
-      return "confirmation";
-    case "invite":
-      return "invite";
-    case "magic_link":
-      return "magicLink";
-    case "recovery":
-      return "recovery";
-    case "email_change":
-      return "emailChange";
-    case "reauthentication":
-      return "reauthentication";
-    case "password_changed":
-      return "passwordChangedNotification";
-    case "email_changed":
-      return "emailChangedNotification";
-    case "phone_changed":
-      return "phoneChangedNotification";
-    default:
-      return unreachable(kind);
-  }
+/** The entry of an email's kind, typed for that email. */
+export function kindOf<K extends AuthEmailKind>(email: EmailOf<K>): EmailKind<K> {
+  return EMAIL_KINDS[email.kind as K];
 }
 
-/** The URL path setting a link kind uses; a magic link shares the recovery path, as in GoTrue. */
-export function urlPathNameOf(kind: LinkEmailKind): MailUrlPathName {
-  switch (kind) {
-    case "confirmation":
-      return "confirmation";
-    case "invite":
-      return "invite";
-    case "magic_link":
-    case "recovery":
-      return "recovery";
-    case "email_change":
-      return "emailChange";
-    default:
-      return unreachable(kind);
-  }
+/** Whether the email carries a link (its kind has a URL path). */
+export function isLinkEmail(email: AuthEmail): email is LinkEmail {
+  return EMAIL_KINDS[email.kind].urlPath !== undefined;
 }
 
-/** Makes a switch exhaustive: a new member of the union is a compile error at the call. */
-export function unreachable(value: never): never {
-  throw new Error(`unhandled email kind: ${String(value)}`);
+function phoneChange(account: string, oldPhone: string, phone: string): string {
+  if (!oldPhone) return `The phone number ${phone} was added to your account ${account}.`;
+  if (!phone) return `The phone number ${oldPhone} was removed from your account ${account}.`;
+  return `The phone number of your account ${account} was changed from ${oldPhone} to ${phone}.`;
 }

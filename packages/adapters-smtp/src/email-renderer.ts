@@ -1,5 +1,4 @@
 import type { AuthEmail } from "@latchkey/domain";
-import { templateNameOf } from "./email-kinds.ts";
 import type { MailerOptions } from "./options.ts";
 import { renderEmail, type RenderedEmail } from "./render-email.ts";
 import { createTemplateLoader } from "./template-loader.ts";
@@ -10,7 +9,7 @@ export type EmailRenderer = (email: AuthEmail) => Promise<RenderedEmail>;
 export function createEmailRenderer(options: MailerOptions): EmailRenderer {
   const loader = createTemplateLoader(options);
   return async (email) => {
-    const url = options.templates?.[templateNameOf(email.kind)];
+    const url = options.templates?.[email.kind];
     const template = url ? await loader.load(url) : undefined;
     return renderEmail(email, options, template);
   };

@@ -4,8 +4,7 @@ export { renderEmail, type RenderedEmail } from "./render-email.ts";
 export { confirmationUrl } from "./confirmation-url.ts";
 export { createEmailRenderer, type EmailRenderer } from "./email-renderer.ts";
 export { SmtpDeliveryError } from "./smtp-delivery-error.ts";
-export { DEFAULT_SUBJECTS } from "./default-subjects.ts";
-export { templateNameOf, urlPathNameOf, type MailTemplateName, type MailUrlPathName } from "./email-kinds.ts";
+export { EMAIL_KINDS, type EmailKind, URL_PATHS, type UrlPathName } from "./email-kinds.ts";
 export type {
   LogEntry,
   LogMailerOptions,

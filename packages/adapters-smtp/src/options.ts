@@ -1,4 +1,5 @@
-import type { MailTemplateName, MailUrlPathName } from "./email-kinds.ts";
+import type { AuthEmailKind } from "@latchkey/domain";
+import type { UrlPathName } from "./email-kinds.ts";
 
 /** What rendering needs from the configuration. */
 export interface RenderOptions {
@@ -7,15 +8,15 @@ export interface RenderOptions {
   /** SITE_URL: the `SiteURL` template variable. */
   readonly siteUrl: string;
   /** MAILER_URLPATHS_*: a path appended to the external URL's path, or an absolute http(s) URL. Default /verify. */
-  readonly urlPaths?: Readonly<Partial<Record<MailUrlPathName, string>>>;
-  /** MAILER_SUBJECTS_*; DEFAULT_SUBJECTS where absent. */
-  readonly subjects?: Readonly<Partial<Record<MailTemplateName, string>>>;
+  readonly urlPaths?: Readonly<Partial<Record<UrlPathName, string>>>;
+  /** MAILER_SUBJECTS_*, by email kind; the kind's own subject where absent. */
+  readonly subjects?: Readonly<Partial<Record<AuthEmailKind, string>>>;
 }
 
 /** How HTML templates named by URL (MAILER_TEMPLATES_*) are fetched and cached. */
 export interface TemplateOptions {
   /** MAILER_TEMPLATES_*: URLs of HTML templates; the built-in body is used where absent or unavailable. */
-  readonly templates?: Readonly<Partial<Record<MailTemplateName, string>>>;
+  readonly templates?: Readonly<Partial<Record<AuthEmailKind, string>>>;
   /** Told about each failed fetch (not about cached failures), so the server can log it. */
   readonly onTemplateError?: (url: string, reason: string) => void;
   /** Default the global fetch; injected by tests. */

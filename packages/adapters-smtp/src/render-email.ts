@@ -1,7 +1,6 @@
 import type { AuthEmail } from "@latchkey/domain";
 import { builtInBody } from "./built-in-body.ts";
-import { DEFAULT_SUBJECTS } from "./default-subjects.ts";
-import { templateNameOf } from "./email-kinds.ts";
+import { EMAIL_KINDS } from "./email-kinds.ts";
 import { expandTemplate } from "./expand-template.ts";
 import { expandHtmlTemplate } from "./html-template.ts";
 import type { RenderOptions } from "./options.ts";
@@ -25,12 +24,11 @@ export interface RenderedEmail {
  * Pure: fetching the template is the caller's business (see createEmailRenderer).
  */
 export function renderEmail(email: AuthEmail, options: RenderOptions, template?: string): RenderedEmail {
-  const name = templateNameOf(email.kind);
   const variables = templateVariables(email, options);
   const link = variables.values.get("ConfirmationURL");
   const code = variables.values.get("Token");
   const body = builtInBody(email, link, options.siteUrl);
-  const subjectTemplate = options.subjects?.[name] ?? DEFAULT_SUBJECTS[name];
+  const subjectTemplate = options.subjects?.[email.kind] ?? EMAIL_KINDS[email.kind].subject;
   // A subject is one header line: a line break from user data must not start another header.
   const subject = expandTemplate(subjectTemplate, variables, (value) => value)
     .replace(/[\r\n]+/g, " ")

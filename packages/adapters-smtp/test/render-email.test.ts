@@ -1,12 +1,12 @@
 import type { AuthEmail } from "@latchkey/domain";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SUBJECTS, renderEmail, templateNameOf, type RenderOptions } from "../src/index.ts";
+import { EMAIL_KINDS, renderEmail, type RenderOptions } from "../src/index.ts";
 import { CODE, EMAILS, REDIRECT_TO, TO, TOKEN, emailOf, hrefOf } from "./support.ts";
 
 const options: RenderOptions = {
   externalUrl: "https://auth.example.com/auth/v1",
   siteUrl: "https://app.example.com",
-  urlPaths: { confirmation: "/c", invite: "/i", recovery: "/r", emailChange: "/e" },
+  urlPaths: { confirmation: "/c", invite: "/i", recovery: "/r", email_change: "/e" },
 };
 
 const PATHS: Partial<Record<AuthEmail["kind"], string>> = {
@@ -55,7 +55,7 @@ describe("links", () => {
 
 describe("subjects", () => {
   it.each(EMAILS)("$kind: the spec's default", (email) => {
-    const expected = DEFAULT_SUBJECTS[templateNameOf(email.kind)].replace("{{ .Token }}", CODE);
+    const expected = EMAIL_KINDS[email.kind].subject.replace("{{ .Token }}", CODE);
     expect(renderEmail(email, options).subject).toBe(expected);
   });
 
@@ -65,7 +65,7 @@ describe("subjects", () => {
 
   it("takes the configured subject, with variables, on one line", () => {
     const email = { ...emailOf("magic_link"), data: { name: "Ada\r\nBcc: evil@example.com" } };
-    const subjects = { magicLink: "{{.Token}} signs {{ .Data.name }} in" };
+    const subjects = { magic_link: "{{.Token}} signs {{ .Data.name }} in" };
     expect(renderEmail(email, { ...options, subjects }).subject).toBe(`${CODE} signs Ada Bcc: evil@example.com in`);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_SUBJECTS, SmtpDeliveryError, createSmtpMailer, templateNameOf } from "../src/index.ts";
+import { EMAIL_KINDS, SmtpDeliveryError, createSmtpMailer } from "../src/index.ts";
 import type { SmtpMailer, SmtpMailerOptions } from "../src/index.ts";
 import {
   CODE,
@@ -58,7 +58,7 @@ describe("delivery", () => {
       if (!mail) throw new Error(`missing ${email.kind}`);
       expect(firstAddress(mail.from)).toEqual({ name: 'Latchkey, "Auth"', address: "no-reply@latchkey.example" });
       expect(firstAddress(mail.to).address).toBe(email.to);
-      expect(mail.subject).toBe(DEFAULT_SUBJECTS[templateNameOf(email.kind)].replace("{{ .Token }}", CODE));
+      expect(mail.subject).toBe(EMAIL_KINDS[email.kind].subject.replace("{{ .Token }}", CODE));
       expect(mail.html).toEqual(expect.stringContaining("<html"));
       expect(mail.text).toEqual(expect.stringContaining("\n"));
       if (!("linkToken" in email)) return;

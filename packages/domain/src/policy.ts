@@ -1,3 +1,4 @@
+import type { NotificationKind } from "./ports/mailer.ts";
 import type { AccessTokenPolicy } from "./model/access-token-claims.ts";
 import type { PasswordPolicy } from "./model/password-policy.ts";
 import type { RedirectPolicy } from "./model/redirect.ts";
@@ -49,7 +50,8 @@ export interface EmailPolicy {
   /** MAILER_SECURE_EMAIL_CHANGE_ENABLED: an email change needs both the old and the new address to confirm. */
   readonly secureEmailChange: boolean;
   /** MAILER_NOTIFICATIONS_*_ENABLED */
-  readonly notifications: { readonly passwordChanged: boolean; readonly emailChanged: boolean; readonly phoneChanged: boolean };
+  /** MAILER_NOTIFICATIONS_*_ENABLED: which notifications of a change already made are sent. */
+  readonly notifications: Readonly<Record<NotificationKind, boolean>>;
   /** RATE_LIMIT_EMAIL_SENT: emails of every kind, all instances together. */
   readonly sendLimit: { readonly events: number; readonly perSeconds: number };
 }

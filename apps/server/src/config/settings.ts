@@ -21,7 +21,8 @@ import {
   urlPath,
   wholeNumber,
 } from "./env-values.ts";
-import { MAIL_NOTIFICATIONS, MAIL_TEMPLATES, MAIL_URL_PATHS } from "./mail-templates.ts";
+import { EMAIL_KINDS, type EmailKind, URL_PATHS, type UrlPathName } from "@latchkey/adapters-smtp";
+import type { AuthEmailKind, NotificationKind } from "@latchkey/domain";
 import { type KeysOf, type Setting, setting } from "./setting.ts";
 
 // Every setting Latchkey reads, declared once (see setting.ts), grouped as the parsed configuration is. A setting
@@ -44,31 +45,50 @@ const passwordMinLength = v.pipe(
 const credential = <const K extends string>(key: K, provider: SmsProviderName, doc: string) =>
   setting(key, text, { doc, required: { when: "SMS_PROVIDER", is: provider } });
 
-/** MAILER_SUBJECTS_* and MAILER_TEMPLATES_* of every email kind. */
-function mailTemplateSettings<const T extends Readonly<Record<string, { readonly suffix: string; readonly subject: string }>>>(kinds: T) {
-  const subjects = Object.fromEntries(
-    Object.entries(kinds).map(([kind, { suffix, subject }]) => [
+const words = (name: string) => name.replaceAll("_", " ");
+const EMAIL_KIND_ENTRIES = Object.entries(EMAIL_KINDS) as [AuthEmailKind, EmailKind<AuthEmailKind>][];
+
+/** The settings of each email kind, from its entry in the adapter's table (EMAIL_KINDS): one edit adds a kind. */
+const mailSettings = {
+  subjects: Object.fromEntries(
+    EMAIL_KIND_ENTRIES.map(([kind, entry]) => [
       kind,
-      setting(`MAILER_SUBJECTS_${suffix}`, text, { default: subject, doc: `Subject of the ${words(kind)} email.` }),
+      setting(`MAILER_SUBJECTS_${entry.setting}`, text, { default: entry.subject, doc: `Subject of the ${words(kind)} email.` }),
     ]),
-  );
-  const templates = Object.fromEntries(
-    Object.entries(kinds).map(([kind, { suffix }]) => [
+  ) as { readonly [K in AuthEmailKind]: Setting<`MAILER_SUBJECTS_${string}`, string, true> },
+  templates: Object.fromEntries(
+    EMAIL_KIND_ENTRIES.map(([kind, entry]) => [
       kind,
-      setting(`MAILER_TEMPLATES_${suffix}`, httpUrl, {
+      setting(`MAILER_TEMPLATES_${entry.setting}`, httpUrl, {
         doc: `URL of an HTML template for the ${words(kind)} email; the built-in body when unset.`,
       }),
     ]),
-  );
-  return { subjects, templates } as {
-    subjects: { readonly [K in keyof T]: Setting<`MAILER_SUBJECTS_${T[K]["suffix"]}`, string, true> };
-    templates: { readonly [K in keyof T]: Setting<`MAILER_TEMPLATES_${T[K]["suffix"]}`, string, false> };
-  };
-}
-
-const words = (camel: string) => camel.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`);
-
-const mailTemplates = mailTemplateSettings(MAIL_TEMPLATES);
+  ) as { readonly [K in AuthEmailKind]: Setting<`MAILER_TEMPLATES_${string}`, string, false> },
+  notifications: Object.fromEntries(
+    EMAIL_KIND_ENTRIES.flatMap(([kind, entry]) =>
+      entry.notification === undefined
+        ? []
+        : [
+            [
+              kind,
+              setting(`MAILER_NOTIFICATIONS_${entry.notification}_ENABLED`, flag, {
+                default: "false",
+                doc: `Send the ${words(kind)} notification.`,
+              }),
+            ],
+          ],
+    ),
+  ) as { readonly [K in NotificationKind]: Setting<`MAILER_NOTIFICATIONS_${string}_ENABLED`, boolean, true> },
+  urlPaths: Object.fromEntries(
+    Object.entries(URL_PATHS).map(([link, suffix]) => [
+      link,
+      setting(`MAILER_URLPATHS_${suffix}`, urlPath, {
+        default: "/verify",
+        doc: `The path (on API_EXTERNAL_URL) or URL of ${words(link)} links${link === "recovery" ? " and magic links" : ""}.`,
+      }),
+    ]),
+  ) as { readonly [K in UrlPathName]: Setting<`MAILER_URLPATHS_${(typeof URL_PATHS)[K]}`, string, true> },
+};
 
 export const SETTINGS = {
   siteUrl: setting("SITE_URL", httpUrl, {
@@ -184,28 +204,7 @@ export const SETTINGS = {
     maxFrequencySeconds: setting("SMTP_MAX_FREQUENCY", seconds(), {
       doc: "Time between mails of one kind to one address: 900 s for confirmations and changes, 60 s for sign-in mails and nonces when unset.",
     }),
-    urlPaths: Object.fromEntries(
-      Object.entries(MAIL_URL_PATHS).map(([link, suffix]) => [
-        link,
-        setting(`MAILER_URLPATHS_${suffix}`, urlPath, {
-          default: "/verify",
-          doc: `The path (on API_EXTERNAL_URL) or URL of ${words(link)} links.`,
-        }),
-      ]),
-    ) as { [K in keyof typeof MAIL_URL_PATHS]: Setting<`MAILER_URLPATHS_${(typeof MAIL_URL_PATHS)[K]}`, string, true> },
-    subjects: mailTemplates.subjects,
-    templates: mailTemplates.templates,
-    notifications: Object.fromEntries(
-      Object.entries(MAIL_NOTIFICATIONS).map(([kind, suffix]) => [
-        kind,
-        setting(`MAILER_NOTIFICATIONS_${suffix}_ENABLED`, flag, {
-          default: "false",
-          doc: `Mail the user when their ${words(kind).replace(/ changed$/, "")} has changed.`,
-        }),
-      ]),
-    ) as {
-      [K in keyof typeof MAIL_NOTIFICATIONS]: Setting<`MAILER_NOTIFICATIONS_${(typeof MAIL_NOTIFICATIONS)[K]}_ENABLED`, boolean, true>;
-    },
+    ...mailSettings,
   },
   smtp: {
     host: setting("SMTP_HOST", text, {

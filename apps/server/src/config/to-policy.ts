@@ -34,11 +34,7 @@ export function toPolicy(config: Config): AuthPolicy {
     email: {
       magicLinkEnabled: config.signup.emailMagicLinkEnabled,
       secureEmailChange: config.mailer.secureEmailChangeEnabled,
-      notifications: {
-        passwordChanged: config.mailer.notifications.passwordChanged,
-        emailChanged: config.mailer.notifications.emailChanged,
-        phoneChanged: config.mailer.notifications.phoneChanged,
-      },
+      notifications: config.mailer.notifications,
       sendLimit: config.rateLimit.emailSent,
     },
     sms: {

@@ -67,7 +67,7 @@ describe("defaults, with only the required production settings", () => {
       otpExpSeconds: 86_400,
       otpLength: 6,
       secureEmailChangeEnabled: true,
-      urlPaths: { invite: "/verify", confirmation: "/verify", recovery: "/verify", emailChange: "/verify" },
+      urlPaths: { invite: "/verify", confirmation: "/verify", recovery: "/verify", email_change: "/verify" },
     });
     expect(Object.values(config.mailer.templates).every((url) => url === undefined)).toBe(true);
     expect(Object.values(config.mailer.notifications).every((enabled) => !enabled)).toBe(true);
@@ -78,12 +78,12 @@ describe("defaults, with only the required production settings", () => {
       invite: "You've been invited",
       confirmation: "Confirm your email address",
       recovery: "Reset your password",
-      magicLink: "Your sign-in link",
-      emailChange: "Confirm your new email address",
+      magic_link: "Your sign-in link",
+      email_change: "Confirm your new email address",
       reauthentication: "{{ .Token }} is your verification code",
-      passwordChangedNotification: "Your password was changed",
-      emailChangedNotification: "Your email address was changed",
-      phoneChangedNotification: "Your phone number was changed",
+      password_changed: "Your password was changed",
+      email_changed: "Your email address was changed",
+      phone_changed: "Your phone number was changed",
     });
   });
 

@@ -69,7 +69,7 @@ describe("toPolicy", () => {
       email: {
         magicLinkEnabled: false,
         secureEmailChange: false,
-        notifications: { passwordChanged: true, emailChanged: false, phoneChanged: true },
+        notifications: { password_changed: true, email_changed: false, phone_changed: true },
         sendLimit: { events: 10, perSeconds: 60 },
       },
       sms: {

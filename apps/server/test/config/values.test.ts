@@ -110,10 +110,10 @@ describe("URLs", () => {
       AUTH_MAILER_SUBJECTS_RECOVERY: "Reset it",
       AUTH_MAILER_NOTIFICATIONS_PASSWORD_CHANGED_ENABLED: "true",
     });
-    expect(config.mailer.templates.magicLink).toBe("https://cdn.example.com/magic.html");
+    expect(config.mailer.templates.magic_link).toBe("https://cdn.example.com/magic.html");
     expect(config.mailer.subjects.recovery).toBe("Reset it");
-    expect(config.mailer.notifications.passwordChanged).toBe(true);
-    expect(config.mailer.notifications.emailChanged).toBe(false);
+    expect(config.mailer.notifications.password_changed).toBe(true);
+    expect(config.mailer.notifications.email_changed).toBe(false);
   });
 });
 

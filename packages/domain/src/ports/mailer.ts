@@ -39,6 +39,12 @@ export type AuthEmail =
 
 export type AuthEmailKind = AuthEmail["kind"];
 
+/** The notifications of a change already made, which the operator switches on one by one. */
+export type NotificationKind = "password_changed" | "email_changed" | "phone_changed";
+
+/** An email that carries a link. */
+export type LinkEmail = Extract<AuthEmail, LinkFields>;
+
 export interface Mailer {
   /** Sends one email; throws when the mail server refuses it or cannot be reached (the outbox retries). */
   send(email: AuthEmail): Promise<void>;

@@ -35,7 +35,7 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       magicLinkEnabled: true,
       secureEmailChange: true,
       ...overrides.email,
-      notifications: { passwordChanged: false, emailChanged: false, phoneChanged: false, ...overrides.email?.notifications },
+      notifications: { password_changed: false, email_changed: false, phone_changed: false, ...overrides.email?.notifications },
       sendLimit: { events: 30, perSeconds: 3600, ...overrides.email?.sendLimit },
     },
     sms: {

@@ -263,7 +263,7 @@ describe("RATE_LIMIT_EMAIL_SENT", () => {
   });
 
   it("never holds back a notification of a change already made", async () => {
-    const limited = { email: { sendLimit: { events: 1, perSeconds: 3600 }, notifications: { passwordChanged: true } } };
+    const limited = { email: { sendLimit: { events: 1, perSeconds: 3600 }, notifications: { password_changed: true } } };
     const { auth, emails } = await withConfirmedUser({ policy: limited });
     const grant = await auth.signInWithPassword({ email: "known@example.com", password, context });
     await auth.recoverPassword({ email: "known@example.com", context });
@@ -314,7 +314,7 @@ describe("send frequency", () => {
 describe("notifications", () => {
   it("tell of a password change only when MAILER_NOTIFICATIONS_PASSWORD_CHANGED_ENABLED", async () => {
     for (const enabled of [false, true]) {
-      const { auth, emails } = await withConfirmedUser({ policy: { email: { notifications: { passwordChanged: enabled } } } });
+      const { auth, emails } = await withConfirmedUser({ policy: { email: { notifications: { password_changed: enabled } } } });
       const grant = await auth.signInWithPassword({ email: "known@example.com", password, context });
       await auth.updateUser({ principal: await auth.authenticate({ accessToken: grant.accessToken }), password: "changed pw", context });
       expect((await emails()).filter((mail) => mail.kind === "password_changed")).toEqual(

@@ -241,7 +241,7 @@ describe("SMS_TEST_OTP numbers", () => {
 
 describe("phone change", () => {
   it("texts the new number, and its code moves the account there", async () => {
-    const testAuth = await signedInByPhone({ policy: { email: { notifications: { phoneChanged: true } } } });
+    const testAuth = await signedInByPhone({ policy: { email: { notifications: { phone_changed: true } } } });
     const updated = await testAuth.auth.updateUser({ principal: testAuth.principal, phone: "+15550100555", context });
     expect(updated).toMatchObject({ phone, newPhone: "+15550100555" });
     expect(updated.phoneChangeSentAt).toBeInstanceOf(Date);
@@ -274,7 +274,7 @@ describe("phone change", () => {
   });
 
   it("tells the account's email when a first number is added", async () => {
-    const testAuth = createTestAuth({ policy: { email: { notifications: { phoneChanged: true } } } });
+    const testAuth = createTestAuth({ policy: { email: { notifications: { phone_changed: true } } } });
     await testAuth.stores.users.insert(aUser({ email: "no-phone@example.com", passwordHash: await testAuth.hasher.hash(password) }));
     const grant = await testAuth.auth.signInWithPassword({ email: "no-phone@example.com", password, context });
     const principal = await testAuth.auth.authenticate({ accessToken: grant.accessToken });

@@ -5,7 +5,7 @@ import { createTestAuth, type TestAuth, type TestAuthOptions } from "../../testi
 import { context, failsWith } from "../../testing/fails-with.ts";
 import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
 import { NO_USER_ID } from "../audit.ts";
-import type { LinkEmail } from "./generate-link.ts";
+import type { LinkEmail } from "../../ports/mailer.ts";
 
 const admin: AdminPrincipal = { role: "service_role", userId: null, claims: {} };
 const password = "s3cret-pass";

@@ -6,7 +6,7 @@ import type { OneTimeTokenKind, PendingChoices } from "../../model/one-time-toke
 import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
 import { isEmailConfirmed, type User, withEmailChangeRequested } from "../../model/user.ts";
-import type { AuthEmail, LinkFields } from "../../ports/mailer.ts";
+import type { LinkEmail } from "../../ports/mailer.ts";
 import type { Stores } from "../../ports/stores.ts";
 import { recordAdminAudit } from "../audit.ts";
 import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
@@ -14,12 +14,10 @@ import { assertContactFree } from "../user/contact-holders.ts";
 import type { Deps, RequestContext } from "../deps.ts";
 import { newAccountForAdmin } from "../sign-up/new-account.ts";
 import { issueToken } from "../verification/one-time-tokens.ts";
+import { linkEmail, type LinkTokenKind } from "../delivery/link-email.ts";
 
 export const GENERATE_LINK_TYPES = ["signup", "invite", "magiclink", "recovery", "email_change_current", "email_change_new"] as const;
 export type GenerateLinkType = (typeof GENERATE_LINK_TYPES)[number];
-
-/** An email that carries a link: what the flow would have mailed. */
-export type LinkEmail = Extract<AuthEmail, LinkFields>;
 
 export interface GenerateLinkInput {
   readonly admin: AdminPrincipal;
@@ -105,7 +103,7 @@ export async function generateLink(deps: Deps, input: GenerateLinkInput): Promis
     const contact = { provider: "email", address } as const;
     const created = () => newAccountForAdmin(deps, { contact, passwordHash, data: input.data, audience: input.audience });
     let user: User;
-    let kind: OneTimeTokenKind;
+    let kind: LinkTokenKind;
     switch (type) {
       case "signup":
         user = current
@@ -158,23 +156,10 @@ async function dropToken(stores: Stores, user: User, kind: OneTimeTokenKind): Pr
 async function issueLinkToken(
   deps: Deps,
   stores: Stores,
-  request: { user: User; kind: OneTimeTokenKind; redirectTo: string; choices: PendingChoices },
+  request: { user: User; kind: LinkTokenKind; redirectTo: string; choices: PendingChoices },
 ): Promise<LinkEmail> {
   const { user, kind, redirectTo } = request;
-  const isChange = kind === "email_change_new" || kind === "email_change_current";
   const to = kind === "email_change_new" ? user.newEmail! : user.email!;
   const issued = await issueToken(deps, stores, { user, kind, channel: "email", address: to, choices: request.choices });
-  const link = { to, linkToken: issued.linkToken!, otp: issued.otp, redirectTo };
-  const data = user.userMetadata;
-  if (isChange) return { ...link, kind: "email_change", linkType: "email_change", email: user.email!, newEmail: user.newEmail!, data };
-  switch (kind) {
-    case "confirmation":
-      return { ...link, kind: "confirmation", linkType: "signup", data };
-    case "invite":
-      return { ...link, kind: "invite", linkType: "invite", data };
-    case "magic_link":
-      return { ...link, kind: "magic_link", linkType: "magiclink", data };
-    default:
-      return { ...link, kind: "recovery", linkType: "recovery", data };
-  }
+  return linkEmail({ tokenKind: kind, user, to, issued, redirectTo, data: user.userMetadata });
 }

@@ -1,18 +1,13 @@
 import type { PendingChoices } from "../../model/one-time-token.ts";
 import type { PkceChallenge } from "../../model/pkce.ts";
 import { type User, withChosenMetadata } from "../../model/user.ts";
-import type { AuthEmail, LinkType } from "../../ports/mailer.ts";
 import type { Stores } from "../../ports/stores.ts";
 import type { Deps } from "../deps.ts";
 import { issueToken, queueEmail } from "../verification/one-time-tokens.ts";
+import { linkEmail } from "../delivery/link-email.ts";
 
-/** The mails whose link signs the person in, and the type each link is verified as. */
-const LINK_TYPES = { confirmation: "signup", invite: "invite", magic_link: "magiclink", recovery: "recovery" } as const satisfies Record<
-  string,
-  LinkType
->;
-
-export type SignInMailKind = keyof typeof LINK_TYPES;
+/** The mails whose link signs the person in. */
+export type SignInMailKind = "confirmation" | "invite" | "magic_link" | "recovery";
 
 /**
  * Issues a token of `kind` for the user (replacing any pending one of that kind) and queues the mail carrying its
@@ -40,15 +35,8 @@ export async function sendSignInMail(
     pkce: request.pkce ?? null,
     ...(request.choices ? { choices: request.choices } : {}),
   });
-  const mail: AuthEmail = {
-    kind,
-    to: address,
-    linkType: LINK_TYPES[kind],
-    linkToken: issued.linkToken!,
-    otp: issued.otp,
-    redirectTo: request.redirectTo,
-    // The mail speaks to whoever asked for it, with the data they chose.
-    data: withChosenMetadata(user, request.choices?.userMetadata).userMetadata,
-  };
+  // The mail speaks to whoever asked for it, with the data they chose.
+  const data = withChosenMetadata(user, request.choices?.userMetadata).userMetadata;
+  const mail = linkEmail({ tokenKind: kind, user, to: address, issued, redirectTo: request.redirectTo, data });
   return queueEmail(deps, stores, mail, issued.expiresAt);
 }

@@ -2,6 +2,7 @@ import type { PkceChallenge } from "../../model/pkce.ts";
 import type { User } from "../../model/user.ts";
 import type { Stores } from "../../ports/stores.ts";
 import type { Deps } from "../deps.ts";
+import { linkEmail } from "../delivery/link-email.ts";
 import { issueToken, queueEmail } from "../verification/one-time-tokens.ts";
 
 /**
@@ -20,17 +21,7 @@ export async function sendEmailChange(
   if (newEmail === null) throw new Error("no pending email change");
   const mail = async (kind: "email_change_new" | "email_change_current", to: string) => {
     const issued = await issueToken(deps, stores, { user, kind, channel: "email", address: to, pkce: options.pkce });
-    const email = {
-      kind: "email_change",
-      to,
-      linkType: "email_change",
-      linkToken: issued.linkToken!,
-      otp: issued.otp,
-      redirectTo: options.redirectTo,
-      email: user.email ?? newEmail,
-      newEmail,
-      data: user.userMetadata,
-    } as const;
+    const email = linkEmail({ tokenKind: kind, user, to, issued, redirectTo: options.redirectTo, data: user.userMetadata });
     return queueEmail(deps, stores, email, issued.expiresAt);
   };
   const messageId = await mail("email_change_new", newEmail);

@@ -27,7 +27,7 @@ export async function applyPhoneChange(deps: Deps, stores: Stores, user: User, p
   for (const identity of changed.identities.filter((candidate) => candidate.provider === "phone")) {
     await stores.identities.save(identity);
   }
-  if (changed.email !== null && deps.policy.email.notifications.phoneChanged) {
+  if (changed.email !== null && deps.policy.email.notifications.phone_changed) {
     // An empty old number tells the mail a number was added, as GoTrue's template variable is then empty.
     await queueNotification(deps, stores, { kind: "phone_changed", to: changed.email, phone, oldPhone: user.phone ?? "" });
   }

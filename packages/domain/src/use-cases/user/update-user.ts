@@ -104,7 +104,7 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
       await stores.sessions.deleteAllOfUser(current.id, session ? { except: session.id } : {});
       await stores.oneTimeTokens.deleteAllOfUser(current.id);
       await recordAudit(deps, stores, { action: "user_updated_password", actor: next, context: input.context });
-      if (notifications.passwordChanged && next.email !== null) {
+      if (notifications.password_changed && next.email !== null) {
         await queueNotification(deps, stores, { kind: "password_changed", to: next.email });
       }
     }

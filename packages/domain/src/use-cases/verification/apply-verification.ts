@@ -150,7 +150,7 @@ async function changeEmail(deps: Deps, stores: Stores, verified: Verified): Prom
   const context = verified.context;
   await recordAudit(deps, stores, { action: "user_modified", actor: withIdentity, context, traits: { email_changed: true } });
   await recordAudit(deps, stores, { action: "login", actor: withIdentity, context, traits: { provider: "email", method: "email_change" } });
-  if (oldEmail !== null && deps.policy.email.notifications.emailChanged) {
+  if (oldEmail !== null && deps.policy.email.notifications.email_changed) {
     await queueNotification(deps, stores, { kind: "email_changed", to: oldEmail, email: newEmail, oldEmail });
   }
   return { kind: "applied", user: withIdentity, method: "email_change" };

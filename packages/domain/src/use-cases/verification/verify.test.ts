@@ -292,7 +292,7 @@ describe("secure email change", () => {
   });
 
   it("needs only the new address when secure email change is off, and notifies the old one when asked to", async () => {
-    const { auth, lastEmail, emails } = await changing({ policy: { email: { secureEmailChange: false, notifications: { emailChanged: true } } } });
+    const { auth, lastEmail, emails } = await changing({ policy: { email: { secureEmailChange: false, notifications: { email_changed: true } } } });
     expect(await lastEmail("old@example.com", "email_change")).toBeUndefined();
     const toNew = (await lastEmail("new@example.com", "email_change"))!;
     expect((await auth.verify({ type: "email_change", proof: { linkToken: toNew.linkToken }, followedLink: true, context })).kind).toBe("session");
