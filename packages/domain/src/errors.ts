@@ -55,12 +55,27 @@ export type ErrorCode =
   | "mfa_webauthn_enroll_not_enabled"
   | "mfa_factor_not_found";
 
+/**
+ * Cases the domain tells apart within one code because GoTrue answers them with another status than the code's
+ * usual one. The client still hears the code; the transport alone decides what status each case gets.
+ */
+export type ErrorCase =
+  /** The bearer token's own user or session is gone or has ended: whoever held it is no one now. */
+  | "token_holder_gone"
+  /** An anonymous user asked for what only a user with an address may have (MFA factors). */
+  | "anonymous_caller"
+  /** An anonymous user chose a password without an address to sign in with it. */
+  | "password_without_address"
+  /** A phone number already registered, met by a signup that would sign straight in. */
+  | "phone_already_registered"
+  /** An id naming the resource asked for (in a path) that cannot be one. */
+  | "malformed_id";
+
 export interface AuthErrorOptions {
-  /**
-   * Structured extras: part of the response (`{ reasons }` for weak_password), or telling the transport how GoTrue
-   * answers this case (`{ unprocessable: true }`: a 422 where the code is usually a 400).
-   */
+  /** Structured extras that are part of the response (`{ reasons }` for weak_password). */
   readonly details?: Readonly<Record<string, unknown>>;
+  /** Which case of the code this is, where GoTrue answers it differently (see ErrorCase). */
+  readonly case?: ErrorCase;
   /** The internal cause: logged, never sent. */
   readonly cause?: unknown;
   /** Seconds after which retrying may succeed (rate limits). */
@@ -70,6 +85,7 @@ export interface AuthErrorOptions {
 export class AuthError extends Error {
   override readonly name = "AuthError";
   readonly details: Readonly<Record<string, unknown>> | undefined;
+  readonly case: ErrorCase | undefined;
   readonly retryAfterSeconds: number | undefined;
 
   constructor(
@@ -79,6 +95,7 @@ export class AuthError extends Error {
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.details = options.details;
+    this.case = options.case;
     this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }

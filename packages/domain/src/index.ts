@@ -1,5 +1,5 @@
 export { createAuth, type Auth } from "./auth.ts";
-export { AuthError, isAuthError, messages, type AuthErrorOptions, type ErrorCode } from "./errors.ts";
+export { AuthError, isAuthError, messages, type AuthErrorOptions, type ErrorCase, type ErrorCode } from "./errors.ts";
 export type { AuthPolicy, OtpPolicy, RequestLimits, RequestRate, SignupPolicy } from "./policy.ts";
 export type * from "./ports/index.ts";
 
@@ -25,7 +25,7 @@ export type { Aal, AmrEntry, AuthMethod, LogoutScope, Session } from "./model/se
 export { confirmedAt, type EmailChangeSide, isBanned, isEmailConfirmed, isPhoneConfirmed, type User } from "./model/user.ts";
 export { isUuid } from "./model/uuid.ts";
 
-export type { Principal, RequestContext, SessionGrant } from "./use-cases/deps.ts";
+export type { LinkRequest, Principal, RequestContext, SessionGrant } from "./use-cases/deps.ts";
 export type { AuthenticateInput } from "./use-cases/sessions/authenticate.ts";
 export type { SignUpInput, SignUpResult } from "./use-cases/sign-up/sign-up.ts";
 export type { SignInWithPasswordInput } from "./use-cases/sign-in/sign-in-with-password.ts";

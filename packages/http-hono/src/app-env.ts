@@ -1,5 +1,8 @@
-import type { AdminPrincipal, Principal } from "@latchkey/domain";
+import type { AdminPrincipal, Principal, RequestContext } from "@latchkey/domain";
 import type { Logger } from "./logger.ts";
+
+/** An endpoint as the route table names it: method and path pattern, as in `POST /token`. */
+export type Endpoint = `${"GET" | "POST" | "PUT" | "DELETE" | "ALL"} /${string}`;
 
 /** Per-request values set by middleware. */
 export interface AppEnv {
@@ -7,8 +10,12 @@ export interface AppEnv {
     requestId: string;
     /** Carries the request id on every line. */
     log: Logger;
+    /** Who calls and from where, as the deployment tells it (see ClientAddress). */
+    caller: RequestContext;
     /** The request body, read once; null when it is over the limit. Set for methods that carry a body. */
     body: () => Promise<Uint8Array | null>;
+    /** The endpoint serving the request, set by the route table; unset when none matched. */
+    endpoint: Endpoint;
     /** Set by requireUser. */
     principal: Principal;
     /** Set by requireAdmin. */

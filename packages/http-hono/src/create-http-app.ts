@@ -9,18 +9,10 @@ import { requestId } from "./middleware/request-id.ts";
 import { requestLog } from "./middleware/request-log.ts";
 import { securityHeaders } from "./middleware/security-headers.ts";
 import type { PublicSettings } from "./present/settings.ts";
-import { type BodyReader, bodyTooLarge, MAX_BODY_BYTES, readWebBody } from "./request-body.ts";
-import type { ClientAddress } from "./request-context.ts";
-import { healthRoutes } from "./routes/health.ts";
-import type { RouteDeps } from "./routes/route-deps.ts";
-import { signupRoutes } from "./routes/signup.ts";
-import { tokenRoutes } from "./routes/token.ts";
-import { userRoutes } from "./routes/user.ts";
-import { inviteRoutes } from "./routes/invite.ts";
-import { type ActionLink, adminRoutes } from "./routes/admin.ts";
-import { mailRoutes, signInByMailRoutes } from "./routes/mail.ts";
-import { switchedOffRoutes } from "./routes/switched-off.ts";
-import { verifyRoutes } from "./routes/verify.ts";
+import { type ClientAddress, identifyCaller } from "./request/envelope.ts";
+import { type BodyReader, bodyTooLarge, MAX_BODY_BYTES, readWebBody } from "./request/request-body.ts";
+import type { ActionLink } from "./handlers/deps.ts";
+import { apiRoutes } from "./routes.ts";
 
 const BODILESS_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
 /** Where a Supabase project serves its auth API, and so where supabase-js looks for it. */
@@ -42,16 +34,11 @@ export interface HttpAppOptions {
 
 /** The GoTrue HTTP contract over the use cases. */
 export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
-  const deps: RouteDeps = {
-    auth: options.auth,
-    settings: options.settings,
-    version: options.version,
-    clientAddress: options.clientAddress ?? (() => null),
-  };
   const app = new Hono<AppEnv>();
   app.use(requestId(options.log, options.requestIdHeader));
   app.use(requestLog());
   app.use(securityHeaders());
+  app.use(identifyCaller(options.clientAddress ?? (() => null)));
   // A browser app talks to the server directly, with the headers the official client sends.
   app.use(
     cors({
@@ -83,17 +70,8 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
     return next();
   });
 
-  const api = new Hono<AppEnv>()
-    .route("/", healthRoutes(deps))
-    .route("/", signupRoutes(deps))
-    .route("/", tokenRoutes(deps))
-    .route("/", userRoutes(deps))
-    .route("/", verifyRoutes(deps))
-    .route("/", signInByMailRoutes(deps))
-    .route("/", mailRoutes(deps))
-    .route("/", inviteRoutes(deps))
-    .route("/", adminRoutes({ ...deps, actionLink: options.actionLink }))
-    .route("/", switchedOffRoutes(deps));
+  const { auth, settings, version, actionLink } = options;
+  const api = apiRoutes({ auth, settings, version, actionLink });
   // The same API at the root and under /auth/v1, where supabase-js's createClient(url, key) calls it (as a
   // Supabase project's gateway serves it), so that an app works with nothing in front.
   app.route("/", api);

@@ -20,6 +20,16 @@ export interface RequestContext {
   readonly userAgent: string | null;
 }
 
+/**
+ * How the link of a mail is asked for: where it should lead (candidates in the caller's order of preference; the
+ * first one the redirect rule allows wins) and the PKCE challenge that ties it to the client that asked.
+ */
+export interface LinkRequest {
+  readonly redirectTo?: readonly (string | undefined)[];
+  readonly codeChallenge?: string | undefined;
+  readonly codeChallengeMethod?: string | undefined;
+}
+
 /** A signed-in session, as the token endpoints hand it out. */
 export interface SessionGrant {
   readonly accessToken: string;

@@ -3,7 +3,7 @@ import type { Context, ErrorHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../app-env.ts";
 import { apiVersionHeader, wantsVersion2024 } from "./api-version.ts";
-import { oauthShaped, type StatusOverrides, statusOf } from "./error-status.ts";
+import { oauthShaped, statusOf } from "./error-status.ts";
 
 const UNEXPECTED = "Unexpected failure, please check server logs for more information";
 
@@ -41,11 +41,11 @@ function reasonOf(cause: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);
 }
 
-/** The error handler of the app and of each route module; a module passes the statuses where it differs. */
-export function handleAuthErrors(overrides: StatusOverrides = {}): ErrorHandler<AppEnv> {
+/** The app's one error handler: the status is that of the error at the endpoint that raised it. */
+export function handleAuthErrors(): ErrorHandler<AppEnv> {
   return (thrown, c) => {
     const error = asAuthError(thrown);
-    const status = statusOf(error, overrides);
+    const status = statusOf(error, c.get("endpoint"));
     if (status >= 500) c.get("log")?.error({ err: error.cause ?? error }, "request failed");
     // The client gets a clean refusal; why a dependency refused (the SMS provider's code and words, already
     // stripped of codes and credentials by the adapter) is for the operator, in one line: a refusal is expected,

@@ -1,8 +1,13 @@
-import type { AuthError, ErrorCode } from "@latchkey/domain";
+import type { AuthError, ErrorCase, ErrorCode } from "@latchkey/domain";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { Endpoint } from "../app-env.ts";
 
-/** Where GoTrue raises each code in its core API. Routes override the few places it answers otherwise. */
-export const defaultStatus = {
+// The one place that decides the status of an error. GoTrue fixes a status where it raises an error, so most codes
+// have one status everywhere, and the few exceptions are either cases the domain tells apart or endpoints whose
+// handler answers otherwise. Each line can be checked against GoTrue's handlers.
+
+/** The status GoTrue answers each code with in most places. */
+const BY_CODE = {
   unexpected_failure: 500,
   validation_failed: 400,
   bad_json: 400,
@@ -53,13 +58,29 @@ export const defaultStatus = {
   mfa_factor_not_found: 404,
 } satisfies Record<ErrorCode, ContentfulStatusCode>;
 
-/** A route's exceptions to the table: a status, or a function of the error for the rare code that needs one. */
-export type StatusOverrides = Partial<Record<ErrorCode, ContentfulStatusCode | ((error: AuthError) => ContentfulStatusCode)>>;
+/** Cases of a code that GoTrue answers with another status than the code's (see ErrorCase). */
+const BY_CASE = {
+  // Its auth middleware refuses a token whose user or session is gone as forbidden, whatever route is behind it.
+  token_holder_gone: 403,
+  anonymous_caller: 403,
+  password_without_address: 422,
+  phone_already_registered: 400,
+  // An id in the path that cannot name anything: the resource is not found.
+  malformed_id: 404,
+} satisfies Record<ErrorCase, ContentfulStatusCode>;
 
-export function statusOf(error: AuthError, overrides: StatusOverrides = {}): ContentfulStatusCode {
-  const override = overrides[error.code];
-  if (typeof override === "function") return override(error);
-  return override ?? defaultStatus[error.code];
+/** Endpoints whose handler in GoTrue answers a code with another status than elsewhere. */
+export const BY_ENDPOINT: Partial<Record<Endpoint, Partial<Record<ErrorCode, ContentfulStatusCode>>>> = {
+  "POST /token": { user_banned: 400, email_provider_disabled: 422, phone_provider_disabled: 422 },
+  "POST /otp": { email_provider_disabled: 422 },
+  "POST /magiclink": { email_provider_disabled: 422 },
+  "GET /reauthenticate": { email_not_confirmed: 422, phone_not_confirmed: 422 },
+};
+
+/** The status of `error` raised while serving `endpoint` (none when no endpoint matched). */
+export function statusOf(error: AuthError, endpoint?: Endpoint): ContentfulStatusCode {
+  if (error.case !== undefined) return BY_CASE[error.case];
+  return (endpoint && BY_ENDPOINT[endpoint]?.[error.code]) ?? BY_CODE[error.code];
 }
 
 /** Codes answered in the OAuth shape `{error, error_description}`, always with status 400. */

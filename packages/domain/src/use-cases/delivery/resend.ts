@@ -10,7 +10,7 @@ import type { Stores } from "../../ports/stores.ts";
 import { recordAudit } from "../audit.ts";
 import type { Contact } from "../../model/contact.ts";
 import { sendConfirmation } from "../sign-up/confirmation.ts";
-import type { Deps, RequestContext } from "../deps.ts";
+import type { Deps, LinkRequest, RequestContext } from "../deps.ts";
 import { sendEmailChange } from "../user/email-change.ts";
 import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
 import { sendPhoneChange } from "../user/phone-change.ts";
@@ -18,13 +18,10 @@ import { limitSmsCodes, TEST_OTP_MESSAGE_ID, testOtpFor } from "./sms-codes.ts";
 import { observeDuration, padDuration } from "../abuse/timing.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
 
-export interface ResendInput {
+export interface ResendInput extends LinkRequest {
   readonly type: string;
   readonly email?: string | undefined;
   readonly phone?: string | undefined;
-  readonly redirectTo?: readonly (string | undefined)[];
-  readonly codeChallenge?: string | undefined;
-  readonly codeChallengeMethod?: string | undefined;
   readonly context: RequestContext;
 }
 

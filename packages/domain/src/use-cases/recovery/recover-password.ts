@@ -3,17 +3,14 @@ import { normalizeEmail } from "../../model/email.ts";
 import { readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
 import { recordAudit } from "../audit.ts";
-import type { Deps, RequestContext } from "../deps.ts";
+import type { Deps, LinkRequest, RequestContext } from "../deps.ts";
 import { sendSignInMail } from "../sign-in/sign-in-mail.ts";
 import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
 import { observeDuration, padDuration } from "../abuse/timing.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
 
-export interface RecoverPasswordInput {
+export interface RecoverPasswordInput extends LinkRequest {
   readonly email: string;
-  readonly redirectTo?: readonly (string | undefined)[];
-  readonly codeChallenge?: string | undefined;
-  readonly codeChallengeMethod?: string | undefined;
   readonly context: RequestContext;
 }
 

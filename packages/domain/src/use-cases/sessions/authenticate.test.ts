@@ -66,6 +66,7 @@ describe("authenticate a bearer token", () => {
     await stores.users.update({ ...user, bannedUntil: null });
 
     await stores.sessions.deleteAllOfUser(user.id);
-    await failsWith("session_not_found", auth.authenticate({ accessToken: grant.accessToken }));
+    const gone = await failsWith("session_not_found", auth.authenticate({ accessToken: grant.accessToken }));
+    expect(gone.case).toBe("token_holder_gone");
   });
 });

@@ -6,21 +6,18 @@ import { chooseRedirect } from "../../model/redirect.ts";
 import { isEmailConfirmed } from "../../model/user.ts";
 import { recordAudit } from "../audit.ts";
 import { choicesOfSignInCode, sendConfirmation } from "../sign-up/confirmation.ts";
-import type { Deps, RequestContext } from "../deps.ts";
+import type { Deps, LinkRequest, RequestContext } from "../deps.ts";
 import { newAccount } from "../sign-up/new-account.ts";
 import { sendSignInMail } from "./sign-in-mail.ts";
 import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
 
-export interface SendMagicLinkInput {
+export interface SendMagicLinkInput extends LinkRequest {
   readonly email: string;
   /** POST /otp's `create_user` (default true); /magiclink always creates. */
   readonly createUser: boolean;
   readonly data?: Metadata | undefined;
   readonly audience?: string | undefined;
-  readonly redirectTo?: readonly (string | undefined)[];
-  readonly codeChallenge?: string | undefined;
-  readonly codeChallengeMethod?: string | undefined;
   readonly context: RequestContext;
 }
 

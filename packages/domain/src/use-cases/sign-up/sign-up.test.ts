@@ -132,12 +132,12 @@ describe("sign up twice with one address", () => {
     expect(clock.now().getTime() - beforeFake).toBe(real);
   });
 
-  it("answers user_already_exists where the channel autoconfirms, naming the provider for the transport", async () => {
+  it("answers user_already_exists where the channel autoconfirms, a phone its own case (GoTrue answers it with another status)", async () => {
     const { auth, stores } = createTestAuth({ policy: { signup: { phoneAutoconfirm: true } } });
     await stores.users.insert(aUser({ email: "dup@example.com", phone: "+15550103000", phoneConfirmedAt: new Date() }));
     const byPhone = await failsWith("user_already_exists", auth.signUp({ phone: "+15550103000", password, context }));
     expect(byPhone.message).toBe("User already registered");
-    expect(byPhone.details).toEqual({ provider: "phone" });
+    expect(byPhone.case).toBe("phone_already_registered");
     // Email still needs confirmation here, so a duplicate email is answered as if it were new.
     const byEmail = await auth.signUp({ email: "dup@example.com", password, context });
     expect(byEmail.kind === "user" && byEmail.user.identities).toEqual([]);
@@ -145,7 +145,7 @@ describe("sign up twice with one address", () => {
     const { auth: emailAuto, stores: emailStores } = createTestAuth({ policy: { signup: { emailAutoconfirm: true } } });
     await emailStores.users.insert(aUser({ email: "dup@example.com" }));
     const duplicate = await failsWith("user_already_exists", emailAuto.signUp({ email: "dup@example.com", password, context }));
-    expect(duplicate.details).toEqual({ provider: "email" });
+    expect(duplicate.case).toBeUndefined();
   });
 
   it("sends an unconfirmed account its confirmation again, no more often than SMTP_MAX_FREQUENCY, changing nothing else", async () => {

@@ -11,7 +11,7 @@ import { type AuditEvent, auditEntry, recordAudit } from "../audit.ts";
 import { sendConfirmation } from "./confirmation.ts";
 import type { Contact } from "../../model/contact.ts";
 import { findUserByContact } from "../user/contact-holders.ts";
-import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
+import type { Deps, LinkRequest, RequestContext, SessionGrant } from "../deps.ts";
 import { newAccount } from "./new-account.ts";
 import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
 import { assertSmsChannel, limitSmsCodes } from "../delivery/sms-codes.ts";
@@ -19,17 +19,13 @@ import { grantSession, newSession, openSession } from "../sessions/sessions.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
 import { observeDuration, padDuration, type PaddedOperation } from "../abuse/timing.ts";
 
-export interface SignUpInput {
+export interface SignUpInput extends LinkRequest {
   readonly email?: string | undefined;
   readonly phone?: string | undefined;
   readonly password?: string | undefined;
   readonly data?: Metadata | undefined;
   /** X-JWT-AUD; JWT_AUD when absent. */
   readonly audience?: string | undefined;
-  /** Where the confirmation link may lead, in order of preference; SITE_URL when none is allowed. */
-  readonly redirectTo?: readonly (string | undefined)[];
-  readonly codeChallenge?: string | undefined;
-  readonly codeChallengeMethod?: string | undefined;
   /** How a phone signup's code is sent: `sms` (the default). */
   readonly channel?: string | undefined;
   readonly context: RequestContext;
@@ -83,6 +79,12 @@ type Delivery = Omit<Parameters<typeof sendConfirmation>[4], "choices">;
 /** Email and phone signups take different times (a phone's sends its SMS at once), so each has its own. */
 function timingOf(contact: Contact): PaddedOperation {
   return `signup:${contact.provider}`;
+}
+
+/** compat: GoTrue answers a phone with 400, an email with 422 (docs/compatibility.md, Errors). */
+function alreadyRegistered(contact: Contact): AuthError {
+  const phone = contact.provider === "phone" ? { case: "phone_already_registered" as const } : {};
+  return new AuthError("user_already_exists", messages.userAlreadyRegistered, phone);
 }
 
 function autoconfirms(deps: Deps, contact: Contact): boolean {
@@ -149,7 +151,7 @@ async function signUpExisting(
   if (confirmed) {
     // Only where this kind of address signs people straight in is "already registered" no news to a caller.
     if (autoconfirms(deps, contact)) {
-      throw new AuthError("user_already_exists", messages.userAlreadyRegistered, { details: { provider: contact.provider } });
+      throw alreadyRegistered(contact);
     }
     // security: shaped like a real signup, and as slow: the same hashing, a committed transaction, then a wait
     // for whatever real signups take beyond that. The answer does not reveal the account.
@@ -164,19 +166,16 @@ async function signUpExisting(
 
   if (autoconfirms(deps, contact)) {
     // GoTrue confirms and signs in here without looking at the password; we only do so for its owner.
-    const alreadyRegistered = new AuthError("user_already_exists", messages.userAlreadyRegistered, {
-      details: { provider: contact.provider },
-    });
     const verifiedHash = existing.passwordHash;
     const verification = verifiedHash
       ? await deps.hasher.verify(verifiedHash, password)
       : (await deps.hasher.verifyNothing(password), { ok: false });
-    if (!verification.ok) throw alreadyRegistered;
+    if (!verification.ok) throw alreadyRegistered(contact);
     const opened = await deps.tx.run(async (stores) => {
       // Decide on the row as it is now: the password, the ban and the confirmation may have changed meanwhile.
       const current = await stores.users.findById(existing.id, { forUpdate: true });
       const now = deps.clock.now();
-      if (!current || current.passwordHash !== verifiedHash) throw alreadyRegistered;
+      if (!current || current.passwordHash !== verifiedHash) throw alreadyRegistered(contact);
       if (isBanned(current, now)) throw new AuthError("user_banned", messages.userBanned);
       const user = { ...confirm(current, contact, now), lastSignInAt: now };
       await stores.users.update(user);

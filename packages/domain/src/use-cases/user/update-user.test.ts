@@ -138,6 +138,7 @@ describe("update the user", () => {
     const result = await auth.signUp({ context });
     if (result.kind !== "session") throw new Error("expected a session");
     const principal = await auth.authenticate({ accessToken: result.grant.accessToken });
-    await failsWith("validation_failed", auth.updateUser({ principal, password: "a brand new one", context }));
+    const refused = await failsWith("validation_failed", auth.updateUser({ principal, password: "a brand new one", context }));
+    expect(refused.case).toBe("password_without_address");
   });
 });

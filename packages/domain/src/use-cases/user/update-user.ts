@@ -7,7 +7,7 @@ import { chooseRedirect } from "../../model/redirect.ts";
 import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { type User, withEmailChangeRequested } from "../../model/user.ts";
-import type { Deps, Principal, RequestContext } from "../deps.ts";
+import type { Deps, LinkRequest, Principal, RequestContext } from "../deps.ts";
 import { recordAudit } from "../audit.ts";
 import { otpDigest } from "../verification/digests.ts";
 import { sendEmailChange } from "./email-change.ts";
@@ -18,7 +18,8 @@ import { applyPhoneChange, sendPhoneChange } from "./phone-change.ts";
 import { assertSmsChannel, limitSmsCodes } from "../delivery/sms-codes.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
 
-export interface UpdateUserInput {
+/** The link request is for the email change confirmations: where they lead, and the PKCE client they are for. */
+export interface UpdateUserInput extends LinkRequest {
   readonly principal: Principal;
   readonly email?: string | undefined;
   readonly phone?: string | undefined;
@@ -29,11 +30,6 @@ export interface UpdateUserInput {
   readonly channel?: string | undefined;
   /** From GET /reauthenticate, when password changes require it. */
   readonly nonce?: string | undefined;
-  /** Where the email change confirmation links may lead, in order of preference. */
-  readonly redirectTo?: readonly (string | undefined)[];
-  /** A PKCE client's challenge: the email change links then lead to a code for it to exchange. */
-  readonly codeChallenge?: string | undefined;
-  readonly codeChallengeMethod?: string | undefined;
   readonly context: RequestContext;
 }
 
@@ -52,7 +48,7 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
   const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
   if (caller.isAnonymous && password !== undefined && !email && !phone) {
     throw new AuthError("validation_failed", "Updating password of an anonymous user without an email or phone is not allowed", {
-      details: { unprocessable: true },
+      case: "password_without_address",
     });
   }
   const changesEmail = email !== undefined && email !== caller.email;
@@ -83,7 +79,7 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
   return deps.tx.run(async (stores) => {
     const now = deps.clock.now();
     const current = await stores.users.findById(caller.id, { forUpdate: true });
-    if (!current) throw new AuthError("user_not_found", "User not found");
+    if (!current) throw new AuthError("user_not_found", "User not found", { case: "token_holder_gone" });
     let next: User = { ...current, updatedAt: now };
     if (input.data) next = { ...next, userMetadata: mergeMetadata(next.userMetadata, input.data) };
     if (changesEmail) next = withEmailChangeRequested(next, email, now);

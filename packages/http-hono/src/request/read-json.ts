@@ -1,6 +1,6 @@
 import { AuthError } from "@latchkey/domain";
 import type { Context } from "hono";
-import type { AppEnv } from "./app-env.ts";
+import type { AppEnv } from "../app-env.ts";
 import { bodyTooLarge } from "./request-body.ts";
 import * as v from "valibot";
 

@@ -1,0 +1,14 @@
+import type { Auth, LinkEmail } from "@latchkey/domain";
+import type { PublicSettings } from "../present/settings.ts";
+
+/** Builds the link of a mail that is not sent (generate_link) exactly as the mailer builds a sent one's. */
+export type ActionLink = (email: LinkEmail) => string;
+
+/** What handlers are made from. */
+export interface HandlerDeps {
+  readonly auth: Auth;
+  readonly settings: PublicSettings;
+  /** The build's version, reported by /health. */
+  readonly version: string;
+  readonly actionLink: ActionLink;
+}

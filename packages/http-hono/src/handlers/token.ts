@@ -1,0 +1,37 @@
+import { AuthError } from "@latchkey/domain";
+import type { Handler } from "hono";
+import type { AppEnv } from "../app-env.ts";
+import { presentSession } from "../present/session.ts";
+import { readJson } from "../request/read-json.ts";
+import { PasswordGrantBody, PkceGrantBody, RefreshGrantBody } from "../request/schemas.ts";
+import type { HandlerDeps } from "./deps.ts";
+
+/** POST /token: a session for a password, a PKCE auth code or a refresh token, by `grant_type`. */
+export const token =
+  ({ auth }: HandlerDeps): Handler<AppEnv> =>
+  async (c) => {
+    const context = c.get("caller");
+    switch (c.req.query("grant_type")) {
+      case "password": {
+        const body = await readJson(c, PasswordGrantBody);
+        const grant = await auth.signInWithPassword({ email: body.email, phone: body.phone, password: body.password ?? "", context });
+        return c.json(presentSession(grant));
+      }
+      case "pkce": {
+        const body = await readJson(c, PkceGrantBody);
+        const grant = await auth.exchangeAuthCode({ authCode: body.auth_code ?? "", codeVerifier: body.code_verifier ?? "", context });
+        return c.json(presentSession(grant));
+      }
+      case "refresh_token": {
+        const body = await readJson(c, RefreshGrantBody);
+        return c.json(presentSession(await auth.refreshSession({ refreshToken: body.refresh_token ?? "", context })));
+      }
+      // Grants of features Latchkey does not have yet, answered as GoTrue answers them switched off.
+      case "web3":
+        throw new AuthError("web3_provider_disabled", "Web3 provider is disabled");
+      case "id_token":
+        throw new AuthError("provider_disabled", "No OAuth provider is enabled for ID token sign-in");
+      default:
+        throw new AuthError("invalid_credentials", "unsupported_grant_type");
+    }
+  };

@@ -1,0 +1,100 @@
+import { type Handler, Hono, type MiddlewareHandler } from "hono";
+import type { AppEnv, Endpoint } from "./app-env.ts";
+import * as adminAudit from "./handlers/admin-audit.ts";
+import * as adminLinks from "./handlers/admin-links.ts";
+import * as adminUsers from "./handlers/admin-users.ts";
+import type { HandlerDeps } from "./handlers/deps.ts";
+import * as health from "./handlers/health.ts";
+import * as invite from "./handlers/invite.ts";
+import * as recovery from "./handlers/recovery.ts";
+import * as resend from "./handlers/resend.ts";
+import * as signInByMail from "./handlers/sign-in-by-mail.ts";
+import * as signUp from "./handlers/sign-up.ts";
+import * as off from "./handlers/switched-off.ts";
+import * as token from "./handlers/token.ts";
+import * as user from "./handlers/user.ts";
+import * as verify from "./handlers/verify.ts";
+import { noHead } from "./middleware/no-head.ts";
+import { requireAdmin, requireUser } from "./middleware/require-user.ts";
+
+/**
+ * The API, one endpoint a line: its guards, then its handler, which reads the request, calls one use case and
+ * presents the result. Where GoTrue answers an error differently at one endpoint, errors/error-status.ts says so
+ * under the same name.
+ */
+export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
+  const api = new Hono<AppEnv>();
+  const route = (endpoint: Endpoint, ...handlers: (MiddlewareHandler<AppEnv> | Handler<AppEnv>)[]) => {
+    const [method, path] = endpoint.split(" ") as [string, string];
+    const named: MiddlewareHandler<AppEnv> = (c, next) => {
+      c.set("endpoint", endpoint);
+      return next();
+    };
+    api.on(method, path, named, ...handlers);
+  };
+  const signedIn = requireUser(deps.auth);
+  // GET and PUT /user also check that the token is for the request's audience, as GoTrue does.
+  const signedInForAudience = requireUser(deps.auth, { checkAudience: true });
+  const admin = requireAdmin(deps.auth);
+
+  route("GET /health", health.health(deps));
+  route("GET /settings", health.settings(deps));
+
+  // Signing up and in
+  route("POST /signup", signUp.signUp(deps));
+  route("POST /token", token.token(deps));
+  route("POST /otp", signInByMail.sendOtp(deps));
+  route("POST /magiclink", signInByMail.sendMagicLink(deps));
+  // Following a link uses its token up: a HEAD (mail scanners, link previews) must not.
+  route("GET /verify", noHead("GET, POST"), verify.followLink(deps));
+  route("POST /verify", verify.verify(deps));
+  route("POST /recover", recovery.recover(deps));
+  route("POST /resend", resend.resend(deps));
+
+  // The signed-in user
+  route("GET /user", signedInForAudience, user.getUser());
+  route("PUT /user", signedInForAudience, user.updateUser(deps));
+  route("GET /reauthenticate", noHead("GET"), signedIn, user.reauthenticate(deps));
+  route("POST /logout", signedIn, user.logout(deps));
+
+  // Administration
+  route("POST /invite", admin, invite.invite(deps));
+  route("GET /admin/users", admin, adminUsers.listUsers(deps));
+  route("POST /admin/users", admin, adminUsers.createUser(deps));
+  route("POST /admin/users/:user_id", admin, adminUsers.createUser(deps));
+  route("GET /admin/users/:user_id", admin, adminUsers.getUser(deps));
+  route("PUT /admin/users/:user_id", admin, adminUsers.updateUser(deps));
+  route("DELETE /admin/users/:user_id", admin, adminUsers.deleteUser(deps));
+  route("POST /admin/generate_link", admin, adminLinks.generateLink(deps));
+  route("GET /admin/audit", admin, adminAudit.listAudit(deps));
+
+  // Features Latchkey does not have yet, answered as GoTrue answers them switched off (handlers/switched-off.ts)
+  route("GET /.well-known/jwks.json", off.jwks());
+  route("GET /authorize", off.authorize());
+  route("GET /callback", off.callback(deps));
+  route("POST /callback", off.callback(deps));
+  route("POST /sso", off.samlOff);
+  route("GET /sso/saml/metadata", off.samlOff);
+  route("POST /sso/saml/acs", off.samlOff);
+  route("ALL /passkeys", off.passkeysOff);
+  route("ALL /passkeys/*", off.passkeysOff);
+  route("GET /.well-known/oauth-authorization-server", off.oauthServerOff);
+  route("ALL /oauth/*", off.oauthServerOff);
+  route("ALL /scim/v2/*", off.scimOff);
+  route("ALL /user/identities/*", signedIn, off.manualLinkingOff);
+  route("ALL /user/oauth/grants", signedIn, off.oauthServerOff);
+  route("POST /factors", signedIn, off.notAnonymous, off.enrollFactor());
+  route("POST /factors/:factor_id/challenge", signedIn, off.notAnonymous, off.factorNotFound());
+  route("POST /factors/:factor_id/verify", signedIn, off.notAnonymous, off.factorNotFound());
+  route("DELETE /factors/:factor_id", signedIn, off.notAnonymous, off.factorNotFound());
+  route("GET /admin/users/:user_id/factors", admin, off.listUserFactors(deps));
+  route("PUT /admin/users/:user_id/factors/:factor_id", admin, off.userFactorNotFound(deps));
+  route("DELETE /admin/users/:user_id/factors/:factor_id", admin, off.userFactorNotFound(deps));
+  route("ALL /admin/users/:user_id/passkeys", admin, off.passkeysOff);
+  route("ALL /admin/users/:user_id/passkeys/*", admin, off.passkeysOff);
+  route("ALL /admin/sso/*", admin, off.samlOff);
+  route("ALL /admin/oauth/*", admin, off.oauthServerOff);
+  route("ALL /admin/custom-providers", admin, off.customProvidersOff);
+  route("ALL /admin/custom-providers/*", admin, off.customProvidersOff);
+  return api;
+}
