@@ -9,18 +9,16 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["packages/domain/**/*.test.ts", "packages/http-hono/**/*.test.ts"],
+          include: ["packages/domain/**/*.test.ts", "packages/http-hono/**/*.test.ts", "test/architecture/**/*.test.ts"],
         },
       },
       {
         test: {
           name: "integration",
           include: [
-            "packages/adapters-postgres/**/*.test.ts",
-            "packages/adapters-smtp/**/*.test.ts",
-            "packages/adapters-sms/**/*.test.ts",
+            "packages/adapters-*/**/*.test.ts",
             "apps/server/**/*.test.ts",
-            "test/**/*.test.ts",
+            "test/e2e/**/*.test.ts",
           ],
           globalSetup: ["./packages/adapters-postgres/src/testing/global-setup.ts"],
           testTimeout: 30_000,

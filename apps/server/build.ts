@@ -15,7 +15,8 @@ await build({
   target: "node20",
   outExtension: { ".js": ".mjs" },
   sourcemap: true,
-  // Native addons, and PGlite's WASM and data files found next to its module, load from node_modules; pg-native
+  // Native addons (a dependency of this package for that reason, though adapters-crypto is what uses them), and
+  // PGlite's WASM and data files found next to its module, load from node_modules; pg-native
   // is pg's optional driver, not installed.
   external: ["@node-rs/argon2", "@node-rs/bcrypt", "@electric-sql/pglite", "pg-native"],
   // Bundled CommonJS dependencies call require() for Node's own modules.

@@ -1,19 +1,17 @@
+import { createArgon2PasswordHasher, createHs256TokenSigner, createSecrets, cryptoRandom } from "@latchkey/adapters-crypto";
 import { createPostgres, type Postgres } from "@latchkey/adapters-postgres";
 import { type Clock, createAuth, type Ports } from "@latchkey/domain";
 import { createHttpApp } from "@latchkey/http-hono";
 import type { Logger } from "pino";
 import packageJson from "../package.json" with { type: "json" };
-import { createArgon2PasswordHasher } from "./adapters/argon2-password-hasher.ts";
-import { createHs256TokenSigner } from "./adapters/hs256-token-signer.ts";
-import { createSecrets, cryptoRandom } from "./adapters/node-crypto.ts";
-import { createClientAddress } from "./client-address.ts";
-import { createActionLink, createMailer } from "./mailer.ts";
-import { readNodeBody } from "./node-request-body.ts";
-import { createRateLimiter } from "./rate-limiter.ts";
-import { type OutboxWorker, startOutboxWorker } from "./outbox-worker.ts";
+import { createClientAddress } from "./http/client-address.ts";
+import { createActionLink, createMailer } from "./delivery/mailer.ts";
+import { readNodeBody } from "./http/node-request-body.ts";
+import { createRateLimiter } from "./rate-limiting/create-rate-limiter.ts";
+import { type OutboxWorker, startOutboxWorker } from "./delivery/outbox-worker.ts";
 import { type Config, toPolicy } from "./config/index.ts";
-import { publicSettings } from "./public-settings.ts";
-import { createConfiguredSmsSender } from "./sms-sender.ts";
+import { publicSettings } from "./http/public-settings.ts";
+import { createConfiguredSmsSender } from "./delivery/sms-sender.ts";
 
 export const version = packageJson.version;
 

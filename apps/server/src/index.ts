@@ -1,4 +1,4 @@
 export { createServer, version, type Server } from "./compose.ts";
 export { ConfigError, loadConfig, toPolicy, type Config, type ConfigSources } from "./config/index.ts";
-export { createLogger } from "./adapters/pino-logger.ts";
-export { recommendedArgon2 } from "./adapters/argon2-password-hasher.ts";
+export { createLogger } from "./logging/pino-logger.ts";
+export { recommendedArgon2 } from "@latchkey/adapters-crypto";

@@ -1,10 +1,10 @@
-import "./heap-growth.ts";
-import "./thread-pool.ts";
+import "./runtime/heap-growth.ts";
+import "./runtime/thread-pool.ts";
 import { serve } from "@hono/node-server";
 import type { Server as HttpServer } from "node:http";
 import { createServer, version } from "./compose.ts";
 import { type Config, ConfigError, loadConfig } from "./config/index.ts";
-import { createLogger } from "./adapters/pino-logger.ts";
+import { createLogger } from "./logging/pino-logger.ts";
 
 const USAGE = "usage: latchkey [serve | migrate]";
 /** How long in-flight requests get to finish after SIGTERM before their connections are cut. */

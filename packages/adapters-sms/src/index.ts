@@ -1,4 +1,5 @@
 export { createSmsSender } from "./create-sms-sender.ts";
+export { createLogSmsSender, type LoggedSms, type LogSmsSenderOptions } from "./log-sms-sender.ts";
 export { createTwilioSmsSender, TWILIO_API_URL } from "./twilio-sms-sender.ts";
 export { createMessageBirdSmsSender, MESSAGEBIRD_API_URL } from "./messagebird-sms-sender.ts";
 export { createTextlocalSmsSender, TEXTLOCAL_API_URL } from "./textlocal-sms-sender.ts";

@@ -8,7 +8,7 @@ import type { Server as HttpServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
-import { createLogger } from "../../src/adapters/pino-logger.ts";
+import { createLogger } from "../../src/logging/pino-logger.ts";
 import { createServer } from "../../src/compose.ts";
 import { type Config, loadConfig } from "../../src/config/index.ts";
 

@@ -4,7 +4,7 @@ import type { AuthEmail, AuthEmailKind } from "../ports/mailer.ts";
 import type { Ports } from "../ports/index.ts";
 import type { AuthSms } from "../ports/sms-sender.ts";
 import { FastPasswordHasher } from "./fast-password-hasher.ts";
-import { createInMemoryRateLimiter } from "./in-memory-rate-limiter.ts";
+import { createInMemoryRateLimiter } from "../in-memory/rate-limiter.ts";
 import { createInMemoryStores } from "./in-memory-stores.ts";
 import { nodeRandom } from "./node-random.ts";
 import { RecordingMailer, RecordingSmsSender } from "./recording-senders.ts";

@@ -1,0 +1,62 @@
+import { randomNamespace } from "@latchkey/adapters-postgres/testing";
+import { startSmtpSink } from "@latchkey/adapters-smtp/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../support/start-test-server.ts";
+import { testRedisUrl } from "@latchkey/adapters-redis/testing";
+
+const REDIS_URL = await testRedisUrl();
+
+const started: TestServer[] = [];
+afterEach(async () => {
+  for (const server of started.splice(0).reverse()) await server.close();
+});
+
+async function start(...args: Parameters<typeof startTestServer>): Promise<TestServer> {
+  const server = await startTestServer(...args);
+  started.push(server);
+  return server;
+}
+
+const recover = (server: TestServer, email: string) => server.fetch("/recover", { method: "POST", json: { email } });
+
+describe("rate limits across instances", () => {
+  it.skipIf(REDIS_URL === undefined)("hold for every instance on one Redis: a second request through another instance waits as long", async () => {
+    const namespace = randomNamespace();
+    const mail = await startSmtpSink();
+    try {
+      const first = await start({ AUTH_REDIS_URL: REDIS_URL! }, {}, { namespace, mail, dropTablesOnClose: false });
+      const second = await start({ AUTH_REDIS_URL: REDIS_URL! }, {}, { namespace, mail });
+      expect((await recover(first, "shared@example.com")).status).toBe(200);
+      const refused = await recover(second, "shared@example.com");
+      expect(refused.status).toBe(429);
+      expect(await refused.json()).toMatchObject({ error_code: "over_email_send_rate_limit" });
+    } finally {
+      for (const server of started.splice(0).reverse()) await server.close();
+      await mail.close();
+    }
+  });
+
+  it.skipIf(REDIS_URL === undefined)("count one address's /token requests across instances on one Redis", async () => {
+    const namespace = randomNamespace();
+    const env = { AUTH_REDIS_URL: REDIS_URL!, AUTH_RATE_LIMIT_TOKEN_REFRESH: "2" };
+    const first = await start(env, {}, { namespace, dropTablesOnClose: false });
+    const second = await start(env, {}, { namespace });
+    const refresh = (server: TestServer) =>
+      server.fetch("/token?grant_type=refresh_token", { method: "POST", json: { refresh_token: "not-a-token" } });
+    expect((await refresh(first)).status).toBe(400);
+    expect((await refresh(second)).status).toBe(400);
+    const refused = await refresh(first);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ error_code: "over_request_rate_limit" });
+  });
+
+  it("still limit, in each instance's memory, while Redis cannot be reached, and say so in the log once", async () => {
+    const server = await start({ AUTH_REDIS_URL: "redis://127.0.0.1:1" });
+    expect((await recover(server, "offline@example.com")).status).toBe(200);
+    expect((await recover(server, "offline@example.com")).status).toBe(429);
+    expect((await recover(server, "other@example.com")).status).toBe(200);
+    const fallbacks = server.logLines().filter((line) => String(line["msg"]).startsWith("rate limiter: Redis failed"));
+    expect(fallbacks).toHaveLength(1);
+    expect(fallbacks[0]).toMatchObject({ level: 50 });
+  });
+});

@@ -1,0 +1,1 @@
+export { connectRedis, createRedisRateLimiter, DEFAULT_RATE_LIMIT_PREFIX } from "./redis-rate-limiter.ts";

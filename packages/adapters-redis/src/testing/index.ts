@@ -1,0 +1,1 @@
+export { testRedisUrl } from "./test-redis.ts";

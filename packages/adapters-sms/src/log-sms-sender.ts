@@ -1,0 +1,29 @@
+import type { AuthSms, SmsSender } from "@latchkey/domain";
+import { smsText } from "./sms-text.ts";
+
+/** What the log SMS sender writes for each SMS. */
+export interface LoggedSms {
+  readonly kind: AuthSms["kind"];
+  readonly to: string;
+  readonly text: string;
+  readonly code: string;
+}
+
+export interface LogSmsSenderOptions {
+  /** SMS_TEMPLATE, as a provider would use it. */
+  readonly template?: string | undefined;
+  /** Receives each SMS instead of a provider. */
+  readonly write: (sms: LoggedSms) => void;
+}
+
+/**
+ * An SmsSender for the development profile without an SMS provider: the text is written as a provider would send
+ * it, and handed with its code to `write` (the log), for a developer to type the code.
+ */
+export function createLogSmsSender(options: LogSmsSenderOptions): SmsSender {
+  return {
+    async send(sms) {
+      options.write({ kind: sms.kind, to: sms.to, text: smsText(options.template, sms.otp), code: sms.otp });
+    },
+  };
+}

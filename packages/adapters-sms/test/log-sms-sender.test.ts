@@ -1,0 +1,11 @@
+import { describe, expect, it } from "vitest";
+import { createLogSmsSender, type LoggedSms } from "../src/index.ts";
+
+describe("log SMS sender", () => {
+  it("writes the text as a provider would send it, and the code for a developer to type", async () => {
+    const written: LoggedSms[] = [];
+    const sender = createLogSmsSender({ template: "Code: {{ .Code }}", write: (sms) => written.push(sms) });
+    await sender.send({ kind: "confirmation", to: "+15550100000", otp: "112233" });
+    expect(written).toEqual([{ kind: "confirmation", to: "+15550100000", text: "Code: 112233", code: "112233" }]);
+  });
+});

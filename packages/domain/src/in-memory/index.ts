@@ -1,0 +1,2 @@
+// Adapters that need no server and do no I/O, fit for production: they live beside the domain.
+export { createInMemoryRateLimiter } from "./rate-limiter.ts";

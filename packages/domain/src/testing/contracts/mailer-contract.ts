@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import type { AuthEmail, AuthEmailKind, Mailer } from "../../ports/mailer.ts";
+
+/** A mail as its recipient reads it: the address it reached, and everything it says (subject and body). */
+export interface DeliveredMail {
+  readonly to: string;
+  readonly text: string;
+}
+
+export interface MailerSubject {
+  readonly mailer: Mailer;
+  /** Every mail delivered so far, in any order; waits for those in flight when delivery is asynchronous. */
+  readonly delivered: (count: number) => Promise<readonly DeliveredMail[]>;
+  /** A mailer of the same kind whose server cannot be reached, for mailers that have one. */
+  readonly unreachable?: Mailer;
+  readonly close?: () => Promise<void>;
+}
+
+const link = (to: string, n: number) => ({ to, linkToken: `pkce_contract${n}token`, otp: `80${n}417`, redirectTo: "https://app.example.com/done" });
+
+/** One mail of every kind: a kind the domain adds fails to compile here until the contract covers it. */
+const SAMPLES: { readonly [K in AuthEmailKind]: Extract<AuthEmail, { kind: K }> } = {
+  confirmation: { ...link("confirm@example.com", 1), kind: "confirmation", linkType: "signup", data: { name: "Ada" } },
+  invite: { ...link("invitee@example.com", 2), kind: "invite", linkType: "invite", data: {} },
+  magic_link: { ...link("magic@example.com", 3), kind: "magic_link", linkType: "magiclink", data: {} },
+  recovery: { ...link("recover@example.com", 4), kind: "recovery", linkType: "recovery", data: {} },
+  email_change: {
+    ...link("new.address@example.com", 5),
+    kind: "email_change",
+    linkType: "email_change",
+    email: "old.address@example.com",
+    newEmail: "new.address@example.com",
+    data: {},
+  },
+  reauthentication: { kind: "reauthentication", to: "nonce@example.com", otp: "806417" },
+  password_changed: { kind: "password_changed", to: "password@example.com" },
+  email_changed: { kind: "email_changed", to: "was@example.com", email: "now@example.com", oldEmail: "was@example.com" },
+  phone_changed: { kind: "phone_changed", to: "phone@example.com", phone: "+15550100777", oldPhone: "+15550100666" },
+};
+
+/** What the recipient must be able to read in each: the link's token, the code, the addresses it is about. */
+function essentials(email: AuthEmail): string[] {
+  switch (email.kind) {
+    case "email_change":
+      return [email.linkToken, email.otp, email.newEmail];
+    case "confirmation":
+    case "invite":
+    case "magic_link":
+    case "recovery":
+      return [email.linkToken, email.otp];
+    case "reauthentication":
+      return [email.otp];
+    case "password_changed":
+      return [];
+    case "email_changed":
+      return [email.email, email.oldEmail];
+    case "phone_changed":
+      return [email.phone];
+  }
+}
+
+/** What every Mailer must do: deliver each kind of mail, whole, to its recipient, or throw so the outbox retries. */
+export function describeMailerContract(name: string, setup: () => Promise<MailerSubject>): void {
+  describe(`${name}: mailer contract`, () => {
+    it.each(Object.values(SAMPLES))("delivers a $kind mail to its recipient with what they need in it", async (email) => {
+      const { mailer, delivered, close } = await setup();
+      await mailer.send(email);
+      const [mail, ...more] = await delivered(1);
+      expect(more).toEqual([]);
+      expect(mail?.to).toBe(email.to);
+      for (const needed of essentials(email)) expect(mail?.text).toContain(needed);
+      await close?.();
+    });
+
+    it("keeps mails sent at once apart", async () => {
+      const { mailer, delivered, close } = await setup();
+      const emails = [1, 2, 3, 4, 5].map((n) => ({ ...SAMPLES.magic_link, ...link(`parallel${n}@example.com`, n) }));
+      await Promise.all(emails.map((email) => mailer.send(email)));
+      const mails = await delivered(emails.length);
+      for (const email of emails) {
+        const mine = mails.filter((mail) => mail.to === email.to);
+        expect(mine).toHaveLength(1);
+        expect(mine[0]?.text).toContain(email.linkToken);
+      }
+      await close?.();
+    });
+
+    it("throws when its server cannot be reached, so the outbox tries again", async (context) => {
+      const { unreachable, close } = await setup();
+      if (!unreachable) return context.skip();
+      await expect(unreachable.send(SAMPLES.recovery)).rejects.toBeInstanceOf(Error);
+      await close?.();
+    });
+  });
+}
