@@ -114,9 +114,10 @@ describe.each(backends)("$name stores on one connection", (backend) => {
     // The hot reads take rows as json, whose timestamps carry the session time zone's offset.
     const { stores, db } = database();
     const user = aUser({ lastSignInAt: later, bannedUntil: new Date("2026-12-31T23:59:59.999Z") });
-    const session = aSession(user.id, { rotatedAt: later, notAfter: new Date("2027-01-01T00:00:00.001Z") });
+    const token = aRefreshToken("");
+    const session = aSession(user.id, { rotatedAt: later, notAfter: new Date("2027-01-01T00:00:00.001Z"), refreshTokenId: token.id });
     await stores.users.insert(user);
-    await stores.sessions.insert(session);
+    await stores.sessions.open(session, { ...token, sessionId: session.id });
     try {
       for (const zone of ["Asia/Kolkata", "America/St_Johns", "UTC"]) {
         await db.execute(sql.raw(`set time zone '${zone}'`));
@@ -188,8 +189,7 @@ describe.each(backends)("$name stores under concurrent transactions", (backend) 
     await stores.users.insert(user);
     const session = aSession(user.id);
     const token = aRefreshToken(session.id);
-    await stores.sessions.insert({ ...session, refreshTokenId: token.id });
-    await stores.refreshTokens.insert(token);
+    await stores.sessions.open({ ...session, refreshTokenId: token.id }, token);
     const locked = gate();
     const release = gate();
     const identity = { ...user.identities[0]!, identityData: { ...user.identities[0]!.identityData, seen: 1 }, updatedAt: later };

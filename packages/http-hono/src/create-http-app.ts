@@ -1,7 +1,6 @@
 import { type Auth, AuthError } from "@latchkey/domain";
 import { Hono } from "hono";
 import type { AppEnv } from "./app-env.ts";
-import { apiVersionHeader } from "./errors/api-version.ts";
 import { errorResponse, handleAuthErrors } from "./errors/error-response.ts";
 import type { Logger } from "./logger.ts";
 import { cors } from "./middleware/cors.ts";
@@ -82,4 +81,3 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   return app;
 }
 
-export { apiVersionHeader };

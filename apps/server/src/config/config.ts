@@ -1,5 +1,5 @@
 import type { ValuesOf } from "./setting.ts";
-import type { LOG_LEVELS, SETTINGS, SmsProviderName } from "./settings.ts";
+import type { LOG_LEVELS, SETTINGS } from "./settings.ts";
 
 export type { Rate } from "./env-values.ts";
 export type { SmsProviderName } from "./settings.ts";
@@ -61,5 +61,3 @@ export interface SmtpConfig {
   readonly senderName: string;
 }
 
-/** The credentials of one SMS provider, as declared under `sms.<provider>`. */
-export type SmsCredentials<P extends SmsProviderName> = { readonly [K in keyof Settings["sms"][P]]: NonNullable<Settings["sms"][P][K]> };

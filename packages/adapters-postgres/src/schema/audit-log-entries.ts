@@ -29,5 +29,3 @@ export function auditLogEntriesTable(ns: string) {
     ],
   );
 }
-
-export type AuditLogEntriesTable = ReturnType<typeof auditLogEntriesTable>;

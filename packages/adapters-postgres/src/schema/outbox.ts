@@ -30,5 +30,3 @@ export function outboxTable(ns: string) {
     ],
   );
 }
-
-export type OutboxTable = ReturnType<typeof outboxTable>;

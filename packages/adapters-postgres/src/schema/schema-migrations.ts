@@ -12,5 +12,3 @@ export function schemaMigrationsTable(ns: string) {
     (t) => [primaryKey({ name: `${ns}schema_migrations_pkey`, columns: [t.version] })],
   );
 }
-
-export type SchemaMigrationsTable = ReturnType<typeof schemaMigrationsTable>;

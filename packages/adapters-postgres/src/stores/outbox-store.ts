@@ -80,9 +80,5 @@ export function createOutboxStore(db: Database, schema: Schema): OutboxStore {
       return written.length > 0;
     },
 
-    async findById(id) {
-      const [row] = await db.select(entryColumns).from(outbox).where(eq(outbox.id, id)).limit(1);
-      return row ?? null;
-    },
   };
 }

@@ -2,12 +2,12 @@ import type { RefreshTokenStore } from "@latchkey/domain";
 import { eq, inArray, type Placeholder, sql } from "drizzle-orm";
 import type { Database } from "../database.ts";
 import type { IdentityJson } from "../rows/identity-row.ts";
-import { fromRefreshTokenJson, fromRefreshTokenRow, type RefreshTokenJson, toRefreshTokenRow } from "../rows/refresh-token-row.ts";
+import { fromRefreshTokenJson, fromRefreshTokenRow, type RefreshTokenJson } from "../rows/refresh-token-row.ts";
 import { fromSessionJson, fromSessionRow, type SessionJson } from "../rows/session-row.ts";
 import type { UserJson } from "../rows/user-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import type { Atomic } from "./atomic.ts";
-import { insertOne, prepared } from "./prepared.ts";
+import { prepared } from "./prepared.ts";
 import { rowJson, toUser, userColumns } from "./user-query.ts";
 
 type FoundRow = { token: RefreshTokenJson; session: SessionJson; user: UserJson; identities: IdentityJson[] };
@@ -31,10 +31,6 @@ export function createRefreshTokenStore(db: Database, schema: Schema, atomic: At
       .where(eq(refreshTokens.tokenHash, tokenHash))
       .limit(1);
   return {
-    async insert(token) {
-      await insertOne(db, schema.namespace, "refresh_token_insert", refreshTokens, toRefreshTokenRow(token));
-    },
-
     // Refreshes of one family queue on the session row. Usually nobody else holds it, and one statement locks it
     // and reads the token, the user and the identities with it (SKIP LOCKED: it never waits). When another refresh
     // holds it, waiting inside that statement would not do: once the lock is granted, READ COMMITTED's EvalPlanQual

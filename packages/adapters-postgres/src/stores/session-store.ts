@@ -8,7 +8,7 @@ import { toUserRow } from "../rows/user-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import { rethrowAddressConflict } from "./address-conflict.ts";
 import { toAuditRow } from "./audit-log-store.ts";
-import { insertableKeys, insertOne, insertWhere, insertWithPlaceholders, placeholders, prepared, StatementParameters } from "./prepared.ts";
+import { insertableKeys, insertWhere, insertWithPlaceholders, placeholders, prepared, StatementParameters } from "./prepared.ts";
 
 const UPDATED_COLUMNS = [
   "refreshTokenId",
@@ -39,10 +39,6 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
     return parameters;
   };
   return {
-    async insert(session) {
-      await insertOne(db, schema.namespace, "session_insert", sessions, toSessionRow(session));
-    },
-
     async update(session) {
       // Every refresh writes here: prepared, with all the columns a session's life changes.
       const statement = prepared(db, schema.namespace, "session_update", (name) =>

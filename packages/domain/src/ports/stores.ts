@@ -65,7 +65,6 @@ export interface IdentityStore {
 }
 
 export interface SessionStore {
-  insert(session: Session): Promise<void>;
   /** Writes the mutable columns: refresh-token pointers, rotatedAt, aal, amr, ip, userAgent, updatedAt. */
   update(session: Session): Promise<void>;
   /** Inserts a session and the first refresh token of its family, and the audit entries that record it, as one write. */
@@ -109,7 +108,6 @@ export interface PasswordSignIn {
 }
 
 export interface RefreshTokenStore {
-  insert(token: RefreshToken): Promise<void>;
   /**
    * Finds the token with this digest and locks its session row until the transaction ends, so that refreshes of
    * one family run one at a time. Returns the session and its user as they are once the lock is held.
@@ -199,7 +197,6 @@ export interface OutboxStore {
    * content. Returns whether it wrote.
    */
   markFailed(held: OutboxClaim, failure: { attempts: number; nextAttemptAt: Date | null; error: string }): Promise<boolean>;
-  findById(id: string): Promise<OutboxEntry | null>;
 }
 
 export interface Stores {

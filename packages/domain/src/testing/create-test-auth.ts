@@ -24,7 +24,7 @@ export function createTestAuth(options: TestAuthOptions = {}) {
   const mailer = new RecordingMailer();
   const sms = new RecordingSmsSender();
   const hasher = new FastPasswordHasher();
-  const { stores, tx } = createInMemoryStores();
+  const { stores, tx, readOutbox } = createInMemoryStores();
   const ports: Ports = {
     stores,
     tx,
@@ -61,7 +61,7 @@ export function createTestAuth(options: TestAuthOptions = {}) {
   };
 
   // The stores the use cases actually use: the caller's when it passed its own.
-  return { auth, ports, policy, clock, mailer, sms, hasher, stores: ports.stores, deliver, lastEmail, emails, lastSms };
+  return { auth, ports, policy, clock, mailer, sms, hasher, stores: ports.stores, readOutbox, deliver, lastEmail, emails, lastSms };
 }
 
 export type TestAuth = ReturnType<typeof createTestAuth>;

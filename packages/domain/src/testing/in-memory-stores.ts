@@ -1,4 +1,5 @@
 import { AuthError, messages } from "../errors.ts";
+import type { StoreContractSubject } from "./contracts/store-contract.ts";
 import type { AuditEntry } from "../model/audit.ts";
 import type { FlowState } from "../model/flow-state.ts";
 import type { Identity } from "../model/identity.ts";
@@ -16,7 +17,6 @@ import type {
   RefreshTokenStore,
   SessionStore,
   Stores,
-  Transactor,
   UserStore,
 } from "../ports/stores.ts";
 
@@ -66,7 +66,8 @@ const deleteWhere = <T>(map: Map<string, T>, matches: (value: T) => boolean) => 
  * Stores over Maps. Transactions run one at a time and restore a snapshot when their work throws, so a test
  * notices when a rollback would undo something; calls made outside a transaction are single-call transactions.
  */
-export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
+/** The stores in memory, and `readOutbox`: what the outbox keeps of a message, for tests to look at. */
+export function createInMemoryStores(): StoreContractSubject {
   let state = emptyState();
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -187,17 +188,26 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
     },
   };
 
+  const insertSession = (session: Session) => {
+    if (!state.users.has(session.userId)) throw new Error(`no user ${session.userId}`);
+    state.sessions.set(session.id, copy(session));
+  };
+  const insertRefreshToken = (token: RefreshToken) => {
+    if (!state.sessions.has(token.sessionId)) throw new Error(`no session ${token.sessionId}`);
+    for (const other of state.refreshTokens.values()) {
+      if (other.tokenHash === token.tokenHash) throw new Error("duplicate refresh token digest");
+      if (token.parentId !== null && other.parentId === token.parentId) throw new Error("parent already has a child");
+    }
+    state.refreshTokens.set(token.id, copy(token));
+  };
+
   const sessions: SessionStore = {
-    async insert(session) {
-      if (!state.users.has(session.userId)) throw new Error(`no user ${session.userId}`);
-      state.sessions.set(session.id, copy(session));
-    },
     async update(session) {
       if (state.sessions.has(session.id)) state.sessions.set(session.id, copy(session));
     },
     async open(session, firstToken, audit) {
-      await sessions.insert(session);
-      await refreshTokens.insert(firstToken);
+      insertSession(session);
+      insertRefreshToken(firstToken);
       for (const entry of audit ?? []) await auditLog.append(entry);
     },
     async openWithPassword({ at, verifiedHash, rehash }, session, firstToken, audit) {
@@ -215,7 +225,7 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
     async rotate(session, child, audit) {
       const stored = state.sessions.get(session.id);
       if (!stored || stored.refreshTokenId !== child.parentId || stored.notAfter?.getTime() !== session.notAfter?.getTime()) return false;
-      await refreshTokens.insert(child);
+      insertRefreshToken(child);
       await sessions.update(session);
       for (const entry of audit ?? []) await auditLog.append(entry);
       return true;
@@ -235,14 +245,6 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
   };
 
   const refreshTokens: RefreshTokenStore = {
-    async insert(token) {
-      if (!state.sessions.has(token.sessionId)) throw new Error(`no session ${token.sessionId}`);
-      for (const other of state.refreshTokens.values()) {
-        if (other.tokenHash === token.tokenHash) throw new Error("duplicate refresh token digest");
-        if (token.parentId !== null && other.parentId === token.parentId) throw new Error("parent already has a child");
-      }
-      state.refreshTokens.set(token.id, copy(token));
-    },
     async lockForRefresh(tokenHash) {
       return refreshTokens.findForRefresh(tokenHash);
     },
@@ -349,12 +351,6 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
       state.outbox.set(id, { ...entry, attempts, nextAttemptAt, lastError: error, sealedMessage, leaseUntil: null, claim: null });
       return true;
     },
-    async findById(id) {
-      const entry = state.outbox.get(id);
-      if (!entry) return null;
-      const { leaseUntil: _lease, claim: _claim, ...rest } = entry;
-      return copy(rest);
-    },
   };
 
   const bound: Stores = { users, identities, sessions, refreshTokens, oneTimeTokens, auditLog, outbox, flowStates };
@@ -380,5 +376,11 @@ export function createInMemoryStores(): { stores: Stores; tx: Transactor } {
       flowStates: single(flowStates),
     },
     tx: { run },
+    readOutbox: async (id) => {
+      const entry = state.outbox.get(id);
+      if (!entry) return null;
+      const { leaseUntil: _lease, claim: _claim, ...rest } = entry;
+      return copy(rest);
+    },
   };
 }

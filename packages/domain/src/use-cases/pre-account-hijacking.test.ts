@@ -71,7 +71,7 @@ describe("an account someone else signed up for the address", () => {
   it("is rid of the sessions opened before anything was proven", async () => {
     const testAuth = await signedUpByAttacker();
     const early = aSession(testAuth.userId);
-    await testAuth.stores.sessions.insert(early);
+    await testAuth.stores.sessions.open(early, { id: crypto.randomUUID(), sessionId: early.id, parentId: null, tokenHash: "early", createdAt: early.createdAt });
     await testAuth.auth.sendMagicLink({ email: victim, createUser: true, context });
     const grant = await followLatestMail(testAuth, "confirmation");
     expect((await testAuth.stores.users.findWithSession(testAuth.userId, early.id))?.session).toBeNull();

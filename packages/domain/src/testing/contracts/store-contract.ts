@@ -15,6 +15,8 @@ import { nodeRandom } from "../node-random.ts";
 export interface StoreContractSubject {
   readonly stores: Stores;
   readonly tx: Transactor;
+  /** What the outbox keeps of a message (sealed content included): the tests' window, no port's business. */
+  readonly readOutbox: (id: string) => Promise<OutboxEntry | null>;
   close?(): Promise<void>;
 }
 
@@ -28,6 +30,12 @@ const byCreationThenId = (a: User, b: User) => a.createdAt.getTime() - b.created
 
 function aRefreshToken(sessionId: string, overrides: Partial<RefreshToken> = {}): RefreshToken {
   return { id: uuid(), sessionId, parentId: null, tokenHash: digest(), createdAt: t("10:00:00.000"), ...overrides };
+}
+
+/** Stores a session with the first token of its family, as every sign-in does, and returns that token. */
+async function storeSession(stores: Stores, session: Session, token = aRefreshToken(session.id, { id: session.refreshTokenId ?? uuid() })) {
+  await stores.sessions.open({ ...session, refreshTokenId: token.id }, token);
+  return token;
 }
 
 function anAuditEntry(overrides: Partial<AuditEntry> = {}): AuditEntry {
@@ -225,8 +233,8 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
           updatedAt: t("08:30:00.125"),
         });
         const strangersSession = aSession(stranger.id);
-        await stores.sessions.insert(session);
-        await stores.sessions.insert(strangersSession);
+        await storeSession(stores, session);
+        await storeSession(stores, strangersSession);
 
         expect(await stores.users.findWithSession(user.id, session.id)).toEqual({ user, session });
         expect(await stores.users.findWithSession(user.id, strangersSession.id)).toEqual({ user, session: null });
@@ -331,8 +339,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         await stores.users.insert(user);
         const session = aSession(user.id);
         const token = aRefreshToken(session.id);
-        await stores.sessions.insert({ ...session, refreshTokenId: token.id });
-        await stores.refreshTokens.insert(token);
+        await storeSession(stores, session, token);
         const ott = anOtt(user.id);
         await stores.oneTimeTokens.replace(ott);
         const flow: FlowState = {
@@ -432,8 +439,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         await stores.users.insert(user);
         const session = aSession(user.id, { previousRefreshTokenId: uuid(), rotatedAt: t("08:30:00.125"), notAfter: t("20:00:00.999") });
         const token = aRefreshToken(session.id, { parentId: uuid() });
-        await stores.sessions.insert({ ...session, refreshTokenId: token.id });
-        await stores.refreshTokens.insert(token);
+        await storeSession(stores, session, token);
 
         const found = await tx.run((s) => s.refreshTokens.lockForRefresh(token.tokenHash));
         expect(found).toEqual({ token, session: { ...session, refreshTokenId: token.id }, user });
@@ -446,9 +452,8 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         const session = aSession(user.id);
         const first = aRefreshToken(session.id);
         const second = aRefreshToken(session.id, { parentId: first.id });
-        await stores.sessions.insert({ ...session, refreshTokenId: first.id });
-        await stores.refreshTokens.insert(first);
-        await stores.refreshTokens.insert(second);
+        await storeSession(stores, session, first);
+        expect(await stores.sessions.rotate({ ...session, refreshTokenId: first.id }, second)).toBe(true);
         const rotated = {
           ...session,
           refreshTokenId: second.id,
@@ -469,11 +474,12 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         const user = aUser();
         await stores.users.insert(user);
         const session = aSession(user.id);
-        await stores.sessions.insert(session);
-        const parent = aRefreshToken(session.id);
-        await stores.refreshTokens.insert(parent);
-        await stores.refreshTokens.insert(aRefreshToken(session.id, { parentId: parent.id }));
-        await expect(stores.refreshTokens.insert(aRefreshToken(session.id, { parentId: parent.id }))).rejects.toThrow();
+        const parent = await storeSession(stores, session);
+        const [child, sibling] = [aRefreshToken(session.id, { parentId: parent.id }), aRefreshToken(session.id, { parentId: parent.id })];
+        const stored = { ...session, refreshTokenId: parent.id };
+        expect(await stores.sessions.rotate({ ...stored, refreshTokenId: child.id, previousRefreshTokenId: parent.id }, child)).toBe(true);
+        expect(await stores.sessions.rotate({ ...stored, refreshTokenId: sibling.id, previousRefreshTokenId: parent.id }, sibling)).toBe(false);
+        expect(await tx.run((s) => s.refreshTokens.lockForRefresh(sibling.tokenHash))).toBeNull();
       });
 
       it("opens a session with the first token of its family and its audit entries, or writes none of them", async () => {
@@ -684,8 +690,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         await stores.users.insert(user);
         const session = aSession(user.id);
         const token = aRefreshToken(session.id);
-        await stores.sessions.insert({ ...session, refreshTokenId: token.id });
-        await stores.refreshTokens.insert(token);
+        await storeSession(stores, session, token);
 
         let signalLocked!: () => void;
         const locked = new Promise<void>((resolve) => (signalLocked = resolve));
@@ -697,8 +702,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
           const found = await s.refreshTokens.lockForRefresh(token.tokenHash);
           signalLocked();
           await released;
-          await s.refreshTokens.insert(child);
-          await s.sessions.update({ ...found!.session, refreshTokenId: child.id, previousRefreshTokenId: token.id });
+          await s.sessions.rotate({ ...found!.session, refreshTokenId: child.id, previousRefreshTokenId: token.id }, child);
         });
         await locked;
         let secondDone = false;
@@ -721,9 +725,8 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         await stores.users.insert(other);
         const [a, b, c] = [aSession(user.id), aSession(user.id), aSession(user.id)];
         const othersSession = aSession(other.id);
-        for (const session of [a, b, c, othersSession]) await stores.sessions.insert(session);
-        const tokenOfB = aRefreshToken(b.id);
-        await stores.refreshTokens.insert(tokenOfB);
+        const [, tokenOfB] = [await storeSession(stores, a), await storeSession(stores, b), await storeSession(stores, c)];
+        await storeSession(stores, othersSession);
 
         await stores.sessions.deleteAllOfUser(user.id, { except: a.id });
         expect((await stores.users.findWithSession(user.id, a.id))?.session?.id).toBe(a.id);
@@ -742,8 +745,8 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         await stores.users.insert(other);
         const mine = aSession(user.id);
         const theirs = aSession(other.id);
-        await stores.sessions.insert(mine);
-        await stores.sessions.insert(theirs);
+        await storeSession(stores, mine);
+        await storeSession(stores, theirs);
 
         await stores.sessions.deleteOne(user.id, theirs.id);
         expect((await stores.users.findWithSession(other.id, theirs.id))?.session?.id).toBe(theirs.id);
@@ -759,7 +762,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         const open = aSession(user.id);
         const endedEarlier = { ...aSession(user.id), notAfter: new Date("2030-01-01T00:00:00.000Z") };
         const theirs = aSession(other.id);
-        for (const session of [open, endedEarlier, theirs]) await stores.sessions.insert(session);
+        for (const session of [open, endedEarlier, theirs]) await storeSession(stores, session);
 
         const at = new Date("2031-06-01T12:00:00.000Z");
         await stores.sessions.endAllOfUser(user.id, at);
@@ -986,10 +989,10 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
       it("keeps a queued message, and nothing of one whose transaction rolled back", async () => {
         const kept = anEntry({ channel: "sms" });
         await tx.run((s) => s.outbox.enqueue(kept));
-        expect(await stores.outbox.findById(kept.id)).toEqual(kept);
+        expect(await subject.readOutbox(kept.id)).toEqual(kept);
         const dropped = anEntry();
         await rejection(tx.run(async (s) => (await s.outbox.enqueue(dropped), Promise.reject(new Error("boom")))));
-        expect(await stores.outbox.findById(dropped.id)).toBeNull();
+        expect(await subject.readOutbox(dropped.id)).toBeNull();
       });
 
       it("claims what is due, oldest first, up to the limit, and leases it", async () => {
@@ -1025,7 +1028,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         const claim = uuid();
         await stores.outbox.claimDue({ now: at(start), limit: 10, leaseUntil: at(start + 1), claim });
         expect(await stores.outbox.markDelivered({ id: entry.id, claim }, at(start + 1))).toBe(true);
-        expect(await stores.outbox.findById(entry.id)).toEqual({ ...entry, sealedMessage: null, nextAttemptAt: null, deliveredAt: at(start + 1) });
+        expect(await subject.readOutbox(entry.id)).toEqual({ ...entry, sealedMessage: null, nextAttemptAt: null, deliveredAt: at(start + 1) });
         expect(await stores.outbox.claimDue({ now: at(start + 90), limit: 10, leaseUntil: at(start + 91), claim: uuid() })).toEqual([]);
       });
 
@@ -1040,8 +1043,8 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         await stores.outbox.markFailed({ id: retried.id, claim }, { attempts: 1, nextAttemptAt: at(start + 2), error: "421 try later" });
         await stores.outbox.markFailed({ id: abandoned.id, claim }, { attempts: 1, nextAttemptAt: null, error: "unopenable" });
 
-        expect(await stores.outbox.findById(retried.id)).toEqual({ ...retried, attempts: 1, nextAttemptAt: at(start + 2), lastError: "421 try later" });
-        expect(await stores.outbox.findById(abandoned.id)).toMatchObject({ sealedMessage: null, nextAttemptAt: null, lastError: "unopenable" });
+        expect(await subject.readOutbox(retried.id)).toEqual({ ...retried, attempts: 1, nextAttemptAt: at(start + 2), lastError: "421 try later" });
+        expect(await subject.readOutbox(abandoned.id)).toMatchObject({ sealedMessage: null, nextAttemptAt: null, lastError: "unopenable" });
         // A failure ends the lease: the retry is due at its own time, not the lease's.
         const again = await stores.outbox.claimDue({ now: at(start + 2), limit: 10, leaseUntil: at(start + 3), claim: uuid() });
         expect(again.map((entry) => entry.id)).toEqual([retried.id]);
@@ -1060,7 +1063,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         const failedLate = { attempts: 1, nextAttemptAt: at(start + 8), error: "timed out" };
         expect(await stores.outbox.markFailed({ id: entry.id, claim: slow }, failedLate)).toBe(false);
         expect(await stores.outbox.markDelivered({ id: entry.id, claim: slow }, at(start + 9))).toBe(false);
-        expect(await stores.outbox.findById(entry.id)).toMatchObject({ deliveredAt: at(start + 6), nextAttemptAt: null, attempts: 0 });
+        expect(await subject.readOutbox(entry.id)).toMatchObject({ deliveredAt: at(start + 6), nextAttemptAt: null, attempts: 0 });
       });
     });
 
@@ -1081,7 +1084,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         const failure = await rejection(
           tx.run(async (s) => {
             await s.users.insert(user);
-            await s.sessions.insert(session);
+            await s.sessions.open(session, aRefreshToken(session.id));
             throw new Error("boom");
           }),
         );

@@ -35,7 +35,7 @@ describe("the outbox", () => {
   });
 
   it("keeps the tokens it carries sealed until delivery, then erases them", async () => {
-    const { auth, stores, ports, clock } = createTestAuth();
+    const { auth, stores, ports, clock, readOutbox } = createTestAuth();
     await auth.signUp({ email: "sealed@example.com", password, context });
     // Claimed with a lease that has already run out, so delivery can still claim it below.
     const [queued] = await stores.outbox.claimDue({ now: clock.now(), limit: 1, leaseUntil: clock.now(), claim: crypto.randomUUID() });
@@ -43,25 +43,25 @@ describe("the outbox", () => {
     expect(queued!.sealedMessage).not.toContain(code);
     expect(queued!.sealedMessage).not.toContain("sealed@example.com");
     await auth.deliverDueMessages();
-    expect((await stores.outbox.findById(queued!.id))?.sealedMessage).toBeNull();
+    expect((await readOutbox(queued!.id))?.sealedMessage).toBeNull();
   });
 
   it("retries a failed delivery with growing delays, and delivers once the mail server is back", async () => {
     const { mailer, sent, state } = flakyMailer();
-    const { auth, clock, stores } = createTestAuth({ ports: { mailer } });
+    const { auth, clock, readOutbox } = createTestAuth({ ports: { mailer } });
     await auth.signUp({ email: "retry@example.com", password, context });
     state.down = true;
     const failed = await auth.deliverDueMessages();
     expect(failed.failures).toEqual([{ id: expect.any(String), error: "connect ECONNREFUSED 127.0.0.1:2525", willRetry: true }]);
     const id = failed.failures[0]!.id;
-    expect(await stores.outbox.findById(id)).toMatchObject({ attempts: 1, lastError: "connect ECONNREFUSED 127.0.0.1:2525" });
+    expect(await readOutbox(id)).toMatchObject({ attempts: 1, lastError: "connect ECONNREFUSED 127.0.0.1:2525" });
 
     // Not due again before the delay.
     clock.advance({ seconds: FIRST_RETRY_SECONDS - 1 });
     expect((await auth.deliverDueMessages()).claimed).toBe(0);
     clock.advance({ seconds: 1 });
     expect((await auth.deliverDueMessages()).failures).toHaveLength(1);
-    expect((await stores.outbox.findById(id))?.nextAttemptAt).toEqual(new Date(clock.now().getTime() + 2 * FIRST_RETRY_SECONDS * 1000));
+    expect((await readOutbox(id))?.nextAttemptAt).toEqual(new Date(clock.now().getTime() + 2 * FIRST_RETRY_SECONDS * 1000));
 
     state.down = false;
     clock.advance({ seconds: 2 * FIRST_RETRY_SECONDS });
@@ -82,7 +82,7 @@ describe("the outbox", () => {
 
   it("gives up once a retry would come after the tokens expired, and erases the message", async () => {
     const { mailer, state } = flakyMailer();
-    const { auth, clock, stores } = createTestAuth({ ports: { mailer }, policy: { otp: { emailOtpExpSeconds: 10 } } });
+    const { auth, clock, readOutbox } = createTestAuth({ ports: { mailer }, policy: { otp: { emailOtpExpSeconds: 10 } } });
     await auth.signUp({ email: "late@example.com", password, context });
     state.down = true;
     let report = await auth.deliverDueMessages();
@@ -92,7 +92,7 @@ describe("the outbox", () => {
       report = await auth.deliverDueMessages();
       if (report.claimed === 0) break;
     }
-    expect(await stores.outbox.findById(id)).toMatchObject({ nextAttemptAt: null, sealedMessage: null, deliveredAt: null });
+    expect(await readOutbox(id)).toMatchObject({ nextAttemptAt: null, sealedMessage: null, deliveredAt: null });
   });
 
   it("gives up at once on a message it cannot open", async () => {
