@@ -9,17 +9,17 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["packages/domain/**/*.test.ts", "packages/http-hono/**/*.test.ts", "test/architecture/**/*.test.ts"],
+          include: [
+            "packages/domain/**/*.test.ts",
+            "packages/http-hono/**/*.test.ts",
+            "test/architecture/**/*.test.ts",
+          ],
         },
       },
       {
         test: {
           name: "integration",
-          include: [
-            "packages/adapters-*/**/*.test.ts",
-            "apps/server/**/*.test.ts",
-            "test/e2e/**/*.test.ts",
-          ],
+          include: ["packages/adapters-*/**/*.test.ts", "apps/server/**/*.test.ts", "test/e2e/**/*.test.ts"],
           globalSetup: ["./packages/adapters-postgres/src/testing/global-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,

@@ -6,7 +6,13 @@ import { availableParallelism, cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { createBenchDatabase, createFloorTables, dropBenchDatabase, FLOOR_SESSIONS, postgresVersion } from "./lib/database.ts";
+import {
+  createBenchDatabase,
+  createFloorTables,
+  dropBenchDatabase,
+  FLOOR_SESSIONS,
+  postgresVersion,
+} from "./lib/database.ts";
 import { createFixtures, type Fixtures } from "./lib/fixtures.ts";
 import { type LoadShape, measureLoad } from "./lib/load.ts";
 import { watchPostgres, watchProcess } from "./lib/process-stats.ts";
@@ -40,7 +46,11 @@ const log = (message: string) => process.stderr.write(`${message}\n`);
 
 async function main(): Promise<void> {
   log("bench: building the server (pnpm build)");
-  await promisify(execFile)(process.execPath, ["--import", import.meta.resolve("tsx"), join(root, "apps", "server", "build.ts")]);
+  await promisify(execFile)(process.execPath, [
+    "--import",
+    import.meta.resolve("tsx"),
+    join(root, "apps", "server", "build.ts"),
+  ]);
   const databaseUrl = await createBenchDatabase(settings.adminUrl, settings.database);
   const floorSessions = await createFloorTables(databaseUrl);
   const machine = await describeMachine(databaseUrl);
@@ -50,7 +60,10 @@ async function main(): Promise<void> {
   // Users and their sessions first: the read floor selects the same rows GET /user reads.
   let server = await startServer(databaseUrl, jwtSecret);
   log("bench: creating users and sessions");
-  const fixtures = await createFixtures(server.url, jwtSecret, { users: settings.users, refreshSessions: FLOOR_SESSIONS });
+  const fixtures = await createFixtures(server.url, jwtSecret, {
+    users: settings.users,
+    refreshSessions: FLOOR_SESSIONS,
+  });
   await stop(server);
 
   const runId = randomBytes(4).toString("hex");
@@ -65,7 +78,8 @@ async function main(): Promise<void> {
   // Every process under load is started now and sits idle while another is measured.
   const floors = new Map<string, Started>();
   for (const kind of ["http", "read", "rotation"] as const) {
-    if (measured.some((scenario) => scenario.ceiling === `${kind} floor`)) floors.set(`${kind} floor`, await startFloor(kind, databaseUrl, fixtures));
+    if (measured.some((scenario) => scenario.ceiling === `${kind} floor`))
+      floors.set(`${kind} floor`, await startFloor(kind, databaseUrl, fixtures));
   }
   const ceilingShapes = new Map<string, LoadShape>([
     ["http floor", scenarios.floor()],
@@ -102,7 +116,8 @@ async function main(): Promise<void> {
 
   const table = markdownTable(rows);
   const missed = rows.flatMap(misses);
-  const verdict = missed.length === 0 ? "Every target is met." : `Missed:\n${missed.map((line) => `- ${line}`).join("\n")}`;
+  const verdict =
+    missed.length === 0 ? "Every target is met." : `Missed:\n${missed.map((line) => `- ${line}`).join("\n")}`;
   const timing =
     `Each row: ${settings.rounds} rounds, each a ${settings.warmupSeconds} s warm-up then ${settings.seconds} s measured, ` +
     `alternating with a round of its ceiling; figures from the median round, the ratio the median of the rounds' ` +
@@ -145,12 +160,28 @@ async function measureArgon2(operation: "hash" | "verify", concurrency: number):
   log(`bench: ${name} at concurrency ${concurrency}`);
   const entry = join(here, "floors", "argon2-rate.ts");
   const args = [operation, String(concurrency), String(settings.warmupSeconds), String(settings.seconds)];
-  const { stdout } = await promisify(execFile)(process.execPath, ["--import", import.meta.resolve("tsx"), entry, ...args], { cwd: work });
-  const figures = JSON.parse(stdout) as { perSecond: number; p50Ms: number; p99Ms: number; cpuPercent: number; peakRssMiB: number };
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ["--import", import.meta.resolve("tsx"), entry, ...args],
+    { cwd: work },
+  );
+  const figures = JSON.parse(stdout) as {
+    perSecond: number;
+    p50Ms: number;
+    p99Ms: number;
+    cpuPercent: number;
+    peakRssMiB: number;
+  };
   return {
     name,
     concurrency,
-    load: { requestsPerSecond: figures.perSecond, p50Ms: figures.p50Ms, p99Ms: figures.p99Ms, completed: 0, failures: 0 },
+    load: {
+      requestsPerSecond: figures.perSecond,
+      p50Ms: figures.p50Ms,
+      p99Ms: figures.p99Ms,
+      completed: 0,
+      failures: 0,
+    },
     process: { peakRssMiB: figures.peakRssMiB, cpuPercent: figures.cpuPercent },
   };
 }
@@ -192,14 +223,23 @@ async function startServer(databaseUrl: string, jwtSecret: string): Promise<Star
       AUTH_RATE_LIMIT_OTP: many,
       AUTH_RATE_LIMIT_ANONYMOUS_USERS: many,
       // BENCH_SERVER_ENV="UV_THREADPOOL_SIZE=2 LOG_LEVEL=warn" tries other settings.
-      ...Object.fromEntries((env["BENCH_SERVER_ENV"] || "").split(" ").filter(Boolean).map((pair) => pair.split("=", 2))),
+      ...Object.fromEntries(
+        (env["BENCH_SERVER_ENV"] || "")
+          .split(" ")
+          .filter(Boolean)
+          .map((pair) => pair.split("=", 2)),
+      ),
     },
   });
   started.push(program);
   return program;
 }
 
-async function startFloor(kind: "http" | "read" | "rotation", databaseUrl: string, fixtures: Fixtures): Promise<Started> {
+async function startFloor(
+  kind: "http" | "read" | "rotation",
+  databaseUrl: string,
+  fixtures: Fixtures,
+): Promise<Started> {
   const port = await freePort();
   const program = await startProgram({
     name: `${kind}-floor`,

@@ -1,7 +1,8 @@
 // `pnpm build`: the server as plain JavaScript in dist/, for production. Running the TypeScript sources through
 // tsx costs a transpiler in every process (about 60 MB of memory) and start-up time; the bundle costs neither.
-import { build } from "esbuild";
+
 import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 

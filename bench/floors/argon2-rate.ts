@@ -1,11 +1,13 @@
 // The hashing ceilings: how many argon2id hashes or verifications (the first argument) this machine completes per
 // second with the server's own parameters, `concurrency` at a time on libuv's thread pool (all cores, when it
 // exceeds them). Prints one JSON line.
-import { hash, verify } from "@node-rs/argon2";
+
 import { recommendedArgon2 } from "@latchkey/server";
+import { hash, verify } from "@node-rs/argon2";
 
 const operation = process.argv[2];
-if (operation !== "hash" && operation !== "verify") throw new Error(`usage: argon2-rate.ts hash|verify concurrency warmup seconds`);
+if (operation !== "hash" && operation !== "verify")
+  throw new Error(`usage: argon2-rate.ts hash|verify concurrency warmup seconds`);
 const [concurrency, warmupSeconds, seconds] = process.argv.slice(3).map(Number) as [number, number, number];
 // @node-rs/argon2's Algorithm is a const enum; 2 is Argon2id.
 const options = { ...recommendedArgon2, algorithm: 2 };

@@ -1,9 +1,10 @@
 // The ceilings the server's scenarios are measured against: the least any server of this stack does for such a
 // request. `http` answers a small JSON; `read` adds one indexed SELECT of a user row; `rotation` adds one
 // transaction that locks a session row by its key, updates it and inserts a token row.
+
+import { randomBytes, randomUUID } from "node:crypto";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
-import { randomBytes, randomUUID } from "node:crypto";
 import pg from "pg";
 
 const kind = process.argv[2];
@@ -33,7 +34,9 @@ if (kind === "http") {
     try {
       const tokenId = randomUUID();
       await client.query("BEGIN");
-      const { rowCount } = await client.query("SELECT id FROM bench_floor.sessions WHERE id = $1 FOR UPDATE", [sessionId]);
+      const { rowCount } = await client.query("SELECT id FROM bench_floor.sessions WHERE id = $1 FOR UPDATE", [
+        sessionId,
+      ]);
       if (rowCount === 0) {
         await client.query("ROLLBACK");
         return c.json({ error: "no such session" }, 404);
@@ -42,11 +45,10 @@ if (kind === "http") {
         sessionId,
         tokenId,
       ]);
-      await client.query("INSERT INTO bench_floor.tokens (id, session_id, token_hash, created_at) VALUES ($1, $2, $3, now())", [
-        tokenId,
-        sessionId,
-        randomBytes(32).toString("base64url"),
-      ]);
+      await client.query(
+        "INSERT INTO bench_floor.tokens (id, session_id, token_hash, created_at) VALUES ($1, $2, $3, now())",
+        [tokenId, sessionId, randomBytes(32).toString("base64url")],
+      );
       await client.query("COMMIT");
       return c.json({ session_id: sessionId, token_id: tokenId });
     } finally {

@@ -54,7 +54,9 @@ export async function startProgram(options: {
   while (!(await answers(`${url}${options.readyPath}`))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill("SIGKILL");
-      throw new Error(`${options.name} did not start (exit ${child.exitCode}):\n${readFileSync(logPath, "utf8").slice(-8000)}`);
+      throw new Error(
+        `${options.name} did not start (exit ${child.exitCode}):\n${readFileSync(logPath, "utf8").slice(-8000)}`,
+      );
     }
     await sleep(100);
   }

@@ -29,7 +29,9 @@ const middleBy = <T>(items: readonly T[], key: (item: T) => number): T =>
 export function combineRounds(rounds: readonly Row[]): Row {
   const middle = middleBy(rounds, (round) => round.load.requestsPerSecond);
   const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-  const postgres = rounds.map((round) => round.process.postgresCpuPercent).filter((value): value is number => typeof value === "number");
+  const postgres = rounds
+    .map((round) => round.process.postgresCpuPercent)
+    .filter((value): value is number => typeof value === "number");
   return {
     ...middle,
     load: {
@@ -75,10 +77,14 @@ export function misses(row: Row): string[] {
   const found: string[] = [];
   const ratio = ratioOf(row);
   if (row.ceiling?.target !== undefined && ratio !== undefined && ratio < row.ceiling.target) {
-    found.push(`${row.name} at ${row.concurrency}: ${fixed(ratio, 2)} of ${row.ceiling.name}, target ≥ ${row.ceiling.target}`);
+    found.push(
+      `${row.name} at ${row.concurrency}: ${fixed(ratio, 2)} of ${row.ceiling.name}, target ≥ ${row.ceiling.target}`,
+    );
   }
   if (row.ceiling && row.concurrency === RSS_LIMIT_AT && row.process.peakRssMiB > RSS_LIMIT_MIB) {
-    found.push(`${row.name} at ${row.concurrency}: peak RSS ${fixed(row.process.peakRssMiB, 0)} MiB, target ≤ ${RSS_LIMIT_MIB}`);
+    found.push(
+      `${row.name} at ${row.concurrency}: peak RSS ${fixed(row.process.peakRssMiB, 0)} MiB, target ≤ ${RSS_LIMIT_MIB}`,
+    );
   }
   if (row.load.failures > 0) found.push(`${row.name} at ${row.concurrency}: ${row.load.failures} requests failed`);
   return found;
@@ -104,10 +110,14 @@ export function markdownTable(rows: readonly Row[]): string {
       fixed(row.process.cpuPercent, 0),
       row.process.postgresCpuPercent == null ? "" : fixed(row.process.postgresCpuPercent, 0),
       row.ceiling?.name ?? "",
-      row.ceiling === undefined ? "" : `${fixed(row.ceiling.ratio, 2)} (${fixed(row.ceiling.range[0], 2)}–${fixed(row.ceiling.range[1], 2)})`,
+      row.ceiling === undefined
+        ? ""
+        : `${fixed(row.ceiling.ratio, 2)} (${fixed(row.ceiling.range[0], 2)}–${fixed(row.ceiling.range[1], 2)})`,
       verdict,
       "",
-    ].join(" | ").trim();
+    ]
+      .join(" | ")
+      .trim();
   });
   return [...header, ...lines].join("\n");
 }

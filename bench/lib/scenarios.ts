@@ -16,7 +16,11 @@ function cycle<T>(items: readonly T[]): () => T {
  */
 export function getUser(fixtures: Fixtures): LoadShape {
   return {
-    requests: fixtures.accessTokens.map((token) => ({ method: "GET", path: "/user", headers: { authorization: `Bearer ${token}` } })),
+    requests: fixtures.accessTokens.map((token) => ({
+      method: "GET",
+      path: "/user",
+      headers: { authorization: `Bearer ${token}` },
+    })),
   };
 }
 
@@ -33,7 +37,10 @@ export function refreshToken(fixtures: Fixtures): LoadShape {
         path: "/token?grant_type=refresh_token",
         headers: json,
         // An emptied pool (every token lost to failed requests) sends a token that fails, and is counted so.
-        setupRequest: (request) => ({ ...request, body: JSON.stringify({ refresh_token: pool.shift() ?? "pool-exhausted" }) }),
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({ refresh_token: pool.shift() ?? "pool-exhausted" }),
+        }),
         onResponse: (status, body) => {
           if (status === 200) pool.push((JSON.parse(body) as { refresh_token: string }).refresh_token);
         },
@@ -94,7 +101,11 @@ export function rotationFloor(sessionIds: readonly string[]): LoadShape {
         method: "POST",
         path: "/floor",
         headers: json,
-        setupRequest: (request) => ({ ...request, path: `/floor?session=${pool.shift() ?? "pool-exhausted"}`, body: "{}" }),
+        setupRequest: (request) => ({
+          ...request,
+          path: `/floor?session=${pool.shift() ?? "pool-exhausted"}`,
+          body: "{}",
+        }),
         onResponse: (status, body) => {
           if (status === 200) pool.push((JSON.parse(body) as { session_id: string }).session_id);
         },

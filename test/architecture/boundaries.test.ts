@@ -62,12 +62,19 @@ describe("the domain package", () => {
 
   it("lets its test doubles use only what cannot touch the network, the disk or a framework", () => {
     const allowed = new Set(["node:crypto", "vitest"]);
-    expect(violations(sourceFiles(join(src, "testing")), (specifier, file) => staysIn(src)(specifier, file) || allowed.has(specifier))).toEqual([]);
+    expect(
+      violations(
+        sourceFiles(join(src, "testing")),
+        (specifier, file) => staysIn(src)(specifier, file) || allowed.has(specifier),
+      ),
+    ).toEqual([]);
   });
 
   it("never reads the wall clock, the environment or ambient randomness outside its ports", () => {
     const ambient = production.filter((file) =>
-      /\bDate\.now\(|new Date\(\)|process\.|Math\.random\(|crypto\.(randomUUID|getRandomValues)\(|console\./.test(readFileSync(file, "utf8")),
+      /\bDate\.now\(|new Date\(\)|process\.|Math\.random\(|crypto\.(randomUUID|getRandomValues)\(|console\./.test(
+        readFileSync(file, "utf8"),
+      ),
     );
     expect(ambient.map((file) => relative(src, file))).toEqual([]);
   });
@@ -94,7 +101,9 @@ describe("the adapters", () => {
   it.each(adapters)("%s imports the domain and libraries, never another package of ours", (adapter) => {
     const dir = join(packages, adapter);
     const allowed = (specifier: string, file: string) =>
-      specifier.startsWith(".") ? staysIn(dir)(specifier, file) : !specifier.startsWith("@latchkey/") || names(specifier, "@latchkey/domain");
+      specifier.startsWith(".")
+        ? staysIn(dir)(specifier, file)
+        : !specifier.startsWith("@latchkey/") || names(specifier, "@latchkey/domain");
     expect(violations(sourceFiles(join(dir, "src")), allowed)).toEqual([]);
   });
 });

@@ -76,7 +76,11 @@ describe("the admin API with the official client", () => {
     it("creates a user with a confirmed phone", async () => {
       const { data, error } = await admin.createUser({ phone: "+1 202 555 0142", phone_confirm: true, password });
       expect(error).toBeNull();
-      expect(data.user).toMatchObject({ phone: "+12025550142", email: "", app_metadata: { provider: "phone", providers: ["phone"] } });
+      expect(data.user).toMatchObject({
+        phone: "+12025550142",
+        email: "",
+        app_metadata: { provider: "phone", providers: ["phone"] },
+      });
       expect(data.user?.phone_confirmed_at).toBeTruthy();
       expect(data.user?.identities?.map((identity) => identity.provider)).toEqual(["phone"]);
 
@@ -122,7 +126,10 @@ describe("the admin API with the official client", () => {
       expect(signIn.error).toMatchObject({ status: 400, code: "user_banned" });
       expect(signIn.data.session).toBeNull();
       // Unlike GoTrue, the ban is told only to whoever knows the password.
-      const wrong = await client(server).signInWithPassword({ email: "banned@example.com", password: "not the password" });
+      const wrong = await client(server).signInWithPassword({
+        email: "banned@example.com",
+        password: "not the password",
+      });
       expect(wrong.error?.code).toBe("invalid_credentials");
 
       const withToken = await client(server).getUser(session.access_token);
@@ -139,12 +146,17 @@ describe("the admin API with the official client", () => {
       expect(again.error).toBeNull();
       expect((await client(server).getUser(again.data.session!.access_token)).data.user?.id).toBe(user.id);
       // The ban ended the sessions it found: lifting it does not bring them back.
-      expect((await client(server).refreshSession({ refresh_token: session.refresh_token })).error?.code).toBe("session_expired");
+      expect((await client(server).refreshSession({ refresh_token: session.refresh_token })).error?.code).toBe(
+        "session_expired",
+      );
       expect((await client(server).getUser(session.access_token)).error).toBeTruthy();
     });
 
     it("merges user_metadata and app_metadata, a key set to null being removed", async () => {
-      const user = await confirmedUser("merge@example.com", { user_metadata: { name: "Merge", theme: "dark" }, app_metadata: { plan: "free" } });
+      const user = await confirmedUser("merge@example.com", {
+        user_metadata: { name: "Merge", theme: "dark" },
+        app_metadata: { plan: "free" },
+      });
       const { data, error } = await admin.updateUserById(user.id, {
         user_metadata: { locale: "fr", theme: null },
         app_metadata: { plan: "pro", seats: 3 },
@@ -157,12 +169,23 @@ describe("the admin API with the official client", () => {
 
     it("applies a new email and password at once, and the old password no longer signs in", async () => {
       const user = await confirmedUser("renamed@example.com");
-      const { data, error } = await admin.updateUserById(user.id, { email: "renamed-too@example.com", password: "another fine secret" });
+      const { data, error } = await admin.updateUserById(user.id, {
+        email: "renamed-too@example.com",
+        password: "another fine secret",
+      });
       expect(error).toBeNull();
       expect(data.user?.email).toBe("renamed-too@example.com");
-      expect((await client(server).signInWithPassword({ email: "renamed-too@example.com", password: "another fine secret" })).error).toBeNull();
-      expect((await client(server).signInWithPassword({ email: "renamed-too@example.com", password })).error?.code).toBe("invalid_credentials");
-      expect((await admin.updateUserById(user.id, { password: "123" })).error).toMatchObject({ status: 422, code: "weak_password" });
+      expect(
+        (await client(server).signInWithPassword({ email: "renamed-too@example.com", password: "another fine secret" }))
+          .error,
+      ).toBeNull();
+      expect(
+        (await client(server).signInWithPassword({ email: "renamed-too@example.com", password })).error?.code,
+      ).toBe("invalid_credentials");
+      expect((await admin.updateUserById(user.id, { password: "123" })).error).toMatchObject({
+        status: 422,
+        code: "weak_password",
+      });
     });
   });
 
@@ -174,7 +197,9 @@ describe("the admin API with the official client", () => {
       expect(error).toBeNull();
       expect((await admin.getUserById(user.id)).error).toMatchObject({ status: 404, code: "user_not_found" });
       expect((await client(server).refreshSession({ refresh_token: session.refresh_token })).error).toBeTruthy();
-      expect((await client(server).signInWithPassword({ email: "gone@example.com", password })).error?.code).toBe("invalid_credentials");
+      expect((await client(server).signInWithPassword({ email: "gone@example.com", password })).error?.code).toBe(
+        "invalid_credentials",
+      );
       expect((await admin.deleteUser(user.id)).error).toMatchObject({ status: 404, code: "user_not_found" });
     });
 
@@ -189,13 +214,17 @@ describe("the admin API with the official client", () => {
       expect(data.user?.id).toBe(user.id);
       expect((data.user as { deleted_at?: string }).deleted_at).toBeTruthy();
       expect(data.user?.email ?? "").not.toBe("soft@example.com");
-      expect((await client(server).signInWithPassword({ email: "soft@example.com", password })).error?.code).toBe("invalid_credentials");
+      expect((await client(server).signInWithPassword({ email: "soft@example.com", password })).error?.code).toBe(
+        "invalid_credentials",
+      );
       expect((await client(server).refreshSession({ refresh_token: session.refresh_token })).error).toBeTruthy();
 
       const reborn = await admin.createUser({ email: "soft@example.com", password, email_confirm: true });
       expect(reborn.error).toBeNull();
       expect(reborn.data.user?.id).not.toBe(user.id);
-      expect((await client(server).signInWithPassword({ email: "soft@example.com", password })).data.user?.id).toBe(reborn.data.user?.id);
+      expect((await client(server).signInWithPassword({ email: "soft@example.com", password })).data.user?.id).toBe(
+        reborn.data.user?.id,
+      );
 
       // And a user's own signUp may take a soft-deleted address too.
       const other = await confirmedUser("soft-signup@example.com");
@@ -228,9 +257,15 @@ describe("the admin API with the official client", () => {
       expect(email_otp).toMatch(/^\d{6}$/);
       const link = new URL(action_link);
       expect(`${link.origin}${link.pathname}`).toBe("http://localhost:9999/verify");
-      expect(Object.fromEntries(link.searchParams)).toEqual({ token: hashed_token, type: "signup", redirect_to: "http://localhost:3000/welcome" });
+      expect(Object.fromEntries(link.searchParams)).toEqual({
+        token: hashed_token,
+        type: "signup",
+        redirect_to: "http://localhost:3000/welcome",
+      });
       // Not confirmed until the link is followed.
-      expect((await client(server).signInWithPassword({ email: "gen-signup@example.com", password })).error?.code).toBe("email_not_confirmed");
+      expect((await client(server).signInWithPassword({ email: "gen-signup@example.com", password })).error?.code).toBe(
+        "email_not_confirmed",
+      );
 
       const response = await fetch(`${server.url}${link.pathname}${link.search}`, { redirect: "manual" });
       expect(response.status).toBe(303);
@@ -249,12 +284,18 @@ describe("the admin API with the official client", () => {
       expect((await server.followLink(data.properties!.action_link)).origin).toBe("http://localhost:3000");
       const again = await admin.generateLink({ type: "signup", email: "gen-site@example.com", password });
       expect(again.error).toMatchObject({ status: 422, code: "email_exists" });
-      expect((await admin.generateLink({ type: "invite", email: "gen-site@example.com" })).error?.code).toBe("email_exists");
+      expect((await admin.generateLink({ type: "invite", email: "gen-site@example.com" })).error?.code).toBe(
+        "email_exists",
+      );
     });
 
     it("invite: creates an invited user, and the link signs them in", async () => {
       linked.push("gen-invite@example.com");
-      const { data, error } = await admin.generateLink({ type: "invite", email: "gen-invite@example.com", options: { data: { team: "blue" } } });
+      const { data, error } = await admin.generateLink({
+        type: "invite",
+        email: "gen-invite@example.com",
+        options: { data: { team: "blue" } },
+      });
       expect(error).toBeNull();
       expect(data.properties?.verification_type).toBe("invite");
       expect(data.user).toMatchObject({ email: "gen-invite@example.com", user_metadata: { team: "blue" } });
@@ -290,11 +331,18 @@ describe("the admin API with the official client", () => {
       linked.push("gen-otp@example.com");
       await confirmedUser("gen-otp@example.com");
       const first = await admin.generateLink({ type: "magiclink", email: "gen-otp@example.com" });
-      const byCode = await client(server).verifyOtp({ email: "gen-otp@example.com", token: first.data.properties!.email_otp, type: "email" });
+      const byCode = await client(server).verifyOtp({
+        email: "gen-otp@example.com",
+        token: first.data.properties!.email_otp,
+        type: "email",
+      });
       expect(byCode.error).toBeNull();
       expect(byCode.data.session?.user.email).toBe("gen-otp@example.com");
       const second = await admin.generateLink({ type: "magiclink", email: "gen-otp@example.com" });
-      const byHash = await client(server).verifyOtp({ token_hash: second.data.properties!.hashed_token, type: "magiclink" });
+      const byHash = await client(server).verifyOtp({
+        token_hash: second.data.properties!.hashed_token,
+        type: "magiclink",
+      });
       expect(byHash.error).toBeNull();
       expect(byHash.data.session?.user.email).toBe("gen-otp@example.com");
     });
@@ -316,7 +364,10 @@ describe("the admin API with the official client", () => {
       const auth = client(server);
       await auth.setSession({ access_token: fragment["access_token"]!, refresh_token: fragment["refresh_token"]! });
       expect((await auth.updateUser({ password: "recovered secret" })).error).toBeNull();
-      expect((await client(server).signInWithPassword({ email: "gen-recovery@example.com", password: "recovered secret" })).error).toBeNull();
+      expect(
+        (await client(server).signInWithPassword({ email: "gen-recovery@example.com", password: "recovered secret" }))
+          .error,
+      ).toBeNull();
 
       const unknown = await admin.generateLink({ type: "recovery", email: "gen-nobody@example.com" });
       expect(unknown.error).toMatchObject({ status: 404, code: "user_not_found" });
@@ -325,11 +376,19 @@ describe("the admin API with the official client", () => {
     it("email_change_current and email_change_new: following both links moves the address", async () => {
       linked.push("gen-old@example.com", "gen-new@example.com");
       const user = await confirmedUser("gen-old@example.com");
-      const current = await admin.generateLink({ type: "email_change_current", email: "gen-old@example.com", newEmail: "gen-new@example.com" });
+      const current = await admin.generateLink({
+        type: "email_change_current",
+        email: "gen-old@example.com",
+        newEmail: "gen-new@example.com",
+      });
       expect(current.error).toBeNull();
       expect(current.data.properties?.verification_type).toBe("email_change_current");
       expect(current.data.user).toMatchObject({ email: "gen-old@example.com", new_email: "gen-new@example.com" });
-      const next = await admin.generateLink({ type: "email_change_new", email: "gen-old@example.com", newEmail: "gen-new@example.com" });
+      const next = await admin.generateLink({
+        type: "email_change_new",
+        email: "gen-old@example.com",
+        newEmail: "gen-new@example.com",
+      });
       expect(next.error).toBeNull();
       expect(next.data.properties?.verification_type).toBe("email_change_new");
       expect(new URL(next.data.properties!.action_link).searchParams.get("type")).toBe("email_change");
@@ -344,7 +403,9 @@ describe("the admin API with the official client", () => {
       expect(done["type"]).toBe("email_change");
       expect(claimsOf(done["access_token"]!)).toMatchObject({ sub: user.id, email: "gen-new@example.com" });
       expect((await admin.getUserById(user.id)).data.user?.email).toBe("gen-new@example.com");
-      expect((await client(server).signInWithPassword({ email: "gen-new@example.com", password })).data.user?.id).toBe(user.id);
+      expect((await client(server).signInWithPassword({ email: "gen-new@example.com", password })).data.user?.id).toBe(
+        user.id,
+      );
     });
 
     it("email_change_*: both token hashes verified with verifyOtp move the address; the new one must be free", async () => {
@@ -354,19 +415,33 @@ describe("the admin API with the official client", () => {
       const current = await admin.generateLink({ type: "email_change_current", ...change });
       const next = await admin.generateLink({ type: "email_change_new", ...change });
 
-      const first = await client(server).verifyOtp({ token_hash: next.data.properties!.hashed_token, type: "email_change" });
+      const first = await client(server).verifyOtp({
+        token_hash: next.data.properties!.hashed_token,
+        type: "email_change",
+      });
       expect(first.error).toBeNull();
       expect(first.data.session).toBeNull();
       expect((await admin.getUserById(user.id)).data.user?.email).toBe("gen-hash-old@example.com");
-      const second = await client(server).verifyOtp({ token_hash: current.data.properties!.hashed_token, type: "email_change" });
+      const second = await client(server).verifyOtp({
+        token_hash: current.data.properties!.hashed_token,
+        type: "email_change",
+      });
       expect(second.error).toBeNull();
       expect(second.data.user).toMatchObject({ id: user.id, email: "gen-hash-new@example.com" });
       expect((await admin.getUserById(user.id)).data.user?.email).toBe("gen-hash-new@example.com");
 
       await confirmedUser("gen-holder@example.com");
-      const taken = await admin.generateLink({ type: "email_change_new", email: "gen-hash-new@example.com", newEmail: "gen-holder@example.com" });
+      const taken = await admin.generateLink({
+        type: "email_change_new",
+        email: "gen-hash-new@example.com",
+        newEmail: "gen-holder@example.com",
+      });
       expect(taken.error).toMatchObject({ status: 422, code: "email_exists" });
-      const unknownType = await admin.generateLink({ type: "nonsense" as "signup", email: "gen-hash-new@example.com", password });
+      const unknownType = await admin.generateLink({
+        type: "nonsense" as "signup",
+        email: "gen-hash-new@example.com",
+        password,
+      });
       expect(unknownType.error).toMatchObject({ status: 400, code: "validation_failed" });
     });
 
@@ -381,7 +456,10 @@ describe("the admin API with the official client", () => {
   });
 
   it("inviteUserByEmail: the invitation arrives by mail, and its link signs the invitee in", async () => {
-    const { data, error } = await admin.inviteUserByEmail("guest@example.com", { data: { role: "editor" }, redirectTo: "http://localhost:3000/join" });
+    const { data, error } = await admin.inviteUserByEmail("guest@example.com", {
+      data: { role: "editor" },
+      redirectTo: "http://localhost:3000/join",
+    });
     expect(error).toBeNull();
     expect(data.user).toMatchObject({ email: "guest@example.com", user_metadata: { role: "editor" } });
     expect(data.user?.invited_at).toBeTruthy();
@@ -398,12 +476,16 @@ describe("the admin API with the official client", () => {
     expect((await client(server).signInWithPassword({ email: "guest@example.com", password })).error).toBeNull();
 
     // A confirmed user cannot be invited again.
-    expect((await admin.inviteUserByEmail("guest@example.com")).error).toMatchObject({ status: 422, code: "email_exists" });
+    expect((await admin.inviteUserByEmail("guest@example.com")).error).toMatchObject({
+      status: 422,
+      code: "email_exists",
+    });
   });
 
   it("refuses every admin route without a token (401) and with a user's token (403 not_admin)", async () => {
     const user = await confirmedUser("not-an-admin@example.com");
-    const userToken = (await client(server).signInWithPassword({ email: "not-an-admin@example.com", password })).data.session!.access_token;
+    const userToken = (await client(server).signInWithPassword({ email: "not-an-admin@example.com", password })).data
+      .session!.access_token;
     const someId = user.id;
     const routes: [string, string, unknown?][] = [
       ["GET", "/admin/users"],
@@ -419,12 +501,17 @@ describe("the admin API with the official client", () => {
     for (const [method, path, json] of routes) {
       const anonymous = await server.fetch(path, { method, json });
       expect(anonymous.status, `${method} ${path} without a token`).toBe(401);
-      expect((await anonymous.json()) as unknown, `${method} ${path} without a token`).toMatchObject({ error_code: "no_authorization" });
+      expect((await anonymous.json()) as unknown, `${method} ${path} without a token`).toMatchObject({
+        error_code: "no_authorization",
+      });
 
       const asUser = await server.fetch(path, { method, json, headers: { authorization: `Bearer ${userToken}` } });
       expect(asUser.status, `${method} ${path} as a user`).toBe(403);
       expect(asUser.headers.get("x-sb-error-code")).toBe("not_admin");
-      expect((await asUser.json()) as unknown, `${method} ${path} as a user`).toMatchObject({ error_code: "not_admin", msg: "User not allowed" });
+      expect((await asUser.json()) as unknown, `${method} ${path} as a user`).toMatchObject({
+        error_code: "not_admin",
+        msg: "User not allowed",
+      });
     }
     // Nothing happened to the user the refused requests named.
     expect((await admin.getUserById(someId)).data.user?.user_metadata).not.toHaveProperty("owned");
@@ -433,7 +520,9 @@ describe("the admin API with the official client", () => {
     const asUser = client(server, { headers: { Authorization: `Bearer ${userToken}` } });
     const refused = await asUser.admin.listUsers();
     expect(refused.error).toMatchObject({ name: "AuthApiError", status: 403, code: "not_admin" });
-    const forged = await client(server, { headers: { Authorization: `Bearer ${userToken.slice(0, -4)}AAAA` } }).admin.listUsers();
+    const forged = await client(server, {
+      headers: { Authorization: `Bearer ${userToken.slice(0, -4)}AAAA` },
+    }).admin.listUsers();
     expect(forged.error?.status).toBe(403);
     expect(forged.error?.code).toBe("bad_jwt");
   });
@@ -441,7 +530,9 @@ describe("the admin API with the official client", () => {
   it("records what admins and users did in the audit log, filterable by action", async () => {
     const key = await serviceRoleKey();
     const audit = async (query = "") => {
-      const response = await server.fetch(`/admin/audit?per_page=1000${query}`, { headers: { authorization: `Bearer ${key}` } });
+      const response = await server.fetch(`/admin/audit?per_page=1000${query}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       expect(response.status).toBe(200);
       expect(Number(response.headers.get("x-total-count"))).toBeGreaterThan(0);
       return (await response.json()) as AuditEntry[];
@@ -455,7 +546,11 @@ describe("the admin API with the official client", () => {
 
     const entries = await audit();
     const about = (action: string, email: string) =>
-      entries.filter((entry) => entry.payload.action === action && (entry.payload.traits?.["user_email"] ?? entry.payload.actor_username) === email);
+      entries.filter(
+        (entry) =>
+          entry.payload.action === action &&
+          (entry.payload.traits?.["user_email"] ?? entry.payload.actor_username) === email,
+      );
 
     const [signedUp] = about("user_signedup", "audited@example.com");
     expect(signedUp?.payload).toMatchObject({
@@ -467,7 +562,10 @@ describe("the admin API with the official client", () => {
     });
     expect(signedUp?.id).toMatch(UUID);
     expect(signedUp?.ip_address).toMatch(/127\.0\.0\.1/);
-    expect(about("user_modified", "audited@example.com")[0]?.payload).toMatchObject({ actor_username: "service_role", log_type: "user" });
+    expect(about("user_modified", "audited@example.com")[0]?.payload).toMatchObject({
+      actor_username: "service_role",
+      log_type: "user",
+    });
     expect(about("user_deleted", "audited@example.com")[0]?.payload).toMatchObject({
       actor_username: "service_role",
       traits: { user_id: created.id },
@@ -491,10 +589,15 @@ describe("the admin API with the official client", () => {
 
   it("records the admin, not the invitee, as the actor of an invitation", async () => {
     await admin.inviteUserByEmail("audited-guest@example.com");
-    const response = await server.fetch("/admin/audit?query=action:user_invited", { headers: { authorization: `Bearer ${await serviceRoleKey()}` } });
+    const response = await server.fetch("/admin/audit?query=action:user_invited", {
+      headers: { authorization: `Bearer ${await serviceRoleKey()}` },
+    });
     const entries = (await response.json()) as AuditEntry[];
     const invitation = entries.find((entry) => entry.payload.traits?.["user_email"] === "audited-guest@example.com");
-    expect(invitation?.payload).toMatchObject({ actor_id: "00000000-0000-0000-0000-000000000000", actor_username: "service_role" });
+    expect(invitation?.payload).toMatchObject({
+      actor_id: "00000000-0000-0000-0000-000000000000",
+      actor_username: "service_role",
+    });
   });
 });
 
@@ -530,10 +633,18 @@ describe("listUsers pagination with the official client", () => {
 
     const all = await admin.listUsers();
     expect(all.data).toMatchObject({ total: 3, nextPage: null, lastPage: 1 });
-    expect(all.data.users.map((user) => user.email).sort()).toEqual(["page-1@example.com", "page-2@example.com", "page-3@example.com"]);
+    expect(all.data.users.map((user) => user.email).sort()).toEqual([
+      "page-1@example.com",
+      "page-2@example.com",
+      "page-3@example.com",
+    ]);
 
-    const raw = await server.fetch("/admin/users?page=1&per_page=2", { headers: { authorization: `Bearer ${await serviceRoleKey()}` } });
+    const raw = await server.fetch("/admin/users?page=1&per_page=2", {
+      headers: { authorization: `Bearer ${await serviceRoleKey()}` },
+    });
     expect(raw.headers.get("x-total-count")).toBe("3");
-    expect(raw.headers.get("link")).toBe('</admin/users?page=2&per_page=2>; rel="next", </admin/users?page=2&per_page=2>; rel="last"');
+    expect(raw.headers.get("link")).toBe(
+      '</admin/users?page=2&per_page=2>; rel="next", </admin/users?page=2&per_page=2>; rel="last"',
+    );
   });
 });

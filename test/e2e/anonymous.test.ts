@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
-import { startSmsInbox, type SmsInbox } from "./sms-inbox.ts";
+import { type SmsInbox, startSmsInbox } from "./sms-inbox.ts";
 import { adminApi, claimsOf, client, fragmentOf } from "./support.ts";
 
 const password = "correct horse battery";
@@ -29,7 +29,13 @@ describe("anonymous sign-ins with the official client", () => {
     const auth = client(server);
     const { data, error } = await auth.signInAnonymously({ options: { data: { theme: "dark" } } });
     expect(error).toBeNull();
-    expect(data.user).toMatchObject({ is_anonymous: true, email: "", phone: "", user_metadata: { theme: "dark" }, role: "authenticated" });
+    expect(data.user).toMatchObject({
+      is_anonymous: true,
+      email: "",
+      phone: "",
+      user_metadata: { theme: "dark" },
+      role: "authenticated",
+    });
     expect(data.user?.identities ?? []).toEqual([]);
     const session = data.session!;
     expect(session.token_type).toBe("bearer");
@@ -59,7 +65,10 @@ describe("anonymous sign-ins with the official client", () => {
     const { data: anonymous } = await auth.signInAnonymously();
     const id = anonymous.user!.id;
 
-    const updated = await auth.updateUser({ email: "anon-link@example.com" }, { emailRedirectTo: "http://localhost:3000/converted" });
+    const updated = await auth.updateUser(
+      { email: "anon-link@example.com" },
+      { emailRedirectTo: "http://localhost:3000/converted" },
+    );
     expect(updated.error).toBeNull();
     expect(updated.data.user).toMatchObject({ id, email: "", new_email: "anon-link@example.com", is_anonymous: true });
     // Only the new address hears of it: there is no current one.
@@ -71,10 +80,17 @@ describe("anonymous sign-ins with the official client", () => {
     expect(`${landing.origin}${landing.pathname}`).toBe("http://localhost:3000/converted");
     const fragment = fragmentOf(landing);
     expect(fragment).toMatchObject({ type: "email_change", token_type: "bearer" });
-    expect(claimsOf(fragment["access_token"]!)).toMatchObject({ sub: id, email: "anon-link@example.com", is_anonymous: false });
+    expect(claimsOf(fragment["access_token"]!)).toMatchObject({
+      sub: id,
+      email: "anon-link@example.com",
+      is_anonymous: false,
+    });
 
     // The browser takes up the session the link handed it.
-    const { error: setError } = await auth.setSession({ access_token: fragment["access_token"]!, refresh_token: fragment["refresh_token"]! });
+    const { error: setError } = await auth.setSession({
+      access_token: fragment["access_token"]!,
+      refresh_token: fragment["refresh_token"]!,
+    });
     expect(setError).toBeNull();
     const { data: got } = await auth.getUser();
     expect(got.user).toMatchObject({ id, email: "anon-link@example.com", is_anonymous: false });
@@ -101,7 +117,9 @@ describe("anonymous sign-ins with the official client", () => {
     expect(claimsOf(data.session!.access_token)["is_anonymous"]).toBe(false);
     expect((await auth.getSession()).data.session?.access_token).toBe(data.session?.access_token);
     expect((await auth.updateUser({ password })).error).toBeNull();
-    expect((await client(server).signInWithPassword({ email: "anon-hash@example.com", password })).data.user?.id).toBe(id);
+    expect((await client(server).signInWithPassword({ email: "anon-hash@example.com", password })).data.user?.id).toBe(
+      id,
+    );
   });
 
   it("may not set a password before it has an email or phone, nor take an address someone holds", async () => {
@@ -141,7 +159,10 @@ describe("anonymous sign-ins with the official client", () => {
     expect(data.user?.phone_confirmed_at).toBeTruthy();
     expect(claimsOf(data.session!.access_token)).toMatchObject({ sub: id, phone, is_anonymous: false });
     expect((await auth.updateUser({ password })).error).toBeNull();
-    expect((await client(server).signInWithPassword({ phone, password })).data.user).toMatchObject({ id, is_anonymous: false });
+    expect((await client(server).signInWithPassword({ phone, password })).data.user).toMatchObject({
+      id,
+      is_anonymous: false,
+    });
   });
 });
 
@@ -150,7 +171,11 @@ describe("anonymous sign-ins, limited and disabled", () => {
   let disabled: TestServer;
   beforeAll(async () => {
     [limited, disabled] = await Promise.all([
-      startTestServer({ AUTH_EXTERNAL_ANONYMOUS_USERS_ENABLED: "true", AUTH_RATE_LIMIT_ANONYMOUS_USERS: "2", AUTH_MAILER_AUTOCONFIRM: "true" }),
+      startTestServer({
+        AUTH_EXTERNAL_ANONYMOUS_USERS_ENABLED: "true",
+        AUTH_RATE_LIMIT_ANONYMOUS_USERS: "2",
+        AUTH_MAILER_AUTOCONFIRM: "true",
+      }),
       startTestServer(),
     ]);
   });
@@ -162,7 +187,11 @@ describe("anonymous sign-ins, limited and disabled", () => {
     for (let i = 0; i < 2; i++) expect((await client(limited).signInAnonymously()).error).toBeNull();
     const { data, error } = await client(limited).signInAnonymously();
     expect(error?.name).toBe("AuthApiError");
-    expect(error).toMatchObject({ status: 429, code: "over_request_rate_limit", message: "Request rate limit reached" });
+    expect(error).toMatchObject({
+      status: 429,
+      code: "over_request_rate_limit",
+      message: "Request rate limit reached",
+    });
     expect(data.session).toBeNull();
 
     const raw = await limited.fetch("/signup", { method: "POST", json: { data: {} } });

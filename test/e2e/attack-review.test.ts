@@ -1,6 +1,6 @@
-import { SignJWT } from "jose";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, TEST_JWT_SECRET, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
 import { adminApi, claimsOf, client, fragmentOf } from "./support.ts";
@@ -16,7 +16,9 @@ describe("the attack review, over HTTP", () => {
   let templates: Server;
   beforeAll(async () => {
     // An operator's confirmation template that puts user data in a link, as the review found.
-    templates = createServer((_request, response) => response.end('<a href="{{ .Data.website }}">site</a> <a href="{{ .ConfirmationURL }}">confirm</a>'));
+    templates = createServer((_request, response) =>
+      response.end('<a href="{{ .Data.website }}">site</a> <a href="{{ .ConfirmationURL }}">confirm</a>'),
+    );
     await new Promise<void>((resolve) => templates.listen(0, "127.0.0.1", resolve));
     server = await startTestServer({
       AUTH_RATE_LIMIT_HEADER: "X-Real-IP",
@@ -47,7 +49,10 @@ describe("the attack review, over HTTP", () => {
       const { user, accessToken } = await victimSignedIn("victim@example.com", "203.0.113.10");
       // The attacker holds the access token only.
       const attacker = { authorization: `Bearer ${accessToken}`, ...from("198.51.100.10") };
-      expect((await server.fetch("/user", { method: "PUT", headers: attacker, json: { email: "attacker@example.com" } })).status).toBe(200);
+      expect(
+        (await server.fetch("/user", { method: "PUT", headers: attacker, json: { email: "attacker@example.com" } }))
+          .status,
+      ).toBe(200);
       const toAttacker = await server.mail.waitFor("attacker@example.com");
       const toVictim = await server.mail.waitFor("victim@example.com");
       for (let i = 0; i < 5; i++) {
@@ -59,14 +64,18 @@ describe("the attack review, over HTTP", () => {
         expect(guess.status).toBe(403);
       }
       const landing = await server.followLink(toAttacker.link!);
-      expect(fragmentOf(landing)["message"]).toBe("Confirmation link accepted. Please proceed to confirm link sent to the other email");
+      expect(fragmentOf(landing)["message"]).toBe(
+        "Confirmation link accepted. Please proceed to confirm link sent to the other email",
+      );
       const admin = await adminApi(server);
       expect((await admin.getUserById(user.id)).data.user?.email).toBe("victim@example.com");
 
       // Recovery still goes to the victim: the attacker's address has no account.
       const attackerClient = client(server, { headers: from("198.51.100.10") });
       expect((await attackerClient.resetPasswordForEmail("attacker@example.com")).error).toBeNull();
-      expect((await client(server, { headers: from("203.0.113.10") }).resetPasswordForEmail("victim@example.com")).error).toBeNull();
+      expect(
+        (await client(server, { headers: from("203.0.113.10") }).resetPasswordForEmail("victim@example.com")).error,
+      ).toBeNull();
       await server.mail.waitFor("victim@example.com", (mail) => mail.subject === "Reset your password");
       expect(server.mail.to("attacker@example.com")).toHaveLength(1);
 
@@ -83,15 +92,22 @@ describe("the attack review, over HTTP", () => {
       const mail = await server.mail.waitFor("owner@example.com");
       const stranger = client(server, { headers: from("198.51.100.20") });
       for (let i = 0; i < 6; i++) {
-        const { error } = await stranger.verifyOtp({ email: "owner@example.com", token: wrongFor(mail.code!), type: "email" });
+        const { error } = await stranger.verifyOtp({
+          email: "owner@example.com",
+          token: wrongFor(mail.code!),
+          type: "email",
+        });
         expect(error?.code).toBe("otp_expired");
       }
       // The code is dead, even for its owner; the link is not.
-      expect((await owner.verifyOtp({ email: "owner@example.com", token: mail.code!, type: "email" })).error?.code).toBe("otp_expired");
+      expect(
+        (await owner.verifyOtp({ email: "owner@example.com", token: mail.code!, type: "email" })).error?.code,
+      ).toBe("otp_expired");
       expect(fragmentOf(await server.followLink(mail.link!))).toMatchObject({ type: "signup", token_type: "bearer" });
 
       // Past ten wrong codes in an hour, the same client is refused before anything is looked up.
-      for (let i = 0; i < 4; i++) await stranger.verifyOtp({ email: `other-${i}@example.com`, token: "123456", type: "email" });
+      for (let i = 0; i < 4; i++)
+        await stranger.verifyOtp({ email: `other-${i}@example.com`, token: "123456", type: "email" });
       const refused = await server.fetch("/verify", {
         method: "POST",
         headers: from("198.51.100.20"),
@@ -109,7 +125,11 @@ describe("the attack review, over HTTP", () => {
       const { data: invited } = await admin.inviteUserByEmail("invitee@example.com", { data: { team: "blue" } });
       const invitation = await server.mail.waitFor("invitee@example.com");
       const stranger = client(server, { headers: from("198.51.100.30") });
-      const { data, error } = await stranger.signUp({ email: "invitee@example.com", password: "stranger's choice", options: { data: { team: "red" } } });
+      const { data, error } = await stranger.signUp({
+        email: "invitee@example.com",
+        password: "stranger's choice",
+        options: { data: { team: "red" } },
+      });
       expect(error).toBeNull();
       expect(data.user?.id).toBe(invited.user?.id);
       expect(data.user?.invited_at).toBeUndefined();
@@ -119,15 +139,20 @@ describe("the attack review, over HTTP", () => {
       // The invitation still works, without the stranger's password, with the admin's data.
       const landing = fragmentOf(await server.followLink(invitation.link!));
       expect(claimsOf(landing["access_token"]!)["user_metadata"]).toMatchObject({ team: "blue" });
-      expect((await stranger.signInWithPassword({ email: "invitee@example.com", password: "stranger's choice" })).error?.code).toBe(
-        "invalid_credentials",
-      );
+      expect(
+        (await stranger.signInWithPassword({ email: "invitee@example.com", password: "stranger's choice" })).error
+          ?.code,
+      ).toBe("invalid_credentials");
       expect(server.mail.to("invitee@example.com")).toHaveLength(1);
     });
 
     it("of an address awaiting confirmation shows none of what the first signup stored", async () => {
       const first = client(server, { headers: from("203.0.113.31") });
-      const { data: original } = await first.signUp({ email: "pending@example.com", password, options: { data: { name: "Ada" } } });
+      const { data: original } = await first.signUp({
+        email: "pending@example.com",
+        password,
+        options: { data: { name: "Ada" } },
+      });
       await server.mail.waitFor("pending@example.com");
       await waitASecond();
       const second = client(server, { headers: from("198.51.100.31") });
@@ -141,12 +166,18 @@ describe("the attack review, over HTTP", () => {
   describe("an account someone else created for the address", () => {
     it("does not give its owner the creator's metadata", async () => {
       const attacker = client(server, { headers: from("198.51.100.40") });
-      await attacker.signInWithOtp({ email: "pre@example.com", options: { data: { display_name: "Send payments to attacker@example.net" } } });
+      await attacker.signInWithOtp({
+        email: "pre@example.com",
+        options: { data: { display_name: "Send payments to attacker@example.net" } },
+      });
       await server.mail.waitFor("pre@example.com");
       await waitASecond();
       const owner = client(server, { headers: from("203.0.113.40") });
       await owner.signInWithOtp({ email: "pre@example.com" });
-      const mine = await server.mail.waitFor("pre@example.com", (mail) => server.mail.to("pre@example.com").indexOf(mail) === 1);
+      const mine = await server.mail.waitFor(
+        "pre@example.com",
+        (mail) => server.mail.to("pre@example.com").indexOf(mail) === 1,
+      );
       const landing = fragmentOf(await server.followLink(mine.link!));
       const { data } = await owner.getUser(landing["access_token"]);
       expect(data.user?.email_confirmed_at).toBeTruthy();
@@ -161,7 +192,9 @@ describe("the attack review, over HTTP", () => {
         const calibrated = fresh.logLines().find((line) => line["msg"] === "timing pads calibrated");
         expect(calibrated).toMatchObject({ hash_ms: expect.any(Number), write_ms: expect.any(Number) });
         const started = performance.now();
-        expect((await fresh.fetch("/recover", { method: "POST", json: { email: "nobody@example.com" } })).status).toBe(200);
+        expect((await fresh.fetch("/recover", { method: "POST", json: { email: "nobody@example.com" } })).status).toBe(
+          200,
+        );
         expect(performance.now() - started).toBeGreaterThanOrEqual(calibrated!["write_ms"] as number);
       } finally {
         await fresh.close();
@@ -174,7 +207,11 @@ describe("the attack review, over HTTP", () => {
       const limited = await startTestServer({ AUTH_RATE_LIMIT_HEADER: "X-Real-IP", AUTH_RATE_LIMIT_EMAIL_SENT: "2" });
       try {
         for (let i = 0; i < 30; i++) {
-          const response = await limited.fetch("/recover", { method: "POST", headers: from(`198.51.100.${i}`), json: { email: `nobody-${i}@example.com` } });
+          const response = await limited.fetch("/recover", {
+            method: "POST",
+            headers: from(`198.51.100.${i}`),
+            json: { email: `nobody-${i}@example.com` },
+          });
           expect(response.status).toBe(200);
         }
         const owner = client(limited, { headers: from("203.0.113.50") });
@@ -198,7 +235,9 @@ describe("the attack review, over HTTP", () => {
         expect((await strict.fetch("/reauthenticate", { headers: bearer })).status).toBe(200);
         const nonce = (await strict.mail.waitFor("nonce@example.com")).code!;
         const burst = await Promise.all(
-          Array.from({ length: 30 }, (_, i) => strict.fetch("/user", { method: "PUT", headers: bearer, json: { password: `new password ${i}`, nonce } })),
+          Array.from({ length: 30 }, (_, i) =>
+            strict.fetch("/user", { method: "PUT", headers: bearer, json: { password: `new password ${i}`, nonce } }),
+          ),
         );
         const changed = burst.filter((response) => response.status === 200).length;
         expect(changed).toBeGreaterThanOrEqual(1);
@@ -213,10 +252,16 @@ describe("the attack review, over HTTP", () => {
     it("are refused beyond a cost comparable to ours, with a clear message", async () => {
       const admin = await adminApi(server);
       const tail = "c29tZXNhbHRzb21lc2FsdA$RdescudvJCsgt3ub+b+dWRWJTmaaJObGvqPsE4jVVA8";
-      const { error } = await admin.createUser({ email: "imported@example.com", password_hash: `$argon2id$v=19$m=1048576,t=20,p=16$${tail}` } as never);
+      const { error } = await admin.createUser({
+        email: "imported@example.com",
+        password_hash: `$argon2id$v=19$m=1048576,t=20,p=16$${tail}`,
+      } as never);
       expect(error?.status).toBe(400);
       expect(error?.message).toContain("argon2 hashes are accepted up to m=131072");
-      const { error: fine } = await admin.createUser({ email: "imported@example.com", password_hash: `$argon2id$v=19$m=65536,t=3,p=4$${tail}` } as never);
+      const { error: fine } = await admin.createUser({
+        email: "imported@example.com",
+        password_hash: `$argon2id$v=19$m=65536,t=3,p=4$${tail}`,
+      } as never);
       expect(fine).toBeNull();
     });
   });
@@ -224,7 +269,11 @@ describe("the attack review, over HTTP", () => {
   describe("operator templates", () => {
     it("let no javascript: URL from user data into a mail's links", async () => {
       const auth = client(server, { headers: from("203.0.113.60") });
-      await auth.signUp({ email: "templated@example.com", password, options: { data: { website: "javascript:alert(document.cookie)" } } });
+      await auth.signUp({
+        email: "templated@example.com",
+        password,
+        options: { data: { website: "javascript:alert(document.cookie)" } },
+      });
       const mail = await server.mail.waitFor("templated@example.com");
       expect(mail.html).toContain('<a href="#ZgotmplZ">site</a>');
       expect(mail.html).not.toContain("javascript:");
@@ -236,7 +285,10 @@ describe("the attack review, over HTTP", () => {
     it("are never cached, and carry nosniff and no-referrer", async () => {
       const admin = await adminApi(server);
       await admin.createUser({ email: "headers@example.com", password, email_confirm: true });
-      const token = await server.fetch("/token?grant_type=password", { method: "POST", json: { email: "headers@example.com", password } });
+      const token = await server.fetch("/token?grant_type=password", {
+        method: "POST",
+        json: { email: "headers@example.com", password },
+      });
       const verified = await server.fetch("/verify", { method: "POST", json: { type: "signup", token_hash: "nope" } });
       const followed = await fetch(`${server.url}/verify?type=signup&token=nope`, { redirect: "manual" });
       const health = await server.fetch("/health");

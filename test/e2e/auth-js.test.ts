@@ -12,7 +12,11 @@ describe("the official @supabase/auth-js client, unchanged, against Latchkey", (
 
   it("signs up, signs in, reads the user and the session, refreshes, updates and signs out", async () => {
     const auth = client(server);
-    const signUp = await auth.signUp({ email: "ada@example.com", password: "analytical-engine", options: { data: { name: "Ada" } } });
+    const signUp = await auth.signUp({
+      email: "ada@example.com",
+      password: "analytical-engine",
+      options: { data: { name: "Ada" } },
+    });
     expect(signUp.error).toBeNull();
     expect(signUp.data.session?.access_token).toBeTruthy();
     expect(signUp.data.user?.user_metadata).toMatchObject({ name: "Ada", email_verified: true });
@@ -75,7 +79,9 @@ describe("the official @supabase/auth-js client, unchanged, against Latchkey", (
     const laptop = client(server);
     const phone = client(server);
     await laptop.signUp({ email: "two-devices@example.com", password: "secret-password" });
-    const phoneSession = (await phone.signInWithPassword({ email: "two-devices@example.com", password: "secret-password" })).data.session!;
+    const phoneSession = (
+      await phone.signInWithPassword({ email: "two-devices@example.com", password: "secret-password" })
+    ).data.session!;
     await laptop.signOut({ scope: "global" });
     const { error } = await phone.getUser();
     // auth-js reads session_not_found as "the session is gone" and forgets it.

@@ -32,20 +32,45 @@ describe("bad input never reaches a 500", () => {
     server = await startTestServer({ AUTH_EXTERNAL_PHONE_ENABLED: "true", AUTH_SMS_TEST_OTP: numbers });
     adminKey = await serviceRoleKey();
     const admin = await adminApi(server);
-    const { data } = await admin.createUser({ email: "someone@example.com", password: "correct horse", email_confirm: true });
+    const { data } = await admin.createUser({
+      email: "someone@example.com",
+      password: "correct horse",
+      email_confirm: true,
+    });
     userId = data.user!.id;
-    const signedIn = await server.fetch("/token?grant_type=password", { method: "POST", json: { email: "someone@example.com", password: "correct horse" } });
+    const signedIn = await server.fetch("/token?grant_type=password", {
+      method: "POST",
+      json: { email: "someone@example.com", password: "correct horse" },
+    });
     userToken = ((await signedIn.json()) as { access_token: string }).access_token;
   });
   afterAll(() => server.close());
 
   const routes = (): Route[] => [
-    { method: "POST", path: "/signup", body: { email: "new@example.com", password: "long enough pw", data: {}, code_challenge: "c".repeat(43), code_challenge_method: "s256" } },
+    {
+      method: "POST",
+      path: "/signup",
+      body: {
+        email: "new@example.com",
+        password: "long enough pw",
+        data: {},
+        code_challenge: "c".repeat(43),
+        code_challenge_method: "s256",
+      },
+    },
     { method: "POST", path: "/signup", body: { phone: "+15550100001", password: "long enough pw", channel: "sms" } },
-    { method: "POST", path: "/token?grant_type=password", body: { email: "someone@example.com", password: "correct horse" } },
+    {
+      method: "POST",
+      path: "/token?grant_type=password",
+      body: { email: "someone@example.com", password: "correct horse" },
+    },
     { method: "POST", path: "/token?grant_type=refresh_token", body: { refresh_token: "abcdefghijkl" } },
     { method: "POST", path: "/token?grant_type=pkce", body: { auth_code: "x", code_verifier: "y".repeat(43) } },
-    { method: "POST", path: "/verify", body: { type: "signup", token: "123456", email: "someone@example.com", password: "long enough pw" } },
+    {
+      method: "POST",
+      path: "/verify",
+      body: { type: "signup", token: "123456", email: "someone@example.com", password: "long enough pw" },
+    },
     { method: "POST", path: "/verify", body: { type: "sms", token: "123456", phone: "+15550100000" } },
     { method: "POST", path: "/verify", body: { type: "signup", token_hash: "abc" } },
     { method: "GET", path: "/verify", query: ["token", "type", "redirect_to"] },
@@ -54,29 +79,73 @@ describe("bad input never reaches a 500", () => {
     { method: "POST", path: "/magiclink", body: { email: "magic@example.com" } },
     { method: "POST", path: "/recover", body: { email: "someone@example.com" } },
     { method: "POST", path: "/resend", body: { type: "signup", email: "someone@example.com" } },
-    { method: "PUT", path: "/user", auth: "user", body: { email: "moved@example.com", phone: "+15550100003", password: "another long pw", data: {}, nonce: "123456" } },
+    {
+      method: "PUT",
+      path: "/user",
+      auth: "user",
+      body: {
+        email: "moved@example.com",
+        phone: "+15550100003",
+        password: "another long pw",
+        data: {},
+        nonce: "123456",
+      },
+    },
     { method: "POST", path: "/logout", auth: "user", query: ["scope"] },
     { method: "POST", path: "/invite", auth: "admin", body: { email: "invited@example.com", data: {} } },
-    { method: "GET", path: "/admin/users", auth: "admin", query: ["page", "per_page", "sort", "filter", "email", "phone"] },
+    {
+      method: "GET",
+      path: "/admin/users",
+      auth: "admin",
+      query: ["page", "per_page", "sort", "filter", "email", "phone"],
+    },
     { method: "GET", path: "/admin/audit", auth: "admin", query: ["page", "per_page", "query"] },
     {
       method: "POST",
       path: "/admin/users",
       auth: "admin",
-      body: { email: "made@example.com", phone: "+15550100004", password: "long enough pw", aud: "authenticated", role: "authenticated", user_metadata: {}, app_metadata: {}, ban_duration: "1h", id: crypto.randomUUID() },
+      body: {
+        email: "made@example.com",
+        phone: "+15550100004",
+        password: "long enough pw",
+        aud: "authenticated",
+        role: "authenticated",
+        user_metadata: {},
+        app_metadata: {},
+        ban_duration: "1h",
+        id: crypto.randomUUID(),
+      },
     },
     {
       method: "PUT",
       path: `/admin/users/${userId}`,
       auth: "admin",
-      body: { email: "renamed@example.com", role: "authenticated", user_metadata: {}, app_metadata: {}, ban_duration: "none", password: "long enough pw" },
+      body: {
+        email: "renamed@example.com",
+        role: "authenticated",
+        user_metadata: {},
+        app_metadata: {},
+        ban_duration: "none",
+        password: "long enough pw",
+      },
     },
-    { method: "DELETE", path: `/admin/users/${crypto.randomUUID()}`, auth: "admin", body: { should_soft_delete: true } },
+    {
+      method: "DELETE",
+      path: `/admin/users/${crypto.randomUUID()}`,
+      auth: "admin",
+      body: { should_soft_delete: true },
+    },
     {
       method: "POST",
       path: "/admin/generate_link",
       auth: "admin",
-      body: { type: "email_change_new", email: "someone@example.com", new_email: "next@example.com", data: {}, redirect_to: "http://localhost:3000" },
+      body: {
+        type: "email_change_new",
+        email: "someone@example.com",
+        new_email: "next@example.com",
+        data: {},
+        redirect_to: "http://localhost:3000",
+      },
     },
   ];
 
@@ -117,7 +186,11 @@ describe("bad input never reaches a 500", () => {
       for (const name of route.query ?? []) {
         for (const bad of BAD_QUERY_VALUES) {
           const separator = route.path.includes("?") ? "&" : "?";
-          const response = await send(route, route.method === "GET" ? undefined : {}, `${route.path}${separator}${name}=${bad}`);
+          const response = await send(
+            route,
+            route.method === "GET" ? undefined : {},
+            `${route.path}${separator}${name}=${bad}`,
+          );
           if (route.path === "/verify" && response.status === 303) continue; // a followed link answers by redirect
           if (response.status < 400) continue;
           await expectClean(response, `${route.method} ${route.path}?${name}=${bad.slice(0, 20)}`);

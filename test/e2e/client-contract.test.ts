@@ -6,7 +6,8 @@ import { adminApi, claimsOf, client, fragmentOf } from "./support.ts";
 // Where the official client, or an app using it, would otherwise see something other than Supabase Auth.
 const password = "correct horse battery";
 const key = new TextEncoder().encode(TEST_JWT_SECRET);
-const sign = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(key);
+const sign = (claims: Record<string, unknown>) =>
+  new SignJWT(claims).setProtectedHeader({ alg: "HS256", typ: "JWT" }).sign(key);
 
 describe("the client contract", () => {
   let server: TestServer;
@@ -23,8 +24,14 @@ describe("the client contract", () => {
     it("is otp for a link or a code in the implicit flow, and the flow's method after a PKCE exchange", async () => {
       const auth = client(server);
       await auth.signUp({ email: "amr@example.com", password });
-      const byCode = await auth.verifyOtp({ email: "amr@example.com", token: (await server.mail.waitFor("amr@example.com")).code!, type: "email" });
-      expect(claimsOf(byCode.data.session!.access_token)["amr"]).toEqual([{ method: "otp", timestamp: expect.any(Number) }]);
+      const byCode = await auth.verifyOtp({
+        email: "amr@example.com",
+        token: (await server.mail.waitFor("amr@example.com")).code!,
+        type: "email",
+      });
+      expect(claimsOf(byCode.data.session!.access_token)["amr"]).toEqual([
+        { method: "otp", timestamp: expect.any(Number) },
+      ]);
 
       await auth.signInWithOtp({ email: "amr@example.com" });
       const magic = await server.mail.waitFor("amr@example.com", (mail) => mail.subject === "Your sign-in link");
@@ -37,10 +44,18 @@ describe("the client contract", () => {
       expect(claimsOf(data.session!.access_token)["amr"]).toEqual([{ method: "otp", timestamp: expect.any(Number) }]);
 
       const pkce = client(server, { flowType: "pkce" });
-      await pkce.signUp({ email: "pkce-amr@example.com", password, options: { emailRedirectTo: "http://localhost:3000/cb" } });
-      const code = new URL(await server.followLink((await server.mail.waitFor("pkce-amr@example.com")).link!)).searchParams.get("code")!;
+      await pkce.signUp({
+        email: "pkce-amr@example.com",
+        password,
+        options: { emailRedirectTo: "http://localhost:3000/cb" },
+      });
+      const code = new URL(
+        await server.followLink((await server.mail.waitFor("pkce-amr@example.com")).link!),
+      ).searchParams.get("code")!;
       const exchanged = await pkce.exchangeCodeForSession(code);
-      expect(claimsOf(exchanged.data.session!.access_token)["amr"]).toEqual([{ method: "email/signup", timestamp: expect.any(Number) }]);
+      expect(claimsOf(exchanged.data.session!.access_token)["amr"]).toEqual([
+        { method: "email/signup", timestamp: expect.any(Number) },
+      ]);
     });
   });
 
@@ -76,7 +91,11 @@ describe("the client contract", () => {
       const other = await sign({ ...claims, aud: "another-app" });
       const refused = await auth.getUser(other);
       expect(refused.error).toMatchObject({ status: 400, code: "validation_failed" });
-      const put = await server.fetch("/user", { method: "PUT", headers: { authorization: `Bearer ${other}` }, json: { data: { x: 1 } } });
+      const put = await server.fetch("/user", {
+        method: "PUT",
+        headers: { authorization: `Bearer ${other}` },
+        json: { data: { x: 1 } },
+      });
       expect(put.status).toBe(400);
       expect((await auth.getUser(data.session!.access_token)).data.user?.email).toBe("aud@example.com");
     });
@@ -87,7 +106,8 @@ describe("the client contract", () => {
       await client(server).signUp({ email: "scanned@example.com", password });
       const link = (await server.mail.waitFor("scanned@example.com")).link!;
       const url = new URL(link);
-      for (let i = 0; i < 3; i++) expect((await fetch(`${server.url}${url.pathname}${url.search}`, { method: "HEAD" })).status).toBe(405);
+      for (let i = 0; i < 3; i++)
+        expect((await fetch(`${server.url}${url.pathname}${url.search}`, { method: "HEAD" })).status).toBe(405);
       expect(fragmentOf(await server.followLink(link))).toHaveProperty("access_token");
     });
   });
@@ -95,7 +115,9 @@ describe("the client contract", () => {
   describe("API keys", () => {
     it("without exp are taken when they name no user; a user's token without exp is not", async () => {
       const serviceKey = await sign({ role: "service_role", iss: "supabase" });
-      const listed = await fetch(`${server.url}/admin/users`, { headers: { authorization: `Bearer ${serviceKey}`, apikey: serviceKey } });
+      const listed = await fetch(`${server.url}/admin/users`, {
+        headers: { authorization: `Bearer ${serviceKey}`, apikey: serviceKey },
+      });
       expect(listed.status).toBe(200);
       const admin = await adminApi(server);
       const { data } = await admin.createUser({ email: "noexp@example.com", password, email_confirm: true });
@@ -115,13 +137,30 @@ describe("the client contract", () => {
       const auth = client(server);
       await auth.signInWithPassword({ email: "features@example.com", password });
 
-      expect((await auth.mfa.enroll({ factorType: "totp" })).error).toMatchObject({ status: 422, code: "mfa_totp_enroll_not_enabled" });
-      expect((await auth.mfa.enroll({ factorType: "phone", phone: "+15550100099" })).error?.code).toBe("mfa_phone_enroll_not_enabled");
-      expect((await auth.mfa.challenge({ factorId: crypto.randomUUID() })).error).toMatchObject({ status: 404, code: "mfa_factor_not_found" });
+      expect((await auth.mfa.enroll({ factorType: "totp" })).error).toMatchObject({
+        status: 422,
+        code: "mfa_totp_enroll_not_enabled",
+      });
+      expect((await auth.mfa.enroll({ factorType: "phone", phone: "+15550100099" })).error?.code).toBe(
+        "mfa_phone_enroll_not_enabled",
+      );
+      expect((await auth.mfa.challenge({ factorId: crypto.randomUUID() })).error).toMatchObject({
+        status: 404,
+        code: "mfa_factor_not_found",
+      });
       expect((await auth.mfa.unenroll({ factorId: crypto.randomUUID() })).error?.code).toBe("mfa_factor_not_found");
-      expect((await auth.linkIdentity({ provider: "github" })).error).toMatchObject({ status: 404, code: "manual_linking_disabled" });
-      expect((await auth.signInWithSSO({ domain: "example.com" })).error).toMatchObject({ status: 404, code: "saml_provider_disabled" });
-      expect((await auth.signInWithIdToken({ provider: "google", token: "a.b.c" })).error).toMatchObject({ status: 400, code: "provider_disabled" });
+      expect((await auth.linkIdentity({ provider: "github" })).error).toMatchObject({
+        status: 404,
+        code: "manual_linking_disabled",
+      });
+      expect((await auth.signInWithSSO({ domain: "example.com" })).error).toMatchObject({
+        status: 404,
+        code: "saml_provider_disabled",
+      });
+      expect((await auth.signInWithIdToken({ provider: "google", token: "a.b.c" })).error).toMatchObject({
+        status: 400,
+        code: "provider_disabled",
+      });
       expect((await admin.mfa.listFactors({ userId: made.user!.id })).data?.factors).toEqual([]);
 
       const answers = await Promise.all(
@@ -133,15 +172,21 @@ describe("the client contract", () => {
           ["POST", "/token?grant_type=web3", 422, "web3_provider_disabled"],
           ["GET", "/authorize?provider=google", 400, "validation_failed"],
         ].map(async ([method, path, status, code]) => {
-          const response = await server.fetch(path as string, { method: method as string, ...(method === "POST" ? { body: "{}" } : {}) });
+          const response = await server.fetch(path as string, {
+            method: method as string,
+            ...(method === "POST" ? { body: "{}" } : {}),
+          });
           return [path, response.status, ((await response.json()) as { error_code: string }).error_code, status, code];
         }),
       );
-      for (const [path, status, code, expectedStatus, expectedCode] of answers) expect([path, status, code]).toEqual([path, expectedStatus, expectedCode]);
+      for (const [path, status, code, expectedStatus, expectedCode] of answers)
+        expect([path, status, code]).toEqual([path, expectedStatus, expectedCode]);
 
       const jwks = await server.fetch("/.well-known/jwks.json");
       expect(await jwks.json()).toEqual({ keys: [] });
-      const callback = await fetch(`${server.url}/callback?state=${crypto.randomUUID()}&code=x`, { redirect: "manual" });
+      const callback = await fetch(`${server.url}/callback?state=${crypto.randomUUID()}&code=x`, {
+        redirect: "manual",
+      });
       expect(callback.status).toBe(303);
       const landing = new URL(callback.headers.get("location")!);
       expect(`${landing.origin}${landing.pathname}`).toBe("http://localhost:3000/");
@@ -152,7 +197,12 @@ describe("the client contract", () => {
   describe("generateLink of type signup", () => {
     it("gives the user the data passed as its user_metadata, and nothing else", async () => {
       const admin = await adminApi(server);
-      const { data, error } = await admin.generateLink({ type: "signup", email: "generated@example.com", password, options: { data: { plan: "pro" } } });
+      const { data, error } = await admin.generateLink({
+        type: "signup",
+        email: "generated@example.com",
+        password,
+        options: { data: { plan: "pro" } },
+      });
       expect(error).toBeNull();
       expect(data.user?.user_metadata).toEqual({ plan: "pro" });
     });
@@ -167,7 +217,11 @@ describe("the client contract", () => {
         const { error } = await client(noProvider).signInWithOtp({ phone: "+15550100066" });
         expect(error).toMatchObject({ name: "AuthRetryableFetchError", status: 500 });
         const response = await noProvider.fetch("/otp", { method: "POST", json: { phone: "+15550100067" } });
-        expect(await response.json()).toMatchObject({ code: 500, error_code: "unexpected_failure", msg: "Unable to get SMS provider" });
+        expect(await response.json()).toMatchObject({
+          code: 500,
+          error_code: "unexpected_failure",
+          msg: "Unable to get SMS provider",
+        });
         const admin = await adminApi(noProvider);
         expect((await admin.listUsers()).data.users).toEqual([]);
       } finally {

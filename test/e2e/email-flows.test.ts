@@ -23,7 +23,11 @@ describe("email flows with the official client", () => {
 
   it("signs up, then confirms by following the mailed link, which signs in", async () => {
     const auth = client(server);
-    const { data, error } = await auth.signUp({ email: "link@example.com", password, options: { emailRedirectTo: "http://localhost:3000/welcome" } });
+    const { data, error } = await auth.signUp({
+      email: "link@example.com",
+      password,
+      options: { emailRedirectTo: "http://localhost:3000/welcome" },
+    });
     expect(error).toBeNull();
     expect(data.session).toBeNull();
 
@@ -59,24 +63,37 @@ describe("email flows with the official client", () => {
     const { error } = await auth.resend({ type: "signup", email: "resend@example.com" });
     expect(error).toBeNull();
     const second = await server.mail.waitFor("resend@example.com", (mail) => mail.code !== first.code);
-    expect((await auth.verifyOtp({ email: "resend@example.com", token: first.code!, type: "signup" })).error?.code).toBe("otp_expired");
-    expect((await auth.verifyOtp({ email: "resend@example.com", token: second.code!, type: "signup" })).error).toBeNull();
+    expect(
+      (await auth.verifyOtp({ email: "resend@example.com", token: first.code!, type: "signup" })).error?.code,
+    ).toBe("otp_expired");
+    expect(
+      (await auth.verifyOtp({ email: "resend@example.com", token: second.code!, type: "signup" })).error,
+    ).toBeNull();
   });
 
   it("signs in with a magic link, and with its code", async () => {
     const setup = client(server);
     await setup.signUp({ email: "magic@example.com", password });
-    await setup.verifyOtp({ email: "magic@example.com", token: (await server.mail.waitFor("magic@example.com")).code!, type: "signup" });
+    await setup.verifyOtp({
+      email: "magic@example.com",
+      token: (await server.mail.waitFor("magic@example.com")).code!,
+      type: "signup",
+    });
 
     const auth = client(server);
-    expect((await auth.signInWithOtp({ email: "magic@example.com", options: { shouldCreateUser: false } })).error).toBeNull();
+    expect(
+      (await auth.signInWithOtp({ email: "magic@example.com", options: { shouldCreateUser: false } })).error,
+    ).toBeNull();
     const mail = await server.mail.waitFor("magic@example.com", (m) => m.subject === "Your sign-in link");
     expect(fragmentOf(await server.followLink(mail.link!))).toMatchObject({ type: "magiclink" });
 
     await waitASecond();
     await waitASecond();
     await auth.signInWithOtp({ email: "magic@example.com" });
-    const again = await server.mail.waitFor("magic@example.com", (m) => m.subject === "Your sign-in link" && m.code !== mail.code);
+    const again = await server.mail.waitFor(
+      "magic@example.com",
+      (m) => m.subject === "Your sign-in link" && m.code !== mail.code,
+    );
     const { data, error } = await auth.verifyOtp({ email: "magic@example.com", token: again.code!, type: "email" });
     expect(error).toBeNull();
     expect(data.session?.user.email).toBe("magic@example.com");
@@ -84,7 +101,9 @@ describe("email flows with the official client", () => {
 
   it("signs up an unknown address with signInWithOtp, and confirms it by the code", async () => {
     const auth = client(server);
-    expect((await auth.signInWithOtp({ email: "otp-new@example.com", options: { data: { source: "otp" } } })).error).toBeNull();
+    expect(
+      (await auth.signInWithOtp({ email: "otp-new@example.com", options: { data: { source: "otp" } } })).error,
+    ).toBeNull();
     const mail = await server.mail.waitFor("otp-new@example.com");
     const { data, error } = await auth.verifyOtp({ email: "otp-new@example.com", token: mail.code!, type: "email" });
     expect(error).toBeNull();
@@ -94,10 +113,16 @@ describe("email flows with the official client", () => {
   it("resets a password: the recovery link signs in, and the new password replaces the old", async () => {
     const setup = client(server);
     await setup.signUp({ email: "forgot@example.com", password });
-    await setup.verifyOtp({ email: "forgot@example.com", token: (await server.mail.waitFor("forgot@example.com")).code!, type: "signup" });
+    await setup.verifyOtp({
+      email: "forgot@example.com",
+      token: (await server.mail.waitFor("forgot@example.com")).code!,
+      type: "signup",
+    });
 
     const auth = client(server);
-    expect((await auth.resetPasswordForEmail("forgot@example.com", { redirectTo: "http://localhost:3000/reset" })).error).toBeNull();
+    expect(
+      (await auth.resetPasswordForEmail("forgot@example.com", { redirectTo: "http://localhost:3000/reset" })).error,
+    ).toBeNull();
     const mail = await server.mail.waitFor("forgot@example.com", (m) => m.subject === "Reset your password");
     const landing = await server.followLink(mail.link!);
     expect(landing.pathname).toBe("/reset");
@@ -105,8 +130,12 @@ describe("email flows with the official client", () => {
     expect(fragment["type"]).toBe("recovery");
     await auth.setSession({ access_token: fragment["access_token"]!, refresh_token: fragment["refresh_token"]! });
     expect((await auth.updateUser({ password: "a brand new secret" })).error).toBeNull();
-    expect((await client(server).signInWithPassword({ email: "forgot@example.com", password })).error?.code).toBe("invalid_credentials");
-    expect((await client(server).signInWithPassword({ email: "forgot@example.com", password: "a brand new secret" })).error).toBeNull();
+    expect((await client(server).signInWithPassword({ email: "forgot@example.com", password })).error?.code).toBe(
+      "invalid_credentials",
+    );
+    expect(
+      (await client(server).signInWithPassword({ email: "forgot@example.com", password: "a brand new secret" })).error,
+    ).toBeNull();
   });
 
   it("answers a recovery for an unknown address like any other, and sends nothing", async () => {
@@ -142,7 +171,11 @@ describe("email flows with the official client", () => {
     expect(anonymous.user?.is_anonymous).toBe(true);
     expect((await auth.updateUser({ email: "converted@example.com" })).error).toBeNull();
     const mail = await server.mail.waitFor("converted@example.com");
-    const { data, error } = await auth.verifyOtp({ email: "converted@example.com", token: mail.code!, type: "email_change" });
+    const { data, error } = await auth.verifyOtp({
+      email: "converted@example.com",
+      token: mail.code!,
+      type: "email_change",
+    });
     expect(error).toBeNull();
     expect(data.user).toMatchObject({ id: anonymous.user?.id, email: "converted@example.com", is_anonymous: false });
     const claims = JSON.parse(Buffer.from(data.session!.access_token.split(".")[1]!, "base64url").toString());
@@ -155,14 +188,21 @@ describe("email flows with the official client", () => {
   it("changes the email only once both the current and the new address confirmed", async () => {
     const auth = client(server);
     await auth.signUp({ email: "mover@example.com", password });
-    await auth.verifyOtp({ email: "mover@example.com", token: (await server.mail.waitFor("mover@example.com")).code!, type: "signup" });
+    await auth.verifyOtp({
+      email: "mover@example.com",
+      token: (await server.mail.waitFor("mover@example.com")).code!,
+      type: "signup",
+    });
 
     const { data, error } = await auth.updateUser({ email: "moved@example.com" });
     expect(error).toBeNull();
     expect(data.user).toMatchObject({ email: "mover@example.com", new_email: "moved@example.com" });
     expect(data.user?.email_change_sent_at).toBeTruthy();
     const toNew = await server.mail.waitFor("moved@example.com");
-    const toCurrent = await server.mail.waitFor("mover@example.com", (m) => m.subject === "Confirm your new email address");
+    const toCurrent = await server.mail.waitFor(
+      "mover@example.com",
+      (m) => m.subject === "Confirm your new email address",
+    );
 
     const first = await auth.verifyOtp({ email: "moved@example.com", token: toNew.code!, type: "email_change" });
     expect(first.error).toBeNull();
@@ -175,7 +215,10 @@ describe("email flows with the official client", () => {
   });
 
   it("requires the nonce from reauthenticate for a password change when so configured", async () => {
-    const strict = await startTestServer({ AUTH_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION: "true", AUTH_MAILER_AUTOCONFIRM: "true" });
+    const strict = await startTestServer({
+      AUTH_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION: "true",
+      AUTH_MAILER_AUTOCONFIRM: "true",
+    });
     try {
       const auth = client(strict);
       await auth.signUp({ email: "careful@example.com", password });
@@ -183,9 +226,10 @@ describe("email flows with the official client", () => {
       expect((await auth.reauthenticate()).error).toBeNull();
       const mail = await strict.mail.waitFor("careful@example.com");
       expect(mail.subject).toBe(`${mail.code} is your verification code`);
-      expect((await auth.updateUser({ password: "another secret", nonce: "000000" === mail.code ? "111111" : "000000" })).error?.code).toBe(
-        "reauthentication_not_valid",
-      );
+      expect(
+        (await auth.updateUser({ password: "another secret", nonce: "000000" === mail.code ? "111111" : "000000" }))
+          .error?.code,
+      ).toBe("reauthentication_not_valid");
       expect((await auth.updateUser({ password: "another secret", nonce: mail.code! })).error).toBeNull();
     } finally {
       await strict.close();
@@ -193,8 +237,16 @@ describe("email flows with the official client", () => {
   });
 
   it("invites with the admin API, and the invitation link signs the invitee in", async () => {
-    const admin = new GoTrueClient({ url: server.url, headers: { Authorization: `Bearer ${await serviceRoleKey()}` }, persistSession: false, autoRefreshToken: false });
-    const { data, error } = await admin.admin.inviteUserByEmail("invitee@example.com", { data: { team: "red" }, redirectTo: "http://localhost:3000/join" });
+    const admin = new GoTrueClient({
+      url: server.url,
+      headers: { Authorization: `Bearer ${await serviceRoleKey()}` },
+      persistSession: false,
+      autoRefreshToken: false,
+    });
+    const { data, error } = await admin.admin.inviteUserByEmail("invitee@example.com", {
+      data: { team: "red" },
+      redirectTo: "http://localhost:3000/join",
+    });
     expect(error).toBeNull();
     expect(data.user).toMatchObject({ email: "invitee@example.com", user_metadata: { team: "red" } });
     expect(data.user?.invited_at).toBeTruthy();
@@ -210,12 +262,18 @@ describe("email flows with the official client", () => {
 
   it("follows PKCE: the link leads to a code that only the requesting client exchanges", async () => {
     const auth = client(server, { flowType: "pkce" });
-    await auth.signUp({ email: "pkce@example.com", password, options: { emailRedirectTo: "http://localhost:3000/callback" } });
+    await auth.signUp({
+      email: "pkce@example.com",
+      password,
+      options: { emailRedirectTo: "http://localhost:3000/callback" },
+    });
     const mail = await server.mail.waitFor("pkce@example.com");
     const token = new URL(mail.link!).searchParams.get("token")!;
     expect(token.startsWith("pkce_")).toBe(true);
     // The link's token on its own gets nowhere.
-    expect((await client(server).verifyOtp({ token_hash: token, type: "signup" })).error?.code).toBe("validation_failed");
+    expect((await client(server).verifyOtp({ token_hash: token, type: "signup" })).error?.code).toBe(
+      "validation_failed",
+    );
 
     const landing = await server.followLink(mail.link!);
     expect(landing.pathname).toBe("/callback");
@@ -243,13 +301,22 @@ describe("email flows with the official client", () => {
     const updated = await server.fetch(`/user?redirect_to=${encodeURIComponent("http://localhost:3000/changed")}`, {
       method: "PUT",
       headers: { authorization: `Bearer ${signedUp.session!.access_token}` },
-      json: { email: "pkce-moved@example.com", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "s256" },
+      json: {
+        email: "pkce-moved@example.com",
+        code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+        code_challenge_method: "s256",
+      },
     });
     expect(updated.status).toBe(200);
 
-    const toOld = await server.mail.waitFor("pkce-mover@example.com", (m) => server.mail.to("pkce-mover@example.com").indexOf(m) > 0);
+    const toOld = await server.mail.waitFor(
+      "pkce-mover@example.com",
+      (m) => server.mail.to("pkce-mover@example.com").indexOf(m) > 0,
+    );
     const toNew = await server.mail.waitFor("pkce-moved@example.com");
-    expect([toOld.link, toNew.link].every((link) => new URL(link!).searchParams.get("token")!.startsWith("pkce_"))).toBe(true);
+    expect(
+      [toOld.link, toNew.link].every((link) => new URL(link!).searchParams.get("token")!.startsWith("pkce_")),
+    ).toBe(true);
     expect((await server.followLink(toOld.link!)).searchParams.get("code")).toBeNull();
     const landing = await server.followLink(toNew.link!);
     expect(landing.pathname).toBe("/changed");
@@ -264,9 +331,16 @@ describe("email flows with the official client", () => {
   it("signs in with a PKCE magic link", async () => {
     const setup = client(server);
     await setup.signUp({ email: "pkce-magic@example.com", password });
-    await setup.verifyOtp({ email: "pkce-magic@example.com", token: (await server.mail.waitFor("pkce-magic@example.com")).code!, type: "signup" });
+    await setup.verifyOtp({
+      email: "pkce-magic@example.com",
+      token: (await server.mail.waitFor("pkce-magic@example.com")).code!,
+      type: "signup",
+    });
     const auth = client(server, { flowType: "pkce" });
-    await auth.signInWithOtp({ email: "pkce-magic@example.com", options: { emailRedirectTo: "http://localhost:3000/callback" } });
+    await auth.signInWithOtp({
+      email: "pkce-magic@example.com",
+      options: { emailRedirectTo: "http://localhost:3000/callback" },
+    });
     const mail = await server.mail.waitFor("pkce-magic@example.com", (m) => m.subject === "Your sign-in link");
     const code = (await server.followLink(mail.link!)).searchParams.get("code")!;
     const { data, error } = await auth.exchangeCodeForSession(code);
@@ -290,7 +364,11 @@ describe("email flows with the official client", () => {
 
   it("never redirects where redirect_to asks unless it is allowed", async () => {
     const auth = client(server);
-    await auth.signUp({ email: "evil@example.com", password, options: { emailRedirectTo: "https://evil.example.net/steal" } });
+    await auth.signUp({
+      email: "evil@example.com",
+      password,
+      options: { emailRedirectTo: "https://evil.example.net/steal" },
+    });
     const mail = await server.mail.waitFor("evil@example.com");
     expect(new URL(mail.link!).searchParams.get("redirect_to")).toBe("http://localhost:3000");
     const landing = await server.followLink(mail.link!);

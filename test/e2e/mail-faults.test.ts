@@ -1,8 +1,8 @@
+import { createServer as createHttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { randomNamespace, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
 import { startSmtpSink } from "@latchkey/adapters-smtp/testing";
 import { count, eq } from "drizzle-orm";
-import { createServer as createHttpServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { startTestServer } from "../../apps/server/test/support/start-test-server.ts";
 
@@ -28,7 +28,10 @@ describe("mail when things go wrong", () => {
       await new Promise((resolve) => setTimeout(resolve, 3000));
       expect(server.mail.to("patient@example.com")).toHaveLength(1);
       const { schema } = server.db;
-      const [users] = await server.db.db.select({ n: count() }).from(schema.users).where(eq(schema.users.email, "patient@example.com"));
+      const [users] = await server.db.db
+        .select({ n: count() })
+        .from(schema.users)
+        .where(eq(schema.users.email, "patient@example.com"));
       expect(users?.n).toBe(1);
       const [entry] = await server.db.db.select().from(schema.outbox);
       expect(entry?.attempts).toBeGreaterThan(0);
@@ -40,25 +43,31 @@ describe("mail when things go wrong", () => {
   }, 40_000);
 
   // Two instances need one database they both reach: a PostgreSQL server.
-  it.skipIf(!testDatabaseUrl())("sends every mail exactly once when two instances share the database", async () => {
-    const mail = await startSmtpSink();
-    const namespace = randomNamespace();
-    const first = await startTestServer({}, {}, { mail, namespace, dropTablesOnClose: false });
-    const second = await startTestServer({}, {}, { mail, namespace });
-    try {
-      const addresses = Array.from({ length: 24 }, (_, i) => `crowd-${i}@example.com`);
-      const responses = await Promise.all(addresses.map((address, i) => signUp(i % 2 === 0 ? first : second, address)));
-      expect(responses.map((response) => response.status)).toEqual(addresses.map(() => 200));
-      await mail.received(addresses.length);
-      // Both workers were woken by every write; give a duplicate every chance to show up.
-      await new Promise((resolve) => setTimeout(resolve, 2000));
-      expect(mail.messages.map((message) => message.to).sort()).toEqual([...addresses].sort());
-    } finally {
-      await first.close();
-      await second.close();
-      await mail.close();
-    }
-  }, 40_000);
+  it.skipIf(!testDatabaseUrl())(
+    "sends every mail exactly once when two instances share the database",
+    async () => {
+      const mail = await startSmtpSink();
+      const namespace = randomNamespace();
+      const first = await startTestServer({}, {}, { mail, namespace, dropTablesOnClose: false });
+      const second = await startTestServer({}, {}, { mail, namespace });
+      try {
+        const addresses = Array.from({ length: 24 }, (_, i) => `crowd-${i}@example.com`);
+        const responses = await Promise.all(
+          addresses.map((address, i) => signUp(i % 2 === 0 ? first : second, address)),
+        );
+        expect(responses.map((response) => response.status)).toEqual(addresses.map(() => 200));
+        await mail.received(addresses.length);
+        // Both workers were woken by every write; give a duplicate every chance to show up.
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        expect(mail.messages.map((message) => message.to).sort()).toEqual([...addresses].sort());
+      } finally {
+        await first.close();
+        await second.close();
+        await mail.close();
+      }
+    },
+    40_000,
+  );
 
   it("falls back to the built-in body, in bounded time, when a template hangs or is huge", async () => {
     const sockets = new Set<import("node:net").Socket>();
@@ -97,13 +106,17 @@ describe("mail when things go wrong", () => {
         emailConfirmedAt: new Date(),
       });
       await server.fetch("/recover", { method: "POST", json: { email: "template@example.com" } });
-      const recovery = await server.mail.waitFor("template@example.com", (m) => m.subject === "Reset your password", 15_000);
+      const recovery = await server.mail.waitFor(
+        "template@example.com",
+        (m) => m.subject === "Reset your password",
+        15_000,
+      );
       expect(recovery.html.length).toBeLessThan(100_000);
       expect(recovery.text).toContain(recovery.link!);
       expect(hugeBytesWritten).toBeLessThan(50 * 1024 * 1024);
     } finally {
       await server.close();
-      sockets.forEach((socket) => socket.destroy());
+      for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => templates.close(() => resolve()));
     }
   }, 40_000);

@@ -1,7 +1,7 @@
 import type { GoTrueClient } from "@supabase/auth-js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
-import { startSmsInbox, type SmsInbox } from "./sms-inbox.ts";
+import { type SmsInbox, startSmsInbox } from "./sms-inbox.ts";
 import { client } from "./support.ts";
 
 const password = "correct horse battery";
@@ -46,7 +46,8 @@ describe("phone flows with the official client", () => {
   afterEach(() => expect(inbox.problems).toEqual([]));
 
   const waitASecond = () => new Promise((resolve) => setTimeout(resolve, 1100));
-  const attemptsTo = (phone: string) => inbox.attempts.filter((attempt) => attempt.to === phone).map((attempt) => attempt.status);
+  const attemptsTo = (phone: string) =>
+    inbox.attempts.filter((attempt) => attempt.to === phone).map((attempt) => attempt.status);
   const otherThan = (code: string | undefined) => (code === "000000" ? "111111" : "000000");
 
   /** A user signed up with `phone` and a password, confirmed by the texted code, signed in on the client returned. */
@@ -90,7 +91,9 @@ describe("phone flows with the official client", () => {
     const signedIn = await client(server).signInWithPassword({ phone, password });
     expect(signedIn.error).toBeNull();
     expect(signedIn.data.user?.id).toBe(data.user!.id);
-    expect((await client(server).signInWithPassword({ phone, password: "not the password" })).error?.code).toBe("invalid_credentials");
+    expect((await client(server).signInWithPassword({ phone, password: "not the password" })).error?.code).toBe(
+      "invalid_credentials",
+    );
   });
 
   it("signs up an unknown number with signInWithOtp, and its texted code confirms and signs in", async () => {
@@ -132,7 +135,11 @@ describe("phone flows with the official client", () => {
     await waitASecond();
     const forKnown = await client(server).signInWithOtp({ phone: known, options: { shouldCreateUser: false } });
 
-    expect(forUnknown.error).toMatchObject({ status: 422, code: "otp_disabled", message: "Signups not allowed for otp" });
+    expect(forUnknown.error).toMatchObject({
+      status: 422,
+      code: "otp_disabled",
+      message: "Signups not allowed for otp",
+    });
     expect(forKnown.error).toBeNull();
     expect(forKnown.data.messageId).toMatch(UUID);
     await inbox.waitFor(known, (sms) => inbox.to(known).indexOf(sms) === 1);
@@ -147,7 +154,12 @@ describe("phone flows with the official client", () => {
     const { data, error } = await auth.updateUser({ phone: newPhone });
     expect(error).toBeNull();
     // auth-js's User type has no phone_change_sent_at, but the server sends it as GoTrue does.
-    expect(data.user).toMatchObject({ id, phone: oldPhone, new_phone: newPhone, phone_change_sent_at: expect.any(String) });
+    expect(data.user).toMatchObject({
+      id,
+      phone: oldPhone,
+      new_phone: newPhone,
+      phone_change_sent_at: expect.any(String),
+    });
     const sms = await inbox.waitFor(newPhone);
     expect(sms.body).toBe(`Your code is ${sms.code}`);
     expect(inbox.to(oldPhone)).toHaveLength(1);
@@ -158,7 +170,9 @@ describe("phone flows with the official client", () => {
     expect(verified.data.user?.new_phone).toBeUndefined();
     expect((await auth.getUser()).data.user?.phone).toBe(newPhone);
     expect((await client(server).signInWithPassword({ phone: newPhone, password })).data.user?.id).toBe(id);
-    expect((await client(server).signInWithPassword({ phone: oldPhone, password })).error?.code).toBe("invalid_credentials");
+    expect((await client(server).signInWithPassword({ phone: oldPhone, password })).error?.code).toBe(
+      "invalid_credentials",
+    );
   });
 
   it("tells the user's email address when a phone number is added, and when it changes", async () => {
@@ -166,11 +180,15 @@ describe("phone flows with the official client", () => {
     const [firstPhone, secondPhone] = ["+12025550108", "+12025550109"];
     const auth = client(server);
     await auth.signUp({ email, password });
-    expect((await auth.verifyOtp({ email, token: (await server.mail.waitFor(email)).code!, type: "signup" })).error).toBeNull();
+    expect(
+      (await auth.verifyOtp({ email, token: (await server.mail.waitFor(email)).code!, type: "signup" })).error,
+    ).toBeNull();
 
     await auth.updateUser({ phone: firstPhone });
     const first = await inbox.waitFor(firstPhone);
-    expect((await auth.verifyOtp({ phone: firstPhone, token: first.code!, type: "phone_change" })).data.user?.phone).toBe(firstPhone);
+    expect(
+      (await auth.verifyOtp({ phone: firstPhone, token: first.code!, type: "phone_change" })).data.user?.phone,
+    ).toBe(firstPhone);
 
     await auth.updateUser({ phone: secondPhone });
     const second = await inbox.waitFor(secondPhone);
@@ -182,7 +200,9 @@ describe("phone flows with the official client", () => {
     await server.mail.waitFor(email, () => notices().length === 2);
     // Delivered by the outbox, not necessarily in the order they were queued.
     const texts = notices().map((m) => m.text ?? "");
-    expect(texts.filter((text) => text.includes(`The phone number ${firstPhone} was added to your account`))).toHaveLength(1);
+    expect(
+      texts.filter((text) => text.includes(`The phone number ${firstPhone} was added to your account`)),
+    ).toHaveLength(1);
     expect(texts.filter((text) => text.includes(`was changed from ${firstPhone} to ${secondPhone}`))).toHaveLength(1);
     for (const text of texts) expect(text).not.toContain(second.code);
   });
@@ -225,7 +245,9 @@ describe("phone flows with the official client", () => {
     const second = await inbox.waitFor(newPhone, (sms) => sms.code !== first.code);
     expect(inbox.to(newPhone)).toHaveLength(2);
 
-    expect((await auth.verifyOtp({ phone: newPhone, token: first.code!, type: "phone_change" })).error?.code).toBe("otp_expired");
+    expect((await auth.verifyOtp({ phone: newPhone, token: first.code!, type: "phone_change" })).error?.code).toBe(
+      "otp_expired",
+    );
     const verified = await auth.verifyOtp({ phone: newPhone, token: second.code!, type: "phone_change" });
     expect(verified.error).toBeNull();
     expect(verified.data.user).toMatchObject({ id, phone: newPhone });
@@ -239,7 +261,9 @@ describe("phone flows with the official client", () => {
     expect((await auth.reauthenticate()).error).toBeNull();
     const sms = await inbox.waitFor(phone, (candidate) => candidate.code !== signupCode);
     expect(sms.body).toBe(`Your code is ${sms.code}`);
-    expect((await auth.updateUser({ password: "another secret", nonce: otherThan(sms.code) })).error?.code).toBe("reauthentication_not_valid");
+    expect((await auth.updateUser({ password: "another secret", nonce: otherThan(sms.code) })).error?.code).toBe(
+      "reauthentication_not_valid",
+    );
     expect((await auth.updateUser({ password: "another secret", nonce: sms.code! })).error).toBeNull();
 
     expect((await client(server).signInWithPassword({ phone, password })).error?.code).toBe("invalid_credentials");
@@ -258,7 +282,9 @@ describe("phone flows with the official client", () => {
     expect(data.user?.id).not.toBe(id);
     await waitASecond();
     expect(attemptsTo(phone)).toEqual([201]);
-    expect((await client(server).signInWithPassword({ phone, password: "someone else's choice" })).error?.code).toBe("invalid_credentials");
+    expect((await client(server).signInWithPassword({ phone, password: "someone else's choice" })).error?.code).toBe(
+      "invalid_credentials",
+    );
   });
 
   it("refuses a duplicate phone signup with 400 user_already_exists when SMS_AUTOCONFIRM signs signups straight in", async () => {
@@ -282,7 +308,9 @@ describe("phone flows with the official client", () => {
     expect(error).toBeNull();
     expect(data.messageId).toBe("test-otp");
 
-    expect((await auth.verifyOtp({ phone: TEST_NUMBER, token: otherThan(TEST_CODE), type: "sms" })).error?.code).toBe("otp_expired");
+    expect((await auth.verifyOtp({ phone: TEST_NUMBER, token: otherThan(TEST_CODE), type: "sms" })).error?.code).toBe(
+      "otp_expired",
+    );
     const verified = await auth.verifyOtp({ phone: TEST_NUMBER, token: TEST_CODE, type: "sms" });
     expect(verified.error).toBeNull();
     expect(verified.data.user?.phone).toBe(TEST_NUMBER);
@@ -346,10 +374,14 @@ describe("phone flows with the official client", () => {
     const verified = await auth.verifyOtp({ phone: "12025550118", token: sms.code!, type: "sms" });
     expect(verified.error).toBeNull();
     expect(verified.data.user?.phone).toBe(phone);
-    expect((await client(server).signInWithPassword({ phone: "1 202 555 0118", password })).data.user?.phone).toBe(phone);
+    expect((await client(server).signInWithPassword({ phone: "1 202 555 0118", password })).data.user?.phone).toBe(
+      phone,
+    );
     await waitASecond();
     expect((await client(server).signInWithOtp({ phone: "1-202-555-0118" })).error).toBeNull();
     expect((await inbox.waitFor(phone, (candidate) => candidate !== sms)).to).toBe(phone);
-    expect((await client(server).signUp({ phone: "+1 (202) 555-0118", password })).error?.code).toBe("validation_failed");
+    expect((await client(server).signUp({ phone: "+1 (202) 555-0118", password })).error?.code).toBe(
+      "validation_failed",
+    );
   });
 });

@@ -16,7 +16,11 @@ describe("per-address request limits with the official client", () => {
       startTestServer({ ...limits, AUTH_RATE_LIMIT_HEADER: "X-Client-Addr" }),
     ]);
     for (const each of [server, proxied]) {
-      const { error } = await (await adminApi(each)).createUser({ email: "limited@example.com", password, email_confirm: true });
+      const { error } = await (await adminApi(each)).createUser({
+        email: "limited@example.com",
+        password,
+        email_confirm: true,
+      });
       expect(error).toBeNull();
     }
   });
@@ -34,10 +38,17 @@ describe("per-address request limits with the official client", () => {
 
     const refused = await client(server).signInWithPassword({ email: "limited@example.com", password });
     expect(refused.error?.name).toBe("AuthApiError");
-    expect(refused.error).toMatchObject({ status: 429, code: "over_request_rate_limit", message: "Request rate limit reached" });
+    expect(refused.error).toMatchObject({
+      status: 429,
+      code: "over_request_rate_limit",
+      message: "Request rate limit reached",
+    });
     expect(refused.data.session).toBeNull();
 
-    const raw = await server.fetch("/token?grant_type=refresh_token", { method: "POST", json: { refresh_token: "anything" } });
+    const raw = await server.fetch("/token?grant_type=refresh_token", {
+      method: "POST",
+      json: { refresh_token: "anything" },
+    });
     expect(raw.status).toBe(429);
     expect(raw.headers.get("x-sb-error-code")).toBe("over_request_rate_limit");
     expect(Number(raw.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -46,8 +57,11 @@ describe("per-address request limits with the official client", () => {
 
   it("keys on RATE_LIMIT_HEADER behind a proxy: each client its own count, however many share the proxy's socket", async () => {
     const first = client(proxied, { headers: { "X-Client-Addr": "198.51.100.1" } });
-    for (let i = 0; i < 3; i++) expect((await first.signInWithPassword({ email: "limited@example.com", password })).error).toBeNull();
-    expect((await first.signInWithPassword({ email: "limited@example.com", password })).error).toMatchObject({ status: 429 });
+    for (let i = 0; i < 3; i++)
+      expect((await first.signInWithPassword({ email: "limited@example.com", password })).error).toBeNull();
+    expect((await first.signInWithPassword({ email: "limited@example.com", password })).error).toMatchObject({
+      status: 429,
+    });
 
     const second = client(proxied, { headers: { "X-Client-Addr": "198.51.100.2, 10.0.0.1" } });
     expect((await second.signInWithPassword({ email: "limited@example.com", password })).error).toBeNull();
@@ -73,7 +87,10 @@ describe("per-address request limits with the official client", () => {
     const auth = client(server);
     // Each counts, refused or not.
     for (let i = 0; i < 2; i++) {
-      const { error } = await auth.signInWithOtp({ email: `otp-${i}@example.com`, options: { shouldCreateUser: false } });
+      const { error } = await auth.signInWithOtp({
+        email: `otp-${i}@example.com`,
+        options: { shouldCreateUser: false },
+      });
       expect(error?.code).toBe("otp_disabled");
     }
     const refused = await auth.signInWithOtp({ email: "limited@example.com" });

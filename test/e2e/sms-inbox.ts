@@ -86,7 +86,7 @@ export async function startSmsInbox(): Promise<SmsInbox> {
   const wakeAll = () => {
     const woken = waiters;
     waiters = [];
-    woken.forEach((wake) => wake());
+    for (const wake of woken) wake();
   };
   const messagesPath = `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages.json`;
 
@@ -100,10 +100,15 @@ export async function startSmsInbox(): Promise<SmsInbox> {
     const basic = /^Basic ([A-Za-z0-9+/=]+)$/.exec(authorization);
     const credentials = basic ? Buffer.from(basic[1]!, "base64").toString("utf8") : undefined;
     if (credentials !== `${ACCOUNT_SID}:${AUTH_TOKEN}`) {
-      issues.push(basic ? `Basic credentials ${JSON.stringify(credentials)}, expected the account SID and token` : "no Basic authorization");
+      issues.push(
+        basic
+          ? `Basic credentials ${JSON.stringify(credentials)}, expected the account SID and token`
+          : "no Basic authorization",
+      );
     }
     const contentType = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-    if (contentType !== "application/x-www-form-urlencoded") issues.push(`content type ${JSON.stringify(request.headers["content-type"])}`);
+    if (contentType !== "application/x-www-form-urlencoded")
+      issues.push(`content type ${JSON.stringify(request.headers["content-type"])}`);
 
     const form: Record<string, string> = {};
     for (const [key, value] of new URLSearchParams(text)) {
@@ -111,13 +116,16 @@ export async function startSmsInbox(): Promise<SmsInbox> {
       form[key] = value;
     }
     const keys = Object.keys(form).sort();
-    if (keys.join(",") !== "Body,MessagingServiceSid,To") issues.push(`fields ${keys.join(",")}, expected Body,MessagingServiceSid,To`);
-    if (form["To"] !== undefined && !E164.test(form["To"])) issues.push(`To ${JSON.stringify(form["To"])} is not E.164 with its +`);
+    if (keys.join(",") !== "Body,MessagingServiceSid,To")
+      issues.push(`fields ${keys.join(",")}, expected Body,MessagingServiceSid,To`);
+    if (form["To"] !== undefined && !E164.test(form["To"]))
+      issues.push(`To ${JSON.stringify(form["To"])} is not E.164 with its +`);
     if (form["MessagingServiceSid"] !== undefined && form["MessagingServiceSid"] !== MESSAGING_SERVICE_SID) {
       issues.push(`MessagingServiceSid ${form["MessagingServiceSid"]}, expected ${MESSAGING_SERVICE_SID}`);
     }
     const body = form["Body"];
-    if (body !== undefined && (body.trim() === "" || body.length > MAX_BODY_LENGTH)) issues.push(`Body of ${body.length} characters`);
+    if (body !== undefined && (body.trim() === "" || body.length > MAX_BODY_LENGTH))
+      issues.push(`Body of ${body.length} characters`);
     return { issues, form };
   }
 
@@ -201,10 +209,14 @@ export async function startSmsInbox(): Promise<SmsInbox> {
         const found = messages.find(wanted);
         if (found) return found;
         const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`no SMS to ${phone} arrived within ${timeoutMs} ms (${messages.length} arrived in all)`);
+        if (left <= 0)
+          throw new Error(`no SMS to ${phone} arrived within ${timeoutMs} ms (${messages.length} arrived in all)`);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, left);
-          waiters.push(() => (clearTimeout(timer), resolve()));
+          waiters.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
         });
       }
     },

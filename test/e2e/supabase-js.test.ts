@@ -1,7 +1,7 @@
 import { createClient } from "@supabase/supabase-js";
 import { SignJWT } from "jose";
-import ws from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import ws from "ws";
 import { startTestServer, TEST_JWT_SECRET, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
 import { serviceRoleKey } from "./support.ts";
 
@@ -43,7 +43,11 @@ describe("supabase-js createClient(url, key), with nothing in front of the serve
     // Mailed links still follow API_EXTERNAL_URL, whatever path the client used.
     expect(mail.link).toMatch(/^http:\/\/localhost:9999\/verify\?/);
 
-    const { data: verified, error: verifyError } = await client.auth.verifyOtp({ email: "js@example.com", token: mail.code!, type: "email" });
+    const { data: verified, error: verifyError } = await client.auth.verifyOtp({
+      email: "js@example.com",
+      token: mail.code!,
+      type: "email",
+    });
     expect(verifyError).toBeNull();
     expect(verified.session?.user.email).toBe("js@example.com");
 
@@ -52,14 +56,22 @@ describe("supabase-js createClient(url, key), with nothing in front of the serve
     expect(got.user?.email_confirmed_at).toBeTruthy();
 
     expect((await client.auth.signOut()).error).toBeNull();
-    const { data: again, error: signInError } = await client.auth.signInWithPassword({ email: "js@example.com", password });
+    const { data: again, error: signInError } = await client.auth.signInWithPassword({
+      email: "js@example.com",
+      password,
+    });
     expect(signInError).toBeNull();
     expect(again.user?.id).toBe(signedUp.user?.id);
   });
 
   it("drives the admin API with the service role key", async () => {
     const admin = supabase(server, await serviceRoleKey()).auth.admin;
-    const { data: created, error } = await admin.createUser({ email: "made@example.com", password, email_confirm: true, user_metadata: { plan: "pro" } });
+    const { data: created, error } = await admin.createUser({
+      email: "made@example.com",
+      password,
+      email_confirm: true,
+      user_metadata: { plan: "pro" },
+    });
     expect(error).toBeNull();
     expect(created.user?.user_metadata).toMatchObject({ plan: "pro" });
     const { data: listed } = await admin.listUsers({ page: 1, perPage: 50 });

@@ -13,7 +13,10 @@ export function memoryStorage() {
 }
 
 /** The official client, configured as a browser app would configure it. */
-export function client(server: TestServer, options: { flowType?: "implicit" | "pkce"; headers?: Record<string, string> } = {}) {
+export function client(
+  server: TestServer,
+  options: { flowType?: "implicit" | "pkce"; headers?: Record<string, string> } = {},
+) {
   return new GoTrueClient({
     url: server.url,
     storageKey: `sb-test-${Math.random().toString(36).slice(2)}`,
@@ -28,7 +31,10 @@ export function client(server: TestServer, options: { flowType?: "implicit" | "p
 
 /** A Supabase-style service_role key: an HS256 JWT with only a role, signed with JWT_SECRET. */
 export function serviceRoleKey(): Promise<string> {
-  return new SignJWT({ role: "service_role" }).setProtectedHeader({ alg: "HS256", typ: "JWT" }).setExpirationTime("1h").sign(new TextEncoder().encode(TEST_JWT_SECRET));
+  return new SignJWT({ role: "service_role" })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setExpirationTime("1h")
+    .sign(new TextEncoder().encode(TEST_JWT_SECRET));
 }
 
 /** The parameters a redirect delivered in its fragment. */

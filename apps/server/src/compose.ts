@@ -1,17 +1,22 @@
-import { createArgon2PasswordHasher, createHs256TokenSigner, createSecrets, cryptoRandom } from "@latchkey/adapters-crypto";
+import {
+  createArgon2PasswordHasher,
+  createHs256TokenSigner,
+  createSecrets,
+  cryptoRandom,
+} from "@latchkey/adapters-crypto";
 import { createPostgres, type Postgres } from "@latchkey/adapters-postgres";
 import { type Clock, createAuth, type Ports } from "@latchkey/domain";
 import { createHttpApp } from "@latchkey/http-hono";
 import type { Logger } from "pino";
 import packageJson from "../package.json" with { type: "json" };
-import { createClientAddress } from "./http/client-address.ts";
-import { createActionLink, createMailer } from "./delivery/mailer.ts";
-import { readNodeBody } from "./http/node-request-body.ts";
-import { createRateLimiter } from "./rate-limiting/create-rate-limiter.ts";
-import { type OutboxWorker, startOutboxWorker } from "./delivery/outbox-worker.ts";
 import { type Config, toPolicy } from "./config/index.ts";
-import { publicSettings } from "./http/public-settings.ts";
+import { createActionLink, createMailer } from "./delivery/mailer.ts";
+import { type OutboxWorker, startOutboxWorker } from "./delivery/outbox-worker.ts";
 import { createConfiguredSmsSender } from "./delivery/sms-sender.ts";
+import { createClientAddress } from "./http/client-address.ts";
+import { readNodeBody } from "./http/node-request-body.ts";
+import { publicSettings } from "./http/public-settings.ts";
+import { createRateLimiter } from "./rate-limiting/create-rate-limiter.ts";
 
 export const version = packageJson.version;
 
@@ -75,7 +80,11 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
       log.info({ hash_ms: measured.hashMs, write_ms: measured.writeMs }, "timing pads calibrated");
     },
     startDelivery: async () => {
-      worker ??= await startOutboxWorker({ deliver: () => auth.deliverDueMessages(), subscribe: postgres.onOutboxMessage, log });
+      worker ??= await startOutboxWorker({
+        deliver: () => auth.deliverDueMessages(),
+        subscribe: postgres.onOutboxMessage,
+        log,
+      });
     },
     close: async () => {
       await worker?.stop();

@@ -1,7 +1,7 @@
 import "./runtime/heap-growth.ts";
 import "./runtime/thread-pool.ts";
-import { serve } from "@hono/node-server";
 import type { Server as HttpServer } from "node:http";
+import { serve } from "@hono/node-server";
 import { createServer, version } from "./compose.ts";
 import { type Config, ConfigError, loadConfig } from "./config/index.ts";
 import { createLogger } from "./logging/pino-logger.ts";
@@ -34,7 +34,9 @@ async function main(command: string): Promise<void> {
     );
   } else if (config.signup.phoneEnabled && !config.sms.provider) {
     // Supabase's own docker setup enables phone signups with autoconfirm and no provider, so this starts, and says.
-    log.warn("EXTERNAL_PHONE_ENABLED without SMS_PROVIDER: requests that text a code fail (500 Unable to get SMS provider), but for SMS_TEST_OTP numbers");
+    log.warn(
+      "EXTERNAL_PHONE_ENABLED without SMS_PROVIDER: requests that text a code fail (500 Unable to get SMS provider), but for SMS_TEST_OTP numbers",
+    );
   }
 
   const server = await createServer(config, log);

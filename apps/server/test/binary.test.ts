@@ -1,5 +1,3 @@
-import { createPostgres, migrations } from "@latchkey/adapters-postgres";
-import { dropTables, randomNamespace, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request } from "node:http";
@@ -7,6 +5,8 @@ import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { createPostgres, migrations } from "@latchkey/adapters-postgres";
+import { dropTables, randomNamespace, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { productionEnv } from "./support/start-test-server.ts";
 
@@ -49,7 +49,11 @@ function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
 }
 
 function run(args: string[], env: Record<string, string>, cwd: string) {
-  const child = spawn(process.execPath, ["--import", tsxLoader, main, ...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", tsxLoader, main, ...args], {
+    cwd,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   cleanups.push(() => void child.kill("SIGKILL"));
   let stdout = "";
   let stderr = "";
@@ -77,41 +81,62 @@ async function waitFor(predicate: () => boolean, what: string, timeoutMs = 20_00
 }
 
 describe("the latchkey binary", () => {
-  it.skipIf(!databaseUrl)("says at start what it ignores, and that phone codes fail without an SMS provider", async () => {
-    const cwd = tempDir();
-    const logFile = join(cwd, "latchkey.log");
-    const port = await freePort();
-    const env = serverEnv({
-      PORT: String(port),
-      AUTH_LOG_FILE: logFile,
-      AUTH_EXTERNAL_PHONE_ENABLED: "true",
-      // Supabase's own compose files set it; alone it asks for nothing.
-      GOTRUE_OPERATOR_TOKEN: "super-secret-operator-token",
-    });
-    run([], env, cwd);
-    const logText = () => textOf(logFile);
-    await waitFor(() => logText().includes('"msg":"listening"'), "the server to listen");
-    expect(logText()).toContain("EXTERNAL_PHONE_ENABLED without SMS_PROVIDER: requests that text a code fail");
-    expect(logText()).toContain("GOTRUE_OPERATOR_TOKEN is ignored: it belongs to multi-instance mode");
-    expect(logText()).not.toContain("super-secret-operator-token");
-  });
+  it.skipIf(!databaseUrl)(
+    "says at start what it ignores, and that phone codes fail without an SMS provider",
+    async () => {
+      const cwd = tempDir();
+      const logFile = join(cwd, "latchkey.log");
+      const port = await freePort();
+      const env = serverEnv({
+        PORT: String(port),
+        AUTH_LOG_FILE: logFile,
+        AUTH_EXTERNAL_PHONE_ENABLED: "true",
+        // Supabase's own compose files set it; alone it asks for nothing.
+        GOTRUE_OPERATOR_TOKEN: "super-secret-operator-token",
+      });
+      run([], env, cwd);
+      const logText = () => textOf(logFile);
+      await waitFor(() => logText().includes('"msg":"listening"'), "the server to listen");
+      expect(logText()).toContain("EXTERNAL_PHONE_ENABLED without SMS_PROVIDER: requests that text a code fail");
+      expect(logText()).toContain("GOTRUE_OPERATOR_TOKEN is ignored: it belongs to multi-instance mode");
+      expect(logText()).not.toContain("super-secret-operator-token");
+    },
+  );
 
   it("migrates with the migrate subcommand, and does nothing the second time", async () => {
     const cwd = tempDir();
     const env = serverEnv();
     const first = run(["migrate"], env, cwd);
     expect(await first.exited).toBe(0);
-    expect(first.output().stdout).toContain(`"applied":${JSON.stringify(migrations.map((migration) => migration.version))}`);
+    expect(first.output().stdout).toContain(
+      `"applied":${JSON.stringify(migrations.map((migration) => migration.version))}`,
+    );
     const second = run(["migrate"], env, cwd);
     expect(await second.exited).toBe(0);
     expect(second.output().stdout).toContain("database schema is up to date");
   });
 
   it("refuses to start on a bad configuration, listing every problem in one message", async () => {
-    const result = run([], { PATH: process.env["PATH"] ?? "", DATABASE_URL: "postgres://db.invalid/auth", AUTH_JWT_EXP: "soon", AUTH_PORT: "http" }, tempDir());
+    const result = run(
+      [],
+      {
+        PATH: process.env["PATH"] ?? "",
+        DATABASE_URL: "postgres://db.invalid/auth",
+        AUTH_JWT_EXP: "soon",
+        AUTH_PORT: "http",
+      },
+      tempDir(),
+    );
     expect(await result.exited).toBe(1);
     const { stderr } = result.output();
-    for (const problem of ["AUTH_SITE_URL", "AUTH_API_EXTERNAL_URL", "AUTH_JWT_SECRET", "AUTH_JWT_EXP", "AUTH_PORT", "AUTH_SMTP_HOST"]) {
+    for (const problem of [
+      "AUTH_SITE_URL",
+      "AUTH_API_EXTERNAL_URL",
+      "AUTH_JWT_SECRET",
+      "AUTH_JWT_EXP",
+      "AUTH_PORT",
+      "AUTH_SMTP_HOST",
+    ]) {
       expect(stderr).toContain(problem);
     }
     expect(stderr).not.toContain("db.invalid");
@@ -127,17 +152,30 @@ describe("the latchkey binary", () => {
     const cwd = tempDir();
     const port = await freePort();
     const logFile = join(cwd, "logs", "latchkey.log");
-    const server = run([], serverEnv({ PORT: String(port), AUTH_LOG_FILE: logFile, AUTH_MAILER_AUTOCONFIRM: "true" }), cwd);
+    const server = run(
+      [],
+      serverEnv({ PORT: String(port), AUTH_LOG_FILE: logFile, AUTH_MAILER_AUTOCONFIRM: "true" }),
+      cwd,
+    );
     const logText = () => textOf(logFile);
     await waitFor(() => logText().includes('"msg":"listening"'), "the server to listen");
 
     // A request whose body is still arriving when SIGTERM comes.
     const body = JSON.stringify({ email: "drain@example.com", password: "secret-password" });
     const response = new Promise<number>((resolve, reject) => {
-      const req = request({ host: "127.0.0.1", port, method: "POST", path: "/signup", headers: { "content-length": Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        {
+          host: "127.0.0.1",
+          port,
+          method: "POST",
+          path: "/signup",
+          headers: { "content-length": Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on("error", reject);
       req.write(body.slice(0, 10));
       setTimeout(() => {

@@ -1,4 +1,4 @@
-import { SignJWT, jwtVerify } from "jose";
+import { jwtVerify, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, TEST_JWT_SECRET, type TestServer } from "./support/start-test-server.ts";
 
@@ -19,7 +19,9 @@ afterAll(() => server.close());
 
 describe("access tokens as configured", () => {
   it("honour JWT_EXP, JWT_AUD, JWT_DEFAULT_GROUP_NAME and JWT_ISSUER", async () => {
-    const session = (await (await server.fetch("/signup", { method: "POST", json: { email: "cfg@example.com", password: "secret-password" } })).json()) as Record<string, any>;
+    const session = (await (
+      await server.fetch("/signup", { method: "POST", json: { email: "cfg@example.com", password: "secret-password" } })
+    ).json()) as Record<string, any>;
     expect(session.expires_in).toBe(600);
     const { payload } = await jwtVerify(session.access_token, key);
     expect(payload).toMatchObject({ aud: "my-app", role: "member", iss: "https://issuer.example.com/auth/v1" });
@@ -38,7 +40,11 @@ describe("access tokens as configured", () => {
   });
 
   it("answer a signed token for a user that does not exist with 403 user_not_found", async () => {
-    const token = await new SignJWT({ sub: crypto.randomUUID(), session_id: crypto.randomUUID(), exp: Math.floor(Date.now() / 1000) + 60 })
+    const token = await new SignJWT({
+      sub: crypto.randomUUID(),
+      session_id: crypto.randomUUID(),
+      exp: Math.floor(Date.now() / 1000) + 60,
+    })
       .setProtectedHeader({ alg: "HS256" })
       .sign(key);
     const response = await server.fetch("/user", { headers: { authorization: `Bearer ${token}` } });

@@ -20,7 +20,11 @@ describe("request ids", () => {
   });
 
   it("do not hold up the mail a request calls for: it leaves after the response, through SMTP", async () => {
-    await server.fetch("/signup", { method: "POST", headers: { "x-request-id": "req-signup-2" }, json: { email: "later@example.com", password: "secret-password" } });
+    await server.fetch("/signup", {
+      method: "POST",
+      headers: { "x-request-id": "req-signup-2" },
+      json: { email: "later@example.com", password: "secret-password" },
+    });
     const mail = await server.mail.waitFor("later@example.com");
     expect(mail.subject).toBe("Confirm your email address");
   });

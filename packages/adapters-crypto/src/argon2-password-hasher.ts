@@ -1,8 +1,8 @@
-import { hash, parseOptions, verify } from "@node-rs/argon2";
-import { verify as verifyBcrypt } from "@node-rs/bcrypt";
-import type { PasswordHasher, PasswordVerification } from "@latchkey/domain";
 import { randomBytes } from "node:crypto";
 import { availableParallelism } from "node:os";
+import type { PasswordHasher, PasswordVerification } from "@latchkey/domain";
+import { hash, parseOptions, verify } from "@node-rs/argon2";
+import { verify as verifyBcrypt } from "@node-rs/bcrypt";
 import pLimit from "p-limit";
 
 export interface Argon2Parameters {

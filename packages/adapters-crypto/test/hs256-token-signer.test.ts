@@ -21,14 +21,23 @@ async function rejectsAsBadJwt(token: string) {
 
 describe("HS256 token signer", () => {
   it("signs claims into an HS256 JWT that verifies back to the same claims", async () => {
-    const claims = { sub: "u", role: "authenticated", exp: now() + 60, iat: now(), amr: [{ method: "password", timestamp: 1 }] };
+    const claims = {
+      sub: "u",
+      role: "authenticated",
+      exp: now() + 60,
+      iat: now(),
+      amr: [{ method: "password", timestamp: 1 }],
+    };
     const token = await signer.sign(claims);
     expect(JSON.parse(Buffer.from(token.split(".")[0]!, "base64url").toString())).toEqual({ alg: "HS256", typ: "JWT" });
     expect(await signer.verify(token)).toEqual(claims);
   });
 
   it("accepts a Supabase-style service key signed with the same secret", async () => {
-    const serviceKey = await new SignJWT({ role: "service_role" }).setProtectedHeader({ alg: "HS256" }).setExpirationTime("1h").sign(key);
+    const serviceKey = await new SignJWT({ role: "service_role" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setExpirationTime("1h")
+      .sign(key);
     expect((await signer.verify(serviceKey))["role"]).toBe("service_role");
   });
 
@@ -41,13 +50,23 @@ describe("HS256 token signer", () => {
     await rejectsAsBadJwt(await signer.sign({ sub: "u", exp: now() - 1 }));
     const good = await signer.sign({ sub: "u", role: "authenticated", exp: now() + 60 });
     const [header, , signature] = good.split(".");
-    const forgedPayload = Buffer.from(JSON.stringify({ sub: "u", role: "service_role", exp: now() + 60 })).toString("base64url");
+    const forgedPayload = Buffer.from(JSON.stringify({ sub: "u", role: "service_role", exp: now() + 60 })).toString(
+      "base64url",
+    );
     await rejectsAsBadJwt(`${header}.${forgedPayload}.${signature}`);
     await rejectsAsBadJwt(new UnsecuredJWT({ sub: "u", role: "service_role", exp: now() + 60 }).encode());
-    await rejectsAsBadJwt(await new SignJWT({ sub: "u", exp: now() + 60 }).setProtectedHeader({ alg: "HS512" }).sign(key));
-    await rejectsAsBadJwt(await new SignJWT({ sub: "u", exp: now() + 60 }).setProtectedHeader({ alg: "HS256" }).sign(new TextEncoder().encode(`${secret}-other`)));
+    await rejectsAsBadJwt(
+      await new SignJWT({ sub: "u", exp: now() + 60 }).setProtectedHeader({ alg: "HS512" }).sign(key),
+    );
+    await rejectsAsBadJwt(
+      await new SignJWT({ sub: "u", exp: now() + 60 })
+        .setProtectedHeader({ alg: "HS256" })
+        .sign(new TextEncoder().encode(`${secret}-other`)),
+    );
     const { privateKey } = await generateKeyPair("RS256");
-    await rejectsAsBadJwt(await new SignJWT({ sub: "u", exp: now() + 60 }).setProtectedHeader({ alg: "RS256" }).sign(privateKey));
+    await rejectsAsBadJwt(
+      await new SignJWT({ sub: "u", exp: now() + 60 }).setProtectedHeader({ alg: "RS256" }).sign(privateKey),
+    );
     await rejectsAsBadJwt("not.a.jwt");
     await rejectsAsBadJwt("");
   });

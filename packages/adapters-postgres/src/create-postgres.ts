@@ -62,7 +62,11 @@ export async function createPostgres(options: PostgresOptions): Promise<Postgres
 async function openDriver(options: PostgresOptions): Promise<Driver> {
   if (options.url !== undefined) {
     const { createNodePostgresDriver } = await import("./drivers/node-postgres.ts");
-    return createNodePostgresDriver({ url: options.url, maxPoolSize: options.maxPoolSize, onPoolError: options.onPoolError });
+    return createNodePostgresDriver({
+      url: options.url,
+      maxPoolSize: options.maxPoolSize,
+      onPoolError: options.onPoolError,
+    });
   }
   const { createPgliteDriver } = await import("./drivers/pglite.ts");
   return createPgliteDriver({ dataDir: options.embeddedDataDir });

@@ -8,10 +8,14 @@ export const MAX_NAMESPACE_LENGTH = 28;
 export function validateNamespace(namespace: string): string {
   if (namespace === "") return namespace;
   if (!NAMESPACE.test(namespace)) {
-    throw new Error(`DB_NAMESPACE must match ${NAMESPACE.source} (letters, digits, underscores): ${JSON.stringify(namespace)}`);
+    throw new Error(
+      `DB_NAMESPACE must match ${NAMESPACE.source} (letters, digits, underscores): ${JSON.stringify(namespace)}`,
+    );
   }
   if (namespace.length > MAX_NAMESPACE_LENGTH) {
-    throw new Error(`DB_NAMESPACE must be at most ${MAX_NAMESPACE_LENGTH} characters long: ${JSON.stringify(namespace)}`);
+    throw new Error(
+      `DB_NAMESPACE must be at most ${MAX_NAMESPACE_LENGTH} characters long: ${JSON.stringify(namespace)}`,
+    );
   }
   return namespace;
 }

@@ -2,7 +2,15 @@ import { aUser } from "@latchkey/domain/testing";
 import { getTableName, sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createPostgres, createSchema, migrate, type MigrationTarget, migrations, type Postgres, tablesOf } from "../src/index.ts";
+import {
+  createPostgres,
+  createSchema,
+  type MigrationTarget,
+  migrate,
+  migrations,
+  type Postgres,
+  tablesOf,
+} from "../src/index.ts";
 import { dropTables, randomNamespace, testDatabaseUrl } from "../src/testing/index.ts";
 import { aOneTimeToken, backends, queryRows } from "./support.ts";
 
@@ -11,7 +19,11 @@ const versions = migrations.map((migration) => migration.version);
 describe.each(backends)("$name migrations", (backend) => {
   const opened: Postgres[] = [];
   const open = async (namespace = randomNamespace(), maxPoolSize = 2) => {
-    const postgres = await createPostgres({ url: backend.name === "postgres" ? testDatabaseUrl() : undefined, namespace, maxPoolSize });
+    const postgres = await createPostgres({
+      url: backend.name === "postgres" ? testDatabaseUrl() : undefined,
+      namespace,
+      maxPoolSize,
+    });
     opened.push(postgres);
     return postgres;
   };
@@ -53,17 +65,39 @@ describe.each(backends)("$name migrations", (backend) => {
       await client.query(
         `INSERT INTO "${namespace}users" (id, aud, role, email, app_metadata, user_metadata, is_anonymous, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [user.id, user.aud, user.role, user.email, user.appMetadata, user.userMetadata, user.isAnonymous, user.createdAt, user.updatedAt],
+        [
+          user.id,
+          user.aud,
+          user.role,
+          user.email,
+          user.appMetadata,
+          user.userMetadata,
+          user.isAnonymous,
+          user.createdAt,
+          user.updatedAt,
+        ],
       );
       const token = aOneTimeToken(user.id);
       await client.query(
         `INSERT INTO "${namespace}one_time_tokens" (id, user_id, kind, relates_to, link_token_hash, otp_hash, failed_attempts, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [token.id, token.userId, token.kind, token.relatesTo, token.linkTokenHash, token.otpHash, token.failedAttempts, token.createdAt],
+        [
+          token.id,
+          token.userId,
+          token.kind,
+          token.relatesTo,
+          token.linkTokenHash,
+          token.otpHash,
+          token.failedAttempts,
+          token.createdAt,
+        ],
       );
       expect(await postgres.migrate()).toEqual(versions.slice(-1));
       expect(await postgres.stores.oneTimeTokens.findByUser(user.id, token.kind)).toEqual(token);
-      expect(await postgres.stores.users.findById(user.id)).toMatchObject({ email: user.email, emailChangeConfirmedBy: null });
+      expect(await postgres.stores.users.findById(user.id)).toMatchObject({
+        email: user.email,
+        emailChangeConfirmedBy: null,
+      });
     } finally {
       await client.end();
     }
@@ -126,7 +160,9 @@ describe("a namespace on a database of its own", () => {
         sql`select relname::text as name from pg_class where relnamespace = current_schema()::regnamespace and relkind = 'r' order by 1`,
       );
       // Every table of the schema, under its plain name.
-      const expected = tablesOf(createSchema("")).map((table) => getTableName(table)).sort();
+      const expected = tablesOf(createSchema(""))
+        .map((table) => getTableName(table))
+        .sort();
       expect(tables.map((table) => table.name)).toEqual(expected);
     } finally {
       await postgres.close();
@@ -141,7 +177,8 @@ function clientTarget(client: pg.Client): MigrationTarget {
       await client.query("BEGIN");
       try {
         const result = await work({
-          query: async <Row>(text: string, params: readonly unknown[]) => (await client.query(text, [...params])).rows as Row[],
+          query: async <Row>(text: string, params: readonly unknown[]) =>
+            (await client.query(text, [...params])).rows as Row[],
           exec: async (script) => void (await client.query(script)),
         });
         await client.query("COMMIT");

@@ -14,7 +14,9 @@ describe.runIf(url)("node-postgres pool", () => {
   const opened: Postgres[] = [];
 
   /** A pool whose connections carry their own application_name, so the observer can count and kill them. */
-  async function open(options: Omit<PostgresOptions, "url" | "namespace">): Promise<{ postgres: Postgres; name: string }> {
+  async function open(
+    options: Omit<PostgresOptions, "url" | "namespace">,
+  ): Promise<{ postgres: Postgres; name: string }> {
     const name = `latchkey-test-${randomBytes(4).toString("hex")}`;
     const withName = new URL(url!);
     withName.searchParams.set("application_name", name);
@@ -24,7 +26,12 @@ describe.runIf(url)("node-postgres pool", () => {
   }
 
   const connections = async (name: string) =>
-    (await observer.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where application_name = $1", [name])).rows[0]!.n;
+    (
+      await observer.query<{ n: number }>(
+        "select count(*)::int as n from pg_stat_activity where application_name = $1",
+        [name],
+      )
+    ).rows[0]!.n;
 
   beforeAll(async () => {
     observer = new pg.Client({ connectionString: url });

@@ -1,20 +1,36 @@
 import { getTableName, sql } from "drizzle-orm";
 import { getTableConfig, type PgTable } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSchema, MAX_NAMESPACE_LENGTH, tablesOf, type Database, type Postgres } from "../src/index.ts";
-import { backends, queryRows, type OpenedBackend } from "./support.ts";
+import { createSchema, type Database, MAX_NAMESPACE_LENGTH, type Postgres, tablesOf } from "../src/index.ts";
+import { backends, type OpenedBackend, queryRows } from "./support.ts";
 
 // pg_constraint.confdeltype for each ON DELETE action drizzle can declare.
-const ON_DELETE: Record<string, string> = { cascade: "c", restrict: "r", "no action": "a", "set null": "n", "set default": "d" };
+const ON_DELETE: Record<string, string> = {
+  cascade: "c",
+  restrict: "r",
+  "no action": "a",
+  "set null": "n",
+  "set default": "d",
+};
 
 /** What the drizzle schema declares for a table, in the shape the catalog query below returns. */
 function declared(table: PgTable) {
   const config = getTableConfig(table);
   const names = (columns: readonly { name: string }[]) => columns.map((column) => column.name).join(",");
   return {
-    columns: config.columns.map((column) => ({ name: column.name, type: column.getSQLType(), notNull: column.notNull })),
+    columns: config.columns.map((column) => ({
+      name: column.name,
+      type: column.getSQLType(),
+      notNull: column.notNull,
+    })),
     constraints: [
-      ...config.primaryKeys.map((pk) => ({ name: pk.getName(), type: "p", columns: names(pk.columns), references: null, onDelete: null })),
+      ...config.primaryKeys.map((pk) => ({
+        name: pk.getName(),
+        type: "p",
+        columns: names(pk.columns),
+        references: null,
+        onDelete: null,
+      })),
       ...config.uniqueConstraints.map((unique) => ({
         name: unique.getName() ?? "",
         type: "u",
@@ -37,7 +53,9 @@ function declared(table: PgTable) {
       .map((index) => ({
         name: index.config.name ?? "",
         unique: index.config.unique,
-        columns: index.config.columns.map((column) => ("name" in column && typeof column.name === "string" ? column.name : "<expression>")).join(","),
+        columns: index.config.columns
+          .map((column) => ("name" in column && typeof column.name === "string" ? column.name : "<expression>"))
+          .join(","),
       }))
       .sort((a, b) => a.name.localeCompare(b.name)),
   };
@@ -51,7 +69,13 @@ async function inCatalog(db: Database, name: string) {
     sql`select attname::text as "name", format_type(atttypid, atttypmod) as "type", attnotnull as "notNull"
         from pg_attribute where attrelid = ${table} and attnum > 0 and not attisdropped order by attnum`,
   );
-  const constraints = await queryRows<{ name: string; type: string; columns: string; references: string | null; onDelete: string | null }>(
+  const constraints = await queryRows<{
+    name: string;
+    type: string;
+    columns: string;
+    references: string | null;
+    onDelete: string | null;
+  }>(
     db,
     sql`select c.conname::text as "name", c.contype::text as "type",
           (select string_agg(a.attname, ',' order by k.n) from unnest(c.conkey) with ordinality k(attnum, n)

@@ -3,7 +3,16 @@ import { aSession, aUser, nodeRandom } from "@latchkey/domain/testing";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseError, type Postgres } from "../src/index.ts";
-import { aFlowState, aOneTimeToken, aRefreshToken, backends, gate, sleep, type Backend, type OpenedBackend } from "./support.ts";
+import {
+  aFlowState,
+  aOneTimeToken,
+  aRefreshToken,
+  type Backend,
+  backends,
+  gate,
+  type OpenedBackend,
+  sleep,
+} from "./support.ts";
 
 const later = new Date("2026-05-06T07:08:09.123Z");
 
@@ -94,7 +103,7 @@ describe.each(backends)("$name stores on one connection", (backend) => {
       escapes: "back\\slash\nnew line\ttab",
       nested: { array: [1, null, { deep: [true, false, "x", 0.1, -7, 1e21] }], empty: {}, none: [] },
       nothing: null,
-      "key with spaces": "and a \"quoted\" key",
+      "key with spaces": 'and a "quoted" key',
     };
     const user = aUser({ userMetadata, appMetadata: { provider: "email", providers: ["email"], list: [[], [[]]] } });
     await stores.users.insert(user);
@@ -115,7 +124,11 @@ describe.each(backends)("$name stores on one connection", (backend) => {
     const { stores, db } = database();
     const user = aUser({ lastSignInAt: later, bannedUntil: new Date("2026-12-31T23:59:59.999Z") });
     const token = aRefreshToken("");
-    const session = aSession(user.id, { rotatedAt: later, notAfter: new Date("2027-01-01T00:00:00.001Z"), refreshTokenId: token.id });
+    const session = aSession(user.id, {
+      rotatedAt: later,
+      notAfter: new Date("2027-01-01T00:00:00.001Z"),
+      refreshTokenId: token.id,
+    });
     await stores.users.insert(user);
     await stores.sessions.open(session, { ...token, sessionId: session.id });
     try {
@@ -192,7 +205,11 @@ describe.each(backends)("$name stores under concurrent transactions", (backend) 
     await stores.sessions.open({ ...session, refreshTokenId: token.id }, token);
     const locked = gate();
     const release = gate();
-    const identity = { ...user.identities[0]!, identityData: { ...user.identities[0]!.identityData, seen: 1 }, updatedAt: later };
+    const identity = {
+      ...user.identities[0]!,
+      identityData: { ...user.identities[0]!.identityData, seen: 1 },
+      updatedAt: later,
+    };
 
     const first = tx.run(async (s) => {
       await s.refreshTokens.lockForRefresh(token.tokenHash);
@@ -223,7 +240,10 @@ describe.each(backends)("$name stores under concurrent transactions", (backend) 
     const release = gate();
     const rotationOf = () => {
       const child = aRefreshToken(session.id, { parentId: parent.id });
-      return { session: { ...session, refreshTokenId: child.id, previousRefreshTokenId: parent.id, rotatedAt: later }, child };
+      return {
+        session: { ...session, refreshTokenId: child.id, previousRefreshTokenId: parent.id, rotatedAt: later },
+        child,
+      };
     };
     const first = rotationOf();
 
@@ -273,7 +293,9 @@ describe.each(backends)("$name stores under concurrent transactions", (backend) 
     await stores.users.insert(user);
     const token = aOneTimeToken(user.id);
     await stores.oneTimeTokens.replace(token);
-    const taken = await Promise.all(Array.from({ length: 12 }, () => stores.oneTimeTokens.takeCodeAttempt(token.id, 5)));
+    const taken = await Promise.all(
+      Array.from({ length: 12 }, () => stores.oneTimeTokens.takeCodeAttempt(token.id, 5)),
+    );
     expect(taken.filter(Boolean)).toHaveLength(5);
     expect((await stores.oneTimeTokens.findByUser(user.id, token.kind))?.failedAttempts).toBe(5);
   });
@@ -289,7 +311,10 @@ describe.each(backends)("$name stores under concurrent transactions", (backend) 
     const taken = gate();
     const release = gate();
     const first = tx.run(async (s) => {
-      const result = { flow: await s.flowStates.consume(flow.authCodeHash), token: await s.oneTimeTokens.delete(token.id) };
+      const result = {
+        flow: await s.flowStates.consume(flow.authCodeHash),
+        token: await s.oneTimeTokens.delete(token.id),
+      };
       taken.open();
       await release.opened;
       return result;

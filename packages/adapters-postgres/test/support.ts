@@ -1,7 +1,6 @@
+import type { FlowState, OneTimeToken, RefreshToken } from "@latchkey/domain";
 import { nodeRandom } from "@latchkey/domain/testing";
-import type { OneTimeToken, RefreshToken } from "@latchkey/domain";
 import type { SQL } from "drizzle-orm";
-import type { FlowState } from "@latchkey/domain";
 import { createPostgres, type Database, type Postgres } from "../src/index.ts";
 import { createTestDatabase, randomNamespace, testDatabaseUrl } from "../src/testing/index.ts";
 

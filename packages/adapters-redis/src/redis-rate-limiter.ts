@@ -46,7 +46,9 @@ export function createRedisRateLimiter(redis: Redis, options: { prefix?: string 
     async consume(key, limit, windowSeconds): Promise<RateDecision> {
       // PEXPIRE takes whole milliseconds; a window of at least one keeps the key from expiring at once.
       const windowMilliseconds = Math.max(1, Math.ceil(windowSeconds * 1000));
-      const [count, millisecondsLeft] = countAndTtl(await ask(() => redis.latchkeyRateLimit(`${prefix}${key}`, windowMilliseconds)));
+      const [count, millisecondsLeft] = countAndTtl(
+        await ask(() => redis.latchkeyRateLimit(`${prefix}${key}`, windowMilliseconds)),
+      );
       return decide(count <= limit, millisecondsLeft);
     },
     async peek(key, limit): Promise<RateDecision> {
@@ -67,7 +69,9 @@ async function ask(command: () => Promise<unknown>): Promise<unknown> {
 }
 
 function decide(allowed: boolean, millisecondsLeft: number): RateDecision {
-  return allowed ? { allowed: true } : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(millisecondsLeft / 1000)) };
+  return allowed
+    ? { allowed: true }
+    : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(millisecondsLeft / 1000)) };
 }
 
 function countAndTtl(reply: unknown): [number, number] {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { createServer, type Server, type Socket, connect as connectTcp } from "node:net";
+import { connect as connectTcp, createServer, type Server, type Socket } from "node:net";
 import { describeRateLimiterContract } from "@latchkey/domain/testing";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -114,24 +114,30 @@ describe("redis rate limiter without Redis", () => {
     }
   });
 
-  it.skipIf(TEST_REDIS_URL === undefined)("rejects within the command timeout when Redis stops answering on an open connection", async () => {
-    const proxy = await frozenProxy();
-    const redis = connectRedis(`redis://127.0.0.1:${proxy.port}`, () => undefined);
-    try {
-      if (redis.status !== "ready") await once(redis, "ready");
-      const limiter = createRedisRateLimiter(redis, { prefix });
-      expect(await limiter.consume(`key:${randomBytes(4).toString("hex")}`, 5, 60)).toEqual({ allowed: true });
-      proxy.freeze();
-      await expectFastFailure(limiter.consume("key", 5, 60), /timed out/);
-    } finally {
-      redis.disconnect();
-      await proxy.close();
-    }
-  });
+  it.skipIf(TEST_REDIS_URL === undefined)(
+    "rejects within the command timeout when Redis stops answering on an open connection",
+    async () => {
+      const proxy = await frozenProxy();
+      const redis = connectRedis(`redis://127.0.0.1:${proxy.port}`, () => undefined);
+      try {
+        if (redis.status !== "ready") await once(redis, "ready");
+        const limiter = createRedisRateLimiter(redis, { prefix });
+        expect(await limiter.consume(`key:${randomBytes(4).toString("hex")}`, 5, 60)).toEqual({ allowed: true });
+        proxy.freeze();
+        await expectFastFailure(limiter.consume("key", 5, 60), /timed out/);
+      } finally {
+        redis.disconnect();
+        await proxy.close();
+      }
+    },
+  );
 });
 
 /** Expects `consume` to reject with an error well within 3 s. */
-async function expectFastFailure(consume: Promise<unknown>, message: RegExp = /rate limiter: Redis did not answer/): Promise<void> {
+async function expectFastFailure(
+  consume: Promise<unknown>,
+  message: RegExp = /rate limiter: Redis did not answer/,
+): Promise<void> {
   const started = Date.now();
   const error = await consume.then(
     () => undefined,
@@ -161,7 +167,9 @@ async function frozenProxy(): Promise<{ port: number; freeze(): void; close(): P
   if (address === null || typeof address === "string") throw new Error("the proxy has no port");
   return {
     port: address.port,
-    freeze: () => void (frozen = true),
+    freeze: () => {
+      frozen = true;
+    },
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));

@@ -1,12 +1,6 @@
 export { createSmsSender } from "./create-sms-sender.ts";
 export { createLogSmsSender, type LoggedSms, type LogSmsSenderOptions } from "./log-sms-sender.ts";
-export { createTwilioSmsSender, TWILIO_API_URL } from "./twilio-sms-sender.ts";
 export { createMessageBirdSmsSender, MESSAGEBIRD_API_URL } from "./messagebird-sms-sender.ts";
-export { createTextlocalSmsSender, TEXTLOCAL_API_URL } from "./textlocal-sms-sender.ts";
-export { createVonageSmsSender, VONAGE_API_URL } from "./vonage-sms-sender.ts";
-export { DEFAULT_SMS_TEMPLATE, smsText } from "./sms-text.ts";
-export { DEFAULT_SMS_TIMEOUT_MS } from "./provider-http.ts";
-export { SmsProviderError } from "./sms-provider-error.ts";
 export type {
   MessageBirdSmsOptions,
   SmsProviderName,
@@ -16,3 +10,9 @@ export type {
   TwilioSmsOptions,
   VonageSmsOptions,
 } from "./options.ts";
+export { DEFAULT_SMS_TIMEOUT_MS } from "./provider-http.ts";
+export { SmsProviderError } from "./sms-provider-error.ts";
+export { DEFAULT_SMS_TEMPLATE, smsText } from "./sms-text.ts";
+export { createTextlocalSmsSender, TEXTLOCAL_API_URL } from "./textlocal-sms-sender.ts";
+export { createTwilioSmsSender, TWILIO_API_URL } from "./twilio-sms-sender.ts";
+export { createVonageSmsSender, VONAGE_API_URL } from "./vonage-sms-sender.ts";

@@ -40,7 +40,8 @@ export class SmsProviderError extends Error {
       details.httpStatus === undefined ? undefined : `HTTP ${details.httpStatus}`,
       details.providerCode === undefined ? undefined : `code ${details.providerCode}`,
     ].filter((fact) => fact !== undefined);
-    const said = details.providerMessage === undefined ? "" : `: ${details.providerMessage.slice(0, MAX_PROVIDER_MESSAGE)}`;
+    const said =
+      details.providerMessage === undefined ? "" : `: ${details.providerMessage.slice(0, MAX_PROVIDER_MESSAGE)}`;
     const message = `${LABELS[provider]} ${summary}${facts.length > 0 ? ` (${facts.join(", ")})` : ""}${said}`;
     super(redact(message, details.redact ?? []), details.cause === undefined ? undefined : { cause: details.cause });
     this.httpStatus = details.httpStatus;

@@ -38,11 +38,15 @@ export function createTextlocalSmsSender(options: TextlocalSmsOptions): SmsSende
       const status = textOf(body?.status);
       if (status === "success") return;
       if (status === "failure") {
-        throw smsRefused(sms, new SmsProviderError("textlocal", "refused the SMS", { httpStatus: answer.status, ...said }));
+        throw smsRefused(
+          sms,
+          new SmsProviderError("textlocal", "refused the SMS", { httpStatus: answer.status, ...said }),
+        );
       }
       // Not JSON: not Textlocal's answer (a captive portal, a proxy's page), so whether it was sent is unknown.
       // Textlocal's JSON without a status took the message, and another try would send it twice.
-      if (body === undefined) throw new SmsProviderError("textlocal", "answered without a status", { httpStatus: answer.status });
+      if (body === undefined)
+        throw new SmsProviderError("textlocal", "answered without a status", { httpStatus: answer.status });
     },
   };
 }

@@ -36,6 +36,7 @@ export function createVonageSmsSender(options: VonageSmsOptions): SmsSender {
         text,
       };
       // Vonage sends GSM-7 text unless told otherwise, which garbles anything outside ASCII.
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is all of ASCII, control characters included.
       if (!/^[\x00-\x7f]*$/.test(text)) fields.type = "unicode";
       const answer = await http.postForm("/sms/json", fields);
       const redact = [sms.otp, options.apiKey, options.apiSecret];
@@ -43,7 +44,8 @@ export function createVonageSmsSender(options: VonageSmsOptions): SmsSender {
       // One entry per SMS part, each with its status ("0" is success) and, when not, an error-text.
       const body = objectOf(answer.body);
       // Not JSON: not Vonage's answer (a captive portal, a proxy's page), so whether it was sent is unknown.
-      if (body === undefined) throw new SmsProviderError("vonage", "answered without message statuses", { httpStatus: answer.status });
+      if (body === undefined)
+        throw new SmsProviderError("vonage", "answered without message statuses", { httpStatus: answer.status });
       const messages: readonly unknown[] = Array.isArray(body.messages) ? body.messages : [];
       // Vonage's JSON without statuses took the message, and another try would send it twice.
       if (messages.length === 0) return;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { SmsProviderError, createSmsSender } from "../src/index.ts";
 import type { SmsProviderName, SmsSenderBaseOptions, SmsSenderOptions } from "../src/index.ts";
-import { SMS, closeStandIns, closedPortUrl, expectTransient, startStandIn } from "./support.ts";
+import { createSmsSender, SmsProviderError } from "../src/index.ts";
+import { closedPortUrl, closeStandIns, expectTransient, SMS, startStandIn } from "./support.ts";
 
 afterEach(closeStandIns);
 
@@ -10,7 +10,13 @@ const SECRETS = ["AC-sid-0001", "twilio-token-0002", "mb-key-0003", "tl-key-0004
 function optionsFor(provider: SmsProviderName, base: SmsSenderBaseOptions): SmsSenderOptions {
   switch (provider) {
     case "twilio":
-      return { provider, accountSid: "AC-sid-0001", authToken: "twilio-token-0002", messageServiceSid: "+15005550006", ...base };
+      return {
+        provider,
+        accountSid: "AC-sid-0001",
+        authToken: "twilio-token-0002",
+        messageServiceSid: "+15005550006",
+        ...base,
+      };
     case "messagebird":
       return { provider, accessKey: "mb-key-0003", originator: "Latchkey", ...base };
     case "textlocal":
@@ -28,17 +34,20 @@ const PROVIDERS: readonly [SmsProviderName, string, string][] = [
 ];
 
 describe("createSmsSender", () => {
-  it.each(PROVIDERS)("%s: posts to the real API through the injected fetch, bounded by a signal", async (provider, url) => {
-    const calls: { url: string; init: RequestInit | undefined }[] = [];
-    const fetch: typeof globalThis.fetch = async (input, init) => {
-      calls.push({ url: String(input), init });
-      return new Response("{}", { status: 503 });
-    };
-    await expectTransient(createSmsSender(optionsFor(provider, { fetch })).send(SMS), /HTTP 503/);
-    expect(calls.map((call) => call.url)).toEqual([url]);
-    expect(calls[0]?.init?.method).toBe("POST");
-    expect(calls[0]?.init?.signal).toBeInstanceOf(AbortSignal);
-  });
+  it.each(PROVIDERS)(
+    "%s: posts to the real API through the injected fetch, bounded by a signal",
+    async (provider, url) => {
+      const calls: { url: string; init: RequestInit | undefined }[] = [];
+      const fetch: typeof globalThis.fetch = async (input, init) => {
+        calls.push({ url: String(input), init });
+        return new Response("{}", { status: 503 });
+      };
+      await expectTransient(createSmsSender(optionsFor(provider, { fetch })).send(SMS), /HTTP 503/);
+      expect(calls.map((call) => call.url)).toEqual([url]);
+      expect(calls[0]?.init?.method).toBe("POST");
+      expect(calls[0]?.init?.signal).toBeInstanceOf(AbortSignal);
+    },
+  );
 
   it.each(PROVIDERS)("%s: a 500 is left to a retry", async (provider, _url, label) => {
     const standIn = await startStandIn(() => ({ status: 500, json: { error: "boom" } }));
@@ -70,11 +79,10 @@ describe("createSmsSender", () => {
   });
 
   it("refuses to build a sender whose settings are empty, naming them without values", () => {
-    const build = () =>
-      createSmsSender({ provider: "vonage", apiKey: "vn-key-0005", apiSecret: " ", from: "" });
+    const build = () => createSmsSender({ provider: "vonage", apiKey: "vn-key-0005", apiSecret: " ", from: "" });
     expect(build).toThrow("SMS provider vonage needs SMS_VONAGE_API_SECRET, SMS_VONAGE_FROM");
-    expect(() => createSmsSender({ provider: "twilio", accountSid: "", authToken: "t", messageServiceSid: "m" })).toThrow(
-      /SMS_TWILIO_ACCOUNT_SID$/,
-    );
+    expect(() =>
+      createSmsSender({ provider: "twilio", accountSid: "", authToken: "t", messageServiceSid: "m" }),
+    ).toThrow(/SMS_TWILIO_ACCOUNT_SID$/);
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createMessageBirdSmsSender } from "../src/index.ts";
-import { SMS, closeStandIns, expectRefusal, expectTransient, onlyRequest, startStandIn } from "./support.ts";
 import type { RecordedRequest, Reply } from "./support.ts";
+import { closeStandIns, expectRefusal, expectTransient, onlyRequest, SMS, startStandIn } from "./support.ts";
 
 const ACCESS_KEY = "live_mb0123456789abcdef";
 
@@ -31,7 +31,9 @@ function messageObject(request: RecordedRequest, totalSentCount = 1): Reply {
         totalSentCount,
         totalDeliveredCount: 0,
         totalDeliveryFailedCount: 0,
-        items: [{ recipient: Number(request.form.recipients), status: "sent", statusDatetime: "2016-05-03T14:26:57+00:00" }],
+        items: [
+          { recipient: Number(request.form.recipients), status: "sent", statusDatetime: "2016-05-03T14:26:57+00:00" },
+        ],
       },
     },
   };
@@ -39,7 +41,12 @@ function messageObject(request: RecordedRequest, totalSentCount = 1): Reply {
 
 async function messagebird(reply: (request: RecordedRequest) => Reply, template?: string) {
   const standIn = await startStandIn(reply);
-  const sender = createMessageBirdSmsSender({ accessKey: ACCESS_KEY, originator: "Latchkey", baseUrl: standIn.url, template });
+  const sender = createMessageBirdSmsSender({
+    accessKey: ACCESS_KEY,
+    originator: "Latchkey",
+    baseUrl: standIn.url,
+    template,
+  });
   return { standIn, sender };
 }
 
@@ -82,7 +89,9 @@ describe("MessageBird", () => {
   it("refuses a rejected access key and an empty balance", async () => {
     const { sender } = await messagebird(() => ({
       status: 401,
-      json: { errors: [{ code: 2, description: "Request not allowed (incorrect access_key)", parameter: "access_key" }] },
+      json: {
+        errors: [{ code: 2, description: "Request not allowed (incorrect access_key)", parameter: "access_key" }],
+      },
     }));
     await expectRefusal(sender.send(SMS), ["access_key", ACCESS_KEY], ["HTTP 401", "code 2"]);
     const broke = await messagebird(() => ({

@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
-import { isAuthError, type AuthError, type AuthSms } from "@latchkey/domain";
+import { type AuthError, type AuthSms, isAuthError } from "@latchkey/domain";
 import { expect } from "vitest";
 
 /** The SMS most tests send: an E.164 number with its +. */

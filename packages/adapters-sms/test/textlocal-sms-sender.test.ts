@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createTextlocalSmsSender } from "../src/index.ts";
-import { SMS, closeStandIns, expectRefusal, expectTransient, onlyRequest, startStandIn } from "./support.ts";
 import type { RecordedRequest, Reply } from "./support.ts";
+import { closeStandIns, expectRefusal, expectTransient, onlyRequest, SMS, startStandIn } from "./support.ts";
 
 const API_KEY = "tl-api-key-0123456789";
 

@@ -1,8 +1,16 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { SmsProviderError, createTwilioSmsSender } from "../src/index.ts";
 import type { TwilioSmsOptions } from "../src/index.ts";
-import { SMS, basicCredentials, closeStandIns, expectRefusal, expectTransient, onlyRequest, startStandIn } from "./support.ts";
+import { createTwilioSmsSender, SmsProviderError } from "../src/index.ts";
 import type { RecordedRequest, Reply } from "./support.ts";
+import {
+  basicCredentials,
+  closeStandIns,
+  expectRefusal,
+  expectTransient,
+  onlyRequest,
+  SMS,
+  startStandIn,
+} from "./support.ts";
 
 const ACCOUNT_SID = "AC0123456789abcdef0123456789abcdef";
 const AUTH_TOKEN = "twilio-auth-token-f00d";
@@ -110,7 +118,12 @@ describe("Twilio", () => {
   it("refuses rejected credentials", async () => {
     const { sender } = await twilio(() => ({
       status: 401,
-      json: { code: 20003, message: "Authenticate", more_info: "https://www.twilio.com/docs/errors/20003", status: 401 },
+      json: {
+        code: 20003,
+        message: "Authenticate",
+        more_info: "https://www.twilio.com/docs/errors/20003",
+        status: 401,
+      },
     }));
     const error = await expectRefusal(sender.send({ ...SMS, kind: "phone_change" }), ["20003", "Authenticate"]);
     expect(error.message).toBe("Error sending phone_change OTP to provider");
@@ -133,7 +146,12 @@ describe("Twilio", () => {
   it("leaves Twilio's rate limit and server errors to a retry", async () => {
     const { sender } = await twilio(() => ({
       status: 429,
-      json: { code: 20429, message: "Too Many Requests", more_info: "https://www.twilio.com/docs/errors/20429", status: 429 },
+      json: {
+        code: 20429,
+        message: "Too Many Requests",
+        more_info: "https://www.twilio.com/docs/errors/20429",
+        status: 429,
+      },
     }));
     const error = await expectTransient(sender.send(SMS), /Twilio failed to take the SMS \(HTTP 429, code 20429\)/);
     expect(error).toBeInstanceOf(SmsProviderError);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { SmsProviderError, createVonageSmsSender } from "../src/index.ts";
-import { SMS, closeStandIns, expectRefusal, expectTransient, onlyRequest, startStandIn } from "./support.ts";
+import { createVonageSmsSender, SmsProviderError } from "../src/index.ts";
 import type { RecordedRequest, Reply } from "./support.ts";
+import { closeStandIns, expectRefusal, expectTransient, onlyRequest, SMS, startStandIn } from "./support.ts";
 
 const API_KEY = "abcd1234";
 const API_SECRET = "vonage-secret-5678";

@@ -15,7 +15,12 @@ export interface BodyContent {
 }
 
 /** The links whose path a MAILER_URLPATHS_<NAME> setting sets, by that name lower-cased. */
-export const URL_PATHS = { confirmation: "CONFIRMATION", invite: "INVITE", recovery: "RECOVERY", email_change: "EMAIL_CHANGE" } as const;
+export const URL_PATHS = {
+  confirmation: "CONFIRMATION",
+  invite: "INVITE",
+  recovery: "RECOVERY",
+  email_change: "EMAIL_CHANGE",
+} as const;
 export type UrlPathName = keyof typeof URL_PATHS;
 
 /** Everything about one kind of email, in one place. */
@@ -105,7 +110,9 @@ export const EMAIL_KINDS: { readonly [K in AuthEmailKind]: EmailKind<K> } = {
     ],
     body: (email, link) => ({
       heading: "Confirm your new email address",
-      paragraphs: [`Follow this link to change the email address of your account from ${email.email} to ${email.newEmail}:`],
+      paragraphs: [
+        `Follow this link to change the email address of your account from ${email.email} to ${email.newEmail}:`,
+      ],
       action: { label: "Confirm the change", url: link },
       code: email.otp,
       closing: IGNORE,

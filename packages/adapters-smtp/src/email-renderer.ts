@@ -1,6 +1,6 @@
 import type { AuthEmail } from "@latchkey/domain";
 import type { MailerOptions } from "./options.ts";
-import { renderEmail, type RenderedEmail } from "./render-email.ts";
+import { type RenderedEmail, renderEmail } from "./render-email.ts";
 import { createTemplateLoader } from "./template-loader.ts";
 
 export type EmailRenderer = (email: AuthEmail) => Promise<RenderedEmail>;

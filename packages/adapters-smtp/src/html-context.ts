@@ -58,8 +58,18 @@ type State =
   | { readonly kind: "text" | "comment" }
   | { readonly kind: "raw_text"; readonly element: RawTextElement }
   | { readonly kind: "tag"; readonly element: string; readonly closing: boolean }
-  | { readonly kind: "attribute_name" | "after_attribute_name" | "before_value"; readonly element: string; readonly name: string }
-  | { readonly kind: "value"; readonly element: string; readonly name: string; readonly quote: '"' | "'" | ""; readonly before: string };
+  | {
+      readonly kind: "attribute_name" | "after_attribute_name" | "before_value";
+      readonly element: string;
+      readonly name: string;
+    }
+  | {
+      readonly kind: "value";
+      readonly element: string;
+      readonly name: string;
+      readonly quote: '"' | "'" | "";
+      readonly before: string;
+    };
 
 const SPACE = /[\t\n\f\r ]/;
 const LETTER = /[A-Za-z]/;
@@ -107,7 +117,10 @@ export function actionContexts(parts: readonly string[]): HtmlContext[] {
         continue;
       case "raw_text": {
         const end = `</${state.element}`;
-        if (source.slice(i, i + end.length).toLowerCase() === end && /[\t\n\f\r />]/.test(source[i + end.length] ?? ">")) {
+        if (
+          source.slice(i, i + end.length).toLowerCase() === end &&
+          /[\t\n\f\r />]/.test(source[i + end.length] ?? ">")
+        ) {
           state = { kind: "text" };
           continue;
         }

@@ -1,10 +1,7 @@
-export { createSmtpMailer, type SmtpMailer } from "./smtp-mailer.ts";
-export { createLogMailer } from "./log-mailer.ts";
-export { renderEmail, type RenderedEmail } from "./render-email.ts";
 export { confirmationUrl } from "./confirmation-url.ts";
-export { createEmailRenderer, type EmailRenderer } from "./email-renderer.ts";
-export { SmtpDeliveryError } from "./smtp-delivery-error.ts";
 export { EMAIL_KINDS, type EmailKind, URL_PATHS, type UrlPathName } from "./email-kinds.ts";
+export { createEmailRenderer, type EmailRenderer } from "./email-renderer.ts";
+export { createLogMailer } from "./log-mailer.ts";
 export type {
   LogEntry,
   LogMailerOptions,
@@ -13,3 +10,6 @@ export type {
   SmtpMailerOptions,
   TemplateOptions,
 } from "./options.ts";
+export { type RenderedEmail, renderEmail } from "./render-email.ts";
+export { SmtpDeliveryError } from "./smtp-delivery-error.ts";
+export { createSmtpMailer, type SmtpMailer } from "./smtp-mailer.ts";

@@ -1,4 +1,4 @@
-import { fetchTemplate, type FetchTemplateLimits } from "./fetch-template.ts";
+import { type FetchTemplateLimits, fetchTemplate } from "./fetch-template.ts";
 import type { TemplateOptions } from "./options.ts";
 
 export interface TemplateLoader {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createLogMailer, renderEmail, type LogEntry } from "../src/index.ts";
-import { CODE, TO, TOKEN, emailOf } from "./support.ts";
+import { createLogMailer, type LogEntry, renderEmail } from "../src/index.ts";
+import { CODE, emailOf, TO, TOKEN } from "./support.ts";
 
 const options = { externalUrl: "http://localhost:9999", siteUrl: "http://localhost:3000" } as const;
 

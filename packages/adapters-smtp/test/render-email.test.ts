@@ -1,7 +1,7 @@
 import type { AuthEmail } from "@latchkey/domain";
 import { describe, expect, it } from "vitest";
-import { EMAIL_KINDS, renderEmail, type RenderOptions } from "../src/index.ts";
-import { CODE, EMAILS, REDIRECT_TO, TO, TOKEN, emailOf, hrefOf } from "./support.ts";
+import { EMAIL_KINDS, type RenderOptions, renderEmail } from "../src/index.ts";
+import { CODE, EMAILS, emailOf, hrefOf, REDIRECT_TO, TO, TOKEN } from "./support.ts";
 
 const options: RenderOptions = {
   externalUrl: "https://auth.example.com/auth/v1",
@@ -98,8 +98,9 @@ describe("templates", () => {
 
   it("renders unknown variables and other constructs as empty", () => {
     const email = { ...emailOf("recovery"), data: { nested: { a: 1 } } };
-    const template = "[{{ .Nope }}][{{ if .Token }}x{{ end }}][{{ .Data.missing }}][{{ .Data.nested }}]"
-      + "[{{ .Data.constructor }}][{{ .constructor }}][{{ .NewEmail }}][{{ .Email.Deep }}][{{}}]";
+    const template =
+      "[{{ .Nope }}][{{ if .Token }}x{{ end }}][{{ .Data.missing }}][{{ .Data.nested }}]" +
+      "[{{ .Data.constructor }}][{{ .constructor }}][{{ .NewEmail }}][{{ .Email.Deep }}][{{}}]";
     expect(renderEmail(email, options, template).html).toBe("[][x][][][][][][][]");
   });
 

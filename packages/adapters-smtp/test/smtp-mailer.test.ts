@@ -1,17 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { EMAIL_KINDS, SmtpDeliveryError, createSmtpMailer } from "../src/index.ts";
 import type { SmtpMailer, SmtpMailerOptions } from "../src/index.ts";
-import {
-  CODE,
-  EMAILS,
-  REDIRECT_TO,
-  TOKEN,
-  emailOf,
-  firstAddress,
-  hrefOf,
-  startSilentServer,
-} from "./support.ts";
-import { startSmtpSink, type SmtpSinkOptions } from "../src/testing/index.ts";
+import { createSmtpMailer, EMAIL_KINDS, SmtpDeliveryError } from "../src/index.ts";
+import { type SmtpSinkOptions, startSmtpSink } from "../src/testing/index.ts";
+import { CODE, EMAILS, emailOf, firstAddress, hrefOf, REDIRECT_TO, startSilentServer, TOKEN } from "./support.ts";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -23,7 +14,7 @@ function mailer(port: number, overrides: Partial<SmtpMailerOptions> = {}): SmtpM
     host: "127.0.0.1",
     port,
     adminEmail: "no-reply@latchkey.example",
-    senderName: "Latchkey, \"Auth\"",
+    senderName: 'Latchkey, "Auth"',
     externalUrl: "https://auth.example.com/auth/v1",
     siteUrl: "https://app.example.com",
     ...overrides,
@@ -110,7 +101,9 @@ describe("delivery", () => {
 describe("failures", () => {
   it("throws when the server refuses the recipient, without the link", async () => {
     const server = await smtpServer({ rejectRcpt: { message: "Mailbox unavailable", responseCode: 550 } });
-    const error = await mailer(server.port).send(emailOf("recovery")).catch((caught: unknown) => caught);
+    const error = await mailer(server.port)
+      .send(emailOf("recovery"))
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SmtpDeliveryError);
     expect(error).toMatchObject({ code: "EENVELOPE", responseCode: 550 });
     expect(String((error as Error).message)).toContain("Mailbox unavailable");
@@ -121,7 +114,9 @@ describe("failures", () => {
 
   it("cuts the link, token and code out of a reply that echoes them", async () => {
     const server = await smtpServer({ rejectData: { message: `spam: ${TOKEN} ${CODE}`, responseCode: 554 } });
-    const error = await mailer(server.port).send(emailOf("magic_link")).catch((caught: unknown) => caught);
+    const error = await mailer(server.port)
+      .send(emailOf("magic_link"))
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SmtpDeliveryError);
     expect((error as Error).message).toContain("spam: [redacted] [redacted]");
     expect((error as Error).message).not.toContain(TOKEN);

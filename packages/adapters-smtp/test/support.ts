@@ -1,6 +1,6 @@
-import type { AuthEmail } from "@latchkey/domain";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { createServer as createTcpServer, type AddressInfo, type Socket } from "node:net";
+import { type AddressInfo, createServer as createTcpServer, type Socket } from "node:net";
+import type { AuthEmail } from "@latchkey/domain";
 import type { AddressObject } from "mailparser";
 
 export const TOKEN = "pkce_4f1c2e9a7b";
@@ -43,7 +43,7 @@ export async function startSilentServer(greeting?: string): Promise<{ port: numb
   return {
     port,
     close() {
-      sockets.forEach((socket) => socket.destroy());
+      for (const socket of sockets) socket.destroy();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

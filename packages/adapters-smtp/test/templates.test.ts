@@ -1,10 +1,10 @@
 import type { AuthEmail } from "@latchkey/domain";
 import { afterEach, describe, expect, it } from "vitest";
-import { createEmailRenderer, createSmtpMailer, renderEmail, type MailerOptions } from "../src/index.ts";
-import { CODE, TOKEN, emailOf, startHttpServer, type HttpTestServer } from "./support.ts";
+import { createEmailRenderer, createSmtpMailer, type MailerOptions, renderEmail } from "../src/index.ts";
 import { startSmtpSink } from "../src/testing/index.ts";
+import { CODE, emailOf, type HttpTestServer, startHttpServer, TOKEN } from "./support.ts";
 
-const TEMPLATE = "<h1>Hello {{ .Data.name }}</h1><a href=\"{{ .ConfirmationURL }}\">Confirm</a> {{ .Token }}";
+const TEMPLATE = '<h1>Hello {{ .Data.name }}</h1><a href="{{ .ConfirmationURL }}">Confirm</a> {{ .Token }}';
 const base = { externalUrl: "https://auth.example.com", siteUrl: "https://app.example.com" } as const;
 
 const cleanups: (() => Promise<void>)[] = [];

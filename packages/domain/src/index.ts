@@ -2,26 +2,22 @@
 // pure rules other packages apply too (reading durations, normalising addresses). Modules inside the domain import
 // each other directly, never through here.
 
-export { createAuth, type Auth } from "./auth.ts";
-export { AuthError, isAuthError, messages, type AuthErrorOptions, type ErrorCase, type ErrorCode } from "./errors.ts";
-export type { AuthPolicy, EmailPolicy, OtpPolicy, RequestLimits, RequestRate, SignupPolicy, SmsPolicy } from "./policy.ts";
-export type * from "./ports/index.ts";
-export type { AuthEmailKind, LinkEmail, LinkFields, LinkType, NotificationKind } from "./ports/mailer.ts";
-
+export { type Auth, createAuth } from "./auth.ts";
+export { AuthError, type AuthErrorOptions, type ErrorCase, type ErrorCode, isAuthError, messages } from "./errors.ts";
 // The model, as adapters store it and the HTTP layer presents it.
-export { auditLogType, type AuditAction, type AuditEntry } from "./model/audit.ts";
+export { type AuditAction, type AuditEntry, auditLogType } from "./model/audit.ts";
 export { bannedUntil } from "./model/ban.ts";
 export type { FlowState } from "./model/flow-state.ts";
 export { parseGoDuration } from "./model/go-duration.ts";
-export { identityEmail, type Identity } from "./model/identity.ts";
+export { type Identity, identityEmail } from "./model/identity.ts";
 export type { Metadata } from "./model/metadata.ts";
 export {
-  EMAIL_VERIFY_TYPES,
-  PHONE_VERIFY_TYPES,
-  PKCE_PREFIX,
   type CodeChallengeMethod,
+  EMAIL_VERIFY_TYPES,
   type OneTimeToken,
   type OneTimeTokenKind,
+  PHONE_VERIFY_TYPES,
+  PKCE_PREFIX,
   type VerifyType,
 } from "./model/one-time-token.ts";
 export type { OutboxEntry } from "./model/outbox.ts";
@@ -32,21 +28,31 @@ export type { RefreshToken } from "./model/refresh-token.ts";
 export type { Aal, AuthMethod, LogoutScope, Session } from "./model/session.ts";
 export { confirmedAt, type User } from "./model/user.ts";
 export { isUuid } from "./model/uuid.ts";
-
-// The use cases' inputs and results.
-export type { LinkRequest, Principal, RequestContext, SessionGrant } from "./use-cases/deps.ts";
+export type {
+  AuthPolicy,
+  EmailPolicy,
+  OtpPolicy,
+  RequestLimits,
+  RequestRate,
+  SignupPolicy,
+  SmsPolicy,
+} from "./policy.ts";
+export type * from "./ports/index.ts";
+export type { AuthEmailKind, LinkEmail, LinkFields, LinkType, NotificationKind } from "./ports/mailer.ts";
 export type { AdminCreateUserInput } from "./use-cases/admin/create-user.ts";
 export type { AdminDeleteUserInput } from "./use-cases/admin/delete-user.ts";
 export type { GeneratedLink, GenerateLinkInput, GenerateLinkType } from "./use-cases/admin/generate-link.ts";
+export type { InviteUserInput } from "./use-cases/admin/invite-user.ts";
 export type { AdminListAuditInput, AuditPage } from "./use-cases/admin/list-audit.ts";
 export type { AdminListUsersInput, UserPage } from "./use-cases/admin/list-users.ts";
 export type { AdminUpdateUserInput } from "./use-cases/admin/update-user.ts";
-export type { InviteUserInput } from "./use-cases/admin/invite-user.ts";
 export type { DeliveryReport } from "./use-cases/delivery/outbox.ts";
 export type { ResendInput } from "./use-cases/delivery/resend.ts";
+// The use cases' inputs and results.
+export type { LinkRequest, Principal, RequestContext, SessionGrant } from "./use-cases/deps.ts";
 export type { RecoverPasswordInput } from "./use-cases/recovery/recover-password.ts";
-export type { AdminPrincipal } from "./use-cases/sessions/authorize-admin.ts";
 export type { AuthenticateInput } from "./use-cases/sessions/authenticate.ts";
+export type { AdminPrincipal } from "./use-cases/sessions/authorize-admin.ts";
 export type { RefreshSessionInput } from "./use-cases/sessions/refresh-session.ts";
 export type { SignOutInput } from "./use-cases/sessions/sign-out.ts";
 export type { ExchangeAuthCodeInput } from "./use-cases/sign-in/exchange-auth-code.ts";

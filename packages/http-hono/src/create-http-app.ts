@@ -2,6 +2,7 @@ import { type Auth, AuthError } from "@latchkey/domain";
 import { Hono } from "hono";
 import type { AppEnv } from "./app-env.ts";
 import { errorResponse, handleAuthErrors } from "./errors/error-response.ts";
+import type { ActionLink } from "./handlers/deps.ts";
 import type { Logger } from "./logger.ts";
 import { cors } from "./middleware/cors.ts";
 import { requestId } from "./middleware/request-id.ts";
@@ -10,7 +11,6 @@ import { securityHeaders } from "./middleware/security-headers.ts";
 import type { PublicSettings } from "./present/settings.ts";
 import { type ClientAddress, identifyCaller } from "./request/envelope.ts";
 import { type BodyReader, bodyTooLarge, MAX_BODY_BYTES, readWebBody } from "./request/request-body.ts";
-import type { ActionLink } from "./handlers/deps.ts";
 import { apiRoutes } from "./routes.ts";
 
 const BODILESS_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -80,4 +80,3 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   app.onError(handleAuthErrors());
   return app;
 }
-

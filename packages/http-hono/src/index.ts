@@ -1,7 +1,7 @@
-export { createHttpApp, type HttpAppOptions } from "./create-http-app.ts";
-export { type BodyReader, MAX_BODY_BYTES, readWebBody } from "./request/request-body.ts";
 export type { AppEnv } from "./app-env.ts";
+export { createHttpApp, type HttpAppOptions } from "./create-http-app.ts";
+export type { ActionLink } from "./handlers/deps.ts";
 export type { Logger } from "./logger.ts";
 export type { PublicSettings } from "./present/settings.ts";
 export type { ClientAddress } from "./request/envelope.ts";
-export type { ActionLink } from "./handlers/deps.ts";
+export { type BodyReader, MAX_BODY_BYTES, readWebBody } from "./request/request-body.ts";

@@ -29,7 +29,8 @@ function forged(claims: Record<string, unknown>): string {
   return `${body}.${createHmac("sha256", "some-other-secret").update(body).digest("base64url")}`;
 }
 
-const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split(".")[1]!, "base64url").toString()) as Record<string, unknown>;
+const claimsOf = (jwt: string) =>
+  JSON.parse(Buffer.from(jwt.split(".")[1]!, "base64url").toString()) as Record<string, unknown>;
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 async function expectError(response: Response, status: number, errorCode: string) {
@@ -50,11 +51,26 @@ interface AdminRoute {
 const ADMIN_ROUTES: AdminRoute[] = [
   { name: "GET /admin/users", method: "GET", path: () => "/admin/users" },
   { name: "POST /admin/users", method: "POST", path: () => "/admin/users", body: { email: "new@example.com" } },
-  { name: "POST /admin/users/<id>", method: "POST", path: () => `/admin/users/${UNKNOWN_ID}`, body: { email: "new@example.com" } },
+  {
+    name: "POST /admin/users/<id>",
+    method: "POST",
+    path: () => `/admin/users/${UNKNOWN_ID}`,
+    body: { email: "new@example.com" },
+  },
   { name: "GET /admin/users/<id>", method: "GET", path: (id) => `/admin/users/${id}` },
-  { name: "PUT /admin/users/<id>", method: "PUT", path: (id) => `/admin/users/${id}`, body: { user_metadata: { plan: "pro" } } },
+  {
+    name: "PUT /admin/users/<id>",
+    method: "PUT",
+    path: (id) => `/admin/users/${id}`,
+    body: { user_metadata: { plan: "pro" } },
+  },
   { name: "DELETE /admin/users/<id>", method: "DELETE", path: (id) => `/admin/users/${id}` },
-  { name: "POST /admin/generate_link", method: "POST", path: () => "/admin/generate_link", body: { type: "magiclink", email: "target@example.com" } },
+  {
+    name: "POST /admin/generate_link",
+    method: "POST",
+    path: () => "/admin/generate_link",
+    body: { type: "magiclink", email: "target@example.com" },
+  },
   { name: "GET /admin/audit", method: "GET", path: () => "/admin/audit" },
 ];
 
@@ -70,20 +86,31 @@ describe("authorization of the admin routes", () => {
   it.each(ADMIN_ROUTES)("$name refuses a missing token with 401 no_authorization", async (route) => {
     const { send, target } = await withUsers();
     await expectError(await send(route.method, route.path(target.id), route.body), 401, "no_authorization");
-    await expectError(await send(route.method, route.path(target.id), route.body, { authorization: "Basic abc" }), 401, "no_authorization");
+    await expectError(
+      await send(route.method, route.path(target.id), route.body, { authorization: "Basic abc" }),
+      401,
+      "no_authorization",
+    );
   });
 
   it.each(ADMIN_ROUTES)("$name refuses a signed-in user's token with 403 not_admin", async (route) => {
     const { send, target, session } = await withUsers();
     expect(claimsOf(session.access_token)["role"]).toBe("authenticated");
-    await expectError(await send(route.method, route.path(target.id), route.body, bearer(session.access_token)), 403, "not_admin");
+    await expectError(
+      await send(route.method, route.path(target.id), route.body, bearer(session.access_token)),
+      403,
+      "not_admin",
+    );
   });
 
   it.each(ADMIN_ROUTES)("$name refuses a forged or expired service key with 403 bad_jwt", async (route) => {
     const { send, target, ports, clock, inAnHour } = await withUsers();
     const forgedKey = forged({ role: "service_role", exp: inAnHour() });
     await expectError(await send(route.method, route.path(target.id), route.body, bearer(forgedKey)), 403, "bad_jwt");
-    const expiredKey = await ports.signer.sign({ role: "service_role", exp: Math.floor(clock.now().getTime() / 1000) - 1 });
+    const expiredKey = await ports.signer.sign({
+      role: "service_role",
+      exp: Math.floor(clock.now().getTime() / 1000) - 1,
+    });
     await expectError(await send(route.method, route.path(target.id), route.body, bearer(expiredKey)), 403, "bad_jwt");
   });
 
@@ -95,41 +122,75 @@ describe("authorization of the admin routes", () => {
 
     const other = await withUsers();
     const supabaseAdmin = await other.ports.signer.sign({ role: "supabase_admin", exp: other.inAnHour() });
-    expect((await other.send(route.method, route.path(other.target.id), route.body, bearer(supabaseAdmin))).status).toBe(200);
+    expect(
+      (await other.send(route.method, route.path(other.target.id), route.body, bearer(supabaseAdmin))).status,
+    ).toBe(200);
   });
 
-  it.each(ADMIN_ROUTES)("$name refuses an admin token whose user is gone (403 user_not_found) or whose session is (403 session_not_found)", async (route) => {
-    const { send, target, ports, inAnHour, admin, session } = await withUsers();
-    // An admin-role token that names a real user and session, as a dashboard user's token would.
-    const staffToken = await ports.signer.sign({ ...claimsOf(session.access_token), role: "service_role", exp: inAnHour() });
-    expect((await send("GET", "/admin/users", undefined, bearer(staffToken))).status).toBe(200);
+  it.each(ADMIN_ROUTES)(
+    "$name refuses an admin token whose user is gone (403 user_not_found) or whose session is (403 session_not_found)",
+    async (route) => {
+      const { send, target, ports, inAnHour, admin, session } = await withUsers();
+      // An admin-role token that names a real user and session, as a dashboard user's token would.
+      const staffToken = await ports.signer.sign({
+        ...claimsOf(session.access_token),
+        role: "service_role",
+        exp: inAnHour(),
+      });
+      expect((await send("GET", "/admin/users", undefined, bearer(staffToken))).status).toBe(200);
 
-    expect((await send("POST", "/logout", undefined, bearer(session.access_token))).status).toBe(204);
-    await expectError(await send(route.method, route.path(target.id), route.body, bearer(staffToken)), 403, "session_not_found");
+      expect((await send("POST", "/logout", undefined, bearer(session.access_token))).status).toBe(204);
+      await expectError(
+        await send(route.method, route.path(target.id), route.body, bearer(staffToken)),
+        403,
+        "session_not_found",
+      );
 
-    expect((await admin("DELETE", `/admin/users/${session.user.id}`)).status).toBe(200);
-    await expectError(await send(route.method, route.path(target.id), route.body, bearer(staffToken)), 403, "user_not_found");
-  });
+      expect((await admin("DELETE", `/admin/users/${session.user.id}`)).status).toBe(200);
+      await expectError(
+        await send(route.method, route.path(target.id), route.body, bearer(staffToken)),
+        403,
+        "user_not_found",
+      );
+    },
+  );
 });
 
 describe("the user a path names", () => {
   it.each(["GET", "PUT", "DELETE", "POST"])("%s answers a malformed id with 404 validation_failed", async (method) => {
     const { admin } = await adminApp();
     for (const id of ["not-a-uuid", "1234", "0b6f1a2c3d4e4f508a1b2c3d4e5f6a7b0"]) {
-      await expectError(await admin(method, `/admin/users/${id}`, method === "PUT" || method === "POST" ? { email: "x@example.com" } : undefined), 404, "validation_failed");
+      await expectError(
+        await admin(
+          method,
+          `/admin/users/${id}`,
+          method === "PUT" || method === "POST" ? { email: "x@example.com" } : undefined,
+        ),
+        404,
+        "validation_failed",
+      );
     }
   });
 
   it.each(["GET", "PUT", "DELETE"])("%s answers an unknown id with 404 user_not_found", async (method) => {
     const { admin } = await adminApp();
-    await expectError(await admin(method, `/admin/users/${UNKNOWN_ID}`, method === "PUT" ? { user_metadata: { a: 1 } } : undefined), 404, "user_not_found");
+    await expectError(
+      await admin(method, `/admin/users/${UNKNOWN_ID}`, method === "PUT" ? { user_metadata: { a: 1 } } : undefined),
+      404,
+      "user_not_found",
+    );
   });
 });
 
 describe("POST /admin/users", () => {
   it("creates a user in GoTrue's shape, normalizing the email and phone", async () => {
     const { create, clock, admin } = await adminApp();
-    const user = await create({ email: "Ada@Example.COM", phone: "1 555 010 0000", password, user_metadata: { name: "Ada" } });
+    const user = await create({
+      email: "Ada@Example.COM",
+      phone: "1 555 010 0000",
+      password,
+      user_metadata: { name: "Ada" },
+    });
     expect(user).toMatchObject({
       aud: "authenticated",
       role: "authenticated",
@@ -150,14 +211,24 @@ describe("POST /admin/users", () => {
 
   it("confirms with email_confirm, bans with ban_duration, and merges app_metadata", async () => {
     const { create, clock } = await adminApp();
-    const user = await create({ email: "banned@example.com", email_confirm: true, ban_duration: "24h", app_metadata: { plan: "pro" }, role: "staff" });
+    const user = await create({
+      email: "banned@example.com",
+      email_confirm: true,
+      ban_duration: "24h",
+      app_metadata: { plan: "pro" },
+      role: "staff",
+    });
     expect(user.email_confirmed_at).toMatch(ISO);
     expect(user.confirmed_at).toBe(user.email_confirmed_at);
     expect(user.banned_until).toBe(new Date(clock.now().getTime() + 24 * 3_600_000).toISOString());
     expect(user.app_metadata).toEqual({ provider: "email", providers: ["email"], plan: "pro" });
     expect(user.role).toBe("staff");
     const byPhone = await create({ phone: "+15550100001", phone_confirm: true });
-    expect(byPhone).toMatchObject({ email: "", phone: "+15550100001", app_metadata: { provider: "phone", providers: ["phone"] } });
+    expect(byPhone).toMatchObject({
+      email: "",
+      phone: "+15550100001",
+      app_metadata: { provider: "phone", providers: ["phone"] },
+    });
     expect(byPhone.phone_confirmed_at).toMatch(ISO);
   });
 
@@ -180,13 +251,37 @@ describe("POST /admin/users", () => {
     const { admin } = await adminApp();
     await expectError(await admin("POST", "/admin/users", {}), 400, "validation_failed");
     await expectError(await admin("POST", "/admin/users", { user_metadata: { a: 1 } }), 400, "validation_failed");
-    await expectError(await admin("POST", "/admin/users", { email: "a@example.com", ban_duration: "forever" }), 400, "validation_failed");
-    await expectError(await admin("POST", "/admin/users", { email: "a@example.com", ban_duration: "-1h" }), 400, "validation_failed");
+    await expectError(
+      await admin("POST", "/admin/users", { email: "a@example.com", ban_duration: "forever" }),
+      400,
+      "validation_failed",
+    );
+    await expectError(
+      await admin("POST", "/admin/users", { email: "a@example.com", ban_duration: "-1h" }),
+      400,
+      "validation_failed",
+    );
     await expectError(await admin("POST", "/admin/users", { email: 5 }), 400, "validation_failed");
-    await expectError(await admin("POST", "/admin/users", { email: "a@example.com", email_confirm: "yes" }), 400, "validation_failed");
-    await expectError(await admin("POST", "/admin/users", { email: "a@example.com", user_metadata: [1] }), 400, "validation_failed");
-    await expectError(await admin("POST", "/admin/users", { email: "a@example.com", app_metadata: ["x"] }), 400, "validation_failed");
-    await expectError(await admin("POST", "/admin/users", { email: "a@example.com", id: "nope" }), 400, "validation_failed");
+    await expectError(
+      await admin("POST", "/admin/users", { email: "a@example.com", email_confirm: "yes" }),
+      400,
+      "validation_failed",
+    );
+    await expectError(
+      await admin("POST", "/admin/users", { email: "a@example.com", user_metadata: [1] }),
+      400,
+      "validation_failed",
+    );
+    await expectError(
+      await admin("POST", "/admin/users", { email: "a@example.com", app_metadata: ["x"] }),
+      400,
+      "validation_failed",
+    );
+    await expectError(
+      await admin("POST", "/admin/users", { email: "a@example.com", id: "nope" }),
+      400,
+      "validation_failed",
+    );
     await expectError(await admin("POST", "/admin/users", "{not json"), 400, "bad_json");
     await expectError(await admin("POST", "/admin/users"), 400, "bad_json");
   });
@@ -198,7 +293,13 @@ describe("GET /admin/users", () => {
     const app = await adminApp();
     const created = [];
     for (const n of [1, 2, 3, 4, 5]) {
-      created.push(await app.create({ email: `user${n}@example.com`, phone: `+1555010000${n}`, user_metadata: { full_name: `Person ${n}` } }));
+      created.push(
+        await app.create({
+          email: `user${n}@example.com`,
+          phone: `+1555010000${n}`,
+          user_metadata: { full_name: `Person ${n}` },
+        }),
+      );
       app.clock.advance({ minutes: 1 });
     }
     return { ...app, created };
@@ -225,7 +326,9 @@ describe("GET /admin/users", () => {
     const middle = await admin("GET", "/admin/users?per_page=2&sort=created_at%20asc&page=2");
     expect(emails(await json(middle))).toEqual(["user3@example.com", "user4@example.com"]);
     const links = middle.headers.get("link")!;
-    expect(links).toMatch(/^<[^>]*\?page=3&per_page=2&sort=[^>]+>; rel="next", <[^>]*\?page=3&per_page=2&sort=[^>]+>; rel="last"$/);
+    expect(links).toMatch(
+      /^<[^>]*\?page=3&per_page=2&sort=[^>]+>; rel="next", <[^>]*\?page=3&per_page=2&sort=[^>]+>; rel="last"$/,
+    );
     // auth-js reads the number right after the first "=" of each link.
     expect([...links.matchAll(/<[^?]*\?[^=]*=(\d)/g)].map((match) => match[1])).toEqual(["3", "3"]);
 
@@ -247,7 +350,9 @@ describe("GET /admin/users", () => {
 
   it("orders by created_at asc when asked, and refuses any other sort", async () => {
     const { admin } = await withFiveUsers();
-    expect(emails(await json(await admin("GET", "/admin/users?sort=created_at%20asc")))).toEqual([1, 2, 3, 4, 5].map((n) => `user${n}@example.com`));
+    expect(emails(await json(await admin("GET", "/admin/users?sort=created_at%20asc")))).toEqual(
+      [1, 2, 3, 4, 5].map((n) => `user${n}@example.com`),
+    );
     expect(emails(await json(await admin("GET", "/admin/users?sort=created_at%20desc")))[0]).toBe("user5@example.com");
     for (const sort of ["email%20asc", "created_at%20sideways", "created_at%20asc%20extra"]) {
       await expectError(await admin("GET", `/admin/users?sort=${sort}`), 400, "validation_failed");
@@ -261,7 +366,9 @@ describe("GET /admin/users", () => {
     expect(filtered.headers.get("x-total-count")).toBe("1");
     expect(emails(await json(await admin("GET", "/admin/users?filter=person%203")))).toEqual(["user3@example.com"]);
     expect(emails(await json(await admin("GET", "/admin/users?filter=example.com")))).toHaveLength(5);
-    expect(emails(await json(await admin("GET", "/admin/users?email=User4@Example.com")))).toEqual(["user4@example.com"]);
+    expect(emails(await json(await admin("GET", "/admin/users?email=User4@Example.com")))).toEqual([
+      "user4@example.com",
+    ]);
     expect(emails(await json(await admin("GET", "/admin/users?email=user4@example")))).toEqual([]);
     expect(emails(await json(await admin("GET", "/admin/users?phone=%2B15550100001")))).toEqual(["user1@example.com"]);
     expect(emails(await json(await admin("GET", "/admin/users?phone=15550100001")))).toEqual(["user1@example.com"]);
@@ -271,8 +378,15 @@ describe("GET /admin/users", () => {
 describe("PUT /admin/users/<id>", () => {
   it("merges user_metadata and app_metadata, a null removing a key", async () => {
     const { create, admin } = await adminApp();
-    const user = await create({ email: "meta@example.com", user_metadata: { a: 1, b: 2 }, app_metadata: { tier: "free" } });
-    const response = await admin("PUT", `/admin/users/${user.id}`, { user_metadata: { b: null, c: 3 }, app_metadata: { tier: "pro" } });
+    const user = await create({
+      email: "meta@example.com",
+      user_metadata: { a: 1, b: 2 },
+      app_metadata: { tier: "free" },
+    });
+    const response = await admin("PUT", `/admin/users/${user.id}`, {
+      user_metadata: { b: null, c: 3 },
+      app_metadata: { tier: "pro" },
+    });
     expect(response.status).toBe(200);
     const updated = await json(response);
     expect(updated.user_metadata).toEqual({ a: 1, c: 3 });
@@ -289,14 +403,20 @@ describe("PUT /admin/users/<id>", () => {
     await expectError(await send("GET", "/user", undefined, bearer(session.access_token)), 403, "user_banned");
     const refresh = () => send("POST", "/token?grant_type=refresh_token", { refresh_token: session.refresh_token });
     await expectError(await refresh(), 400, "user_banned");
-    await expectError(await send("POST", "/token?grant_type=password", { email: "banned@example.com", password }), 400, "user_banned");
+    await expectError(
+      await send("POST", "/token?grant_type=password", { email: "banned@example.com", password }),
+      400,
+      "user_banned",
+    );
 
     const unbanned = await json(await admin("PUT", `/admin/users/${session.user.id}`, { ban_duration: "none" }));
     expect(unbanned.banned_until).toBeUndefined();
     // The ban ended the session for good: lifting it does not revive its tokens.
     await expectError(await send("GET", "/user", undefined, bearer(session.access_token)), 403, "session_expired");
     await expectError(await refresh(), 400, "session_expired");
-    expect((await send("POST", "/token?grant_type=password", { email: "banned@example.com", password })).status).toBe(200);
+    expect((await send("POST", "/token?grant_type=password", { email: "banned@example.com", password })).status).toBe(
+      200,
+    );
   });
 
   it("checks a new password against the policy (422 weak_password), and a bad ban_duration (400)", async () => {
@@ -305,16 +425,29 @@ describe("PUT /admin/users/<id>", () => {
     const weak = await admin("PUT", `/admin/users/${user.id}`, { password: "abc" });
     await expectError(weak.clone(), 422, "weak_password");
     expect((await json(weak)).weak_password).toEqual({ reasons: ["length"] });
-    await expectError(await admin("PUT", `/admin/users/${user.id}`, { ban_duration: "1 day" }), 400, "validation_failed");
+    await expectError(
+      await admin("PUT", `/admin/users/${user.id}`, { ban_duration: "1 day" }),
+      400,
+      "validation_failed",
+    );
 
     expect((await admin("PUT", `/admin/users/${user.id}`, { password: "a brand new password" })).status).toBe(200);
-    expect((await send("POST", "/token?grant_type=password", { email: "pw@example.com", password: "a brand new password" })).status).toBe(200);
+    expect(
+      (await send("POST", "/token?grant_type=password", { email: "pw@example.com", password: "a brand new password" }))
+        .status,
+    ).toBe(200);
   });
 
   it("changes the email and phone at once, and confirms with email_confirm", async () => {
     const { create, admin } = await adminApp();
     const user = await create({ email: "before@example.com" });
-    const updated = await json(await admin("PUT", `/admin/users/${user.id}`, { email: "After@Example.com", phone: "+15550100003", email_confirm: true }));
+    const updated = await json(
+      await admin("PUT", `/admin/users/${user.id}`, {
+        email: "After@Example.com",
+        phone: "+15550100003",
+        email_confirm: true,
+      }),
+    );
     expect(updated).toMatchObject({ email: "after@example.com", phone: "+15550100003" });
     expect(updated.new_email).toBeUndefined();
     expect(updated.email_confirmed_at).toMatch(ISO);
@@ -331,7 +464,9 @@ describe("DELETE /admin/users/<id>", () => {
     await expectError(await admin("GET", `/admin/users/${user.id}`), 404, "user_not_found");
     await expectError(await admin("DELETE", `/admin/users/${user.id}`), 404, "user_not_found");
     expect((await json(await admin("GET", "/admin/users?email=gone@example.com"))).users).toEqual([]);
-    expect((await send("POST", "/token?grant_type=password", { email: "gone@example.com", password })).status).toBe(400);
+    expect((await send("POST", "/token?grant_type=password", { email: "gone@example.com", password })).status).toBe(
+      400,
+    );
   });
 
   it("soft-deletes with should_soft_delete, keeping the row with deleted_at and no address", async () => {
@@ -345,7 +480,9 @@ describe("DELETE /admin/users/<id>", () => {
     expect(after.deleted_at).toMatch(ISO);
     expect(after.email).toBe("");
     expect(after.identities).toEqual([]);
-    expect((await send("POST", "/token?grant_type=password", { email: "soft@example.com", password })).status).toBe(400);
+    expect((await send("POST", "/token?grant_type=password", { email: "soft@example.com", password })).status).toBe(
+      400,
+    );
     // The address is free again.
     expect((await admin("POST", "/admin/users", { email: "soft@example.com" })).status).toBe(200);
   });

@@ -17,7 +17,8 @@ async function appWithAdmin(options: TestAuthOptions = {}) {
   const app = createTestApp(options);
   const exp = Math.floor(app.clock.now().getTime() / 1000) + 3600;
   const serviceKey = await app.ports.signer.sign({ role: "service_role", exp });
-  const admin = (method: string, path: string, body?: unknown) => app.send(method, path, body, { authorization: `Bearer ${serviceKey}` });
+  const admin = (method: string, path: string, body?: unknown) =>
+    app.send(method, path, body, { authorization: `Bearer ${serviceKey}` });
   const created = async (body: Record<string, unknown>) => {
     const response = await admin("POST", "/admin/users", { password, ...body });
     expect(response.status).toBe(200);
@@ -43,11 +44,16 @@ describe("statuses that depend on the endpoint", () => {
     const user = await app.created({ email: "banned@example.com", email_confirm: true });
     const bearer = await app.signedIn({ email: "banned@example.com" });
     await app.admin("PUT", `/admin/users/${user.id}`, { ban_duration: "24h" });
-    expect(await answer(await app.send("POST", "/token?grant_type=password", { email: "banned@example.com", password }))).toEqual({
+    expect(
+      await answer(await app.send("POST", "/token?grant_type=password", { email: "banned@example.com", password })),
+    ).toEqual({
       status: 400,
       error_code: "user_banned",
     });
-    expect(await answer(await app.send("GET", "/user", undefined, bearer))).toEqual({ status: 403, error_code: "user_banned" });
+    expect(await answer(await app.send("GET", "/user", undefined, bearer))).toEqual({
+      status: 403,
+      error_code: "user_banned",
+    });
   });
 
   it("a switched-off provider is a 422 on /token, /otp and /magiclink and a 400 on /signup, /recover and /resend", async () => {
@@ -81,7 +87,9 @@ describe("statuses that depend on the endpoint", () => {
       status: 422,
       error_code: "email_not_confirmed",
     });
-    expect(await answer(await app.send("POST", "/token?grant_type=password", { email: "unproven@example.com", password }))).toEqual({
+    expect(
+      await answer(await app.send("POST", "/token?grant_type=password", { email: "unproven@example.com", password })),
+    ).toEqual({
       status: 400,
       error_code: "email_not_confirmed",
     });
@@ -99,9 +107,17 @@ describe("statuses that depend on the case", () => {
     expect(await answer(await app.send("PUT", "/user", { data: { a: 1 } }, bearer))).toEqual(gone);
     expect(await answer(await app.send("GET", "/reauthenticate", undefined, bearer))).toEqual(gone);
     expect(await answer(await app.send("POST", "/logout", undefined, bearer))).toEqual(gone);
-    expect(await answer(await app.admin("GET", `/admin/users/${user.id}`))).toEqual({ status: 404, error_code: "user_not_found" });
+    expect(await answer(await app.admin("GET", `/admin/users/${user.id}`))).toEqual({
+      status: 404,
+      error_code: "user_not_found",
+    });
 
-    const adminOfNobody = await app.ports.signer.sign({ role: "service_role", sub: GONE_USER, session_id: GONE_SESSION, exp: app.exp });
+    const adminOfNobody = await app.ports.signer.sign({
+      role: "service_role",
+      sub: GONE_USER,
+      session_id: GONE_SESSION,
+      exp: app.exp,
+    });
     const asGone = { authorization: `Bearer ${adminOfNobody}` };
     expect(await answer(await app.send("GET", "/admin/users", undefined, asGone))).toEqual(gone);
     expect(await answer(await app.send("POST", "/invite", { email: "new@example.com" }, asGone))).toEqual(gone);
@@ -112,22 +128,33 @@ describe("statuses that depend on the case", () => {
     await app.created({ email: "out@example.com", email_confirm: true });
     const bearer = await app.signedIn({ email: "out@example.com" });
     expect((await app.send("POST", "/logout", undefined, bearer)).status).toBe(204);
-    expect(await answer(await app.send("GET", "/user", undefined, bearer))).toEqual({ status: 403, error_code: "session_not_found" });
+    expect(await answer(await app.send("GET", "/user", undefined, bearer))).toEqual({
+      status: 403,
+      error_code: "session_not_found",
+    });
   });
 
   it("an anonymous user is a 403 on the factor endpoints, before anything else", async () => {
     const { send } = createTestApp({ policy: { signup: { anonymousEnabled: true } } });
     const session = await json(await send("POST", "/signup", {}));
     const bearer = { authorization: `Bearer ${session.access_token}` };
-    expect(await answer(await send("POST", "/factors", { factor_type: "totp" }, bearer))).toEqual({ status: 403, error_code: "no_authorization" });
-    expect(await answer(await send("POST", "/factors", { factor_type: "totp" }))).toEqual({ status: 401, error_code: "no_authorization" });
+    expect(await answer(await send("POST", "/factors", { factor_type: "totp" }, bearer))).toEqual({
+      status: 403,
+      error_code: "no_authorization",
+    });
+    expect(await answer(await send("POST", "/factors", { factor_type: "totp" }))).toEqual({
+      status: 401,
+      error_code: "no_authorization",
+    });
   });
 
   it("a duplicate signup under autoconfirm is a 400 for a phone and a 422 for an email", async () => {
     const { send } = createTestApp({ policy: { signup: { emailAutoconfirm: true, phoneAutoconfirm: true } } });
     await send("POST", "/signup", { phone: "+15550109000", password });
     await send("POST", "/signup", { email: "dup@example.com", password: "another-password" });
-    expect(await answer(await send("POST", "/signup", { phone: "+15550109000", password: "another-password" }))).toEqual({
+    expect(
+      await answer(await send("POST", "/signup", { phone: "+15550109000", password: "another-password" })),
+    ).toEqual({
       status: 400,
       error_code: "user_already_exists",
     });
@@ -141,7 +168,10 @@ describe("statuses that depend on the case", () => {
     const { send } = createTestApp({ policy: { signup: { anonymousEnabled: true } } });
     const session = await json(await send("POST", "/signup", {}));
     const bearer = { authorization: `Bearer ${session.access_token}` };
-    expect(await answer(await send("PUT", "/user", { password }, bearer))).toEqual({ status: 422, error_code: "validation_failed" });
+    expect(await answer(await send("PUT", "/user", { password }, bearer))).toEqual({
+      status: 422,
+      error_code: "validation_failed",
+    });
     expect(await answer(await send("PUT", "/user", { phone: "+15550100002", channel: "fax" }, bearer))).toEqual({
       status: 400,
       error_code: "validation_failed",

@@ -6,23 +6,40 @@ const v2024 = { "x-supabase-api-version": "2024-01-01" };
 describe("error responses", () => {
   it("use the legacy body by default, with the code in a header", async () => {
     const { send } = createTestApp();
-    const response = await send("POST", "/token?grant_type=password", { email: "nobody@example.com", password: "whatever" });
+    const response = await send("POST", "/token?grant_type=password", {
+      email: "nobody@example.com",
+      password: "whatever",
+    });
     expect(response.status).toBe(400);
     expect(response.headers.get("x-sb-error-code")).toBe("invalid_credentials");
     expect(response.headers.get("x-supabase-api-version")).toBeNull();
-    expect(await json(response)).toEqual({ code: 400, error_code: "invalid_credentials", msg: "Invalid login credentials" });
+    expect(await json(response)).toEqual({
+      code: 400,
+      error_code: "invalid_credentials",
+      msg: "Invalid login credentials",
+    });
   });
 
   it("use the 2024-01-01 body when asked, and echo the version so auth-js can decode it", async () => {
     const { send } = createTestApp();
-    const response = await send("POST", "/token?grant_type=password", { email: "nobody@example.com", password: "x" }, v2024);
+    const response = await send(
+      "POST",
+      "/token?grant_type=password",
+      { email: "nobody@example.com", password: "x" },
+      v2024,
+    );
     expect(response.headers.get("x-supabase-api-version")).toBe("2024-01-01");
     expect(await json(response)).toEqual({ code: "invalid_credentials", message: "Invalid login credentials" });
   });
 
   it.each(["2023-12-31", "yesterday", "2024-13-45"])("fall back to the legacy body for version %j", async (version) => {
     const { send } = createTestApp();
-    const response = await send("POST", "/token?grant_type=password", { email: "a@b.co", password: "x" }, { "x-supabase-api-version": version });
+    const response = await send(
+      "POST",
+      "/token?grant_type=password",
+      { email: "a@b.co", password: "x" },
+      { "x-supabase-api-version": version },
+    );
     expect((await json(response)).error_code).toBe("invalid_credentials");
   });
 
@@ -48,9 +65,17 @@ describe("error responses", () => {
 
   it("answer an unexpected failure with 500, a generic message and the request id, and log the cause", async () => {
     const { send, log, ports } = createTestApp({ requestIdHeader: "x-request-id" });
-    const failing = { ...ports.stores.users, findByEmail: async () => Promise.reject(new Error("connection reset: secret detail")) };
+    const failing = {
+      ...ports.stores.users,
+      findByEmail: async () => Promise.reject(new Error("connection reset: secret detail")),
+    };
     Object.assign(ports.stores, { users: failing });
-    const response = await send("POST", "/token?grant_type=password", { email: "a@b.co", password: "pw-pw-pw" }, { "x-request-id": "req-123" });
+    const response = await send(
+      "POST",
+      "/token?grant_type=password",
+      { email: "a@b.co", password: "pw-pw-pw" },
+      { "x-request-id": "req-123" },
+    );
     expect(response.status).toBe(500);
     const body = await json(response);
     expect(body).toEqual({
@@ -90,7 +115,12 @@ describe("bad input", () => {
 
   it("answers invalid UTF-8 inside a JSON string with bad_json", async () => {
     const { app } = createTestApp();
-    const bytes = new Uint8Array([...new TextEncoder().encode('{"email":"a'), 0xff, 0xfe, ...new TextEncoder().encode('@b.co","password":"secret-pw"}')]);
+    const bytes = new Uint8Array([
+      ...new TextEncoder().encode('{"email":"a'),
+      0xff,
+      0xfe,
+      ...new TextEncoder().encode('@b.co","password":"secret-pw"}'),
+    ]);
     const response = await app.request("/signup", { method: "POST", body: bytes });
     expect(response.status).toBe(400);
     expect((await json(response)).error_code).toBe("bad_json");
@@ -113,16 +143,25 @@ describe("bad input", () => {
   it("refuses data nested too deeply", async () => {
     const { send } = createTestApp();
     const data = `${'{"d":'.repeat(10_000)}{}${"}".repeat(10_000)}`;
-    const response = await send("POST", "/signup", `{"email":"deep@example.com","password":"secret-pw","data":${data}}`);
+    const response = await send(
+      "POST",
+      "/signup",
+      `{"email":"deep@example.com","password":"secret-pw","data":${data}}`,
+    );
     expect(response.status).toBe(400);
     expect((await json(response)).error_code).toBe("validation_failed");
   });
 
   it("refuses a body over 1 MiB with 413, whatever its content type", async () => {
     const { send } = createTestApp();
-    const response = await send("POST", "/signup", JSON.stringify({ email: "big@example.com", password: "x".repeat(1024 * 1024) }), {
-      "content-type": "text/plain",
-    });
+    const response = await send(
+      "POST",
+      "/signup",
+      JSON.stringify({ email: "big@example.com", password: "x".repeat(1024 * 1024) }),
+      {
+        "content-type": "text/plain",
+      },
+    );
     expect(response.status).toBe(413);
     expect((await json(response)).error_code).toBe("request_entity_too_large");
   });
@@ -138,7 +177,12 @@ describe("bad input", () => {
 
   it("reads the body as JSON whatever the content type says", async () => {
     const { send } = createTestApp();
-    const response = await send("POST", "/signup", { email: "plain@example.com", password: "secret-pw" }, { "content-type": "text/plain" });
+    const response = await send(
+      "POST",
+      "/signup",
+      { email: "plain@example.com", password: "secret-pw" },
+      { "content-type": "text/plain" },
+    );
     expect(response.status).toBe(200);
   });
 });
@@ -188,7 +232,12 @@ describe("CORS", () => {
 describe("logging", () => {
   it("writes one line per request with its id, and never the query string or the body", async () => {
     const { send, log } = createTestApp({ requestIdHeader: "x-request-id" });
-    await send("POST", "/token?grant_type=password&secret=q", { email: "a@b.co", password: "hunter2-hunter2" }, { "x-request-id": "abc" });
+    await send(
+      "POST",
+      "/token?grant_type=password&secret=q",
+      { email: "a@b.co", password: "hunter2-hunter2" },
+      { "x-request-id": "abc" },
+    );
     const line = log.lines.find((entry) => entry.message === "request");
     expect(line?.fields).toMatchObject({ request_id: "abc", method: "POST", path: "/token", status: 400 });
     expect(JSON.stringify(log.lines)).not.toMatch(/hunter2|secret=q/);

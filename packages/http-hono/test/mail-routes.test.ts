@@ -19,11 +19,21 @@ describe("GET /verify", () => {
   it("redirects with 303 and the session in the fragment", async () => {
     const { send, mail } = await withPendingSignup();
     expect(mail.redirectTo).toBe("http://localhost:3000/welcome");
-    const response = await send("GET", `/verify?token=${mail.linkToken}&type=signup&redirect_to=${encodeURIComponent(mail.redirectTo)}`);
+    const response = await send(
+      "GET",
+      `/verify?token=${mail.linkToken}&type=signup&redirect_to=${encodeURIComponent(mail.redirectTo)}`,
+    );
     expect(response.status).toBe(303);
     const target = location(response);
     expect(`${target.origin}${target.pathname}`).toBe("http://localhost:3000/welcome");
-    expect(Object.keys(fragment(target))).toEqual(["access_token", "expires_at", "expires_in", "refresh_token", "token_type", "type"]);
+    expect(Object.keys(fragment(target))).toEqual([
+      "access_token",
+      "expires_at",
+      "expires_in",
+      "refresh_token",
+      "token_type",
+      "type",
+    ]);
   });
 
   it("is not run for HEAD, which link scanners send: the link is not used up, nor counted, and then signs in", async () => {
@@ -45,7 +55,11 @@ describe("GET /verify", () => {
     expect(response.status).toBe(303);
     const target = location(response);
     expect(target.origin).toBe("http://localhost:3000");
-    expect(fragment(target)).toEqual({ error: "access_denied", error_code: "otp_expired", error_description: "Email link is invalid or has expired" });
+    expect(fragment(target)).toEqual({
+      error: "access_denied",
+      error_code: "otp_expired",
+      error_description: "Email link is invalid or has expired",
+    });
     expect(target.search).toBe("");
   });
 
@@ -62,14 +76,19 @@ describe("GET /verify", () => {
     expect((await json(await send("GET", "/verify?type=signup"))).error_code).toBe("validation_failed");
     const unsupported = await send("GET", "/verify?token=x&type=sms");
     expect(unsupported.status).toBe(303);
-    expect(fragment(location(unsupported))).toMatchObject({ error: "invalid_request", error_code: "validation_failed" });
+    expect(fragment(location(unsupported))).toMatchObject({
+      error: "invalid_request",
+      error_code: "validation_failed",
+    });
   });
 });
 
 describe("POST /verify", () => {
   it("answers the session with its type", async () => {
     const { send, mail } = await withPendingSignup();
-    const body = await json(await send("POST", "/verify", { type: "signup", email: "ada@example.com", token: mail.otp }));
+    const body = await json(
+      await send("POST", "/verify", { type: "signup", email: "ada@example.com", token: mail.otp }),
+    );
     expect(body).toMatchObject({ type: "signup", token_type: "bearer", user: { email: "ada@example.com" } });
   });
 
@@ -78,8 +97,14 @@ describe("POST /verify", () => {
     const cases: [unknown, string][] = [
       [{ token: mail.otp, email: "ada@example.com" }, "Verify requires a verification type"],
       [{ type: "signup", email: "ada@example.com" }, "Verify requires a token or a token hash"],
-      [{ type: "signup", token: "1", token_hash: "2", email: "ada@example.com" }, "Verify requires either a token or a token hash"],
-      [{ type: "signup", token_hash: mail.linkToken, email: "ada@example.com" }, "Only the token_hash and type should be provided"],
+      [
+        { type: "signup", token: "1", token_hash: "2", email: "ada@example.com" },
+        "Verify requires either a token or a token hash",
+      ],
+      [
+        { type: "signup", token_hash: mail.linkToken, email: "ada@example.com" },
+        "Only the token_hash and type should be provided",
+      ],
       [{ type: "bogus", token: mail.otp, email: "ada@example.com" }, "Unsupported verification type"],
     ];
     for (const [body, message] of cases) {
@@ -91,9 +116,17 @@ describe("POST /verify", () => {
 
   it("answers a wrong code with 403 otp_expired", async () => {
     const { send, mail } = await withPendingSignup();
-    const response = await send("POST", "/verify", { type: "signup", email: "ada@example.com", token: mail.otp === "000000" ? "111111" : "000000" });
+    const response = await send("POST", "/verify", {
+      type: "signup",
+      email: "ada@example.com",
+      token: mail.otp === "000000" ? "111111" : "000000",
+    });
     expect(response.status).toBe(403);
-    expect(await json(response)).toEqual({ code: 403, error_code: "otp_expired", msg: "Token has expired or is invalid" });
+    expect(await json(response)).toEqual({
+      code: 403,
+      error_code: "otp_expired",
+      msg: "Token has expired or is invalid",
+    });
   });
 });
 
@@ -126,7 +159,16 @@ describe("/otp, /magiclink, /recover, /resend", () => {
     expect((await json(await send("POST", "/resend", { type: "nope", email: "a@example.com" }))).msg).toBe(
       "Missing one of these types: signup, email_change, sms, phone_change",
     );
-    expect((await send("POST", "/signup", { email: "p@example.com", password, code_challenge: "short", code_challenge_method: "s256" })).status).toBe(400);
+    expect(
+      (
+        await send("POST", "/signup", {
+          email: "p@example.com",
+          password,
+          code_challenge: "short",
+          code_challenge_method: "s256",
+        })
+      ).status,
+    ).toBe(400);
   });
 
   it("answer a disabled email provider with 422 on /otp and /magiclink, 400 on /recover", async () => {
@@ -142,11 +184,21 @@ describe("POST /invite and GET /reauthenticate", () => {
     const app = createTestApp({ policy: { signup: { emailAutoconfirm: true } } });
     expect((await app.send("POST", "/invite", { email: "x@example.com" })).status).toBe(401);
     const session = await json(await app.send("POST", "/signup", { email: "user@example.com", password }));
-    const asUser = await app.send("POST", "/invite", { email: "x@example.com" }, { authorization: `Bearer ${session.access_token}` });
+    const asUser = await app.send(
+      "POST",
+      "/invite",
+      { email: "x@example.com" },
+      { authorization: `Bearer ${session.access_token}` },
+    );
     expect(asUser.status).toBe(403);
     expect((await json(asUser)).error_code).toBe("not_admin");
-    const service = await app.ports.signer.sign({ role: "service_role", exp: Math.floor(app.clock.now().getTime() / 1000) + 60 });
-    const invited = await json(await app.send("POST", "/invite", { email: "x@example.com" }, { authorization: `Bearer ${service}` }));
+    const service = await app.ports.signer.sign({
+      role: "service_role",
+      exp: Math.floor(app.clock.now().getTime() / 1000) + 60,
+    });
+    const invited = await json(
+      await app.send("POST", "/invite", { email: "x@example.com" }, { authorization: `Bearer ${service}` }),
+    );
     expect(invited).toMatchObject({ email: "x@example.com" });
     expect(invited.invited_at).toBeTruthy();
     expect(invited.confirmation_sent_at).toBeTruthy();
@@ -165,7 +217,11 @@ describe("POST /invite and GET /reauthenticate", () => {
 
     const unconfirmed = aUser({ email: "unconfirmed@example.com", emailConfirmedAt: null });
     await app.stores.users.insert(unconfirmed);
-    const token = await app.ports.signer.sign({ sub: unconfirmed.id, role: "authenticated", exp: Math.floor(app.clock.now().getTime() / 1000) + 60 });
+    const token = await app.ports.signer.sign({
+      sub: unconfirmed.id,
+      role: "authenticated",
+      exp: Math.floor(app.clock.now().getTime() / 1000) + 60,
+    });
     const refused = await app.send("GET", "/reauthenticate", undefined, { authorization: `Bearer ${token}` });
     expect(refused.status).toBe(422);
     expect((await json(refused)).error_code).toBe("email_not_confirmed");
@@ -201,10 +257,20 @@ describe("redirect_to on every route that mails a link", () => {
     await app.send("POST", `/signup${query}`, { email: "pending@example.com", password });
     app.clock.advance({ seconds: 900 });
     await app.send("POST", `/resend${query}`, { type: "signup", email: "pending@example.com" });
-    const service = await app.ports.signer.sign({ role: "service_role", exp: Math.floor(app.clock.now().getTime() / 1000) + 60 });
-    const session = await json(await app.send("POST", "/token?grant_type=password", { email: "mover@example.com", password }));
+    const service = await app.ports.signer.sign({
+      role: "service_role",
+      exp: Math.floor(app.clock.now().getTime() / 1000) + 60,
+    });
+    const session = await json(
+      await app.send("POST", "/token?grant_type=password", { email: "mover@example.com", password }),
+    );
     await app.send("POST", `/invite${query}`, { email: "invitee@example.com" }, { authorization: `Bearer ${service}` });
-    await app.send("PUT", `/user${query}`, { email: "moved@example.com" }, { authorization: `Bearer ${session.access_token}` });
+    await app.send(
+      "PUT",
+      `/user${query}`,
+      { email: "moved@example.com" },
+      { authorization: `Bearer ${session.access_token}` },
+    );
 
     const confirmations = (await app.emails()).filter((mail) => mail.to === "pending@example.com");
     return {
@@ -220,7 +286,9 @@ describe("redirect_to on every route that mails a link", () => {
   it("is honoured exactly when allowed, and replaced by SITE_URL when not", async () => {
     const routes = ["recover", "otp", "signup", "resend", "invite", "user"];
     expect(await linkTargets(allowed)).toEqual(Object.fromEntries(routes.map((route) => [route, allowed])));
-    expect(await linkTargets(evil)).toEqual(Object.fromEntries(routes.map((route) => [route, "http://localhost:3000"])));
+    expect(await linkTargets(evil)).toEqual(
+      Object.fromEntries(routes.map((route) => [route, "http://localhost:3000"])),
+    );
   });
 });
 
@@ -232,7 +300,11 @@ describe("phone codes over HTTP", () => {
     expect(Object.keys(await json(sent))).toEqual(["message_id"]);
     const code = (await app.lastSms("+15550100000"))!.otp;
     const verified = await json(await app.send("POST", "/verify", { type: "sms", phone: "+15550100000", token: code }));
-    expect(verified).toMatchObject({ type: "sms", token_type: "bearer", user: { phone: expect.stringContaining("15550100000") } });
+    expect(verified).toMatchObject({
+      type: "sms",
+      token_type: "bearer",
+      user: { phone: expect.stringContaining("15550100000") },
+    });
   });
 
   it("check phone requests as GoTrue does", async () => {
@@ -241,7 +313,15 @@ describe("phone codes over HTTP", () => {
     expect(withoutPhone.status).toBe(400);
     expect((await json(withoutPhone)).msg).toBe("Verify requires a phone number with the token");
     expect((await send("POST", "/verify", { type: "sms", token_hash: "abc" })).status).toBe(400);
-    expect((await send("POST", "/otp", { phone: "+15550100000", code_challenge: "x".repeat(43), code_challenge_method: "s256" })).status).toBe(400);
+    expect(
+      (
+        await send("POST", "/otp", {
+          phone: "+15550100000",
+          code_challenge: "x".repeat(43),
+          code_challenge_method: "s256",
+        })
+      ).status,
+    ).toBe(400);
     expect((await send("POST", "/otp", { phone: "+15550100000", channel: "whatsapp" })).status).toBe(400);
     expect((await send("POST", "/otp", { phone: "not a number" })).status).toBe(400);
   });
@@ -257,7 +337,10 @@ describe("phone codes over HTTP", () => {
     const { send, log } = createTestApp({ ports: { sms: refusing } });
     const refused = await send("POST", "/otp", { phone: "+15550100000" });
     expect(refused.status).toBe(422);
-    expect(await json(refused)).toMatchObject({ error_code: "sms_send_failed", msg: "Error sending confirmation OTP to provider" });
+    expect(await json(refused)).toMatchObject({
+      error_code: "sms_send_failed",
+      msg: "Error sending confirmation OTP to provider",
+    });
     const logged = log.lines.find((line) => line.level === "warn");
     expect(logged?.fields).toMatchObject({ code: "sms_send_failed", reason: expect.stringContaining("code 21211") });
     expect(logged?.fields).not.toHaveProperty("err");

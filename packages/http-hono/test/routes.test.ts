@@ -54,10 +54,26 @@ describe("POST /signup", () => {
     const app = createTestApp();
     const user = await signedUp(app, "Ada@Example.com");
     expect(Object.keys(user)).toEqual([
-      "id", "aud", "role", "email", "phone", "confirmation_sent_at", "app_metadata", "user_metadata",
-      "identities", "created_at", "updated_at", "is_anonymous",
+      "id",
+      "aud",
+      "role",
+      "email",
+      "phone",
+      "confirmation_sent_at",
+      "app_metadata",
+      "user_metadata",
+      "identities",
+      "created_at",
+      "updated_at",
+      "is_anonymous",
     ]);
-    expect(user).toMatchObject({ aud: "authenticated", role: "authenticated", email: "ada@example.com", phone: "", is_anonymous: false });
+    expect(user).toMatchObject({
+      aud: "authenticated",
+      role: "authenticated",
+      email: "ada@example.com",
+      phone: "",
+      is_anonymous: false,
+    });
     expect(user.confirmation_sent_at).toMatch(ISO);
     expect(user.identities).toEqual([
       {
@@ -76,11 +92,20 @@ describe("POST /signup", () => {
 
   it("answers an autoconfirmed signup with a session carrying the user and expires_at", async () => {
     const { send, clock } = createTestApp({ policy: { signup: { emailAutoconfirm: true } } });
-    const session = await json(await send("POST", "/signup", { email: "auto@example.com", password, data: { plan: "pro" } }));
-    expect(session).toMatchObject({ token_type: "bearer", expires_in: 3600, expires_at: Math.floor(clock.now().getTime() / 1000) + 3600 });
+    const session = await json(
+      await send("POST", "/signup", { email: "auto@example.com", password, data: { plan: "pro" } }),
+    );
+    expect(session).toMatchObject({
+      token_type: "bearer",
+      expires_in: 3600,
+      expires_at: Math.floor(clock.now().getTime() / 1000) + 3600,
+    });
     expect(session.access_token.split(".")).toHaveLength(3);
     expect(session.refresh_token.length).toBeGreaterThanOrEqual(22);
-    expect(session.user).toMatchObject({ email: "auto@example.com", user_metadata: { plan: "pro", email_verified: true } });
+    expect(session.user).toMatchObject({
+      email: "auto@example.com",
+      user_metadata: { plan: "pro", email_verified: true },
+    });
     expect(session.user.email_confirmed_at).toMatch(ISO);
     expect(session.user.confirmed_at).toBe(session.user.email_confirmed_at);
     expect(session.type).toBeUndefined();
@@ -119,7 +144,13 @@ describe("POST /signup", () => {
   it("keeps privileged fields out of a signup", async () => {
     const { send } = createTestApp({ policy: { signup: { emailAutoconfirm: true } } });
     const session = await json(
-      await send("POST", "/signup", { email: "sneaky@example.com", password, role: "service_role", app_metadata: { admin: true }, id: "x" }),
+      await send("POST", "/signup", {
+        email: "sneaky@example.com",
+        password,
+        role: "service_role",
+        app_metadata: { admin: true },
+        id: "x",
+      }),
     );
     expect(session.user.role).toBe("authenticated");
     expect(session.user.app_metadata).toEqual({ provider: "email", providers: ["email"] });
@@ -130,10 +161,14 @@ describe("POST /token", () => {
   it("signs in with a password and refreshes the session", async () => {
     const { send } = createTestApp({ policy: { signup: { emailAutoconfirm: true } } });
     await send("POST", "/signup", { email: "ada@example.com", password });
-    const session = await json(await send("POST", "/token?grant_type=password", { email: "ada@example.com", password }));
+    const session = await json(
+      await send("POST", "/token?grant_type=password", { email: "ada@example.com", password }),
+    );
     expect(session.user.email).toBe("ada@example.com");
 
-    const refreshed = await json(await send("POST", "/token?grant_type=refresh_token", { refresh_token: session.refresh_token }));
+    const refreshed = await json(
+      await send("POST", "/token?grant_type=refresh_token", { refresh_token: session.refresh_token }),
+    );
     expect(refreshed.refresh_token).not.toBe(session.refresh_token);
     expect(refreshed.user.id).toBe(session.user.id);
   });
@@ -143,7 +178,11 @@ describe("POST /token", () => {
     for (const path of ["/token", "/token?grant_type=magic", "/token?grant_type="]) {
       const response = await send("POST", path, {});
       expect(response.status).toBe(400);
-      expect(await json(response)).toEqual({ code: 400, error_code: "invalid_credentials", msg: "unsupported_grant_type" });
+      expect(await json(response)).toEqual({
+        code: 400,
+        error_code: "invalid_credentials",
+        msg: "unsupported_grant_type",
+      });
     }
   });
 
@@ -153,7 +192,11 @@ describe("POST /token", () => {
     expect(empty.status).toBe(400);
     expect(await json(empty)).toEqual({ error: "invalid_request", error_description: "refresh_token required" });
     const unknown = await send("POST", "/token?grant_type=refresh_token", { refresh_token: "abcdefghijkl" });
-    expect(await json(unknown)).toEqual({ code: 400, error_code: "refresh_token_not_found", msg: "Invalid Refresh Token: Refresh Token Not Found" });
+    expect(await json(unknown)).toEqual({
+      code: 400,
+      error_code: "refresh_token_not_found",
+      msg: "Invalid Refresh Token: Refresh Token Not Found",
+    });
   });
 
   it("answers a banned user with 400 user_banned here (403 elsewhere)", async () => {
@@ -193,19 +236,27 @@ describe("GET and PUT /user, POST /logout", () => {
     const response = await send("GET", "/user", undefined, auth);
     expect(response.status).toBe(200);
     expect(await json(response)).toEqual(session.user);
-    expect((await send("GET", "/user", undefined, { authorization: `bearer ${session.access_token}` })).status).toBe(200);
+    expect((await send("GET", "/user", undefined, { authorization: `bearer ${session.access_token}` })).status).toBe(
+      200,
+    );
   });
 
   it("refuses a missing token with 401 and a bad one with 403 bad_jwt", async () => {
     const { send, session } = await signedIn();
     const none = await send("GET", "/user");
     expect(none.status).toBe(401);
-    expect(await json(none)).toEqual({ code: 401, error_code: "no_authorization", msg: "This endpoint requires a valid Bearer token" });
+    expect(await json(none)).toEqual({
+      code: 401,
+      error_code: "no_authorization",
+      msg: "This endpoint requires a valid Bearer token",
+    });
     for (const authorization of [`Bearer ${session.access_token}x`, "Bearer a.b.c", "Basic abc"]) {
       const response = await send("GET", "/user", undefined, { authorization });
       expect([401, 403]).toContain(response.status);
     }
-    const forged = await send("GET", "/user", undefined, { authorization: `Bearer ${session.access_token.slice(0, -2)}xx` });
+    const forged = await send("GET", "/user", undefined, {
+      authorization: `Bearer ${session.access_token.slice(0, -2)}xx`,
+    });
     expect(forged.status).toBe(403);
     expect((await json(forged)).error_code).toBe("bad_jwt");
   });
@@ -215,22 +266,39 @@ describe("GET and PUT /user, POST /logout", () => {
     log.lines.length = 0;
     await send("GET", "/user", undefined, { authorization: "Bearer a.b.c" });
     expect(log.lines).toHaveLength(1);
-    expect(log.lines[0]).toMatchObject({ level: "info", message: "request", fields: { path: "/user", status: 403, error_code: "bad_jwt" } });
+    expect(log.lines[0]).toMatchObject({
+      level: "info",
+      message: "request",
+      fields: { path: "/user", status: 403, error_code: "bad_jwt" },
+    });
     expect(JSON.stringify(log.lines)).not.toContain("stack");
   });
 
   it("refuses a token for another audience than JWT_AUD on GET and PUT /user, when no X-JWT-AUD names one", async () => {
     const { send, session, ports } = await signedIn();
-    const claims = JSON.parse(Buffer.from(session.access_token.split(".")[1], "base64url").toString()) as Record<string, unknown>;
+    const claims = JSON.parse(Buffer.from(session.access_token.split(".")[1], "base64url").toString()) as Record<
+      string,
+      unknown
+    >;
     const other = await ports.signer.sign({ ...claims, aud: "another-app" });
-    for (const [method, body] of [["GET", undefined], ["PUT", { data: { x: 1 } }]] as const) {
+    for (const [method, body] of [
+      ["GET", undefined],
+      ["PUT", { data: { x: 1 } }],
+    ] as const) {
       const refused = await send(method, "/user", body, { authorization: `Bearer ${other}` });
       expect(refused.status).toBe(400);
-      expect(await json(refused)).toMatchObject({ error_code: "validation_failed", msg: "Token audience doesn't match request audience" });
-      expect((await send(method, "/user", body, { authorization: `Bearer ${other}`, "x-jwt-aud": "another-app" })).status).toBe(200);
+      expect(await json(refused)).toMatchObject({
+        error_code: "validation_failed",
+        msg: "Token audience doesn't match request audience",
+      });
+      expect(
+        (await send(method, "/user", body, { authorization: `Bearer ${other}`, "x-jwt-aud": "another-app" })).status,
+      ).toBe(200);
     }
     // Routes GoTrue does not check take the token as it is.
-    expect((await send("POST", "/logout?scope=local", undefined, { authorization: `Bearer ${other}` })).status).toBe(204);
+    expect((await send("POST", "/logout?scope=local", undefined, { authorization: `Bearer ${other}` })).status).toBe(
+      204,
+    );
   });
 
   it("refuses a token for another audience than X-JWT-AUD names", async () => {
@@ -242,9 +310,14 @@ describe("GET and PUT /user, POST /logout", () => {
 
   it("updates data and password, returning the user", async () => {
     const { send, auth } = await signedIn();
-    const updated = await json(await send("PUT", "/user", { data: { theme: "dark" }, password: "a new password" }, auth));
+    const updated = await json(
+      await send("PUT", "/user", { data: { theme: "dark" }, password: "a new password" }, auth),
+    );
     expect(updated.user_metadata).toMatchObject({ theme: "dark" });
-    expect((await send("POST", "/token?grant_type=password", { email: "ada@example.com", password: "a new password" })).status).toBe(200);
+    expect(
+      (await send("POST", "/token?grant_type=password", { email: "ada@example.com", password: "a new password" }))
+        .status,
+    ).toBe(200);
   });
 
   it("records an email change as pending and shows it as new_email", async () => {

@@ -8,7 +8,10 @@ export interface LogLine {
 }
 
 /** Keeps every line, with the bindings of its child loggers merged in. */
-export function recordingLogger(lines: LogLine[] = [], bindings: Record<string, unknown> = {}): Logger & { lines: LogLine[] } {
+export function recordingLogger(
+  lines: LogLine[] = [],
+  bindings: Record<string, unknown> = {},
+): Logger & { lines: LogLine[] } {
   const write = (level: string) => (fields: object, message?: string) => {
     lines.push({ level, fields: { ...bindings, ...fields }, message });
   };
@@ -41,7 +44,8 @@ export function createTestApp(options: TestAuthOptions & { requestIdHeader?: str
     version: "test",
     requestIdHeader: options.requestIdHeader,
     clientAddress: () => "198.51.100.4",
-    actionLink: (email) => `http://localhost:8081/verify?token=${email.linkToken}&type=${email.linkType}&redirect_to=${encodeURIComponent(email.redirectTo)}`,
+    actionLink: (email) =>
+      `http://localhost:8081/verify?token=${email.linkToken}&type=${email.linkType}&redirect_to=${encodeURIComponent(email.redirectTo)}`,
   });
   const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     app.request(path, {

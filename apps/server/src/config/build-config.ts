@@ -38,7 +38,11 @@ export function buildConfig(settings: Settings, { profile, cwd, jwtSecret }: Bui
 }
 
 function buildDb(db: Settings["db"], cwd: string): DbConfig {
-  const settings = { driver: db.driver ?? "postgres", maxPoolSize: db.maxPoolSize, namespace: db.namespace ?? "" } as const;
+  const settings = {
+    driver: db.driver ?? "postgres",
+    maxPoolSize: db.maxPoolSize,
+    namespace: db.namespace ?? "",
+  } as const;
   return db.url === undefined
     ? { ...settings, url: undefined, embeddedDataDir: embeddedDatabaseDir(cwd) }
     : { ...settings, url: db.url, embeddedDataDir: undefined };
@@ -47,7 +51,14 @@ function buildDb(db: Settings["db"], cwd: string): DbConfig {
 function buildSmtp(smtp: Settings["smtp"]): SmtpConfig | undefined {
   if (smtp.host === undefined) return undefined;
   const adminEmail = checked(smtp.adminEmail);
-  return { host: smtp.host, port: checked(smtp.port), user: smtp.user, pass: smtp.pass, adminEmail, senderName: smtp.senderName ?? adminEmail };
+  return {
+    host: smtp.host,
+    port: checked(smtp.port),
+    user: smtp.user,
+    pass: smtp.pass,
+    adminEmail,
+    senderName: smtp.senderName ?? adminEmail,
+  };
 }
 
 /** Reads a value that the checks made sure is set. */

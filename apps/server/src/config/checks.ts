@@ -23,7 +23,9 @@ const requireDeclared: Check = (env, profile) =>
     if (required === undefined || env.has(key)) return [];
     if ("profile" in required) return required.profile === profile ? [`${displayName(env, key)} is required`] : [];
     const other = env.get(required.when as SettingKey);
-    return other?.value === required.is ? [`${displayName(env, key)} is required when ${other.name} is ${other.value}`] : [];
+    return other?.value === required.is
+      ? [`${displayName(env, key)} is required when ${other.name} is ${other.value}`]
+      : [];
   });
 
 /**
@@ -54,10 +56,17 @@ const requireCompleteSmtpInDevelopment: Check = (env, profile) => {
   const server: readonly SettingKey[] = ["SMTP_HOST", "SMTP_PORT", "SMTP_ADMIN_EMAIL"];
   const given = server.find((key) => env.has(key));
   if (profile !== "development" || given === undefined) return [];
-  return server.filter((key) => !env.has(key)).map((key) => `${displayName(env, key)} is required when ${displayName(env, given)} is set`);
+  return server
+    .filter((key) => !env.has(key))
+    .map((key) => `${displayName(env, key)} is required when ${displayName(env, given)} is set`);
 };
 
-const CHECKS: readonly Check[] = [refuseMultiInstanceMode, requireDeclared, requireStrongJwtSecret, requireCompleteSmtpInDevelopment];
+const CHECKS: readonly Check[] = [
+  refuseMultiInstanceMode,
+  requireDeclared,
+  requireStrongJwtSecret,
+  requireCompleteSmtpInDevelopment,
+];
 
 export function checkConsistency(env: ResolvedEnv, profile: Profile): string[] {
   return CHECKS.flatMap((check) => check(env, profile));
@@ -65,6 +74,11 @@ export function checkConsistency(env: ResolvedEnv, profile: Profile): string[] {
 
 /** What the start should say but not refuse: settings that are accepted and have no effect, each named. */
 export function configWarnings(env: ResolvedEnv): string[] {
-  const operatorTokenAlone = env.has("OPERATOR_TOKEN") && !env.has("API_ENDPOINT") && !isTrue(env, "MULTI_INSTANCE_MODE");
-  return operatorTokenAlone ? [`${displayName(env, "OPERATOR_TOKEN")} is ignored: it belongs to multi-instance mode, which Latchkey does not have`] : [];
+  const operatorTokenAlone =
+    env.has("OPERATOR_TOKEN") && !env.has("API_ENDPOINT") && !isTrue(env, "MULTI_INSTANCE_MODE");
+  return operatorTokenAlone
+    ? [
+        `${displayName(env, "OPERATOR_TOKEN")} is ignored: it belongs to multi-instance mode, which Latchkey does not have`,
+      ]
+    : [];
 }

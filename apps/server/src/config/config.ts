@@ -48,7 +48,10 @@ export type DbConfig = Omit<Settings["db"], "url" | "driver" | "namespace"> & {
   readonly driver: "postgres";
   /** DB_NAMESPACE; empty for none. */
   readonly namespace: string;
-} & ({ readonly url: string; readonly embeddedDataDir: undefined } | { readonly url: undefined; readonly embeddedDataDir: string });
+} & (
+    | { readonly url: string; readonly embeddedDataDir: undefined }
+    | { readonly url: undefined; readonly embeddedDataDir: string }
+  );
 
 export interface SmtpConfig {
   readonly host: string;
@@ -60,4 +63,3 @@ export interface SmtpConfig {
   /** SMTP_SENDER_NAME, else the admin email. */
   readonly senderName: string;
 }
-

@@ -1,6 +1,5 @@
-import { candidateNames, canonicalName, type Setting } from "./setting.ts";
+import { candidateNames, canonicalName, type Setting, settingsOf } from "./setting.ts";
 import { SETTINGS, type SettingKey } from "./settings.ts";
-import { settingsOf } from "./setting.ts";
 
 /** Every declared setting, by key. */
 export const SETTINGS_BY_KEY: ReadonlyMap<SettingKey, Setting> = new Map(

@@ -58,11 +58,15 @@ export const text = v.string();
 export const flag = parsed(parseGoBool, "expected a boolean (true or false)");
 
 export function wholeNumber({ min, max }: { min?: number; max?: number } = {}) {
-  return parsed((input) => {
-    const value = parseWholeNumber(input);
-    if (value === undefined || (min !== undefined && value < min) || (max !== undefined && value > max)) return undefined;
-    return value;
-  }, `expected a whole number${describeRange(min, max)}`);
+  return parsed(
+    (input) => {
+      const value = parseWholeNumber(input);
+      if (value === undefined || (min !== undefined && value < min) || (max !== undefined && value > max))
+        return undefined;
+      return value;
+    },
+    `expected a whole number${describeRange(min, max)}`,
+  );
 }
 
 function describeRange(min: number | undefined, max: number | undefined): string {
@@ -134,16 +138,13 @@ export const redisUrl = parsed((input) => {
  * security: the namespace is spliced into SQL identifiers. The database adapter's own rule decides, so the start
  * stops here, in the list of problems, rather than later with a stack trace.
  */
-export const dbNamespace = parsed(
-  (input) => {
-    try {
-      return validateNamespace(input);
-    } catch {
-      return undefined;
-    }
-  },
-  `expected letters, digits and underscores, not starting with a digit, at most ${MAX_NAMESPACE_LENGTH} characters`,
-);
+export const dbNamespace = parsed((input) => {
+  try {
+    return validateNamespace(input);
+  } catch {
+    return undefined;
+  }
+}, `expected letters, digits and underscores, not starting with a digit, at most ${MAX_NAMESPACE_LENGTH} characters`);
 
 export function oneOf<const T extends string>(values: readonly T[], options: { ignoreCase?: boolean } = {}) {
   const expected = `expected one of ${values.join(", ")}`;

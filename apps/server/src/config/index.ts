@@ -1,5 +1,5 @@
-export { loadConfig, type ConfigSources } from "./load-config.ts";
-export { ConfigError } from "./config-error.ts";
-export { toPolicy } from "./to-policy.ts";
 export type * from "./config.ts";
+export { ConfigError } from "./config-error.ts";
 export type { DotenvSource } from "./env-sources.ts";
+export { type ConfigSources, loadConfig } from "./load-config.ts";
+export { toPolicy } from "./to-policy.ts";

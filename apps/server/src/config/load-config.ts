@@ -4,8 +4,8 @@ import { checkConsistency, configWarnings } from "./checks.ts";
 import type { Config, Profile, Settings } from "./config.ts";
 import { ConfigError } from "./config-error.ts";
 import { developmentJwtSecret } from "./development.ts";
-import { displayName, resolveEnv, type ResolvedEnv, SETTINGS_BY_KEY } from "./env-names.ts";
-import { readSources, type DotenvSource } from "./env-sources.ts";
+import { displayName, type ResolvedEnv, resolveEnv, SETTINGS_BY_KEY } from "./env-names.ts";
+import { type DotenvSource, readSources } from "./env-sources.ts";
 import { notBuiltProblems } from "./not-built.ts";
 import { mapSettings } from "./setting.ts";
 import { isSecret, SETTINGS, type SettingKey } from "./settings.ts";
@@ -48,7 +48,10 @@ export function loadConfig(sources: ConfigSources = { env: process.env, cwd: pro
   const values = parsed.output as Record<string, unknown>;
   const settings = mapSettings(SETTINGS, (declared) => values[declared.key]) as unknown as Settings;
   const jwtSecret = settings.jwt.secret ?? developmentJwtSecret(sources.cwd);
-  return deepFreeze({ ...buildConfig(settings, { profile, cwd: sources.cwd, jwtSecret }), warnings: configWarnings(env) });
+  return deepFreeze({
+    ...buildConfig(settings, { profile, cwd: sources.cwd, jwtSecret }),
+    warnings: configWarnings(env),
+  });
 }
 
 function sourcesOf({ env, dotenv, cwd }: ConfigSources): readonly Record<string, string>[] {

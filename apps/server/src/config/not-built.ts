@@ -1,5 +1,5 @@
-import { parseGoBool } from "./env-values.ts";
 import { SETTINGS_BY_KEY } from "./env-names.ts";
+import { parseGoBool } from "./env-values.ts";
 import type { SettingKey } from "./settings.ts";
 
 /**

@@ -41,10 +41,29 @@ interface Options<Default extends string | undefined> {
   readonly names?: SettingNames;
 }
 
-export function setting<const K extends string, T>(key: K, schema: v.GenericSchema<string, T>, options: Options<string> & { default: string }): Setting<K, T, true>;
-export function setting<const K extends string, T>(key: K, schema: v.GenericSchema<string, T>, options: Options<undefined>): Setting<K, T, false>;
-export function setting<const K extends string, T>(key: K, schema: v.GenericSchema<string, T>, options: Options<string | undefined>): Setting<K, T> {
-  return { key, schema, default: options.default, doc: options.doc, required: options.required, names: options.names } as Setting<K, T>;
+export function setting<const K extends string, T>(
+  key: K,
+  schema: v.GenericSchema<string, T>,
+  options: Options<string> & { default: string },
+): Setting<K, T, true>;
+export function setting<const K extends string, T>(
+  key: K,
+  schema: v.GenericSchema<string, T>,
+  options: Options<undefined>,
+): Setting<K, T, false>;
+export function setting<const K extends string, T>(
+  key: K,
+  schema: v.GenericSchema<string, T>,
+  options: Options<string | undefined>,
+): Setting<K, T> {
+  return {
+    key,
+    schema,
+    default: options.default,
+    doc: options.doc,
+    required: options.required,
+    names: options.names,
+  } as Setting<K, T>;
 }
 
 /** Settings grouped as the parsed configuration is. */
@@ -75,10 +94,10 @@ export function settingsOf(tree: SettingTree): Setting[] {
   return Object.values(tree).flatMap((node) => (isSetting(node) ? [node] : settingsOf(node)));
 }
 
-/** The tree with each setting replaced by `valueOf` it. */
-export function mapSettings(tree: SettingTree, valueOf: (setting: Setting) => unknown): Record<string, unknown> {
+/** The tree with each setting replaced by what `read` makes of it. */
+export function mapSettings(tree: SettingTree, read: (setting: Setting) => unknown): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(tree).map(([name, node]) => [name, isSetting(node) ? valueOf(node) : mapSettings(node, valueOf)]),
+    Object.entries(tree).map(([name, node]) => [name, isSetting(node) ? read(node) : mapSettings(node, read)]),
   );
 }
 

@@ -36,7 +36,8 @@ export function settingsReference(): string {
   ];
   for (const [heading, settings] of sections) {
     lines.push("", `## ${heading}`, "", "| Setting | Default | Meaning |", "|---|---|---|");
-    for (const declared of settings) lines.push(`| ${nameCell(declared)} | ${defaultCell(declared)} | ${meaningCell(declared)} |`);
+    for (const declared of settings)
+      lines.push(`| ${nameCell(declared)} | ${defaultCell(declared)} | ${meaningCell(declared)} |`);
   }
   return `${lines.join("\n")}\n`;
 }
@@ -54,7 +55,8 @@ function nameCell(declared: Setting): string {
 }
 
 function defaultCell(declared: Setting): string {
-  if (declared.default !== undefined) return declared.default === "" ? "(empty)" : `\`${declared.default.replaceAll("|", "\\|")}\``;
+  if (declared.default !== undefined)
+    return declared.default === "" ? "(empty)" : `\`${declared.default.replaceAll("|", "\\|")}\``;
   const required = declared.required;
   if (required === undefined) return "";
   return "profile" in required ? "required in production" : `required when \`${required.when}\` is \`${required.is}\``;

@@ -1,3 +1,5 @@
+import { EMAIL_KINDS, type EmailKind, URL_PATHS, type UrlPathName } from "@latchkey/adapters-smtp";
+import type { AuthEmailKind, NotificationKind } from "@latchkey/domain";
 import { MAX_PASSWORD_LENGTH } from "@latchkey/domain";
 import * as v from "valibot";
 import {
@@ -21,8 +23,6 @@ import {
   urlPath,
   wholeNumber,
 } from "./env-values.ts";
-import { EMAIL_KINDS, type EmailKind, URL_PATHS, type UrlPathName } from "@latchkey/adapters-smtp";
-import type { AuthEmailKind, NotificationKind } from "@latchkey/domain";
 import { type KeysOf, type Setting, setting } from "./setting.ts";
 
 // Every setting Latchkey reads, declared once (see setting.ts), grouped as the parsed configuration is. A setting
@@ -53,7 +53,10 @@ const mailSettings = {
   subjects: Object.fromEntries(
     EMAIL_KIND_ENTRIES.map(([kind, entry]) => [
       kind,
-      setting(`MAILER_SUBJECTS_${entry.setting}`, text, { default: entry.subject, doc: `Subject of the ${words(kind)} email.` }),
+      setting(`MAILER_SUBJECTS_${entry.setting}`, text, {
+        default: entry.subject,
+        doc: `Subject of the ${words(kind)} email.`,
+      }),
     ]),
   ) as { readonly [K in AuthEmailKind]: Setting<`MAILER_SUBJECTS_${string}`, string, true> },
   templates: Object.fromEntries(
@@ -148,7 +151,10 @@ export const SETTINGS = {
       doc: "How long an access token lasts.",
     }),
     aud: setting("JWT_AUD", text, { default: "authenticated", doc: "The audience of new users and their tokens." }),
-    defaultGroupName: setting("JWT_DEFAULT_GROUP_NAME", text, { default: "authenticated", doc: "The role of new users." }),
+    defaultGroupName: setting("JWT_DEFAULT_GROUP_NAME", text, {
+      default: "authenticated",
+      doc: "The role of new users.",
+    }),
     adminRoles: setting("JWT_ADMIN_ROLES", list, {
       default: "service_role,supabase_admin",
       doc: "Token roles that may call the admin API and /invite.",
@@ -156,14 +162,20 @@ export const SETTINGS = {
     issuer: setting("JWT_ISSUER", text, { doc: "The `iss` of access tokens; API_EXTERNAL_URL when unset." }),
   },
   signup: {
-    disabled: setting("DISABLE_SIGNUP", flag, { default: "false", doc: "Refuse new accounts (invitations still work)." }),
+    disabled: setting("DISABLE_SIGNUP", flag, {
+      default: "false",
+      doc: "Refuse new accounts (invitations still work).",
+    }),
     emailEnabled: setting("EXTERNAL_EMAIL_ENABLED", flag, { default: "true", doc: "Sign-up and sign-in by email." }),
     emailMagicLinkEnabled: setting("EXTERNAL_EMAIL_MAGIC_LINK_ENABLED", flag, {
       default: "true",
       doc: "Sign-in by a mailed link or code (/magiclink, /otp with an email).",
     }),
     phoneEnabled: setting("EXTERNAL_PHONE_ENABLED", flag, { default: "false", doc: "Sign-up and sign-in by phone." }),
-    anonymousEnabled: setting("EXTERNAL_ANONYMOUS_USERS_ENABLED", flag, { default: "false", doc: "Anonymous sign-ins." }),
+    anonymousEnabled: setting("EXTERNAL_ANONYMOUS_USERS_ENABLED", flag, {
+      default: "false",
+      doc: "Anonymous sign-ins.",
+    }),
   },
   security: {
     refreshTokenRotationEnabled: setting("SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", flag, {
@@ -184,7 +196,10 @@ export const SETTINGS = {
     }),
   },
   password: {
-    minLength: setting("PASSWORD_MIN_LENGTH", passwordMinLength, { default: "6", doc: "The shortest password; at least 6." }),
+    minLength: setting("PASSWORD_MIN_LENGTH", passwordMinLength, {
+      default: "6",
+      doc: "The shortest password; at least 6.",
+    }),
     requiredCharacters: setting("PASSWORD_REQUIRED_CHARACTERS", requiredCharacters, {
       default: "",
       doc: "Sets of characters a password must use one of each, separated by `:`.",
@@ -214,7 +229,10 @@ export const SETTINGS = {
     port: setting("SMTP_PORT", port, { required: production, doc: "The SMTP server's port (465 speaks TLS at once)." }),
     user: setting("SMTP_USER", text, { doc: "The SMTP user name." }),
     pass: setting("SMTP_PASS", text, { doc: "The SMTP password." }),
-    adminEmail: setting("SMTP_ADMIN_EMAIL", emailAddress, { required: production, doc: "The From address of every mail." }),
+    adminEmail: setting("SMTP_ADMIN_EMAIL", emailAddress, {
+      required: production,
+      doc: "The From address of every mail.",
+    }),
     senderName: setting("SMTP_SENDER_NAME", text, { doc: "The From name; the From address when unset." }),
   },
   sms: {
@@ -229,9 +247,15 @@ export const SETTINGS = {
       default: "60",
       doc: "Time between codes of one kind to one number.",
     }),
-    otpExpSeconds: setting("SMS_OTP_EXP", seconds({ positive: true }), { default: "60", doc: "How long a texted code works." }),
+    otpExpSeconds: setting("SMS_OTP_EXP", seconds({ positive: true }), {
+      default: "60",
+      doc: "How long a texted code works.",
+    }),
     otpLength: setting("SMS_OTP_LENGTH", OTP_LENGTH, { default: "6", doc: "Digits of a texted code, 6 to 10." }),
-    template: setting("SMS_TEMPLATE", text, { default: "Your code is {{ .Code }}", doc: "The text of an SMS; `{{ .Code }}` is the code." }),
+    template: setting("SMS_TEMPLATE", text, {
+      default: "Your code is {{ .Code }}",
+      doc: "The text of an SMS; `{{ .Code }}` is the code.",
+    }),
     testOtp: setting("SMS_TEST_OTP", testOtpMap, {
       default: "",
       doc: "Numbers with fixed codes, to which nothing is sent: `15550100000:123456,...` (app-review accounts).",
@@ -242,7 +266,11 @@ export const SETTINGS = {
     twilio: {
       accountSid: credential("SMS_TWILIO_ACCOUNT_SID", "twilio", "Twilio's account SID."),
       authToken: credential("SMS_TWILIO_AUTH_TOKEN", "twilio", "Twilio's auth token."),
-      messageServiceSid: credential("SMS_TWILIO_MESSAGE_SERVICE_SID", "twilio", "A Twilio messaging service SID, or the sender number."),
+      messageServiceSid: credential(
+        "SMS_TWILIO_MESSAGE_SERVICE_SID",
+        "twilio",
+        "A Twilio messaging service SID, or the sender number.",
+      ),
     },
     messagebird: {
       accessKey: credential("SMS_MESSAGEBIRD_ACCESS_KEY", "messagebird", "MessageBird's access key."),
@@ -266,8 +294,14 @@ export const SETTINGS = {
       default: "30",
       doc: "Mails sent, across all instances: per hour (`30`) or per window (`10/1m`).",
     }),
-    smsSent: setting("RATE_LIMIT_SMS_SENT", ratePerHourOrWindow, { default: "30", doc: "SMS sent, as RATE_LIMIT_EMAIL_SENT." }),
-    verify: setting("RATE_LIMIT_VERIFY", countPer(300), { default: "30", doc: "/verify requests per client per 5 minutes." }),
+    smsSent: setting("RATE_LIMIT_SMS_SENT", ratePerHourOrWindow, {
+      default: "30",
+      doc: "SMS sent, as RATE_LIMIT_EMAIL_SENT.",
+    }),
+    verify: setting("RATE_LIMIT_VERIFY", countPer(300), {
+      default: "30",
+      doc: "/verify requests per client per 5 minutes.",
+    }),
     tokenRefresh: setting("RATE_LIMIT_TOKEN_REFRESH", countPer(300), {
       default: "150",
       doc: "/token requests (every grant) per client per 5 minutes.",
@@ -287,9 +321,14 @@ export const SETTINGS = {
   },
   /** Inherited multi-instance mode, which Latchkey does not have: read only to refuse it (see checks.ts). */
   multiInstance: {
-    operatorToken: setting("OPERATOR_TOKEN", text, { doc: "Ignored, with a warning: it belongs to multi-instance mode." }),
+    operatorToken: setting("OPERATOR_TOKEN", text, {
+      doc: "Ignored, with a warning: it belongs to multi-instance mode.",
+    }),
     apiEndpoint: setting("API_ENDPOINT", text, { doc: "Refused: multi-instance mode is not supported." }),
-    enabled: setting("MULTI_INSTANCE_MODE", flag, { default: "false", doc: "Refused when true: multi-instance mode is not supported." }),
+    enabled: setting("MULTI_INSTANCE_MODE", flag, {
+      default: "false",
+      doc: "Refused when true: multi-instance mode is not supported.",
+    }),
   },
 } as const;
 

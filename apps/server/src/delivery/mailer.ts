@@ -14,7 +14,8 @@ export function createMailer(config: Config, log: Logger): { mailer: Mailer; clo
     urlPaths: config.mailer.urlPaths,
     subjects: config.mailer.subjects,
     templates: config.mailer.templates,
-    onTemplateError: (url, reason) => log.warn({ template: url, reason }, "mail template unavailable; the built-in body is used"),
+    onTemplateError: (url, reason) =>
+      log.warn({ template: url, reason }, "mail template unavailable; the built-in body is used"),
   };
   if (config.smtp) {
     const { host, port, user, pass, adminEmail, senderName } = config.smtp;
@@ -31,5 +32,10 @@ export function createMailer(config: Config, log: Logger): { mailer: Mailer; clo
 
 /** The link of a mail that is not sent (POST /admin/generate_link), built exactly as a sent mail's. */
 export function createActionLink(config: Config): (email: LinkEmail) => string {
-  return (email) => confirmationUrl(email, { externalUrl: config.api.externalUrl, siteUrl: config.siteUrl, urlPaths: config.mailer.urlPaths });
+  return (email) =>
+    confirmationUrl(email, {
+      externalUrl: config.api.externalUrl,
+      siteUrl: config.siteUrl,
+      urlPaths: config.mailer.urlPaths,
+    });
 }

@@ -32,7 +32,10 @@ export async function startOutboxWorker(options: OutboxWorkerOptions): Promise<O
       wanted = false;
       const report = await options.deliver();
       for (const failure of report.failures) {
-        log.warn({ message_id: failure.id, error: failure.error, will_retry: failure.willRetry }, "message delivery failed");
+        log.warn(
+          { message_id: failure.id, error: failure.error, will_retry: failure.willRetry },
+          "message delivery failed",
+        );
       }
       if (report.delivered > 0) log.debug({ delivered: report.delivered }, "messages delivered");
       // A batch that came back full may have left more behind.

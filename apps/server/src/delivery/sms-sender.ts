@@ -24,7 +24,8 @@ export function createConfiguredSmsSender(config: Config, log: Logger): SmsSende
 function logSmsSender(config: Config, log: Logger): SmsSender {
   return createLogSmsSender({
     template: config.sms.template,
-    write: ({ kind, to, code }) => log.info({ sms: { kind, to, code } }, "SMS not sent (development profile), written here instead"),
+    write: ({ kind, to, code }) =>
+      log.info({ sms: { kind, to, code } }, "SMS not sent (development profile), written here instead"),
   });
 }
 

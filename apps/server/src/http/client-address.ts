@@ -1,6 +1,6 @@
-import type { ClientAddress } from "@latchkey/http-hono";
-import { getConnInfo } from "@hono/node-server/conninfo";
 import { isIP } from "node:net";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import type { ClientAddress } from "@latchkey/http-hono";
 import type { Config } from "../config/index.ts";
 
 const firstAddress = (value: string | undefined): string | null => {

@@ -6,8 +6,29 @@ import type { Config } from "../config/index.ts";
  * /settings says only what works, and keeps the shape clients read.
  */
 const OAUTH_PROVIDERS = [
-  "apple", "azure", "bitbucket", "discord", "facebook", "figma", "fly", "github", "gitlab", "google", "kakao", "keycloak",
-  "linkedin", "linkedin_oidc", "notion", "slack", "slack_oidc", "snapchat", "spotify", "twitch", "twitter", "workos", "zoom",
+  "apple",
+  "azure",
+  "bitbucket",
+  "discord",
+  "facebook",
+  "figma",
+  "fly",
+  "github",
+  "gitlab",
+  "google",
+  "kakao",
+  "keycloak",
+  "linkedin",
+  "linkedin_oidc",
+  "notion",
+  "slack",
+  "slack_oidc",
+  "snapchat",
+  "spotify",
+  "twitch",
+  "twitter",
+  "workos",
+  "zoom",
 ] as const;
 
 export function publicSettings(config: Config): PublicSettings {

@@ -8,7 +8,11 @@ export type LogLevel = "panic" | "fatal" | "error" | "warn" | "info" | "debug";
  * JSON lines to stdout, or to LOG_FILE. Nothing we log carries a secret, and the redaction list is a second
  * guard should a future line ever include a body or headers.
  */
-export function createLogger(options: { level: LogLevel; file?: string | undefined; destination?: DestinationStream }): Logger {
+export function createLogger(options: {
+  level: LogLevel;
+  file?: string | undefined;
+  destination?: DestinationStream;
+}): Logger {
   return pino(
     {
       level: options.level === "panic" ? "fatal" : options.level,
@@ -42,7 +46,13 @@ const FLUSH_INTERVAL_MS = 200;
  * allocates. Given buffers, it keeps a list and joins it once a batch.
  */
 function bufferedDestination(file: string | undefined): DestinationStream {
-  const stream = pino.destination({ dest: file ?? 1, mkdir: file !== undefined, sync: false, minLength: BUFFER_BYTES, contentMode: "buffer" });
+  const stream = pino.destination({
+    dest: file ?? 1,
+    mkdir: file !== undefined,
+    sync: false,
+    minLength: BUFFER_BYTES,
+    contentMode: "buffer",
+  });
   // `destroyed` is SonicBoom's, missing from its types; flushing a destroyed stream throws.
   const state = stream as unknown as { readonly destroyed: boolean };
   const flusher = setInterval(() => {

@@ -92,7 +92,12 @@ describe("settings of features Latchkey does not have yet", () => {
     ["AUTH_API_MAX_REQUEST_DURATION", "10s", "A request deadline", "remove this variable"],
     ["AUTH_JWT_ADMIN_GROUP_NAME", "admin", "Editing app_metadata through PUT /user", "remove this variable"],
     ["AUTH_JWT_KEYS", "[]", "Asymmetric signing keys", "remove this variable"],
-    ["AUTH_MAILER_NOTIFICATIONS_MFA_FACTOR_ENROLLED_ENABLED", "true", "Identity and MFA notifications", "remove this variable or set it to false"],
+    [
+      "AUTH_MAILER_NOTIFICATIONS_MFA_FACTOR_ENROLLED_ENABLED",
+      "true",
+      "Identity and MFA notifications",
+      "remove this variable or set it to false",
+    ],
     ["GOTRUE_MFA_TOTP_ENROLL_ENABLED", "true", "MFA", "remove this variable or set it to false"],
   ])("stop the start: %s", (name, value, feature, advice) => {
     expect(problemsOf({ [name]: value })).toEqual([`${name}: ${feature} is not built in Latchkey yet; ${advice}`]);

@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync, mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { load, PRODUCTION_ENV, problemsOf, tempCwd } from "./support.ts";

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
-import { ConfigError, loadConfig, type Config } from "../../src/config/index.ts";
+import { type Config, ConfigError, loadConfig } from "../../src/config/index.ts";
 
 /** A complete production environment; tests override or delete single variables. */
 export const PRODUCTION_ENV: Readonly<Record<string, string>> = {

@@ -137,9 +137,13 @@ describe("choices", () => {
   });
 
   it("reads SMS_PROVIDER_API_URL as an http(s) origin for the provider's API, absent by default", () => {
-    expect(load({ AUTH_SMS_PROVIDER_API_URL: "https://api.dublin.ie1.twilio.com" }).sms.apiUrl).toBe("https://api.dublin.ie1.twilio.com");
+    expect(load({ AUTH_SMS_PROVIDER_API_URL: "https://api.dublin.ie1.twilio.com" }).sms.apiUrl).toBe(
+      "https://api.dublin.ie1.twilio.com",
+    );
     expect(load({}).sms.apiUrl).toBeUndefined();
-    expect(problemsOf({ AUTH_SMS_PROVIDER_API_URL: "api.twilio.com" })).toEqual(['AUTH_SMS_PROVIDER_API_URL: expected an absolute http(s) URL, got "api.twilio.com"']);
+    expect(problemsOf({ AUTH_SMS_PROVIDER_API_URL: "api.twilio.com" })).toEqual([
+      'AUTH_SMS_PROVIDER_API_URL: expected an absolute http(s) URL, got "api.twilio.com"',
+    ]);
   });
 });
 

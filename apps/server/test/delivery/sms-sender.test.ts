@@ -28,7 +28,10 @@ async function providerStandIn(): Promise<{ url: string; received: Received[] }>
       const [status, json] = path.endsWith("/Messages.json")
         ? [201, { sid: "SM0123456789abcdef0123456789abcdef", status: "queued" }]
         : path === "/messages"
-          ? [201, { id: "e8077d803532c0b5937c639b60216938", recipients: { totalCount: 1, totalSentCount: 1, items: [] } }]
+          ? [
+              201,
+              { id: "e8077d803532c0b5937c639b60216938", recipients: { totalCount: 1, totalSentCount: 1, items: [] } },
+            ]
           : path === "/send/"
             ? [200, { status: "success", messages: [{ id: "1151346216" }] }]
             : [200, { "message-count": "1", messages: [{ status: "0", "message-id": "0A0000000123ABCD1" }] }];
@@ -44,11 +47,16 @@ async function providerStandIn(): Promise<{ url: string; received: Received[] }>
 const silent = pino({ level: "silent" });
 
 describe("the configured SMS sender", () => {
-  const basic = (request: Received) => Buffer.from((request.headers.authorization ?? "").replace(/^Basic /, ""), "base64").toString();
+  const basic = (request: Received) =>
+    Buffer.from((request.headers.authorization ?? "").replace(/^Basic /, ""), "base64").toString();
   it.each([
     {
       name: "twilio",
-      credentials: { AUTH_SMS_TWILIO_ACCOUNT_SID: "AC123", AUTH_SMS_TWILIO_AUTH_TOKEN: "tw-token", AUTH_SMS_TWILIO_MESSAGE_SERVICE_SID: "+15550109999" },
+      credentials: {
+        AUTH_SMS_TWILIO_ACCOUNT_SID: "AC123",
+        AUTH_SMS_TWILIO_AUTH_TOKEN: "tw-token",
+        AUTH_SMS_TWILIO_MESSAGE_SERVICE_SID: "+15550109999",
+      },
       path: "/2010-04-01/Accounts/AC123/Messages.json",
       text: (request: Received) => request.form["Body"],
       authenticated: (request: Received) => basic(request) === "AC123:tw-token",
@@ -69,10 +77,15 @@ describe("the configured SMS sender", () => {
     },
     {
       name: "vonage",
-      credentials: { AUTH_SMS_VONAGE_API_KEY: "vn-key", AUTH_SMS_VONAGE_API_SECRET: "vn-secret", AUTH_SMS_VONAGE_FROM: "Latchkey" },
+      credentials: {
+        AUTH_SMS_VONAGE_API_KEY: "vn-key",
+        AUTH_SMS_VONAGE_API_SECRET: "vn-secret",
+        AUTH_SMS_VONAGE_FROM: "Latchkey",
+      },
       path: "/sms/json",
       text: (request: Received) => request.form["text"],
-      authenticated: (request: Received) => request.form["api_key"] === "vn-key" && request.form["api_secret"] === "vn-secret",
+      authenticated: (request: Received) =>
+        request.form["api_key"] === "vn-key" && request.form["api_secret"] === "vn-secret",
     },
   ])("sends through $name, with its credentials and SMS_TEMPLATE, to SMS_PROVIDER_API_URL", async (provider) => {
     const standIn = await providerStandIn();
@@ -94,7 +107,10 @@ describe("the configured SMS sender", () => {
     const log = pino({ level: "info" }, { write: (line: string) => void lines.push(line) });
     const refused = await createConfiguredSmsSender(production({}), log)
       .send({ kind: "otp", to: "+15550100000", otp: "424242" })
-      .then(() => undefined, (error: unknown) => error);
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
     expect(refused).toMatchObject({ code: "unexpected_failure", message: "Unable to get SMS provider" });
     expect(lines.join("")).not.toContain("424242");
   });

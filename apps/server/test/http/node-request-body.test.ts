@@ -1,7 +1,7 @@
-import { serve } from "@hono/node-server";
-import { Hono } from "hono";
 import { request } from "node:http";
 import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readNodeBody } from "../../src/http/node-request-body.ts";
 
@@ -42,17 +42,23 @@ function post(chunks: string[], headers: Record<string, string> = {}): Promise<{
 
 describe("reading a body from Node's request", () => {
   it("joins a body that arrives in several chunks", async () => {
-    expect(await post(["{\"a\":", "\"é\"", "}"])).toEqual({ status: 200, text: 'read:{"a":"é"}' });
+    expect(await post(['{"a":', '"é"', "}"])).toEqual({ status: 200, text: 'read:{"a":"é"}' });
   });
 
   it("reads a body of exactly the limit, and an empty one", async () => {
-    expect(await post(["x".repeat(limit)], { "content-length": String(limit) })).toEqual({ status: 200, text: `read:${"x".repeat(limit)}` });
+    expect(await post(["x".repeat(limit)], { "content-length": String(limit) })).toEqual({
+      status: 200,
+      text: `read:${"x".repeat(limit)}`,
+    });
     expect(await post([], { "content-length": "0" })).toEqual({ status: 200, text: "read:" });
   });
 
   it("stops at the limit and lets the handler answer, whether or not a length was declared", async () => {
     expect(await post(["x".repeat(10), "x".repeat(10), "x".repeat(10)])).toEqual({ status: 413, text: "too large" });
-    expect(await post(["x".repeat(limit + 1)], { "content-length": String(limit + 1) })).toEqual({ status: 413, text: "too large" });
+    expect(await post(["x".repeat(limit + 1)], { "content-length": String(limit + 1) })).toEqual({
+      status: 413,
+      text: "too large",
+    });
   });
 
   it("reads the web Request when the request did not come through Node", async () => {

@@ -37,8 +37,14 @@ describe("pino logger", () => {
       const file = join(folder, "server.log");
       const log = createLogger({ level: "info", file });
       log.info({ n: 1 }, "a lone line, far from filling a batch");
-      const read = () => readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
-      await expect.poll(read, { timeout: 2_000, interval: 50 }).toMatchObject([{ n: 1, msg: "a lone line, far from filling a batch" }]);
+      const read = () =>
+        readFileSync(file, "utf8")
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => JSON.parse(line));
+      await expect
+        .poll(read, { timeout: 2_000, interval: 50 })
+        .toMatchObject([{ n: 1, msg: "a lone line, far from filling a batch" }]);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
@@ -52,9 +58,15 @@ describe("pino logger", () => {
       // Several KiB of lines with multi-byte characters: batches are cut by bytes, not by characters.
       const count = 400;
       for (let n = 0; n < count; n++) log.info({ n, name: `Zoë ✓ 名前 ${n}` }, "line");
-      const read = () => readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as { n: number; name: string });
+      const read = () =>
+        readFileSync(file, "utf8")
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as { n: number; name: string });
       await expect.poll(() => read().length, { timeout: 2_000, interval: 50 }).toBe(count);
-      expect(read().map(({ n, name }) => [n, name])).toEqual(Array.from({ length: count }, (_, n) => [n, `Zoë ✓ 名前 ${n}`]));
+      expect(read().map(({ n, name }) => [n, name])).toEqual(
+        Array.from({ length: count }, (_, n) => [n, `Zoë ✓ 名前 ${n}`]),
+      );
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

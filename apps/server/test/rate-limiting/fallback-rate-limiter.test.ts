@@ -1,7 +1,7 @@
 import type { RateLimiter } from "@latchkey/domain";
+import { createInMemoryRateLimiter } from "@latchkey/domain/in-memory";
 import { describe, expect, it } from "vitest";
 import { createFallbackRateLimiter } from "../../src/rate-limiting/fallback-rate-limiter.ts";
-import { createInMemoryRateLimiter } from "@latchkey/domain/in-memory";
 
 /** A shared limiter that can be switched off, as Redis is during an outage; it counts the attempts made on it. */
 function switchable(inner: RateLimiter) {
@@ -9,7 +9,9 @@ function switchable(inner: RateLimiter) {
   const limiter: RateLimiter = {
     consume: (key, limit, windowSeconds) => {
       state.attempts++;
-      return state.down ? Promise.reject(new Error("rate limiter: Redis did not answer")) : inner.consume(key, limit, windowSeconds);
+      return state.down
+        ? Promise.reject(new Error("rate limiter: Redis did not answer"))
+        : inner.consume(key, limit, windowSeconds);
     },
     peek: (key, limit) => {
       state.attempts++;
@@ -28,10 +30,15 @@ function setup() {
   const limiter = createFallbackRateLimiter(
     shared.limiter,
     local,
-    { onFallback: (error) => told.push(`fallback: ${(error as Error).message}`), onRecovered: () => told.push("recovered") },
+    {
+      onFallback: (error) => told.push(`fallback: ${(error as Error).message}`),
+      onRecovered: () => told.push("recovered"),
+    },
     { retryAfterMs: 5_000, now: () => at },
   );
-  const advance = (ms: number) => void (at += ms);
+  const advance = (ms: number) => {
+    at += ms;
+  };
   return { limiter, shared, told, advance };
 }
 

@@ -1,8 +1,8 @@
 import { randomNamespace } from "@latchkey/adapters-postgres/testing";
+import { testRedisUrl } from "@latchkey/adapters-redis/testing";
 import { startSmtpSink } from "@latchkey/adapters-smtp/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/start-test-server.ts";
-import { testRedisUrl } from "@latchkey/adapters-redis/testing";
 
 const REDIS_URL = await testRedisUrl();
 
@@ -20,21 +20,24 @@ async function start(...args: Parameters<typeof startTestServer>): Promise<TestS
 const recover = (server: TestServer, email: string) => server.fetch("/recover", { method: "POST", json: { email } });
 
 describe("rate limits across instances", () => {
-  it.skipIf(REDIS_URL === undefined)("hold for every instance on one Redis: a second request through another instance waits as long", async () => {
-    const namespace = randomNamespace();
-    const mail = await startSmtpSink();
-    try {
-      const first = await start({ AUTH_REDIS_URL: REDIS_URL! }, {}, { namespace, mail, dropTablesOnClose: false });
-      const second = await start({ AUTH_REDIS_URL: REDIS_URL! }, {}, { namespace, mail });
-      expect((await recover(first, "shared@example.com")).status).toBe(200);
-      const refused = await recover(second, "shared@example.com");
-      expect(refused.status).toBe(429);
-      expect(await refused.json()).toMatchObject({ error_code: "over_email_send_rate_limit" });
-    } finally {
-      for (const server of started.splice(0).reverse()) await server.close();
-      await mail.close();
-    }
-  });
+  it.skipIf(REDIS_URL === undefined)(
+    "hold for every instance on one Redis: a second request through another instance waits as long",
+    async () => {
+      const namespace = randomNamespace();
+      const mail = await startSmtpSink();
+      try {
+        const first = await start({ AUTH_REDIS_URL: REDIS_URL! }, {}, { namespace, mail, dropTablesOnClose: false });
+        const second = await start({ AUTH_REDIS_URL: REDIS_URL! }, {}, { namespace, mail });
+        expect((await recover(first, "shared@example.com")).status).toBe(200);
+        const refused = await recover(second, "shared@example.com");
+        expect(refused.status).toBe(429);
+        expect(await refused.json()).toMatchObject({ error_code: "over_email_send_rate_limit" });
+      } finally {
+        for (const server of started.splice(0).reverse()) await server.close();
+        await mail.close();
+      }
+    },
+  );
 
   it.skipIf(REDIS_URL === undefined)("count one address's /token requests across instances on one Redis", async () => {
     const namespace = randomNamespace();

@@ -23,7 +23,14 @@ const workload = `
 /** The largest heap of the workload, run in a fresh Node with these flags, after importing heap-growth.ts or not. */
 async function largestHeap(options: { imported: boolean; flags?: string[] }): Promise<number> {
   const script = workload.replace("IMPORT", options.imported ? `await import(${JSON.stringify(heapGrowth)});` : "");
-  const { stdout } = await promisify(execFile)(process.execPath, [...(options.flags ?? []), "--import", "tsx", "--input-type=module", "-e", script]);
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    ...(options.flags ?? []),
+    "--import",
+    "tsx",
+    "--input-type=module",
+    "-e",
+    script,
+  ]);
   return Number(stdout.trim());
 }
 

@@ -1,16 +1,16 @@
-import { serve } from "@hono/node-server";
-import { dropTables, randomNamespace, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
-import type { Ports } from "@latchkey/domain";
-import { type SmtpSink, startSmtpSink } from "@latchkey/adapters-smtp/testing";
 import { mkdtempSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import type { Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
-import { createLogger } from "../../src/logging/pino-logger.ts";
+import { serve } from "@hono/node-server";
+import { dropTables, randomNamespace, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
+import { type SmtpSink, startSmtpSink } from "@latchkey/adapters-smtp/testing";
+import type { Ports } from "@latchkey/domain";
 import { createServer } from "../../src/compose.ts";
 import { type Config, loadConfig } from "../../src/config/index.ts";
+import { createLogger } from "../../src/logging/pino-logger.ts";
 
 export const TEST_JWT_SECRET = "test-jwt-secret-with-at-least-32-characters";
 
@@ -93,7 +93,9 @@ export async function startTestServer(
   });
   // Without a server, a PGlite in memory rather than in the development folder.
   const runtimeConfig: Config =
-    config.db.url === undefined ? { ...config, db: { ...config.db, url: undefined, embeddedDataDir: "memory://" } } : config;
+    config.db.url === undefined
+      ? { ...config, db: { ...config.db, url: undefined, embeddedDataDir: "memory://" } }
+      : config;
 
   const lines: string[] = [];
   const destination = new Writable({
@@ -109,7 +111,9 @@ export async function startTestServer(
   await server.startDelivery();
 
   const http = await new Promise<HttpServer>((resolve) => {
-    const listening = serve({ fetch: server.app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(listening as HttpServer));
+    const listening = serve({ fetch: server.app.fetch, port: 0, hostname: "127.0.0.1" }, () =>
+      resolve(listening as HttpServer),
+    );
   });
   const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
 
@@ -126,7 +130,8 @@ export async function startTestServer(
       if (target.origin !== external.origin) throw new Error(`${link} does not point at API_EXTERNAL_URL`);
       const response = await fetch(`${url}${target.pathname}${target.search}`, { redirect: "manual" });
       const location = response.headers.get("location");
-      if (response.status !== 303 || !location) throw new Error(`expected a 303 redirect, got ${response.status}: ${await response.text()}`);
+      if (response.status !== 303 || !location)
+        throw new Error(`expected a 303 redirect, got ${response.status}: ${await response.text()}`);
       return new URL(location);
     },
     fetch: (path, init = {}) => {

@@ -38,7 +38,8 @@ export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
         const commit = await client.query("COMMIT");
         // COMMIT of a transaction in which a statement failed answers ROLLBACK instead of an error; that happens
         // when `work` swallowed the failure, and it must not look like success.
-        if (commit.command === "ROLLBACK") throw new Error("the transaction was rolled back: one of its statements failed");
+        if (commit.command === "ROLLBACK")
+          throw new Error("the transaction was rolled back: one of its statements failed");
         return result;
       } catch (error) {
         await client.query("ROLLBACK").catch((rollbackError: Error) => (broken ??= rollbackError));
@@ -55,7 +56,10 @@ export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
   const bound = new WeakMap<pg.PoolClient, Database>();
   const databaseOf = (client: pg.PoolClient) => {
     let db = bound.get(client);
-    if (!db) bound.set(client, (db = drizzle({ client })));
+    if (!db) {
+      db = drizzle({ client });
+      bound.set(client, db);
+    }
     return db;
   };
 
@@ -66,7 +70,8 @@ export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
       transaction: (work) =>
         withTransaction((client) => {
           const connection: MigrationConnection = {
-            query: async <Row>(text: string, params: readonly unknown[]) => (await client.query(text, [...params])).rows as Row[],
+            query: async <Row>(text: string, params: readonly unknown[]) =>
+              (await client.query(text, [...params])).rows as Row[],
             // Without parameters node-postgres uses the simple protocol, which accepts several statements.
             exec: async (script) => void (await client.query(script)),
           };
@@ -87,7 +92,11 @@ const RECONNECT_LONGEST_MS = 30_000;
  * connection drops it is re-established with backoff, and `onNotify` is called once since notifications sent in
  * between were lost.
  */
-async function listenOn(options: NodePostgresOptions, channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+async function listenOn(
+  options: NodePostgresOptions,
+  channel: string,
+  onNotify: () => void,
+): Promise<() => Promise<void>> {
   let stopped = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
@@ -100,7 +109,10 @@ async function listenOn(options: NodePostgresOptions, channel: string, onNotify:
       void next.end().catch(() => undefined);
       if (stopped || client !== next) return;
       client = undefined;
-      retry = setTimeout(() => void connect(Math.min(delayMs * 2, RECONNECT_LONGEST_MS)).then(onNotify, () => undefined), delayMs);
+      retry = setTimeout(
+        () => void connect(Math.min(delayMs * 2, RECONNECT_LONGEST_MS)).then(onNotify, () => undefined),
+        delayMs,
+      );
     };
     next.on("notification", (message) => {
       if (message.channel === channel) onNotify();

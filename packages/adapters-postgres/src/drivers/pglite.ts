@@ -28,7 +28,8 @@ export async function createPgliteDriver(options: PgliteOptions): Promise<Driver
       transaction: (work) =>
         client.transaction((tx) => {
           const connection: MigrationConnection = {
-            query: async <Row>(text: string, params: readonly unknown[]) => (await tx.query<Row>(text, [...params])).rows,
+            query: async <Row>(text: string, params: readonly unknown[]) =>
+              (await tx.query<Row>(text, [...params])).rows,
             exec: async (script) => void (await tx.exec(script)),
           };
           return work(connection);

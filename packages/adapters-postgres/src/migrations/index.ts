@@ -9,4 +9,13 @@ import { provenChoices } from "./0008_proven_choices.ts";
 import type { Migration } from "./migration.ts";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
-export const migrations: readonly Migration[] = [initial, auditLog, outbox, pkce, tokenPassword, outboxClaim, adminLists, provenChoices];
+export const migrations: readonly Migration[] = [
+  initial,
+  auditLog,
+  outbox,
+  pkce,
+  tokenPassword,
+  outboxClaim,
+  adminLists,
+  provenChoices,
+];

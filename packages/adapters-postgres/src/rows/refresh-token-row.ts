@@ -15,7 +15,13 @@ export interface RefreshTokenJson {
 
 /** The token's columns. */
 export function toRefreshTokenRow(token: RefreshToken): RefreshTokenRow {
-  return { id: token.id, sessionId: token.sessionId, parentId: token.parentId, tokenHash: token.tokenHash, createdAt: token.createdAt };
+  return {
+    id: token.id,
+    sessionId: token.sessionId,
+    parentId: token.parentId,
+    tokenHash: token.tokenHash,
+    createdAt: token.createdAt,
+  };
 }
 
 /** The domain's RefreshToken from its row. */
@@ -25,5 +31,11 @@ export function fromRefreshTokenRow(row: RefreshTokenRow): RefreshToken {
 
 /** The token's columns from their `row_to_json` rendering. */
 export function fromRefreshTokenJson(json: RefreshTokenJson): RefreshTokenRow {
-  return { id: json.id, sessionId: json.session_id, parentId: json.parent_id, tokenHash: json.token_hash, createdAt: fromTimestampJson(json.created_at) };
+  return {
+    id: json.id,
+    sessionId: json.session_id,
+    parentId: json.parent_id,
+    tokenHash: json.token_hash,
+    createdAt: fromTimestampJson(json.created_at),
+  };
 }

@@ -4,4 +4,5 @@
  */
 export const fromTimestampJson = (value: string): Date => new Date(value);
 
-export const fromOptionalTimestampJson = (value: string | null): Date | null => (value === null ? null : new Date(value));
+export const fromOptionalTimestampJson = (value: string | null): Date | null =>
+  value === null ? null : new Date(value);

@@ -1,6 +1,5 @@
-import type { AuthMethod } from "@latchkey/domain";
+import type { AuthMethod, CodeChallengeMethod } from "@latchkey/domain";
 import { foreignKey, index, pgTable, primaryKey, text, unique, uuid } from "drizzle-orm/pg-core";
-import type { CodeChallengeMethod } from "@latchkey/domain";
 import { timestamptz } from "./columns.ts";
 import type { UsersTable } from "./users.ts";
 
@@ -23,7 +22,9 @@ export function flowStatesTable(ns: string, users: UsersTable) {
     (t) => [
       primaryKey({ name: `${ns}flow_states_pkey`, columns: [t.id] }),
       unique(`${ns}flow_states_auth_code_hash_key`).on(t.authCodeHash),
-      foreignKey({ name: `${ns}flow_states_user_id_fkey`, columns: [t.userId], foreignColumns: [users.id] }).onDelete("cascade"),
+      foreignKey({ name: `${ns}flow_states_user_id_fkey`, columns: [t.userId], foreignColumns: [users.id] }).onDelete(
+        "cascade",
+      ),
       index(`${ns}flow_states_user_id_idx`).on(t.userId),
     ],
   );

@@ -20,7 +20,9 @@ export function identitiesTable(ns: string, users: UsersTable) {
     (t) => [
       primaryKey({ name: `${ns}identities_pkey`, columns: [t.id] }),
       unique(`${ns}identities_provider_provider_id_key`).on(t.provider, t.providerId),
-      foreignKey({ name: `${ns}identities_user_id_fkey`, columns: [t.userId], foreignColumns: [users.id] }).onDelete("cascade"),
+      foreignKey({ name: `${ns}identities_user_id_fkey`, columns: [t.userId], foreignColumns: [users.id] }).onDelete(
+        "cascade",
+      ),
       index(`${ns}identities_user_id_idx`).on(t.userId),
     ],
   );

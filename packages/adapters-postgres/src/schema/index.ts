@@ -1,2 +1,2 @@
-export { createSchema, tablesOf, type Schema } from "./create-schema.ts";
+export { createSchema, type Schema, tablesOf } from "./create-schema.ts";
 export type { AmrJson } from "./sessions.ts";

@@ -1,6 +1,5 @@
-import type { OneTimeTokenKind } from "@latchkey/domain";
+import type { CodeChallengeMethod, Metadata, OneTimeTokenKind } from "@latchkey/domain";
 import { foreignKey, index, integer, jsonb, pgTable, primaryKey, text, unique, uuid } from "drizzle-orm/pg-core";
-import type { CodeChallengeMethod, Metadata } from "@latchkey/domain";
 import { timestamptz } from "./columns.ts";
 import type { UsersTable } from "./users.ts";
 
@@ -28,7 +27,11 @@ export function oneTimeTokensTable(ns: string, users: UsersTable) {
     (t) => [
       primaryKey({ name: `${ns}one_time_tokens_pkey`, columns: [t.id] }),
       unique(`${ns}one_time_tokens_user_id_kind_key`).on(t.userId, t.kind),
-      foreignKey({ name: `${ns}one_time_tokens_user_id_fkey`, columns: [t.userId], foreignColumns: [users.id] }).onDelete("cascade"),
+      foreignKey({
+        name: `${ns}one_time_tokens_user_id_fkey`,
+        columns: [t.userId],
+        foreignColumns: [users.id],
+      }).onDelete("cascade"),
       index(`${ns}one_time_tokens_link_token_hash_idx`).on(t.linkTokenHash),
       // Pending tokens are also looked up by the address they were sent to.
       index(`${ns}one_time_tokens_relates_to_idx`).on(t.relatesTo),

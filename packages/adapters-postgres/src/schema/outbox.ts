@@ -1,5 +1,5 @@
-import { index, integer, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
+import { index, integer, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
 import { timestamptz } from "./columns.ts";
 
 /**

@@ -20,9 +20,11 @@ export function refreshTokensTable(ns: string, sessions: SessionsTable) {
       primaryKey({ name: `${ns}refresh_tokens_pkey`, columns: [t.id] }),
       unique(`${ns}refresh_tokens_token_hash_key`).on(t.tokenHash),
       unique(`${ns}refresh_tokens_parent_id_key`).on(t.parentId),
-      foreignKey({ name: `${ns}refresh_tokens_session_id_fkey`, columns: [t.sessionId], foreignColumns: [sessions.id] }).onDelete(
-        "cascade",
-      ),
+      foreignKey({
+        name: `${ns}refresh_tokens_session_id_fkey`,
+        columns: [t.sessionId],
+        foreignColumns: [sessions.id],
+      }).onDelete("cascade"),
       index(`${ns}refresh_tokens_session_id_idx`).on(t.sessionId),
     ],
   );

@@ -32,7 +32,9 @@ export function sessionsTable(ns: string, users: UsersTable) {
     },
     (t) => [
       primaryKey({ name: `${ns}sessions_pkey`, columns: [t.id] }),
-      foreignKey({ name: `${ns}sessions_user_id_fkey`, columns: [t.userId], foreignColumns: [users.id] }).onDelete("cascade"),
+      foreignKey({ name: `${ns}sessions_user_id_fkey`, columns: [t.userId], foreignColumns: [users.id] }).onDelete(
+        "cascade",
+      ),
       index(`${ns}sessions_user_id_idx`).on(t.userId),
     ],
   );

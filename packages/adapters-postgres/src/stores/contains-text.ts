@@ -1,4 +1,4 @@
-import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
 
 /**
  * `value` contains `text`, ignoring case. `%`, `_` and `\` in `text` are escaped, so a search for "50%" or

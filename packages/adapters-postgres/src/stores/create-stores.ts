@@ -2,8 +2,8 @@ import type { Stores, Transactor } from "@latchkey/domain";
 import type { Database, RunInTransaction } from "../database.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import type { Atomic } from "./atomic.ts";
-import { translatingErrors } from "./database-error.ts";
 import { createAuditLogStore } from "./audit-log-store.ts";
+import { translatingErrors } from "./database-error.ts";
 import { createFlowStateStore } from "./flow-state-store.ts";
 import { createIdentityStore } from "./identity-store.ts";
 import { createOneTimeTokenStore } from "./one-time-token-store.ts";
@@ -27,12 +27,19 @@ export function createStores(db: Database, schema: Schema, atomic: Atomic): Stor
 }
 
 /** Stores outside any transaction (each call commits on its own) and the Transactor that scopes them to one. */
-export function createPostgresStores(db: Database, transaction: RunInTransaction, schema: Schema): { stores: Stores; tx: Transactor } {
+export function createPostgresStores(
+  db: Database,
+  transaction: RunInTransaction,
+  schema: Schema,
+): { stores: Stores; tx: Transactor } {
   // A driver that hands out the same Database for the same connection gets the same stores for it, built once.
   const bound = new WeakMap<Database, Stores>();
   const storesOf = (txDb: Database) => {
     let stores = bound.get(txDb);
-    if (!stores) bound.set(txDb, (stores = createStores(txDb, schema, (statements) => statements(txDb))));
+    if (!stores) {
+      stores = createStores(txDb, schema, (statements) => statements(txDb));
+      bound.set(txDb, stores);
+    }
     return stores;
   };
   const tx: Transactor = { run: (work) => transaction((txDb) => work(storesOf(txDb))) };

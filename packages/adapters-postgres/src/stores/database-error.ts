@@ -30,7 +30,13 @@ export function toDatabaseError(error: unknown): unknown {
   if (!(error instanceof DrizzleQueryError)) return error;
   const cause: unknown = error.cause;
   const message = cause instanceof Error ? cause.message : "query failed";
-  return new DatabaseError(message, field(cause, "code"), field(cause, "constraint"), field(cause, "table"), error.query);
+  return new DatabaseError(
+    message,
+    field(cause, "code"),
+    field(cause, "constraint"),
+    field(cause, "table"),
+    error.query,
+  );
 }
 
 /** The constraint a unique violation (SQLSTATE 23505) names; null for every other error. */

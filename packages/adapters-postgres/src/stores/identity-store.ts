@@ -25,7 +25,8 @@ export function createIdentityStore(db: Database, schema: Schema): IdentityStore
         })
         .returning({ id: identities.id });
       // The guard above failed: the provider's subject is already linked to someone else.
-      if (saved.length === 0) throw new Error(`identity ${identity.provider}/${identity.providerId} belongs to another user`);
+      if (saved.length === 0)
+        throw new Error(`identity ${identity.provider}/${identity.providerId} belongs to another user`);
     },
 
     async deleteAllOfUser(userId) {

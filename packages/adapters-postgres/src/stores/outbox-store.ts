@@ -26,9 +26,14 @@ export function createOutboxStore(db: Database, schema: Schema): OutboxStore {
         [outbox.deliveredAt.name]: entry.deliveredAt,
         [outbox.lastError.name]: entry.lastError,
       };
-      const columns = sql.join(Object.keys(row).map((name) => sql.identifier(name)), sql`, `);
+      const columns = sql.join(
+        Object.keys(row).map((name) => sql.identifier(name)),
+        sql`, `,
+      );
       const values = sql.join(
-        Object.values(row).map((value) => (value instanceof Date ? sql`${value.toISOString()}::timestamptz` : sql`${value}`)),
+        Object.values(row).map((value) =>
+          value instanceof Date ? sql`${value.toISOString()}::timestamptz` : sql`${value}`,
+        ),
         sql`, `,
       );
       await db.execute(sql`
@@ -79,6 +84,5 @@ export function createOutboxStore(db: Database, schema: Schema): OutboxStore {
         .returning({ id: outbox.id });
       return written.length > 0;
     },
-
   };
 }

@@ -1,4 +1,4 @@
-import { getTableColumns, type SQL, sql, type SQLWrapper } from "drizzle-orm";
+import { getTableColumns, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "../database.ts";
 
@@ -12,7 +12,10 @@ const built = new WeakMap<Database, Map<string, unknown>>();
  */
 export function prepared<T>(db: Database, namespace: string, name: string, build: (statementName: string) => T): T {
   let statements = built.get(db);
-  if (!statements) built.set(db, (statements = new Map()));
+  if (!statements) {
+    statements = new Map();
+    built.set(db, statements);
+  }
   let statement = statements.get(name) as T | undefined;
   if (statement === undefined) {
     statement = build(`latchkey_${namespace}${name}`);
@@ -40,12 +43,20 @@ export class StatementParameters {
   readonly values: Record<string, unknown> = {};
 
   /** The row's values for `keys` (all of its own by default), each named with `prefix` before its key. */
-  columns(table: PgTable, row: Readonly<Record<string, unknown>>, prefix = "", keys: readonly string[] = Object.keys(row)): this {
+  columns(
+    table: PgTable,
+    row: Readonly<Record<string, unknown>>,
+    prefix = "",
+    keys: readonly string[] = Object.keys(row),
+  ): this {
     const columns = getTableColumns(table) as Record<string, { mapToDriverValue(value: unknown): unknown }>;
     for (const key of keys) {
       const value = row[key];
       const column = columns[key];
-      this.values[`${prefix}${key}`] = value === null || value === undefined || column === undefined ? (value ?? null) : column.mapToDriverValue(value);
+      this.values[`${prefix}${key}`] =
+        value === null || value === undefined || column === undefined
+          ? (value ?? null)
+          : column.mapToDriverValue(value);
     }
     return this;
   }
@@ -85,7 +96,10 @@ export function insertWhere(table: PgTable, source: SQLWrapper, ...prefixes: str
       sql`, `,
     )} from ${source}`;
   const rows = sql.join((prefixes.length === 0 ? [""] : prefixes).map(row), sql` union all `);
-  return sql`insert into ${table} (${sql.join(keys.map((key) => sql.identifier(columns[key]!.name)), sql`, `)}) ${rows}`;
+  return sql`insert into ${table} (${sql.join(
+    keys.map((key) => sql.identifier(columns[key]!.name)),
+    sql`, `,
+  )}) ${rows}`;
 }
 
 /** Inserts one row, every column a parameter of a prepared statement. */

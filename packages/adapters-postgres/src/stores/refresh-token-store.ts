@@ -24,7 +24,11 @@ export function createRefreshTokenStore(db: Database, schema: Schema, atomic: At
   /** The token with this digest, its session and its user. */
   const selectFound = (db: Database, tokenHash: string | Placeholder) =>
     db
-      .select({ token: rowJson<RefreshTokenJson>(refreshTokens), session: rowJson<SessionJson>(sessions), ...userColumns(schema) })
+      .select({
+        token: rowJson<RefreshTokenJson>(refreshTokens),
+        session: rowJson<SessionJson>(sessions),
+        ...userColumns(schema),
+      })
       .from(refreshTokens)
       .innerJoin(sessions, eq(sessions.id, refreshTokens.sessionId))
       .innerJoin(users, eq(users.id, sessions.userId))
@@ -41,14 +45,15 @@ export function createRefreshTokenStore(db: Database, schema: Schema, atomic: At
     async lockForRefresh(tokenHash) {
       return atomic(async (db) => {
         const uncontended = prepared(db, schema.namespace, "refresh_lock", (name) =>
-          selectFound(db, sql.placeholder("tokenHash"))
-            .for("update", { of: sessions, skipLocked: true })
-            .prepare(name),
+          selectFound(db, sql.placeholder("tokenHash")).for("update", { of: sessions, skipLocked: true }).prepare(name),
         );
         const [free] = await uncontended.execute({ tokenHash });
         if (free) return toFound(free);
 
-        const tokenSession = db.select({ id: refreshTokens.sessionId }).from(refreshTokens).where(eq(refreshTokens.tokenHash, tokenHash));
+        const tokenSession = db
+          .select({ id: refreshTokens.sessionId })
+          .from(refreshTokens)
+          .where(eq(refreshTokens.tokenHash, tokenHash));
         const locked = await db
           .select({ id: sessions.id })
           .from(sessions)
@@ -62,7 +67,9 @@ export function createRefreshTokenStore(db: Database, schema: Schema, atomic: At
     },
 
     async findForRefresh(tokenHash) {
-      const statement = prepared(db, schema.namespace, "refresh_find", (name) => selectFound(db, sql.placeholder("tokenHash")).prepare(name));
+      const statement = prepared(db, schema.namespace, "refresh_find", (name) =>
+        selectFound(db, sql.placeholder("tokenHash")).prepare(name),
+      );
       const [row] = await statement.execute({ tokenHash });
       return row ? toFound(row) : null;
     },

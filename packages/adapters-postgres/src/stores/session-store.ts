@@ -8,7 +8,14 @@ import { toUserRow } from "../rows/user-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import { rethrowAddressConflict } from "./address-conflict.ts";
 import { toAuditRow } from "./audit-log-store.ts";
-import { insertableKeys, insertWhere, insertWithPlaceholders, placeholders, prepared, StatementParameters } from "./prepared.ts";
+import {
+  insertableKeys,
+  insertWhere,
+  insertWithPlaceholders,
+  placeholders,
+  prepared,
+  StatementParameters,
+} from "./prepared.ts";
 
 const UPDATED_COLUMNS = [
   "refreshTokenId",
@@ -32,10 +39,13 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
   const { users, identities, sessions, refreshTokens, auditLogEntries } = schema;
   const rethrowConflict = rethrowAddressConflict(schema.namespace);
   const withSession = (parameters: StatementParameters, session: Session, firstToken: RefreshToken) =>
-    parameters.columns(sessions, toSessionRow(session), "s_").columns(refreshTokens, toRefreshTokenRow(firstToken), "t_");
+    parameters
+      .columns(sessions, toSessionRow(session), "s_")
+      .columns(refreshTokens, toRefreshTokenRow(firstToken), "t_");
   const withAudit = (parameters: StatementParameters, audit: readonly AuditEntry[]) => {
     const prefixes = auditPrefixes(audit);
-    audit.forEach((entry, index) => parameters.columns(auditLogEntries, toAuditRow(entry), prefixes[index]));
+    for (const [index, entry] of audit.entries())
+      parameters.columns(auditLogEntries, toAuditRow(entry), prefixes[index]);
     return parameters;
   };
   return {
@@ -48,7 +58,10 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
           .where(eq(sessions.id, sql.placeholder("id")))
           .prepare(name),
       );
-      await statement.execute(new StatementParameters().columns(sessions, toSessionRow(session), "", UPDATED_COLUMNS).value("id", session.id).values);
+      await statement.execute(
+        new StatementParameters().columns(sessions, toSessionRow(session), "", UPDATED_COLUMNS).value("id", session.id)
+          .values,
+      );
     },
 
     // Each of these is one statement (the other writes in data-modifying CTEs): a single statement is atomic on its
@@ -57,7 +70,9 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
     async open(session, firstToken, audit = []) {
       const statement = prepared(db, schema.namespace, `session_open_${audit.length}`, (name) => {
         const opened = db.$with("opened").as(insertWithPlaceholders(db, sessions, "s_") as never);
-        const audited = db.$with("audited").as(insertWithPlaceholders(db, auditLogEntries, ...auditPrefixes(audit)) as never);
+        const audited = db
+          .$with("audited")
+          .as(insertWithPlaceholders(db, auditLogEntries, ...auditPrefixes(audit)) as never);
         return db
           .with(...(audit.length > 0 ? [opened, audited] : [opened]))
           .insert(refreshTokens)
@@ -85,7 +100,9 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
         );
         const opened = db.$with("opened").as(insertWhere(sessions, signedIn, "s_") as never);
         const issued = db.$with("issued").as(insertWhere(refreshTokens, signedIn, "t_") as never);
-        const audited = db.$with("audited").as(insertWhere(auditLogEntries, signedIn, ...auditPrefixes(audit)) as never);
+        const audited = db
+          .$with("audited")
+          .as(insertWhere(auditLogEntries, signedIn, ...auditPrefixes(audit)) as never);
         return db
           .with(...(audit.length > 0 ? [signedIn, opened, issued, audited] : [signedIn, opened, issued]))
           .select({ id: sql<string>`id` })
@@ -102,22 +119,41 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
     async openForNewUser(user, session, firstToken, audit) {
       const { identities: userIdentities } = user;
       const identityPrefixes = userIdentities.map((_, index) => `i${index}_`);
-      const statement = prepared(db, schema.namespace, `session_open_for_new_user_${userIdentities.length}_${audit.length}`, (name) => {
-        // The guard, as in openWithPassword: every other part inserts its rows only for the user row this one wrote.
-        const created = db.$with("created").as(insertWithPlaceholders(db, users, "u_").returning({ id: users.id }) as never);
-        const identified = db.$with("identified").as(insertWhere(identities, created, ...identityPrefixes) as never);
-        const opened = db.$with("opened").as(insertWhere(sessions, created, "s_") as never);
-        const issued = db.$with("issued").as(insertWhere(refreshTokens, created, "t_") as never);
-        const audited = db.$with("audited").as(insertWhere(auditLogEntries, created, ...auditPrefixes(audit)) as never);
-        return db
-          .with(created, ...(userIdentities.length > 0 ? [identified] : []), opened, issued, ...(audit.length > 0 ? [audited] : []))
-          .select({ id: sql<string>`id` })
-          .from(created)
-          .prepare(name);
-      });
+      const statement = prepared(
+        db,
+        schema.namespace,
+        `session_open_for_new_user_${userIdentities.length}_${audit.length}`,
+        (name) => {
+          // The guard, as in openWithPassword: every other part inserts its rows only for the user row this one wrote.
+          const created = db
+            .$with("created")
+            .as(insertWithPlaceholders(db, users, "u_").returning({ id: users.id }) as never);
+          const identified = db.$with("identified").as(insertWhere(identities, created, ...identityPrefixes) as never);
+          const opened = db.$with("opened").as(insertWhere(sessions, created, "s_") as never);
+          const issued = db.$with("issued").as(insertWhere(refreshTokens, created, "t_") as never);
+          const audited = db
+            .$with("audited")
+            .as(insertWhere(auditLogEntries, created, ...auditPrefixes(audit)) as never);
+          return db
+            .with(
+              created,
+              ...(userIdentities.length > 0 ? [identified] : []),
+              opened,
+              issued,
+              ...(audit.length > 0 ? [audited] : []),
+            )
+            .select({ id: sql<string>`id` })
+            .from(created)
+            .prepare(name);
+        },
+      );
       const parameters = new StatementParameters().columns(users, toUserRow(user), "u_");
-      userIdentities.forEach((identity, index) => parameters.columns(identities, toIdentityRow(identity), identityPrefixes[index]));
-      await statement.execute(withAudit(withSession(parameters, session, firstToken), audit).values).catch(rethrowConflict);
+      for (const [index, identity] of userIdentities.entries()) {
+        parameters.columns(identities, toIdentityRow(identity), identityPrefixes[index]);
+      }
+      await statement
+        .execute(withAudit(withSession(parameters, session, firstToken), audit).values)
+        .catch(rethrowConflict);
     },
 
     async rotate(session, child, audit = []) {
@@ -158,7 +194,11 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
       const except = options?.except;
       await db
         .delete(sessions)
-        .where(except === undefined ? eq(sessions.userId, userId) : and(eq(sessions.userId, userId), ne(sessions.id, except)));
+        .where(
+          except === undefined
+            ? eq(sessions.userId, userId)
+            : and(eq(sessions.userId, userId), ne(sessions.id, except)),
+        );
     },
 
     async deleteOne(userId, sessionId) {

@@ -1,5 +1,5 @@
 import type { Identity, User } from "@latchkey/domain";
-import { eq, getTableName, sql, type Column, type SQL } from "drizzle-orm";
+import { type Column, eq, getTableName, type SQL, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "../database.ts";
 import { fromIdentityJson, type IdentityJson } from "../rows/identity-row.ts";
@@ -42,7 +42,12 @@ export function toUser(row: { user: UserJson; identities: IdentityJson[] }): Use
 }
 
 /** The user whose `key` column holds `value`, with its identities, in one prepared query. */
-export async function selectUserBy(db: Database, schema: Schema, key: "id" | "email" | "phone", value: string): Promise<User | null> {
+export async function selectUserBy(
+  db: Database,
+  schema: Schema,
+  key: "id" | "email" | "phone",
+  value: string,
+): Promise<User | null> {
   const statement = prepared(db, schema.namespace, `user_by_${key}`, (name) =>
     db
       .select(userColumns(schema))

@@ -1,13 +1,13 @@
-import { isUuid, type Identity, type UserStore } from "@latchkey/domain";
+import { type Identity, isUuid, type UserStore } from "@latchkey/domain";
 import { and, asc, count, desc, eq, inArray, or, sql } from "drizzle-orm";
 import type { Database } from "../database.ts";
 import { toIdentityRow } from "../rows/identity-row.ts";
 import { fromSessionJson, fromSessionRow, type SessionJson } from "../rows/session-row.ts";
 import { fromUserRow, toUserRow } from "../rows/user-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
+import { rethrowAddressConflict } from "./address-conflict.ts";
 import type { Atomic } from "./atomic.ts";
 import { containsText } from "./contains-text.ts";
-import { rethrowAddressConflict } from "./address-conflict.ts";
 import { insertOne, prepared } from "./prepared.ts";
 import { rowJson, selectUserBy, toUser, userColumns } from "./user-query.ts";
 
@@ -79,7 +79,9 @@ export function createUserStore(db: Database, schema: Schema, atomic: Atomic): U
         aud === undefined ? undefined : eq(users.aud, aud),
         email === undefined ? undefined : eq(users.email, email),
         phone === undefined ? undefined : eq(users.phone, phone),
-        filter ? or(containsText(users.email, filter), containsText(sql`${users.userMetadata} ->> 'full_name'`, filter)) : undefined,
+        filter
+          ? or(containsText(users.email, filter), containsText(sql`${users.userMetadata} ->> 'full_name'`, filter))
+          : undefined,
       );
       const direction = order === "asc" ? asc : desc;
       const [rows, [counted]] = await Promise.all([

@@ -70,7 +70,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
   const wakeAll = () => {
     const woken = waiters;
     waiters = [];
-    woken.forEach((wake) => wake());
+    for (const wake of woken) wake();
   };
 
   const create = () =>
@@ -92,7 +92,8 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
         simpleParser(stream).then(
           (mail) => {
             const reject = options.rejectData;
-            if (reject) return callback(Object.assign(new Error(reject.message), { responseCode: reject.responseCode }));
+            if (reject)
+              return callback(Object.assign(new Error(reject.message), { responseCode: reject.responseCode }));
             messages.push(received(mail));
             wakeAll();
             callback();
@@ -103,10 +104,11 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     });
 
   let server = create();
-  const listen = (port: number) => new Promise<void>((resolve, reject) => {
-    server.server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve());
-  });
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.server.once("error", reject);
+      server.listen(port, "127.0.0.1", () => resolve());
+    });
   await listen(0);
   const port = (server.server.address() as AddressInfo).port;
   let listening = true;
@@ -130,10 +132,14 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
         const found = messages.find(wanted);
         if (found) return found;
         const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`no mail to ${to} arrived within ${timeoutMs} ms (${messages.length} arrived in all)`);
+        if (left <= 0)
+          throw new Error(`no mail to ${to} arrived within ${timeoutMs} ms (${messages.length} arrived in all)`);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, left);
-          waiters.push(() => (clearTimeout(timer), resolve()));
+          waiters.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
         });
       }
     },

@@ -10,7 +10,9 @@ const SWEEP_MILLISECONDS = 60_000;
  * the tests'. Ended windows are swept as time passes, so a stream of distinct keys cannot grow the map for ever;
  * the sweep runs inside a call rather than on a timer, so there is nothing to stop.
  */
-export function createInMemoryRateLimiter(clock: Pick<Clock, "now">): RateLimiter & { readonly openWindows: () => number } {
+export function createInMemoryRateLimiter(
+  clock: Pick<Clock, "now">,
+): RateLimiter & { readonly openWindows: () => number } {
   const windows = new Map<string, { count: number; endsAt: number }>();
   let nextSweep = clock.now().getTime() + SWEEP_MILLISECONDS;
   const sweep = (now: number) => {
@@ -18,7 +20,10 @@ export function createInMemoryRateLimiter(clock: Pick<Clock, "now">): RateLimite
     nextSweep = now + SWEEP_MILLISECONDS;
     for (const [key, window] of windows) if (window.endsAt <= now) windows.delete(key);
   };
-  const refusal = (endsAt: number, now: number) => ({ allowed: false as const, retryAfterSeconds: Math.max(1, Math.ceil((endsAt - now) / 1000)) });
+  const refusal = (endsAt: number, now: number) => ({
+    allowed: false as const,
+    retryAfterSeconds: Math.max(1, Math.ceil((endsAt - now) / 1000)),
+  });
   return {
     async consume(key, limit, windowSeconds) {
       const now = clock.now().getTime();

@@ -9,7 +9,9 @@ describe("access token claims", () => {
     const amrAt = new Date("2026-01-01T00:00:00.900Z");
     const session = aSession(user.id, { amr: [{ method: "password", at: amrAt }] });
     const now = new Date("2026-01-01T00:00:01.500Z");
-    expect(buildAccessTokenClaims(user, session, now, { expSeconds: 3600, issuer: "https://auth.example.com" })).toEqual({
+    expect(
+      buildAccessTokenClaims(user, session, now, { expSeconds: 3600, issuer: "https://auth.example.com" }),
+    ).toEqual({
       iss: "https://auth.example.com",
       sub: user.id,
       aud: "authenticated",
@@ -29,8 +31,16 @@ describe("access token claims", () => {
 
   it("name their subject, or fail as bad_jwt", () => {
     const sub = "6f1c5b9e-3f4a-4c1d-9a7e-2b8c0d1e2f3a";
-    expect(readTokenSubject({ sub, session_id: sub, role: "authenticated" })).toEqual({ userId: sub, sessionId: sub, role: "authenticated" });
-    expect(readTokenSubject({ sub, role: "service_role" })).toEqual({ userId: sub, sessionId: null, role: "service_role" });
+    expect(readTokenSubject({ sub, session_id: sub, role: "authenticated" })).toEqual({
+      userId: sub,
+      sessionId: sub,
+      role: "authenticated",
+    });
+    expect(readTokenSubject({ sub, role: "service_role" })).toEqual({
+      userId: sub,
+      sessionId: null,
+      role: "service_role",
+    });
     for (const claims of [{}, { sub: "" }, { sub: "not-a-uuid" }, { sub, session_id: "nope" }]) {
       let error: unknown;
       try {

@@ -31,7 +31,12 @@ export type AccessTokenClaims = {
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
 
-export function buildAccessTokenClaims(user: User, session: Session, now: Date, policy: AccessTokenPolicy): AccessTokenClaims {
+export function buildAccessTokenClaims(
+  user: User,
+  session: Session,
+  now: Date,
+  policy: AccessTokenPolicy,
+): AccessTokenClaims {
   const iat = seconds(now);
   return {
     iss: policy.issuer,

@@ -23,7 +23,10 @@ export function createDurationEstimates(): (operation: string) => DurationEstima
   const estimates = new Map<string, DurationEstimate>();
   return (operation) => {
     let estimate = estimates.get(operation);
-    if (!estimate) estimates.set(operation, (estimate = createDurationEstimate()));
+    if (!estimate) {
+      estimate = createDurationEstimate();
+      estimates.set(operation, estimate);
+    }
     return estimate;
   };
 }

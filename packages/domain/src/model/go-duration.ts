@@ -4,8 +4,8 @@
 const NANOS_PER_UNIT: Readonly<Record<string, bigint>> = {
   ns: 1n,
   us: 1_000n,
-  "µs": 1_000n, // U+00B5 micro sign
-  "μs": 1_000n, // U+03BC Greek mu
+  µs: 1_000n, // U+00B5 micro sign
+  μs: 1_000n, // U+03BC Greek mu
   ms: 1_000_000n,
   s: 1_000_000_000n,
   m: 60_000_000_000n,

@@ -43,7 +43,10 @@ describe("importable password hashes", () => {
     ["a bcrypt hash with a trailing newline", `$2a$10$${BCRYPT_BODY}\n`],
     ["argon2d", argon2("argon2d", "m=65536,t=3,p=4")],
     ["argon2 version 16", argon2("argon2id", "m=65536,t=3,p=4", "16")],
-    ["argon2 at GoTrue's bounds, 1 GiB and 20 passes, where one guess takes seconds", argon2("argon2id", "m=1048576,t=20,p=16")],
+    [
+      "argon2 at GoTrue's bounds, 1 GiB and 20 passes, where one guess takes seconds",
+      argon2("argon2id", "m=1048576,t=20,p=16"),
+    ],
     ["argon2 memory above 128 MiB", argon2("argon2id", "m=131073,t=1,p=4")],
     ["argon2 memory times passes above 256 MiB", argon2("argon2id", "m=65536,t=5,p=1")],
     ["argon2 with no iterations", argon2("argon2id", "m=65536,t=0,p=4")],

@@ -33,5 +33,8 @@ export function assertImportableHash(hash: string): void {
     const message = `Invalid password hash: argon2 hashes are accepted up to ${bounds}; import the user without it, or rehash with lower costs`;
     throw new AuthError("validation_failed", message);
   }
-  throw new AuthError("validation_failed", "Invalid password hash: only bcrypt (cost 4 to 14) and argon2 (v=19, bounded) hashes are accepted");
+  throw new AuthError(
+    "validation_failed",
+    "Invalid password hash: only bcrypt (cost 4 to 14) and argon2 (v=19, bounded) hashes are accepted",
+  );
 }

@@ -67,7 +67,14 @@ export type VerifyType = LinkType | "email" | PhoneVerifyType;
 export type PhoneVerifyType = "sms" | "phone_change";
 
 /** The types POST /verify accepts for emailed tokens; links (GET /verify) use the same. */
-export const EMAIL_VERIFY_TYPES: readonly (LinkType | "email")[] = ["signup", "invite", "magiclink", "recovery", "email_change", "email"];
+export const EMAIL_VERIFY_TYPES: readonly (LinkType | "email")[] = [
+  "signup",
+  "invite",
+  "magiclink",
+  "recovery",
+  "email_change",
+  "email",
+];
 export const PHONE_VERIFY_TYPES: readonly PhoneVerifyType[] = ["sms", "phone_change"];
 
 /** What each verification type accepts: a token is bound to the purpose it was issued for. */
@@ -102,7 +109,11 @@ export function isSmsToken(token: OneTimeToken): boolean {
 }
 
 /** Whether the token has outlived MAILER_OTP_EXP or SMS_OTP_EXP, by how it was sent. */
-export function hasExpired(token: OneTimeToken, now: Date, otp: { emailOtpExpSeconds: number; smsOtpExpSeconds: number }): boolean {
+export function hasExpired(
+  token: OneTimeToken,
+  now: Date,
+  otp: { emailOtpExpSeconds: number; smsOtpExpSeconds: number },
+): boolean {
   const lifetimeSeconds = isSmsToken(token) ? otp.smsOtpExpSeconds : otp.emailOtpExpSeconds;
   return now.getTime() >= token.createdAt.getTime() + lifetimeSeconds * 1000;
 }

@@ -1,7 +1,9 @@
 import type { AuthEmail } from "../ports/mailer.ts";
 import type { AuthSms } from "../ports/sms-sender.ts";
 
-export type OutboundMessage = { readonly channel: "email"; readonly email: AuthEmail } | { readonly channel: "sms"; readonly sms: AuthSms };
+export type OutboundMessage =
+  | { readonly channel: "email"; readonly email: AuthEmail }
+  | { readonly channel: "sms"; readonly sms: AuthSms };
 
 /**
  * A message waiting in the outbox. It is written in the transaction of the change that calls for it, so neither

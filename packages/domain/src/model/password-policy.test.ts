@@ -51,6 +51,8 @@ describe("password policy", () => {
 
   it("refuses an over-long password before anything hashes it", () => {
     expect(failure("x".repeat(MAX_PASSWORD_LENGTH), { minLength: 6, requiredCharacters: [] })).toBeUndefined();
-    expect(failure("x".repeat(MAX_PASSWORD_LENGTH + 1), { minLength: 6, requiredCharacters: [] })?.code).toBe("validation_failed");
+    expect(failure("x".repeat(MAX_PASSWORD_LENGTH + 1), { minLength: 6, requiredCharacters: [] })?.code).toBe(
+      "validation_failed",
+    );
   });
 });

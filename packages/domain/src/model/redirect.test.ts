@@ -3,7 +3,12 @@ import { chooseRedirect, isAllowedRedirect, type RedirectPolicy } from "./redire
 
 const policy: RedirectPolicy = {
   siteUrl: "https://site.com",
-  allowList: ["https://app.site.com/**", "https://*.preview.site.com/**", "myapp://callback", "http://localhost:3000/**"],
+  allowList: [
+    "https://app.site.com/**",
+    "https://*.preview.site.com/**",
+    "myapp://callback",
+    "http://localhost:3000/**",
+  ],
 };
 
 /** Globs that accept any web URL, so only the structural checks stand between these candidates and acceptance. */
@@ -201,7 +206,12 @@ describe("isAllowedRedirect: allow-list globs", () => {
     }
     expectAccepted("https://c.site.com/cb/", p);
     expectAccepted("https://d.site.com/cb/", p);
-    for (const no of ["https://a.site.com/x", "https://a.site.com/?x=1", "https://d.site.com/cb/x", "https://d.site.com/cbx"]) {
+    for (const no of [
+      "https://a.site.com/x",
+      "https://a.site.com/?x=1",
+      "https://d.site.com/cb/x",
+      "https://d.site.com/cbx",
+    ]) {
       expectRejected(no, p);
     }
   });
@@ -220,7 +230,10 @@ describe("isAllowedRedirect: allow-list globs", () => {
   });
 
   it("ignores entries with a wildcard scheme", () => {
-    const p: RedirectPolicy = { siteUrl: "https://site.com", allowList: ["*://callback", "**://**", "http*://evil.com/**"] };
+    const p: RedirectPolicy = {
+      siteUrl: "https://site.com",
+      allowList: ["*://callback", "**://**", "http*://evil.com/**"],
+    };
     expectRejected("myapp://callback", p);
     expectRejected("https://evil.com/", p);
   });

@@ -29,7 +29,12 @@ export type RefreshDecision =
   | { readonly kind: "reuse_detected"; readonly revokeFamily: boolean };
 
 /** The refresh-token state table (docs/compatibility.md, Tokens and sessions), as one decision. */
-export function decideRefresh(session: Session, presented: RefreshToken, now: Date, policy: RefreshPolicy): RefreshDecision {
+export function decideRefresh(
+  session: Session,
+  presented: RefreshToken,
+  now: Date,
+  policy: RefreshPolicy,
+): RefreshDecision {
   if (session.refreshTokenId !== null && presented.id === session.refreshTokenId) return { kind: "rotate" };
   if (
     session.refreshTokenId !== null &&

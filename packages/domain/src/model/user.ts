@@ -133,7 +133,9 @@ export function withContactIdentity(user: User, provider: "email" | "phone", new
         createdAt: now,
         updatedAt: now,
       };
-  const identities = existing ? user.identities.map((other) => (other.id === identity.id ? identity : other)) : [...user.identities, identity];
+  const identities = existing
+    ? user.identities.map((other) => (other.id === identity.id ? identity : other))
+    : [...user.identities, identity];
   return { ...user, identities, appMetadata: withProviders(user.appMetadata, identities) };
 }
 

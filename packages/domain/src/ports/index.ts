@@ -8,12 +8,12 @@ import type { SmsSender } from "./sms-sender.ts";
 import type { Stores, Transactor } from "./stores.ts";
 import type { TokenSigner } from "./token-signer.ts";
 
-export type { Clock, Mailer, PasswordHasher, Random, RateLimiter, Secrets, SmsSender, Stores, Transactor, TokenSigner };
-export type { RateDecision } from "./rate-limiter.ts";
-export type * from "./stores.ts";
 export type { AuthEmail } from "./mailer.ts";
-export type { AuthSms } from "./sms-sender.ts";
 export type { PasswordVerification } from "./password-hasher.ts";
+export type { RateDecision } from "./rate-limiter.ts";
+export type { AuthSms } from "./sms-sender.ts";
+export type * from "./stores.ts";
+export type { Clock, Mailer, PasswordHasher, Random, RateLimiter, Secrets, SmsSender, Stores, TokenSigner, Transactor };
 
 /** Everything the domain needs from the outside world. */
 export interface Ports {

@@ -75,7 +75,12 @@ export interface SessionStore {
    * audit entries and opens the session as `open` does. Otherwise it writes nothing and returns false: a password
    * changed since it was verified is never undone, and neither the old one nor a deleted account opens a session.
    */
-  openWithPassword(signIn: PasswordSignIn, session: Session, firstToken: RefreshToken, audit: readonly AuditEntry[]): Promise<boolean>;
+  openWithPassword(
+    signIn: PasswordSignIn,
+    session: Session,
+    firstToken: RefreshToken,
+    audit: readonly AuditEntry[],
+  ): Promise<boolean>;
   /**
    * A signup that signs in at once, as one write: inserts the user with its identities (as UserStore.insert does,
    * with the same conflicts) and opens its first session with the audit entries (as `open` does). A conflict or any
@@ -196,7 +201,10 @@ export interface OutboxStore {
    * Records a failed attempt, under the same condition; `nextAttemptAt` null gives up and erases the sealed
    * content. Returns whether it wrote.
    */
-  markFailed(held: OutboxClaim, failure: { attempts: number; nextAttemptAt: Date | null; error: string }): Promise<boolean>;
+  markFailed(
+    held: OutboxClaim,
+    failure: { attempts: number; nextAttemptAt: Date | null; error: string },
+  ): Promise<boolean>;
 }
 
 export interface Stores {

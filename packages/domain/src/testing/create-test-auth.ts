@@ -1,10 +1,10 @@
 import { createAuth } from "../auth.ts";
+import { createInMemoryRateLimiter } from "../in-memory/rate-limiter.ts";
 import type { AuthPolicy } from "../policy.ts";
-import type { AuthEmail, AuthEmailKind } from "../ports/mailer.ts";
 import type { Ports } from "../ports/index.ts";
+import type { AuthEmail, AuthEmailKind } from "../ports/mailer.ts";
 import type { AuthSms } from "../ports/sms-sender.ts";
 import { FastPasswordHasher } from "./fast-password-hasher.ts";
-import { createInMemoryRateLimiter } from "../in-memory/rate-limiter.ts";
 import { createInMemoryStores } from "./in-memory-stores.ts";
 import { nodeRandom } from "./node-random.ts";
 import { RecordingMailer, RecordingSmsSender } from "./recording-senders.ts";
@@ -48,7 +48,9 @@ export function createTestAuth(options: TestAuthOptions = {}) {
   /** The latest email of `kind` to `to`, once the outbox has been delivered. */
   const lastEmail = async <K extends AuthEmailKind>(to: string, kind: K) => {
     await deliver();
-    return mailer.sent.filter((email) => email.to === to && email.kind === kind).at(-1) as Extract<AuthEmail, { kind: K }> | undefined;
+    return mailer.sent.filter((email) => email.to === to && email.kind === kind).at(-1) as
+      | Extract<AuthEmail, { kind: K }>
+      | undefined;
   };
   /** Every email sent so far, once the outbox has been delivered. */
   const emails = async () => {
@@ -61,7 +63,21 @@ export function createTestAuth(options: TestAuthOptions = {}) {
   };
 
   // The stores the use cases actually use: the caller's when it passed its own.
-  return { auth, ports, policy, clock, mailer, sms, hasher, stores: ports.stores, readOutbox, deliver, lastEmail, emails, lastSms };
+  return {
+    auth,
+    ports,
+    policy,
+    clock,
+    mailer,
+    sms,
+    hasher,
+    stores: ports.stores,
+    readOutbox,
+    deliver,
+    lastEmail,
+    emails,
+    lastSms,
+  };
 }
 
 export type TestAuth = ReturnType<typeof createTestAuth>;

@@ -1,5 +1,4 @@
 import { AuthError, messages } from "../errors.ts";
-import type { StoreContractSubject } from "./contracts/store-contract.ts";
 import type { AuditEntry } from "../model/audit.ts";
 import type { FlowState } from "../model/flow-state.ts";
 import type { Identity } from "../model/identity.ts";
@@ -19,6 +18,7 @@ import type {
   Stores,
   UserStore,
 } from "../ports/stores.ts";
+import type { StoreContractSubject } from "./contracts/store-contract.ts";
 
 type UserRow = Omit<User, "identities">;
 
@@ -48,7 +48,7 @@ const emptyState = (): State => ({
 const copy = <T>(value: T): T => structuredClone(value);
 
 /** Case-insensitive substring, as ILIKE '%text%' with every character literal. */
-const contains = (value: string | null, text: string) => value !== null && value.toLowerCase().includes(text.toLowerCase());
+const contains = (value: string | null, text: string) => value?.toLowerCase().includes(text.toLowerCase()) ?? false;
 
 const fullName = (user: UserRow) => {
   const name = user.userMetadata["full_name"];
@@ -166,7 +166,10 @@ export function createInMemoryStores(): StoreContractSubject {
             (!filter || contains(user.email, filter) || contains(fullName(user), filter)),
         )
         .sort((a, b) => sign * (a.createdAt.getTime() - b.createdAt.getTime() || byId(a, b)));
-      return { users: matching.slice((page - 1) * perPage, page * perPage).map(withIdentities), total: matching.length };
+      return {
+        users: matching.slice((page - 1) * perPage, page * perPage).map(withIdentities),
+        total: matching.length,
+      };
     },
     async delete(id) {
       if (!state.users.delete(id)) return false;
@@ -224,7 +227,12 @@ export function createInMemoryStores(): StoreContractSubject {
     },
     async rotate(session, child, audit) {
       const stored = state.sessions.get(session.id);
-      if (!stored || stored.refreshTokenId !== child.parentId || stored.notAfter?.getTime() !== session.notAfter?.getTime()) return false;
+      if (
+        !stored ||
+        stored.refreshTokenId !== child.parentId ||
+        stored.notAfter?.getTime() !== session.notAfter?.getTime()
+      )
+        return false;
       insertRefreshToken(child);
       await sessions.update(session);
       for (const entry of audit ?? []) await auditLog.append(entry);
@@ -332,7 +340,12 @@ export function createInMemoryStores(): StoreContractSubject {
     },
     async claimDue({ now, limit, leaseUntil, claim }) {
       const due = [...state.outbox.values()]
-        .filter((entry) => entry.nextAttemptAt !== null && entry.nextAttemptAt <= now && (entry.leaseUntil === null || entry.leaseUntil <= now))
+        .filter(
+          (entry) =>
+            entry.nextAttemptAt !== null &&
+            entry.nextAttemptAt <= now &&
+            (entry.leaseUntil === null || entry.leaseUntil <= now),
+        )
         .sort((a, b) => a.nextAttemptAt!.getTime() - b.nextAttemptAt!.getTime())
         .slice(0, limit);
       for (const entry of due) state.outbox.set(entry.id, { ...entry, leaseUntil, claim });
@@ -341,14 +354,29 @@ export function createInMemoryStores(): StoreContractSubject {
     async markDelivered({ id, claim }, at) {
       const entry = state.outbox.get(id);
       if (!entry || entry.claim !== claim) return false;
-      state.outbox.set(id, { ...entry, deliveredAt: at, nextAttemptAt: null, sealedMessage: null, leaseUntil: null, claim: null });
+      state.outbox.set(id, {
+        ...entry,
+        deliveredAt: at,
+        nextAttemptAt: null,
+        sealedMessage: null,
+        leaseUntil: null,
+        claim: null,
+      });
       return true;
     },
     async markFailed({ id, claim }, { attempts, nextAttemptAt, error }) {
       const entry = state.outbox.get(id);
       if (!entry || entry.claim !== claim) return false;
       const sealedMessage = nextAttemptAt === null ? null : entry.sealedMessage;
-      state.outbox.set(id, { ...entry, attempts, nextAttemptAt, lastError: error, sealedMessage, leaseUntil: null, claim: null });
+      state.outbox.set(id, {
+        ...entry,
+        attempts,
+        nextAttemptAt,
+        lastError: error,
+        sealedMessage,
+        leaseUntil: null,
+        claim: null,
+      });
       return true;
     },
   };

@@ -1,15 +1,19 @@
 // Test doubles and contract suites. Shipped with the domain so anyone can run the core without a database;
 // never imported by production code.
 export { aSession, aUser } from "./builders.ts";
+export { type DeliveredMail, describeMailerContract, type MailerSubject } from "./contracts/mailer-contract.ts";
+export { describeRateLimiterContract } from "./contracts/rate-limiter-contract.ts";
+export {
+  type DeliveredSms,
+  describeSmsSenderContract,
+  type SmsSenderSubject,
+} from "./contracts/sms-sender-contract.ts";
+export { describeStoreContract, type StoreContractSubject } from "./contracts/store-contract.ts";
+export { describeTokenSignerContract, type TokenSignerSubject } from "./contracts/token-signer-contract.ts";
 export { createTestAuth, type TestAuth, type TestAuthOptions } from "./create-test-auth.ts";
 export { context, failsWith } from "./fails-with.ts";
 export { FastPasswordHasher, OUTDATED_PREFIX } from "./fast-password-hasher.ts";
 export { createInMemoryStores } from "./in-memory-stores.ts";
-export { describeRateLimiterContract } from "./contracts/rate-limiter-contract.ts";
 export { nodeRandom } from "./node-random.ts";
 export { TestClock } from "./test-clock.ts";
 export { createTestSecrets } from "./test-secrets.ts";
-export { type DeliveredMail, describeMailerContract, type MailerSubject } from "./contracts/mailer-contract.ts";
-export { type DeliveredSms, describeSmsSenderContract, type SmsSenderSubject } from "./contracts/sms-sender-contract.ts";
-export { describeStoreContract, type StoreContractSubject } from "./contracts/store-contract.ts";
-export { describeTokenSignerContract, type TokenSignerSubject } from "./contracts/token-signer-contract.ts";

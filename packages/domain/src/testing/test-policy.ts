@@ -1,6 +1,8 @@
 import type { AuthPolicy } from "../policy.ts";
 
-type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends readonly unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] };
+type DeepPartial<T> = {
+  [K in keyof T]?: T[K] extends object ? (T[K] extends readonly unknown[] ? T[K] : DeepPartial<T[K]>) : T[K];
+};
 
 /** Supabase's defaults, with email signups on and confirmations required; override what a test is about. */
 export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy {
@@ -35,7 +37,12 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       magicLinkEnabled: true,
       secureEmailChange: true,
       ...overrides.email,
-      notifications: { password_changed: false, email_changed: false, phone_changed: false, ...overrides.email?.notifications },
+      notifications: {
+        password_changed: false,
+        email_changed: false,
+        phone_changed: false,
+        ...overrides.email?.notifications,
+      },
       sendLimit: { events: 30, perSeconds: 3600, ...overrides.email?.sendLimit },
     },
     sms: {

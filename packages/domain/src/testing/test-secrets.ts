@@ -6,7 +6,8 @@ import type { Secrets } from "../ports/secrets.ts";
  * unreadable at a glance, which is all unit tests need (the server's adapter encrypts).
  */
 export function createTestSecrets(key = "test-secrets-key"): Secrets {
-  const mac = (label: string, value: string) => createHmac("sha256", key).update(label).update(value).digest("base64url");
+  const mac = (label: string, value: string) =>
+    createHmac("sha256", key).update(label).update(value).digest("base64url");
   return {
     digest: (value) => mac("digest:", value),
     nextRefreshToken: (previous) => mac("next-refresh-token:", previous),

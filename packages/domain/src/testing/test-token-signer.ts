@@ -28,7 +28,8 @@ export class TestTokenSigner implements TokenSigner {
     if (header !== HEADER || !payload || !signature || rest.length > 0 || signature.length !== expected.length) {
       throw refused("unable to parse or verify signature");
     }
-    if (!timingSafeEqual(Buffer.from(signature), Buffer.from(expected))) throw refused("unable to parse or verify signature");
+    if (!timingSafeEqual(Buffer.from(signature), Buffer.from(expected)))
+      throw refused("unable to parse or verify signature");
     let claims: Record<string, unknown>;
     try {
       claims = JSON.parse(Buffer.from(payload, "base64url").toString()) as Record<string, unknown>;
@@ -36,7 +37,8 @@ export class TestTokenSigner implements TokenSigner {
       throw refused("unable to parse or verify signature");
     }
     const exp = claims["exp"];
-    if (exp !== undefined && (typeof exp !== "number" || exp * 1000 <= this.clock.now().getTime())) throw refused("token is expired");
+    if (exp !== undefined && (typeof exp !== "number" || exp * 1000 <= this.clock.now().getTime()))
+      throw refused("token is expired");
     return claims;
   }
 

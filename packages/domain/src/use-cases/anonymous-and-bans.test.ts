@@ -8,7 +8,12 @@ const admin: AdminPrincipal = { role: "service_role", userId: null, claims: {} }
 const password = "s3cret-pass";
 
 describe("anonymous sign-ins per client IP (RATE_LIMIT_ANONYMOUS_USERS)", () => {
-  const options = { policy: { signup: { anonymousEnabled: true }, requestLimits: { anonymousSignIns: { events: 2, perSeconds: 3600 } } } };
+  const options = {
+    policy: {
+      signup: { anonymousEnabled: true },
+      requestLimits: { anonymousSignIns: { events: 2, perSeconds: 3600 } },
+    },
+  };
   const fromIp = (ip: string | null) => ({ ip, userAgent: "vitest" });
 
   it("refuses the one past the limit from one IP with GoTrue's 429 and the seconds to wait, creating nobody", async () => {
@@ -43,7 +48,9 @@ describe("anonymous sign-ins per client IP (RATE_LIMIT_ANONYMOUS_USERS)", () => 
   });
 
   it("refuses with anonymous_provider_disabled before counting anything", async () => {
-    const { auth } = createTestAuth({ policy: { requestLimits: { anonymousSignIns: { events: 0, perSeconds: 3600 } } } });
+    const { auth } = createTestAuth({
+      policy: { requestLimits: { anonymousSignIns: { events: 0, perSeconds: 3600 } } },
+    });
     await failsWith("anonymous_provider_disabled", auth.signUp({ context }));
   });
 });
@@ -74,8 +81,14 @@ describe("a ban and the access tokens issued before it", () => {
     const expired = await signedIn();
     await expired.auth.admin.updateUser({ admin, userId: expired.user.id, banDuration: "10m", context });
     expired.clock.advance({ minutes: 10 });
-    const byToken = await failsWith("session_expired", expired.auth.authenticate({ accessToken: expired.grant.accessToken }));
-    const byRefresh = await failsWith("session_expired", expired.auth.refreshSession({ refreshToken: expired.grant.refreshToken, context }));
+    const byToken = await failsWith(
+      "session_expired",
+      expired.auth.authenticate({ accessToken: expired.grant.accessToken }),
+    );
+    const byRefresh = await failsWith(
+      "session_expired",
+      expired.auth.refreshSession({ refreshToken: expired.grant.refreshToken, context }),
+    );
     // The same code, told apart: the first is a bearer token refused, the second a refresh refused.
     expect([byToken.case, byRefresh.case]).toEqual(["token_holder_gone", undefined]);
   });

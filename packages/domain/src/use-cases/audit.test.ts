@@ -5,11 +5,16 @@ import { createTestAuth, type TestAuth, type TestAuthOptions } from "../testing/
 import { context, failsWith } from "../testing/fails-with.ts";
 
 const password = "s3cret-pass";
-const actions = async (testAuth: TestAuth) => (await testAuth.stores.auditLog.list({ page: 1, perPage: 100 })).entries.reverse().map((entry) => entry.action);
+const actions = async (testAuth: TestAuth) =>
+  (await testAuth.stores.auditLog.list({ page: 1, perPage: 100 })).entries.reverse().map((entry) => entry.action);
 
 async function withUser(options: TestAuthOptions = {}) {
   const testAuth = createTestAuth(options);
-  const user = aUser({ passwordHash: await testAuth.hasher.hash(password), phone: "+15550109999", userMetadata: { full_name: "Ada L" } });
+  const user = aUser({
+    passwordHash: await testAuth.hasher.hash(password),
+    phone: "+15550109999",
+    userMetadata: { full_name: "Ada L" },
+  });
   await testAuth.stores.users.insert(user);
   return { ...testAuth, user };
 }
@@ -17,7 +22,12 @@ async function withUser(options: TestAuthOptions = {}) {
 describe("the audit log", () => {
   it("records a confirmed signup as signed up and logged in, with who, from where and how", async () => {
     const testAuth = createTestAuth({ policy: { signup: { emailAutoconfirm: true } } });
-    const result = await testAuth.auth.signUp({ email: "audit@example.com", password, data: { full_name: "Audi T" }, context });
+    const result = await testAuth.auth.signUp({
+      email: "audit@example.com",
+      password,
+      data: { full_name: "Audi T" },
+      context,
+    });
     const { entries } = await testAuth.stores.auditLog.list({ page: 1, perPage: 10 });
     expect(entries.map((entry) => entry.action)).toEqual(["login", "user_signedup"]);
     expect(entries[0]).toMatchObject<Partial<AuditEntry>>({
@@ -48,7 +58,13 @@ describe("the audit log", () => {
     await auth.updateUser({ principal, password: "another password", context });
     await auth.updateUser({ principal, data: { theme: "dark" }, context });
     await auth.signOut({ principal, scope: "local", context });
-    expect(await actions(testAuth)).toEqual(["login", "token_refreshed", "user_updated_password", "user_modified", "logout"]);
+    expect(await actions(testAuth)).toEqual([
+      "login",
+      "token_refreshed",
+      "user_updated_password",
+      "user_modified",
+      "logout",
+    ]);
     const [login] = (await testAuth.stores.auditLog.list({ page: 1, perPage: 100 })).entries.reverse();
     expect(login).toMatchObject({ actorUsername: "+15550109999", traits: { provider: "email" } });
   });
@@ -61,12 +77,18 @@ describe("the audit log", () => {
     await auth.refreshSession({ refreshToken: child.refreshToken, context });
     await failsWith("refresh_token_already_used", auth.refreshSession({ refreshToken: grant.refreshToken, context }));
     const [revoked] = (await testAuth.stores.auditLog.list({ page: 1, perPage: 1 })).entries;
-    expect(revoked).toMatchObject({ action: "token_revoked", traits: { reason: "refresh_token_reused", session_id: grant.session.id } });
+    expect(revoked).toMatchObject({
+      action: "token_revoked",
+      traits: { reason: "refresh_token_reused", session_id: grant.session.id },
+    });
   });
 
   it("writes nothing for a failed sign-in", async () => {
     const testAuth = await withUser();
-    await failsWith("invalid_credentials", testAuth.auth.signInWithPassword({ email: testAuth.user.email!, password: "wrong-one", context }));
+    await failsWith(
+      "invalid_credentials",
+      testAuth.auth.signInWithPassword({ email: testAuth.user.email!, password: "wrong-one", context }),
+    );
     expect(await actions(testAuth)).toEqual([]);
   });
 });

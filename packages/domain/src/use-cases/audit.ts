@@ -1,9 +1,9 @@
-import { actorOf, type AuditAction, type AuditEntry } from "../model/audit.ts";
+import { type AuditAction, type AuditEntry, actorOf } from "../model/audit.ts";
 import type { Metadata } from "../model/metadata.ts";
 import type { User } from "../model/user.ts";
 import type { Stores } from "../ports/stores.ts";
-import type { AdminPrincipal } from "./sessions/authorize-admin.ts";
 import type { Deps, RequestContext } from "./deps.ts";
+import type { AdminPrincipal } from "./sessions/authorize-admin.ts";
 
 /** GoTrue's actor id for a caller that is no user (the service_role key). */
 export const NO_USER_ID = "00000000-0000-0000-0000-000000000000";
@@ -38,9 +38,20 @@ export function recordAdminAudit(
   event: { action: AuditAction; admin: AdminPrincipal; target: User; context: RequestContext; traits?: Metadata },
 ): Promise<void> {
   const { admin, target } = event;
-  const username = [admin.claims["phone"], admin.claims["email"]].find((value) => typeof value === "string" && value !== "");
-  const actor: Actor = { actorId: admin.userId ?? NO_USER_ID, actorUsername: (username as string | undefined) ?? admin.role, actorName: null };
-  const traits = { user_id: target.id, user_email: target.email ?? "", user_phone: target.phone ?? "", ...event.traits };
+  const username = [admin.claims["phone"], admin.claims["email"]].find(
+    (value) => typeof value === "string" && value !== "",
+  );
+  const actor: Actor = {
+    actorId: admin.userId ?? NO_USER_ID,
+    actorUsername: (username as string | undefined) ?? admin.role,
+    actorName: null,
+  };
+  const traits = {
+    user_id: target.id,
+    user_email: target.email ?? "",
+    user_phone: target.phone ?? "",
+    ...event.traits,
+  };
   return stores.auditLog.append(entryOf(deps, event.action, actor, event.context, traits));
 }
 

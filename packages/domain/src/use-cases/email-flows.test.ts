@@ -19,7 +19,12 @@ describe("magic links", () => {
     const mail = (await lastEmail("known@example.com", "magic_link"))!;
     expect(mail).toMatchObject({ linkType: "magiclink", redirectTo: "http://localhost:3000" });
     expect((await stores.users.findById(user.id))?.recoverySentAt).toBeInstanceOf(Date);
-    const result = await auth.verify({ type: "magiclink", proof: { linkToken: mail.linkToken }, followedLink: true, context });
+    const result = await auth.verify({
+      type: "magiclink",
+      proof: { linkToken: mail.linkToken },
+      followedLink: true,
+      context,
+    });
     expect(result.kind === "session" && result.grant.session.amr[0]?.method).toBe("otp");
   });
 
@@ -32,19 +37,33 @@ describe("magic links", () => {
     expect(created.userMetadata).not.toHaveProperty("plan");
     const mail = (await lastEmail("fresh@example.com", "confirmation"))!;
     expect(mail.data).toMatchObject({ plan: "free" });
-    const result = await auth.verify({ type: "email", proof: { email: "fresh@example.com", code: mail.otp }, followedLink: false, context });
+    const result = await auth.verify({
+      type: "email",
+      proof: { email: "fresh@example.com", code: mail.otp },
+      followedLink: false,
+      context,
+    });
     expect(result.kind === "session" && result.grant.user.emailConfirmedAt).toBeInstanceOf(Date);
-    expect(result.kind === "session" && result.grant.user.userMetadata).toMatchObject({ plan: "free", email_verified: true });
+    expect(result.kind === "session" && result.grant.user.userMetadata).toMatchObject({
+      plan: "free",
+      email_verified: true,
+    });
   });
 
   it("when no account may be created, refuse an unknown address as GoTrue does, and create and send nothing", async () => {
     const { auth, emails, stores } = await withConfirmedUser();
-    const refused = await failsWith("otp_disabled", auth.sendMagicLink({ email: "stranger@example.com", createUser: false, context }));
+    const refused = await failsWith(
+      "otp_disabled",
+      auth.sendMagicLink({ email: "stranger@example.com", createUser: false, context }),
+    );
     expect(refused.message).toBe("Signups not allowed for otp");
     expect(await stores.users.findByEmail("stranger@example.com")).toBeNull();
     expect(await emails()).toEqual([]);
     const disabled = createTestAuth({ policy: { signup: { disabled: true } } });
-    await failsWith("signup_disabled", disabled.auth.sendMagicLink({ email: "stranger@example.com", createUser: true, context }));
+    await failsWith(
+      "signup_disabled",
+      disabled.auth.sendMagicLink({ email: "stranger@example.com", createUser: true, context }),
+    );
     expect(await disabled.emails()).toEqual([]);
     // A refused address spends no sign-in mail: once it has an account, its first one goes.
     await disabled.stores.users.insert(aUser({ email: "stranger@example.com" }));
@@ -55,7 +74,10 @@ describe("magic links", () => {
     const { auth, clock } = await withConfirmedUser();
     for (const email of ["known@example.com", "stranger@example.com"]) {
       await auth.sendMagicLink({ email, createUser: true, context });
-      const error = await failsWith("over_email_send_rate_limit", auth.sendMagicLink({ email, createUser: true, context }));
+      const error = await failsWith(
+        "over_email_send_rate_limit",
+        auth.sendMagicLink({ email, createUser: true, context }),
+      );
       expect(error.message).toBe("For security purposes, you can only request this after 60 seconds.");
       expect(error.retryAfterSeconds).toBe(60);
     }
@@ -65,16 +87,35 @@ describe("magic links", () => {
 
   it("honour EXTERNAL_EMAIL_MAGIC_LINK_ENABLED", async () => {
     const { auth } = createTestAuth({ policy: { email: { magicLinkEnabled: false } } });
-    await failsWith("email_provider_disabled", auth.sendMagicLink({ email: "a@example.com", createUser: true, context }));
+    await failsWith(
+      "email_provider_disabled",
+      auth.sendMagicLink({ email: "a@example.com", createUser: true, context }),
+    );
   });
 
   it("lead where redirect_to asks only when it is allowed", async () => {
-    const { auth, lastEmail } = await withConfirmedUser({ policy: { redirect: { allowList: ["https://app.example.com/**"] } } });
-    await auth.sendMagicLink({ email: "known@example.com", createUser: false, redirectTo: ["https://evil.example.net/x"], context });
+    const { auth, lastEmail } = await withConfirmedUser({
+      policy: { redirect: { allowList: ["https://app.example.com/**"] } },
+    });
+    await auth.sendMagicLink({
+      email: "known@example.com",
+      createUser: false,
+      redirectTo: ["https://evil.example.net/x"],
+      context,
+    });
     expect((await lastEmail("known@example.com", "magic_link"))?.redirectTo).toBe("http://localhost:3000");
-    const { auth: other, lastEmail: otherMail } = await withConfirmedUser({ policy: { redirect: { allowList: ["https://app.example.com/**"] } } });
-    await other.sendMagicLink({ email: "known@example.com", createUser: false, redirectTo: [undefined, "https://app.example.com/welcome?x=1"], context });
-    expect((await otherMail("known@example.com", "magic_link"))?.redirectTo).toBe("https://app.example.com/welcome?x=1");
+    const { auth: other, lastEmail: otherMail } = await withConfirmedUser({
+      policy: { redirect: { allowList: ["https://app.example.com/**"] } },
+    });
+    await other.sendMagicLink({
+      email: "known@example.com",
+      createUser: false,
+      redirectTo: [undefined, "https://app.example.com/welcome?x=1"],
+      context,
+    });
+    expect((await otherMail("known@example.com", "magic_link"))?.redirectTo).toBe(
+      "https://app.example.com/welcome?x=1",
+    );
   });
 });
 
@@ -83,13 +124,22 @@ describe("password recovery", () => {
     const { auth, lastEmail, stores, user } = await withConfirmedUser();
     await auth.recoverPassword({ email: "known@example.com", context });
     const mail = (await lastEmail("known@example.com", "recovery"))!;
-    const result = await auth.verify({ type: "recovery", proof: { linkToken: mail.linkToken }, followedLink: true, context });
+    const result = await auth.verify({
+      type: "recovery",
+      proof: { linkToken: mail.linkToken },
+      followedLink: true,
+      context,
+    });
     if (result.kind !== "session") throw new Error("expected a session");
     expect(result.grant.session.amr[0]?.method).toBe("otp");
     const principal = await auth.authenticate({ accessToken: result.grant.accessToken });
     await auth.updateUser({ principal, password: "the new password", context });
-    expect((await auth.signInWithPassword({ email: "known@example.com", password: "the new password", context })).user.id).toBe(user.id);
-    expect((await stores.auditLog.list({ page: 1, perPage: 50 })).entries.map((entry) => entry.action)).toContain("user_recovery_requested");
+    expect(
+      (await auth.signInWithPassword({ email: "known@example.com", password: "the new password", context })).user.id,
+    ).toBe(user.id);
+    expect((await stores.auditLog.list({ page: 1, perPage: 50 })).entries.map((entry) => entry.action)).toContain(
+      "user_recovery_requested",
+    );
   });
 
   it("answers an unknown address alike and sends nothing", async () => {
@@ -103,7 +153,13 @@ describe("password recovery", () => {
     const testAuth = await withConfirmedUser();
     const { clock, ports } = testAuth;
     // Known recoveries "spend" 25 ms in their transaction here.
-    const tx = { run: <T>(work: Parameters<typeof ports.tx.run<T>>[0]) => ports.tx.run(async (stores) => (clock.advance({ milliseconds: 25 }), work(stores))) };
+    const tx = {
+      run: <T>(work: Parameters<typeof ports.tx.run<T>>[0]) =>
+        ports.tx.run(async (stores) => {
+          clock.advance({ milliseconds: 25 });
+          return work(stores);
+        }),
+    };
     const { auth } = createTestAuth({ ports: { ...ports, tx } });
     await auth.recoverPassword({ email: "known@example.com", context });
     const before = clock.now().getTime();
@@ -129,31 +185,44 @@ describe("resend", () => {
 
   it("answers a message id and sends nothing when there is nothing to resend", async () => {
     const { auth, emails } = await withConfirmedUser();
-    expect((await auth.resend({ type: "signup", email: "known@example.com", context })).messageId).toMatch(/^[0-9a-f-]{36}$/);
-    expect((await auth.resend({ type: "signup", email: "nobody@example.com", context })).messageId).toMatch(/^[0-9a-f-]{36}$/);
-    expect((await auth.resend({ type: "email_change", email: "known@example.com", context })).messageId).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await auth.resend({ type: "signup", email: "known@example.com", context })).messageId).toMatch(
+      /^[0-9a-f-]{36}$/,
+    );
+    expect((await auth.resend({ type: "signup", email: "nobody@example.com", context })).messageId).toMatch(
+      /^[0-9a-f-]{36}$/,
+    );
+    expect((await auth.resend({ type: "email_change", email: "known@example.com", context })).messageId).toMatch(
+      /^[0-9a-f-]{36}$/,
+    );
     expect(await emails()).toEqual([]);
   });
 
   it("sends the confirmations of a pending email change again", async () => {
     const { auth, user, emails, clock } = await withConfirmedUser();
     const grant = await auth.signInWithPassword({ email: "known@example.com", password, context });
-    await auth.updateUser({ principal: await auth.authenticate({ accessToken: grant.accessToken }), email: "moved@example.com", context });
+    await auth.updateUser({
+      principal: await auth.authenticate({ accessToken: grant.accessToken }),
+      email: "moved@example.com",
+      context,
+    });
     clock.advance({ seconds: 901 });
     await auth.resend({ type: "email_change", email: user.email!, context });
-    expect((await emails()).filter((mail) => mail.kind === "email_change").map((mail) => mail.to).sort()).toEqual([
-      "known@example.com",
-      "known@example.com",
-      "moved@example.com",
-      "moved@example.com",
-    ]);
+    expect(
+      (await emails())
+        .filter((mail) => mail.kind === "email_change")
+        .map((mail) => mail.to)
+        .sort(),
+    ).toEqual(["known@example.com", "known@example.com", "moved@example.com", "moved@example.com"]);
   });
 
   it("checks its request", async () => {
     const { auth } = createTestAuth();
     await failsWith("validation_failed", auth.resend({ type: "magic", email: "a@example.com", context }));
     await failsWith("validation_failed", auth.resend({ type: "signup", context }));
-    await failsWith("validation_failed", auth.resend({ type: "signup", email: "a@example.com", phone: "+15550100", context }));
+    await failsWith(
+      "validation_failed",
+      auth.resend({ type: "signup", email: "a@example.com", phone: "+15550100", context }),
+    );
   });
 });
 
@@ -181,11 +250,18 @@ describe("reauthentication", () => {
 
   it("refuses an unconfirmed address, and a user without any", async () => {
     const { auth, stores, hasher } = createTestAuth();
-    const unconfirmed = aUser({ email: "u@example.com", emailConfirmedAt: null, passwordHash: await hasher.hash(password) });
+    const unconfirmed = aUser({
+      email: "u@example.com",
+      emailConfirmedAt: null,
+      passwordHash: await hasher.hash(password),
+    });
     await stores.users.insert(unconfirmed);
     const principal = { user: unconfirmed, session: null, claims: {} };
     await failsWith("email_not_confirmed", auth.reauthenticate({ principal, context }));
-    await failsWith("validation_failed", auth.reauthenticate({ principal: { ...principal, user: { ...unconfirmed, email: null } }, context }));
+    await failsWith(
+      "validation_failed",
+      auth.reauthenticate({ principal: { ...principal, user: { ...unconfirmed, email: null } }, context }),
+    );
   });
 });
 
@@ -199,7 +275,12 @@ describe("invitations", () => {
     expect(invited.invitedAt).toBeInstanceOf(Date);
     expect(invited.confirmationSentAt).toBeInstanceOf(Date);
     const mail = (await lastEmail("invitee@example.com", "invite"))!;
-    const result = await auth.verify({ type: "invite", proof: { linkToken: mail.linkToken }, followedLink: true, context });
+    const result = await auth.verify({
+      type: "invite",
+      proof: { linkToken: mail.linkToken },
+      followedLink: true,
+      context,
+    });
     expect(result.kind === "session" && result.grant.user.emailConfirmedAt).toBeInstanceOf(Date);
     expect(result.kind === "session" && result.grant.session.amr[0]?.method).toBe("otp");
   });
@@ -219,7 +300,10 @@ describe("admin authorization", () => {
     const exp = Math.floor(Date.now() / 1000) + 3600;
     const service = await ports.signer.sign({ role: "service_role", exp: exp + 1e9 });
     expect(await auth.authorizeAdmin({ accessToken: service })).toMatchObject({ role: "service_role", userId: null });
-    await failsWith("not_admin", auth.authorizeAdmin({ accessToken: await ports.signer.sign({ role: "authenticated", exp: exp + 1e9 }) }));
+    await failsWith(
+      "not_admin",
+      auth.authorizeAdmin({ accessToken: await ports.signer.sign({ role: "authenticated", exp: exp + 1e9 }) }),
+    );
     await failsWith("bad_jwt", auth.authorizeAdmin({ accessToken: "nope" }));
   });
 });
@@ -229,7 +313,10 @@ describe("RATE_LIMIT_EMAIL_SENT", () => {
     const { auth, clock } = createTestAuth({ policy: { email: { sendLimit: { events: 2, perSeconds: 3600 } } } });
     await auth.signUp({ email: "one@example.com", password, context });
     await auth.sendMagicLink({ email: "two@example.com", createUser: true, context });
-    const error = await failsWith("over_email_send_rate_limit", auth.signUp({ email: "three@example.com", password, context }));
+    const error = await failsWith(
+      "over_email_send_rate_limit",
+      auth.signUp({ email: "three@example.com", password, context }),
+    );
     expect(error.message).toBe("email rate limit exceeded");
     expect(error.retryAfterSeconds).toBe(3600);
     clock.advance({ hours: 1 });
@@ -237,7 +324,9 @@ describe("RATE_LIMIT_EMAIL_SENT", () => {
   });
 
   it("is spent only by mail sent: requests for addresses nobody has cannot stop everyone's mail", async () => {
-    const { auth, lastEmail } = await withConfirmedUser({ policy: { email: { sendLimit: { events: 2, perSeconds: 3600 } } } });
+    const { auth, lastEmail } = await withConfirmedUser({
+      policy: { email: { sendLimit: { events: 2, perSeconds: 3600 } } },
+    });
     // From addresses the attacker rotates through, past every per-client limit.
     for (let i = 0; i < 40; i++) {
       const from = { ip: `198.51.100.${i}`, userAgent: "curl" };
@@ -252,7 +341,9 @@ describe("RATE_LIMIT_EMAIL_SENT", () => {
   });
 
   it("once spent, refuses alike whether the address would have been mailed or not, so running out tells nothing", async () => {
-    const { auth, emails } = await withConfirmedUser({ policy: { email: { sendLimit: { events: 1, perSeconds: 3600 } } } });
+    const { auth, emails } = await withConfirmedUser({
+      policy: { email: { sendLimit: { events: 1, perSeconds: 3600 } } },
+    });
     await auth.signUp({ email: "spends@example.com", password, context });
     for (const email of ["known@example.com", "nobody@example.com"]) {
       await failsWith("over_email_send_rate_limit", auth.recoverPassword({ email, context }));
@@ -263,11 +354,17 @@ describe("RATE_LIMIT_EMAIL_SENT", () => {
   });
 
   it("never holds back a notification of a change already made", async () => {
-    const limited = { email: { sendLimit: { events: 1, perSeconds: 3600 }, notifications: { password_changed: true } } };
+    const limited = {
+      email: { sendLimit: { events: 1, perSeconds: 3600 }, notifications: { password_changed: true } },
+    };
     const { auth, emails } = await withConfirmedUser({ policy: limited });
     const grant = await auth.signInWithPassword({ email: "known@example.com", password, context });
     await auth.recoverPassword({ email: "known@example.com", context });
-    await auth.updateUser({ principal: await auth.authenticate({ accessToken: grant.accessToken }), password: "changed pw", context });
+    await auth.updateUser({
+      principal: await auth.authenticate({ accessToken: grant.accessToken }),
+      password: "changed pw",
+      context,
+    });
     expect((await emails()).map((mail) => mail.kind)).toEqual(["recovery", "password_changed"]);
   });
 });
@@ -276,7 +373,10 @@ describe("send frequency", () => {
   it("is one per address for a signup's confirmation, however it is asked for", async () => {
     const { auth, clock } = createTestAuth();
     await auth.signUp({ email: "pending@example.com", password, context });
-    await failsWith("over_email_send_rate_limit", auth.resend({ type: "signup", email: "pending@example.com", context }));
+    await failsWith(
+      "over_email_send_rate_limit",
+      auth.resend({ type: "signup", email: "pending@example.com", context }),
+    );
     clock.advance({ seconds: 900 });
     await auth.resend({ type: "signup", email: "pending@example.com", context });
     await failsWith("over_email_send_rate_limit", auth.signUp({ email: "pending@example.com", password, context }));
@@ -293,7 +393,10 @@ describe("send frequency", () => {
   it("is one a minute per address for sign-in mails, magic link or recovery", async () => {
     const { auth, clock } = await withConfirmedUser();
     await auth.recoverPassword({ email: "known@example.com", context });
-    await failsWith("over_email_send_rate_limit", auth.sendMagicLink({ email: "known@example.com", createUser: false, context }));
+    await failsWith(
+      "over_email_send_rate_limit",
+      auth.sendMagicLink({ email: "known@example.com", createUser: false, context }),
+    );
     clock.advance({ seconds: 60 });
     await auth.sendMagicLink({ email: "known@example.com", createUser: false, context });
     await failsWith("over_email_send_rate_limit", auth.recoverPassword({ email: "known@example.com", context }));
@@ -304,19 +407,31 @@ describe("send frequency", () => {
     const grant = await auth.signInWithPassword({ email: "known@example.com", password, context });
     const principal = await auth.authenticate({ accessToken: grant.accessToken });
     await auth.updateUser({ principal, email: "moved@example.com", context });
-    await failsWith("over_email_send_rate_limit", auth.resend({ type: "email_change", email: "known@example.com", context }));
+    await failsWith(
+      "over_email_send_rate_limit",
+      auth.resend({ type: "email_change", email: "known@example.com", context }),
+    );
     clock.advance({ seconds: 900 });
     await auth.resend({ type: "email_change", email: "known@example.com", context });
-    await failsWith("over_email_send_rate_limit", auth.updateUser({ principal, email: "elsewhere@example.com", context }));
+    await failsWith(
+      "over_email_send_rate_limit",
+      auth.updateUser({ principal, email: "elsewhere@example.com", context }),
+    );
   });
 });
 
 describe("notifications", () => {
   it("tell of a password change only when MAILER_NOTIFICATIONS_PASSWORD_CHANGED_ENABLED", async () => {
     for (const enabled of [false, true]) {
-      const { auth, emails } = await withConfirmedUser({ policy: { email: { notifications: { password_changed: enabled } } } });
+      const { auth, emails } = await withConfirmedUser({
+        policy: { email: { notifications: { password_changed: enabled } } },
+      });
       const grant = await auth.signInWithPassword({ email: "known@example.com", password, context });
-      await auth.updateUser({ principal: await auth.authenticate({ accessToken: grant.accessToken }), password: "changed pw", context });
+      await auth.updateUser({
+        principal: await auth.authenticate({ accessToken: grant.accessToken }),
+        password: "changed pw",
+        context,
+      });
       expect((await emails()).filter((mail) => mail.kind === "password_changed")).toEqual(
         enabled ? [{ kind: "password_changed", to: "known@example.com" }] : [],
       );

@@ -16,7 +16,8 @@ function flakySms() {
   const state = { down: false, refused: new Set<string>() };
   const sms: SmsSender = {
     async send(message) {
-      if (state.refused.has(message.to)) throw new AuthError("sms_send_failed", "Error sending confirmation OTP to provider");
+      if (state.refused.has(message.to))
+        throw new AuthError("sms_send_failed", "Error sending confirmation OTP to provider");
       if (state.down) throw new Error("twilio did not answer within 10000 ms");
       sent.push(message);
     },
@@ -37,7 +38,12 @@ async function codeFor(testAuth: TestAuth, to: string): Promise<string> {
 
 async function signedInByPhone(options: TestAuthOptions = {}) {
   const testAuth = createTestAuth(options);
-  const user = aUser({ email: "phone-owner@example.com", phone, phoneConfirmedAt: new Date(), passwordHash: await testAuth.hasher.hash(password) });
+  const user = aUser({
+    email: "phone-owner@example.com",
+    phone,
+    phoneConfirmedAt: new Date(),
+    passwordHash: await testAuth.hasher.hash(password),
+  });
   await testAuth.stores.users.insert(user);
   const grant = await testAuth.auth.signInWithPassword({ phone, password, context });
   const principal = await testAuth.auth.authenticate({ accessToken: grant.accessToken });
@@ -51,7 +57,12 @@ describe("phone signup", () => {
     expect(result.kind === "user" && result.user).toMatchObject({ phone, phoneConfirmedAt: null });
     expect(testAuth.sms.sent).toEqual([{ kind: "confirmation", to: phone, otp: expect.stringMatching(/^\d{6}$/) }]);
 
-    const verified = await testAuth.auth.verify({ type: "sms", proof: { phone: "15550100000", code: await codeFor(testAuth, phone) }, followedLink: false, context });
+    const verified = await testAuth.auth.verify({
+      type: "sms",
+      proof: { phone: "15550100000", code: await codeFor(testAuth, phone) },
+      followedLink: false,
+      context,
+    });
     if (verified.kind !== "session") throw new Error("expected a session");
     expect(verified.grant.user.phoneConfirmedAt).toBeInstanceOf(Date);
     expect(verified.grant.session.amr[0]?.method).toBe("otp");
@@ -98,9 +109,15 @@ describe("phone signup", () => {
     const code = await codeFor(testAuth, phone);
     const wrong = code === "000000" ? "111111" : "000000";
     for (let guess = 0; guess < 5; guess++) {
-      await failsWith("otp_expired", testAuth.auth.verify({ type: "sms", proof: { phone, code: wrong }, followedLink: false, context }));
+      await failsWith(
+        "otp_expired",
+        testAuth.auth.verify({ type: "sms", proof: { phone, code: wrong }, followedLink: false, context }),
+      );
     }
-    await failsWith("otp_expired", testAuth.auth.verify({ type: "sms", proof: { phone, code }, followedLink: false, context }));
+    await failsWith(
+      "otp_expired",
+      testAuth.auth.verify({ type: "sms", proof: { phone, code }, followedLink: false, context }),
+    );
   });
 
   it("keeps a stranger's password off the account when the number's owner signs up too", async () => {
@@ -108,8 +125,16 @@ describe("phone signup", () => {
     await testAuth.auth.signUp({ phone, password: "a stranger's choice", context });
     testAuth.clock.advance({ seconds: 60 });
     await testAuth.auth.signUp({ phone, password, context });
-    await testAuth.auth.verify({ type: "sms", proof: { phone, code: await codeFor(testAuth, phone) }, followedLink: false, context });
-    await failsWith("invalid_credentials", testAuth.auth.signInWithPassword({ phone, password: "a stranger's choice", context }));
+    await testAuth.auth.verify({
+      type: "sms",
+      proof: { phone, code: await codeFor(testAuth, phone) },
+      followedLink: false,
+      context,
+    });
+    await failsWith(
+      "invalid_credentials",
+      testAuth.auth.signInWithPassword({ phone, password: "a stranger's choice", context }),
+    );
   });
 
   it("expires the code after SMS_OTP_EXP", async () => {
@@ -117,7 +142,10 @@ describe("phone signup", () => {
     await testAuth.auth.signUp({ phone, password, context });
     const code = await codeFor(testAuth, phone);
     testAuth.clock.advance({ seconds: 60 });
-    await failsWith("otp_expired", testAuth.auth.verify({ type: "sms", proof: { phone, code }, followedLink: false, context }));
+    await failsWith(
+      "otp_expired",
+      testAuth.auth.verify({ type: "sms", proof: { phone, code }, followedLink: false, context }),
+    );
   });
 
   it("refuses WhatsApp and unknown channels", async () => {
@@ -133,7 +161,12 @@ describe("sign-in codes by SMS (/otp)", () => {
     const { messageId } = await testAuth.auth.sendSmsOtp({ phone, createUser: false, context });
     expect(messageId).toMatch(/^[0-9a-f-]{36}$/);
     expect((await testAuth.lastSms(phone))?.kind).toBe("otp");
-    const verified = await testAuth.auth.verify({ type: "sms", proof: { phone, code: await codeFor(testAuth, phone) }, followedLink: false, context });
+    const verified = await testAuth.auth.verify({
+      type: "sms",
+      proof: { phone, code: await codeFor(testAuth, phone) },
+      followedLink: false,
+      context,
+    });
     expect(verified.kind === "session" && verified.grant.user.id).toBe(testAuth.user.id);
     // A sign-in code is no signup: the password stays.
     await testAuth.auth.signInWithPassword({ phone, password, context });
@@ -145,8 +178,16 @@ describe("sign-in codes by SMS (/otp)", () => {
     const created = (await testAuth.stores.users.findByPhone(phone))!;
     expect(created).toMatchObject({ passwordHash: null, phoneConfirmedAt: null });
     expect(created.userMetadata).not.toHaveProperty("plan");
-    await testAuth.auth.verify({ type: "sms", proof: { phone, code: await codeFor(testAuth, phone) }, followedLink: false, context });
-    expect(await testAuth.stores.users.findByPhone(phone)).toMatchObject({ phoneConfirmedAt: expect.any(Date), userMetadata: { plan: "free" } });
+    await testAuth.auth.verify({
+      type: "sms",
+      proof: { phone, code: await codeFor(testAuth, phone) },
+      followedLink: false,
+      context,
+    });
+    expect(await testAuth.stores.users.findByPhone(phone)).toMatchObject({
+      phoneConfirmedAt: expect.any(Date),
+      userMetadata: { plan: "free" },
+    });
   });
 
   it("refuse an unknown number as GoTrue does when no account may be created, sending nothing", async () => {
@@ -161,7 +202,10 @@ describe("sign-in codes by SMS (/otp)", () => {
     const testAuth = await signedInByPhone();
     for (const number of [phone, "+15550100999"]) {
       await testAuth.auth.sendSmsOtp({ phone: number, createUser: true, context });
-      const error = await failsWith("over_sms_send_rate_limit", testAuth.auth.sendSmsOtp({ phone: number, createUser: true, context }));
+      const error = await failsWith(
+        "over_sms_send_rate_limit",
+        testAuth.auth.sendSmsOtp({ phone: number, createUser: true, context }),
+      );
       expect(error.retryAfterSeconds).toBe(60);
     }
   });
@@ -176,8 +220,16 @@ describe("sign-in codes by SMS (/otp)", () => {
     await testAuth.auth.signUp({ phone, password: "a stranger's choice", context });
     testAuth.clock.advance({ seconds: 60 });
     await testAuth.auth.sendSmsOtp({ phone, createUser: true, context });
-    await testAuth.auth.verify({ type: "sms", proof: { phone, code: await codeFor(testAuth, phone) }, followedLink: false, context });
-    await failsWith("invalid_credentials", testAuth.auth.signInWithPassword({ phone, password: "a stranger's choice", context }));
+    await testAuth.auth.verify({
+      type: "sms",
+      proof: { phone, code: await codeFor(testAuth, phone) },
+      followedLink: false,
+      context,
+    });
+    await failsWith(
+      "invalid_credentials",
+      testAuth.auth.signInWithPassword({ phone, password: "a stranger's choice", context }),
+    );
   });
 });
 
@@ -208,12 +260,17 @@ describe("timing", () => {
 
 describe("RATE_LIMIT_SMS_SENT", () => {
   it("is spent only by an SMS sent, then refuses every number alike, and never the numbers of SMS_TEST_OTP", async () => {
-    const testAuth = createTestAuth({ policy: { sms: { sendLimit: { events: 1, perSeconds: 3600 }, testOtps: { "+15550100777": "777777" } } } });
+    const testAuth = createTestAuth({
+      policy: { sms: { sendLimit: { events: 1, perSeconds: 3600 }, testOtps: { "+15550100777": "777777" } } },
+    });
     // Numbers nobody has, texted nothing, spend nothing.
     for (let i = 0; i < 10; i++) await testAuth.auth.resend({ type: "sms", phone: `+1555010030${i}`, context });
     await testAuth.auth.sendSmsOtp({ phone: "+15550100111", createUser: true, context });
     expect(testAuth.sms.sent.map((sms) => sms.to)).toEqual(["+15550100111"]);
-    const error = await failsWith("over_sms_send_rate_limit", testAuth.auth.sendSmsOtp({ phone: "+15550100222", createUser: true, context }));
+    const error = await failsWith(
+      "over_sms_send_rate_limit",
+      testAuth.auth.sendSmsOtp({ phone: "+15550100222", createUser: true, context }),
+    );
     expect(error.message).toBe("SMS rate limit exceeded");
     await failsWith("over_sms_send_rate_limit", testAuth.auth.resend({ type: "sms", phone: "+15550100333", context }));
     await testAuth.auth.sendSmsOtp({ phone: "+15550100777", createUser: true, context });
@@ -225,14 +282,23 @@ describe("SMS_TEST_OTP numbers", () => {
 
   it("get their fixed code and no SMS, with GoTrue's message id", async () => {
     const testAuth = createTestAuth({ policy: { sms: { testOtps } } });
-    expect(await testAuth.auth.sendSmsOtp({ phone: "+15550100777", createUser: true, context })).toEqual({ messageId: "test-otp" });
+    expect(await testAuth.auth.sendSmsOtp({ phone: "+15550100777", createUser: true, context })).toEqual({
+      messageId: "test-otp",
+    });
     expect(testAuth.sms.sent).toEqual([]);
-    const verified = await testAuth.auth.verify({ type: "sms", proof: { phone: "+15550100777", code: "777777" }, followedLink: false, context });
+    const verified = await testAuth.auth.verify({
+      type: "sms",
+      proof: { phone: "+15550100777", code: "777777" },
+      followedLink: false,
+      context,
+    });
     expect(verified.kind).toBe("session");
   });
 
   it("are texted a real code once SMS_TEST_OTP_VALID_UNTIL has passed", async () => {
-    const testAuth = createTestAuth({ policy: { sms: { testOtps, testOtpsValidUntil: new Date("2020-01-01T00:00:00Z") } } });
+    const testAuth = createTestAuth({
+      policy: { sms: { testOtps, testOtpsValidUntil: new Date("2020-01-01T00:00:00Z") } },
+    });
     const { messageId } = await testAuth.auth.sendSmsOtp({ phone: "+15550100777", createUser: true, context });
     expect(messageId).not.toBe("test-otp");
     expect((await testAuth.lastSms("+15550100777"))?.otp).toMatch(/^\d{6}$/);
@@ -248,8 +314,16 @@ describe("phone change", () => {
     expect((await testAuth.lastSms("+15550100555"))?.kind).toBe("phone_change");
 
     const code = await codeFor(testAuth, "+15550100555");
-    await failsWith("otp_expired", testAuth.auth.verify({ type: "sms", proof: { phone: "+15550100555", code }, followedLink: false, context }));
-    const verified = await testAuth.auth.verify({ type: "phone_change", proof: { phone: "+15550100555", code }, followedLink: false, context });
+    await failsWith(
+      "otp_expired",
+      testAuth.auth.verify({ type: "sms", proof: { phone: "+15550100555", code }, followedLink: false, context }),
+    );
+    const verified = await testAuth.auth.verify({
+      type: "phone_change",
+      proof: { phone: "+15550100555", code },
+      followedLink: false,
+      context,
+    });
     if (verified.kind !== "session") throw new Error("expected a session");
     expect(verified.grant.user).toMatchObject({ phone: "+15550100555", newPhone: null });
     const identity = verified.grant.user.identities.find((candidate) => candidate.provider === "phone");
@@ -263,24 +337,39 @@ describe("phone change", () => {
     const testAuth = await signedInByPhone();
     await testAuth.auth.updateUser({ principal: testAuth.principal, phone: "+15550100555", context });
     const first = await codeFor(testAuth, "+15550100555");
-    await failsWith("over_sms_send_rate_limit", testAuth.auth.resend({ type: "phone_change", phone: "+15550100555", context }));
+    await failsWith(
+      "over_sms_send_rate_limit",
+      testAuth.auth.resend({ type: "phone_change", phone: "+15550100555", context }),
+    );
     testAuth.clock.advance({ seconds: 60 });
     await testAuth.auth.resend({ type: "phone_change", phone: "+15550100555", context });
     const second = await codeFor(testAuth, "+15550100555");
     expect(second).not.toBe(first);
     const proof = (code: string) => ({ phone: "+15550100555", code });
-    await failsWith("otp_expired", testAuth.auth.verify({ type: "phone_change", proof: proof(first), followedLink: false, context }));
-    expect((await testAuth.auth.verify({ type: "phone_change", proof: proof(second), followedLink: false, context })).kind).toBe("session");
+    await failsWith(
+      "otp_expired",
+      testAuth.auth.verify({ type: "phone_change", proof: proof(first), followedLink: false, context }),
+    );
+    expect(
+      (await testAuth.auth.verify({ type: "phone_change", proof: proof(second), followedLink: false, context })).kind,
+    ).toBe("session");
   });
 
   it("tells the account's email when a first number is added", async () => {
     const testAuth = createTestAuth({ policy: { email: { notifications: { phone_changed: true } } } });
-    await testAuth.stores.users.insert(aUser({ email: "no-phone@example.com", passwordHash: await testAuth.hasher.hash(password) }));
+    await testAuth.stores.users.insert(
+      aUser({ email: "no-phone@example.com", passwordHash: await testAuth.hasher.hash(password) }),
+    );
     const grant = await testAuth.auth.signInWithPassword({ email: "no-phone@example.com", password, context });
     const principal = await testAuth.auth.authenticate({ accessToken: grant.accessToken });
     await testAuth.auth.updateUser({ principal, phone: "+15550100555", context });
     const code = await codeFor(testAuth, "+15550100555");
-    await testAuth.auth.verify({ type: "phone_change", proof: { phone: "+15550100555", code }, followedLink: false, context });
+    await testAuth.auth.verify({
+      type: "phone_change",
+      proof: { phone: "+15550100555", code },
+      followedLink: false,
+      context,
+    });
     expect((await testAuth.emails()).filter((mail) => mail.kind === "phone_changed")).toEqual([
       { kind: "phone_changed", to: "no-phone@example.com", phone: "+15550100555", oldPhone: "" },
     ]);
@@ -291,7 +380,10 @@ describe("phone change", () => {
     await testAuth.auth.sendSmsOtp({ phone, createUser: false, context });
     const code = await codeFor(testAuth, phone);
     await testAuth.auth.updateUser({ principal: testAuth.principal, phone: "+15550100555", context });
-    await failsWith("otp_expired", testAuth.auth.verify({ type: "sms", proof: { phone, code }, followedLink: false, context }));
+    await failsWith(
+      "otp_expired",
+      testAuth.auth.verify({ type: "sms", proof: { phone, code }, followedLink: false, context }),
+    );
   });
 
   it("takes a number someone signed up with and never confirmed from them, once its owner proves it", async () => {
@@ -300,7 +392,12 @@ describe("phone change", () => {
     const squatter = (await testAuth.stores.users.findByPhone("+15550100555"))!;
     await testAuth.auth.updateUser({ principal: testAuth.principal, phone: "+15550100555", context });
     const code = await codeFor(testAuth, "+15550100555");
-    await testAuth.auth.verify({ type: "phone_change", proof: { phone: "+15550100555", code }, followedLink: false, context });
+    await testAuth.auth.verify({
+      type: "phone_change",
+      proof: { phone: "+15550100555", code },
+      followedLink: false,
+      context,
+    });
     expect((await testAuth.stores.users.findByPhone("+15550100555"))?.id).toBe(testAuth.user.id);
     expect((await testAuth.stores.users.findById(squatter.id))?.phone).toBeNull();
     expect(await testAuth.stores.oneTimeTokens.findByUser(squatter.id, "confirmation")).toBeNull();
@@ -317,10 +414,20 @@ describe("phone change", () => {
     testAuth.clock.advance({ seconds: 60 });
     await testAuth.auth.updateUser({ principal: testAuth.principal, phone: "+15550100555", context });
     const code = await codeFor(testAuth, "+15550100555");
-    await testAuth.auth.verify({ type: "phone_change", proof: { phone: "+15550100555", code }, followedLink: false, context });
+    await testAuth.auth.verify({
+      type: "phone_change",
+      proof: { phone: "+15550100555", code },
+      followedLink: false,
+      context,
+    });
 
     expect((await testAuth.stores.users.findById(other.id))?.newPhone).toBeNull();
-    const late = testAuth.auth.verify({ type: "phone_change", proof: { phone: "+15550100555", code: othersCode }, followedLink: false, context });
+    const late = testAuth.auth.verify({
+      type: "phone_change",
+      proof: { phone: "+15550100555", code: othersCode },
+      followedLink: false,
+      context,
+    });
     await failsWith("otp_expired", late);
   });
 
@@ -339,12 +446,24 @@ describe("a number the provider refuses", () => {
     state.refused.add(phone);
     state.refused.add("+15550100555");
     await failsWith("sms_send_failed", testAuth.auth.sendSmsOtp({ phone, createUser: false, context }));
-    await failsWith("sms_send_failed", testAuth.auth.updateUser({ principal: testAuth.principal, phone: "+15550100555", context }));
+    await failsWith(
+      "sms_send_failed",
+      testAuth.auth.updateUser({ principal: testAuth.principal, phone: "+15550100555", context }),
+    );
     const user = (await testAuth.stores.users.findById(testAuth.user.id))!;
-    expect(user).toMatchObject({ newPhone: null, phoneChangeSentAt: null, confirmationSentAt: testAuth.user.confirmationSentAt });
+    expect(user).toMatchObject({
+      newPhone: null,
+      phoneChangeSentAt: null,
+      confirmationSentAt: testAuth.user.confirmationSentAt,
+    });
     expect(await testAuth.stores.oneTimeTokens.findByUser(user.id, "phone_change")).toBeNull();
 
-    const phoneOnly = aUser({ email: null, phone: "+15550100556", phoneConfirmedAt: new Date(), passwordHash: await testAuth.hasher.hash(password) });
+    const phoneOnly = aUser({
+      email: null,
+      phone: "+15550100556",
+      phoneConfirmedAt: new Date(),
+      passwordHash: await testAuth.hasher.hash(password),
+    });
     await testAuth.stores.users.insert(phoneOnly);
     state.refused.add("+15550100556");
     const grant = await testAuth.auth.signInWithPassword({ phone: "+15550100556", password, context });
@@ -362,14 +481,21 @@ describe("resend sms", () => {
     const { messageId } = await testAuth.auth.resend({ type: "sms", phone, context });
     expect(messageId).toMatch(/^[0-9a-f-]{36}$/);
     expect(testAuth.sms.sent).toHaveLength(2);
-    await testAuth.auth.verify({ type: "sms", proof: { phone, code: await codeFor(testAuth, phone) }, followedLink: false, context });
+    await testAuth.auth.verify({
+      type: "sms",
+      proof: { phone, code: await codeFor(testAuth, phone) },
+      followedLink: false,
+      context,
+    });
     await testAuth.auth.signInWithPassword({ phone, password, context });
   });
 
   it("answers a confirmed or unknown number alike, texting nothing", async () => {
     const testAuth = await signedInByPhone();
     for (const number of [phone, "+15550100999"]) {
-      expect((await testAuth.auth.resend({ type: "sms", phone: number, context })).messageId).toMatch(/^[0-9a-f-]{36}$/);
+      expect((await testAuth.auth.resend({ type: "sms", phone: number, context })).messageId).toMatch(
+        /^[0-9a-f-]{36}$/,
+      );
     }
     expect(testAuth.sms.sent).toEqual([]);
   });
@@ -378,7 +504,12 @@ describe("resend sms", () => {
 describe("reauthentication by SMS", () => {
   it("texts the nonce to a user without an email, and the nonce lets the password change", async () => {
     const testAuth = createTestAuth({ policy: { passwordChangeRequiresReauthentication: true } });
-    const user = aUser({ email: null, phone, phoneConfirmedAt: new Date(), passwordHash: await testAuth.hasher.hash(password) });
+    const user = aUser({
+      email: null,
+      phone,
+      phoneConfirmedAt: new Date(),
+      passwordHash: await testAuth.hasher.hash(password),
+    });
     await testAuth.stores.users.insert(user);
     const grant = await testAuth.auth.signInWithPassword({ phone, password, context });
     const principal = await testAuth.auth.authenticate({ accessToken: grant.accessToken });

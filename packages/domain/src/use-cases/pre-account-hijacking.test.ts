@@ -23,7 +23,12 @@ async function signedUpByAttacker(): Promise<TestAuth & { userId: string }> {
 async function followLatestMail(testAuth: TestAuth, kind: "confirmation" | "magic_link" | "invite" | "recovery") {
   const mail = (await testAuth.lastEmail(victim, kind))!;
   const type = { confirmation: "signup", magic_link: "magiclink", invite: "invite", recovery: "recovery" } as const;
-  const result = await testAuth.auth.verify({ type: type[kind], proof: { linkToken: mail.linkToken }, followedLink: true, context });
+  const result = await testAuth.auth.verify({
+    type: type[kind],
+    proof: { linkToken: mail.linkToken },
+    followedLink: true,
+    context,
+  });
   if (result.kind !== "session") throw new Error("expected a session");
   return result.grant;
 }
@@ -71,7 +76,13 @@ describe("an account someone else signed up for the address", () => {
   it("is rid of the sessions opened before anything was proven", async () => {
     const testAuth = await signedUpByAttacker();
     const early = aSession(testAuth.userId);
-    await testAuth.stores.sessions.open(early, { id: crypto.randomUUID(), sessionId: early.id, parentId: null, tokenHash: "early", createdAt: early.createdAt });
+    await testAuth.stores.sessions.open(early, {
+      id: crypto.randomUUID(),
+      sessionId: early.id,
+      parentId: null,
+      tokenHash: "early",
+      createdAt: early.createdAt,
+    });
     await testAuth.auth.sendMagicLink({ email: victim, createUser: true, context });
     const grant = await followLatestMail(testAuth, "confirmation");
     expect((await testAuth.stores.users.findWithSession(testAuth.userId, early.id))?.session).toBeNull();
@@ -81,7 +92,13 @@ describe("an account someone else signed up for the address", () => {
   it("takes the password its owner types with the code over the one the attacker's signup carried", async () => {
     const testAuth = await signedUpByAttacker();
     const code = (await testAuth.lastEmail(victim, "confirmation"))!.otp;
-    await testAuth.auth.verify({ type: "signup", proof: { email: victim, code }, followedLink: false, password: ownersPassword, context });
+    await testAuth.auth.verify({
+      type: "signup",
+      proof: { email: victim, code },
+      followedLink: false,
+      password: ownersPassword,
+      context,
+    });
     await expectPasswordRefused(testAuth, attackersPassword);
   });
 
@@ -89,7 +106,15 @@ describe("an account someone else signed up for the address", () => {
     const testAuth = await signedUpByAttacker();
     await testAuth.auth.signUp({ email: victim, password: ownersPassword, context });
     for (let guess = 0; guess < 5; guess++) {
-      await failsWith("otp_expired", testAuth.auth.verify({ type: "signup", proof: { email: victim, code: "000000" }, followedLink: false, context }));
+      await failsWith(
+        "otp_expired",
+        testAuth.auth.verify({
+          type: "signup",
+          proof: { email: victim, code: "000000" },
+          followedLink: false,
+          context,
+        }),
+      );
     }
     testAuth.clock.advance({ seconds: 900 });
     await testAuth.auth.signUp({ email: victim, password: attackersPassword, context });
@@ -101,9 +126,18 @@ describe("an account someone else signed up for the address", () => {
     const testAuth = createTestAuth();
     await testAuth.auth.inviteUser({ admin, email: victim, data: { team: "blue" }, context });
     const invited = (await testAuth.stores.users.findByEmail(victim))!;
-    const answer = await testAuth.auth.signUp({ email: victim, password: attackersPassword, data: { team: "red" }, context });
+    const answer = await testAuth.auth.signUp({
+      email: victim,
+      password: attackersPassword,
+      data: { team: "red" },
+      context,
+    });
     // The answer names the account, as GoTrue's does, and shows nothing the caller did not send.
-    expect(answer.kind === "user" && answer.user).toMatchObject({ id: invited.id, invitedAt: null, userMetadata: { team: "red" } });
+    expect(answer.kind === "user" && answer.user).toMatchObject({
+      id: invited.id,
+      invitedAt: null,
+      userMetadata: { team: "red" },
+    });
     expect(await testAuth.lastEmail(victim, "confirmation")).toBeUndefined();
     const accepted = await followLatestMail(testAuth, "invite");
     expect(accepted.user.passwordHash).toBeNull();
@@ -124,7 +158,8 @@ describe("the data of an account someone else signed up for the address", () => 
   it("is not the account's while nobody proved the address, and its owner proving it some other way never gets it", async () => {
     for (const first of ["signup", "otp"] as const) {
       const testAuth = createTestAuth();
-      if (first === "signup") await testAuth.auth.signUp({ email: victim, password: attackersPassword, data: attackersData, context });
+      if (first === "signup")
+        await testAuth.auth.signUp({ email: victim, password: attackersPassword, data: attackersData, context });
       else await testAuth.auth.sendMagicLink({ email: victim, createUser: true, data: attackersData, context });
       const pending = (await testAuth.stores.users.findByEmail(victim))!;
       expect(pending.userMetadata).not.toHaveProperty("plan");
@@ -158,8 +193,16 @@ describe("the data of an account someone else signed up for the address", () => 
     await auth.signUp({ email: victim, password: ownersPassword, data: { display_name: "Owner" }, context });
     const mail = (await lastEmail(victim, "confirmation"))!;
     expect(mail.data).toMatchObject({ display_name: "Owner" });
-    const result = await auth.verify({ type: "signup", proof: { linkToken: mail.linkToken }, followedLink: true, context });
-    expect(result.kind === "session" && result.grant.user.userMetadata).toMatchObject({ display_name: "Owner", email_verified: true });
+    const result = await auth.verify({
+      type: "signup",
+      proof: { linkToken: mail.linkToken },
+      followedLink: true,
+      context,
+    });
+    expect(result.kind === "session" && result.grant.user.userMetadata).toMatchObject({
+      display_name: "Owner",
+      email_verified: true,
+    });
     const identity = result.kind === "session" ? result.grant.user.identities[0] : undefined;
     expect(identity?.identityData).toMatchObject({ display_name: "Owner", email: victim });
   });
@@ -174,7 +217,12 @@ describe("the data of an account someone else signed up for the address", () => 
     clock.advance({ seconds: 900 });
     await auth.sendMagicLink({ email: victim, createUser: true, data: { display_name: "Owner B." }, context });
     const mail = (await lastEmail(victim, "confirmation"))!;
-    const result = await auth.verify({ type: "signup", proof: { linkToken: mail.linkToken }, followedLink: true, context });
+    const result = await auth.verify({
+      type: "signup",
+      proof: { linkToken: mail.linkToken },
+      followedLink: true,
+      context,
+    });
     expect(result.kind === "session" && result.grant.user.userMetadata).toMatchObject({ display_name: "Owner B." });
   });
 
@@ -206,14 +254,25 @@ describe("an honest signup", () => {
     const testAuth = await signedUpByAttacker();
     await testAuth.auth.signUp({ email: victim, password: ownersPassword, context });
     const code = (await testAuth.lastEmail(victim, "confirmation"))!.otp;
-    await testAuth.auth.verify({ type: "signup", proof: { email: victim, code }, followedLink: false, password: ownersPassword, context });
+    await testAuth.auth.verify({
+      type: "signup",
+      proof: { email: victim, code },
+      followedLink: false,
+      password: ownersPassword,
+      context,
+    });
     await testAuth.auth.signInWithPassword({ email: victim, password: ownersPassword, context });
     await expectPasswordRefused(testAuth, attackersPassword);
 
     const other = await signedUpByAttacker();
     await other.auth.signUp({ email: victim, password: ownersPassword, context });
     const otherCode = (await other.lastEmail(victim, "confirmation"))!.otp;
-    const result = await other.auth.verify({ type: "signup", proof: { email: victim, code: otherCode }, followedLink: false, context });
+    const result = await other.auth.verify({
+      type: "signup",
+      proof: { email: victim, code: otherCode },
+      followedLink: false,
+      context,
+    });
     expect(result.kind === "session" && result.grant.user.passwordHash).toBeNull();
   });
 });

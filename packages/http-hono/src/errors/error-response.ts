@@ -25,7 +25,8 @@ export function errorResponse(c: Context<AppEnv>, error: AuthError, status: Cont
   const message = error.message;
   const errorId = status >= 500 ? { error_id: c.get("requestId") } : {};
   const reasons = error.details?.["reasons"];
-  const weakPassword = error.code === "weak_password" ? { weak_password: { reasons: Array.isArray(reasons) ? reasons : [] } } : {};
+  const weakPassword =
+    error.code === "weak_password" ? { weak_password: { reasons: Array.isArray(reasons) ? reasons : [] } } : {};
 
   if (wantsVersion2024(c.req.header(apiVersionHeader.name))) {
     c.header(apiVersionHeader.name, apiVersionHeader.v2024);

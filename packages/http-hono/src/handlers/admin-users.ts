@@ -87,6 +87,11 @@ export const deleteUser =
   async (c) => {
     const userId = pathId(c, "user_id");
     const body = await readJson(c, AdminDeleteUserBody, { optional: true });
-    await auth.admin.deleteUser({ admin: c.get("admin"), userId, softDelete: body.should_soft_delete, context: c.get("caller") });
+    await auth.admin.deleteUser({
+      admin: c.get("admin"),
+      userId,
+      softDelete: body.should_soft_delete,
+      context: c.get("caller"),
+    });
     return c.json({});
   };

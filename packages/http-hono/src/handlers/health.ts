@@ -7,7 +7,11 @@ import type { HandlerDeps } from "./deps.ts";
 export const health =
   ({ version }: HandlerDeps): Handler<AppEnv> =>
   (c) =>
-    c.json({ version, name: "Latchkey", description: "Latchkey is a user registration and authentication API compatible with Supabase Auth" });
+    c.json({
+      version,
+      name: "Latchkey",
+      description: "Latchkey is a user registration and authentication API compatible with Supabase Auth",
+    });
 
 /** GET /settings: the public switches, as the client reads them to know what to offer. */
 export const settings =

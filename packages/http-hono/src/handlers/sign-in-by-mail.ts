@@ -11,9 +11,11 @@ export const sendOtp =
   ({ auth }: HandlerDeps): Handler<AppEnv> =>
   async (c) => {
     const body = await readJson(c, OtpBody);
-    if (body.email && body.phone) throw new AuthError("validation_failed", "Only an email address or phone number should be provided");
+    if (body.email && body.phone)
+      throw new AuthError("validation_failed", "Only an email address or phone number should be provided");
     if (body.phone) {
-      if (body.code_challenge || body.code_challenge_method) throw new AuthError("validation_failed", "PKCE not supported for phone OTP");
+      if (body.code_challenge || body.code_challenge_method)
+        throw new AuthError("validation_failed", "PKCE not supported for phone OTP");
       const { messageId } = await auth.sendSmsOtp({
         phone: body.phone,
         createUser: body.create_user ?? true,

@@ -28,7 +28,9 @@ export const customProvidersOff = off("feature_disabled", "Custom OAuth provider
 /** The factor endpoints refuse anonymous users before anything else, as GoTrue's do. */
 export const notAnonymous: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.get("principal").user.isAnonymous) {
-    throw new AuthError("no_authorization", "Anonymous user not allowed to perform these actions", { case: "anonymous_caller" });
+    throw new AuthError("no_authorization", "Anonymous user not allowed to perform these actions", {
+      case: "anonymous_caller",
+    });
   }
   await next();
 };

@@ -14,12 +14,21 @@ export const token =
     switch (c.req.query("grant_type")) {
       case "password": {
         const body = await readJson(c, PasswordGrantBody);
-        const grant = await auth.signInWithPassword({ email: body.email, phone: body.phone, password: body.password ?? "", context });
+        const grant = await auth.signInWithPassword({
+          email: body.email,
+          phone: body.phone,
+          password: body.password ?? "",
+          context,
+        });
         return c.json(presentSession(grant));
       }
       case "pkce": {
         const body = await readJson(c, PkceGrantBody);
-        const grant = await auth.exchangeAuthCode({ authCode: body.auth_code ?? "", codeVerifier: body.code_verifier ?? "", context });
+        const grant = await auth.exchangeAuthCode({
+          authCode: body.auth_code ?? "",
+          codeVerifier: body.code_verifier ?? "",
+          context,
+        });
         return c.json(presentSession(grant));
       }
       case "refresh_token": {

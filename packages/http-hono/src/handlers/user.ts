@@ -46,7 +46,8 @@ export const logout =
   ({ auth }: HandlerDeps): Handler<AppEnv> =>
   async (c) => {
     const scope = c.req.query("scope") || "global";
-    if (!scopes.has(scope)) throw new AuthError("validation_failed", `Unsupported logout scope ${JSON.stringify(scope)}`);
+    if (!scopes.has(scope))
+      throw new AuthError("validation_failed", `Unsupported logout scope ${JSON.stringify(scope)}`);
     await auth.signOut({ principal: c.get("principal"), scope: scope as LogoutScope, context: c.get("caller") });
     return c.body(null, 204);
   };

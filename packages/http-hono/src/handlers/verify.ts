@@ -1,4 +1,11 @@
-import { AuthError, EMAIL_VERIFY_TYPES, PHONE_VERIFY_TYPES, PKCE_PREFIX, type VerifyType, chooseRedirect } from "@latchkey/domain";
+import {
+  AuthError,
+  chooseRedirect,
+  EMAIL_VERIFY_TYPES,
+  PHONE_VERIFY_TYPES,
+  PKCE_PREFIX,
+  type VerifyType,
+} from "@latchkey/domain";
 import type { Handler } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { asAuthError } from "../errors/error-response.ts";
@@ -29,14 +36,22 @@ export const followLink =
     const pkce = token.startsWith(PKCE_PREFIX);
     try {
       if (!EMAIL_TYPES.has(type)) throw new AuthError("validation_failed", "Unsupported verification type");
-      const result = await auth.verify({ type: type as VerifyType, proof: { linkToken: token }, followedLink: true, context: c.get("caller") });
+      const result = await auth.verify({
+        type: type as VerifyType,
+        proof: { linkToken: token },
+        followedLink: true,
+        context: c.get("caller"),
+      });
       switch (result.kind) {
         case "session":
           return c.redirect(withFragment(target, sessionFragment(result.grant, type)), 303);
         case "auth_code":
           return c.redirect(withQuery(target, { code: result.authCode }), 303);
         case "awaiting_other_address":
-          return c.redirect(withFragment(pkce ? withQuery(target, { message: AWAITING_OTHER }) : target, { message: AWAITING_OTHER }), 303);
+          return c.redirect(
+            withFragment(pkce ? withQuery(target, { message: AWAITING_OTHER }) : target, { message: AWAITING_OTHER }),
+            303,
+          );
       }
     } catch (thrown) {
       const error = asAuthError(thrown);
@@ -54,23 +69,33 @@ export const verify =
   async (c) => {
     const body = await readJson(c, VerifyBody);
     if (!body.type) throw new AuthError("validation_failed", "Verify requires a verification type");
-    if (body.token && body.token_hash) throw new AuthError("validation_failed", "Verify requires either a token or a token hash");
-    if (!body.token && !body.token_hash) throw new AuthError("validation_failed", "Verify requires a token or a token hash");
+    if (body.token && body.token_hash)
+      throw new AuthError("validation_failed", "Verify requires either a token or a token hash");
+    if (!body.token && !body.token_hash)
+      throw new AuthError("validation_failed", "Verify requires a token or a token hash");
     const byPhone = PHONE_TYPES.has(body.type);
-    if (!byPhone && !EMAIL_TYPES.has(body.type)) throw new AuthError("validation_failed", "Unsupported verification type");
+    if (!byPhone && !EMAIL_TYPES.has(body.type))
+      throw new AuthError("validation_failed", "Unsupported verification type");
     if (body.token_hash && (body.email || body.phone)) {
       throw new AuthError("validation_failed", "Only the token_hash and type should be provided");
     }
-    if (body.token_hash && byPhone) throw new AuthError("validation_failed", "SMS codes are verified with the phone number and the token");
+    if (body.token_hash && byPhone)
+      throw new AuthError("validation_failed", "SMS codes are verified with the phone number and the token");
     if (body.token && body.email && body.phone) {
       throw new AuthError("validation_failed", "Only an email address or phone number should be provided on verify");
     }
-    if (body.token && byPhone && !body.phone) throw new AuthError("validation_failed", "Verify requires a phone number with the token");
-    if (body.token && !byPhone && !body.email) throw new AuthError("validation_failed", "Verify requires an email address with the token");
+    if (body.token && byPhone && !body.phone)
+      throw new AuthError("validation_failed", "Verify requires a phone number with the token");
+    if (body.token && !byPhone && !body.email)
+      throw new AuthError("validation_failed", "Verify requires an email address with the token");
     const code = body.token!;
     const result = await auth.verify({
       type: body.type as VerifyType,
-      proof: body.token_hash ? { linkToken: body.token_hash } : byPhone ? { phone: body.phone!, code } : { email: body.email!, code },
+      proof: body.token_hash
+        ? { linkToken: body.token_hash }
+        : byPhone
+          ? { phone: body.phone!, code }
+          : { email: body.email!, code },
       followedLink: false,
       password: body.password,
       context: c.get("caller"),

@@ -8,12 +8,20 @@ export function setPaginationHeaders(c: Context, paging: { total: number; page: 
   const lastPage = Math.ceil(paging.total / paging.perPage);
   const url = new URL(c.req.url);
   const pageUrl = (page: number) => {
-    const query = new URLSearchParams([["page", String(page)], ["per_page", String(paging.perPage)]]);
-    const rest = [...url.searchParams.entries()].filter(([key]) => key !== "page" && key !== "per_page").sort(([a], [b]) => a.localeCompare(b));
+    const query = new URLSearchParams([
+      ["page", String(page)],
+      ["per_page", String(paging.perPage)],
+    ]);
+    const rest = [...url.searchParams.entries()]
+      .filter(([key]) => key !== "page" && key !== "per_page")
+      .sort(([a], [b]) => a.localeCompare(b));
     for (const [key, value] of rest) query.append(key, value);
     return `${url.pathname}?${query.toString()}`;
   };
-  const links = [...(lastPage > paging.page ? [`<${pageUrl(paging.page + 1)}>; rel="next"`] : []), `<${pageUrl(lastPage)}>; rel="last"`];
+  const links = [
+    ...(lastPage > paging.page ? [`<${pageUrl(paging.page + 1)}>; rel="next"`] : []),
+    `<${pageUrl(lastPage)}>; rel="last"`,
+  ];
   c.header("Link", links.join(", "));
   c.header("X-Total-Count", String(paging.total));
 }

@@ -1,4 +1,4 @@
-import { confirmedAt, identityEmail, type Identity, type User } from "@latchkey/domain";
+import { confirmedAt, type Identity, identityEmail, type User } from "@latchkey/domain";
 import { optionalTimestamp, timestamp } from "./timestamp.ts";
 
 /** GoTrue's identity JSON; note its swapped names: `identity_id` is the row, `id` the subject at the provider. */

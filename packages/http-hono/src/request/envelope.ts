@@ -36,7 +36,11 @@ export interface PkceFields {
 
 /** How the link of the mail a request asks for should be made: where it leads, and for which PKCE client. */
 export function linkRequest(c: Context, body: PkceFields): LinkRequest {
-  return { redirectTo: redirectCandidates(c), codeChallenge: body.code_challenge, codeChallengeMethod: body.code_challenge_method };
+  return {
+    redirectTo: redirectCandidates(c),
+    codeChallenge: body.code_challenge,
+    codeChallengeMethod: body.code_challenge_method,
+  };
 }
 
 /**
@@ -49,7 +53,8 @@ export function queryText(c: Context, name: string, maxLength = 1024): string | 
   if (!value.isWellFormed() || value.includes("\u0000")) {
     throw new AuthError("validation_failed", `${name}: must not contain NUL characters or unpaired surrogates`);
   }
-  if (value.length > maxLength) throw new AuthError("validation_failed", `${name}: must be at most ${maxLength} characters`);
+  if (value.length > maxLength)
+    throw new AuthError("validation_failed", `${name}: must be at most ${maxLength} characters`);
   return value;
 }
 

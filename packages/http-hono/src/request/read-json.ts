@@ -1,8 +1,8 @@
 import { AuthError } from "@latchkey/domain";
 import type { Context } from "hono";
+import * as v from "valibot";
 import type { AppEnv } from "../app-env.ts";
 import { bodyTooLarge } from "./request-body.ts";
-import * as v from "valibot";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 const noBody = async () => new Uint8Array(0);

@@ -3,7 +3,8 @@ import type { Context } from "hono";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export const bodyTooLarge = () => new AuthError("request_entity_too_large", `Request body too large (max ${MAX_BODY_BYTES} bytes)`);
+export const bodyTooLarge = () =>
+  new AuthError("request_entity_too_large", `Request body too large (max ${MAX_BODY_BYTES} bytes)`);
 
 /**
  * Reads the whole body of a request, or answers null as soon as it is larger than `maxBytes`. How depends on the

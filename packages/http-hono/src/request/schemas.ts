@@ -2,7 +2,12 @@ import * as v from "valibot";
 
 /** JSON null reads as absent, as Go decodes it into a zero value. */
 const absentIfNull = <S extends v.GenericSchema>(schema: S) =>
-  v.optional(v.pipe(v.nullable(schema), v.transform((value) => value ?? undefined)));
+  v.optional(
+    v.pipe(
+      v.nullable(schema),
+      v.transform((value) => value ?? undefined),
+    ),
+  );
 
 const MAX_METADATA_DEPTH = 32;
 /** Longer than any field of the API needs (a password is at most 1024, an id token a few KiB). */
@@ -14,7 +19,11 @@ export const UNSTORABLE = "must not contain NUL characters or unpaired surrogate
 
 /** A string field: storable, and of a sane length, whatever the route does with it. */
 const text = absentIfNull(
-  v.pipe(v.string(), v.check(storable, UNSTORABLE), v.maxLength(MAX_TEXT_LENGTH, `must be at most ${MAX_TEXT_LENGTH} characters`)),
+  v.pipe(
+    v.string(),
+    v.check(storable, UNSTORABLE),
+    v.maxLength(MAX_TEXT_LENGTH, `must be at most ${MAX_TEXT_LENGTH} characters`),
+  ),
 );
 
 /**

@@ -16,7 +16,12 @@ export interface MailerSubject {
   readonly close?: () => Promise<void>;
 }
 
-const link = (to: string, n: number) => ({ to, linkToken: `pkce_contract${n}token`, otp: `80${n}417`, redirectTo: "https://app.example.com/done" });
+const link = (to: string, n: number) => ({
+  to,
+  linkToken: `pkce_contract${n}token`,
+  otp: `80${n}417`,
+  redirectTo: "https://app.example.com/done",
+});
 
 /** One mail of every kind: a kind the domain adds fails to compile here until the contract covers it. */
 const SAMPLES: { readonly [K in AuthEmailKind]: Extract<AuthEmail, { kind: K }> } = {
@@ -34,7 +39,12 @@ const SAMPLES: { readonly [K in AuthEmailKind]: Extract<AuthEmail, { kind: K }> 
   },
   reauthentication: { kind: "reauthentication", to: "nonce@example.com", otp: "806417" },
   password_changed: { kind: "password_changed", to: "password@example.com" },
-  email_changed: { kind: "email_changed", to: "was@example.com", email: "now@example.com", oldEmail: "was@example.com" },
+  email_changed: {
+    kind: "email_changed",
+    to: "was@example.com",
+    email: "now@example.com",
+    oldEmail: "was@example.com",
+  },
   phone_changed: { kind: "phone_changed", to: "phone@example.com", phone: "+15550100777", oldPhone: "+15550100666" },
 };
 
@@ -62,15 +72,18 @@ function essentials(email: AuthEmail): string[] {
 /** What every Mailer must do: deliver each kind of mail, whole, to its recipient, or throw so the outbox retries. */
 export function describeMailerContract(name: string, setup: () => Promise<MailerSubject>): void {
   describe(`${name}: mailer contract`, () => {
-    it.each(Object.values(SAMPLES))("delivers a $kind mail to its recipient with what they need in it", async (email) => {
-      const { mailer, delivered, close } = await setup();
-      await mailer.send(email);
-      const [mail, ...more] = await delivered(1);
-      expect(more).toEqual([]);
-      expect(mail?.to).toBe(email.to);
-      for (const needed of essentials(email)) expect(mail?.text).toContain(needed);
-      await close?.();
-    });
+    it.each(Object.values(SAMPLES))(
+      "delivers a $kind mail to its recipient with what they need in it",
+      async (email) => {
+        const { mailer, delivered, close } = await setup();
+        await mailer.send(email);
+        const [mail, ...more] = await delivered(1);
+        expect(more).toEqual([]);
+        expect(mail?.to).toBe(email.to);
+        for (const needed of essentials(email)) expect(mail?.text).toContain(needed);
+        await close?.();
+      },
+    );
 
     it("keeps mails sent at once apart", async () => {
       const { mailer, delivered, close } = await setup();

@@ -43,7 +43,9 @@ export function describeSmsSenderContract(name: string, setup: () => Promise<Sms
     it("answers a refusal for good with sms_send_failed, in words that reveal nothing of the provider", async (context) => {
       const { refused, close } = await setup();
       if (!refused) return context.skip();
-      const error: unknown = await refused.send({ kind: "otp", to: "+15550100124", otp: "730520" }).catch((caught: unknown) => caught);
+      const error: unknown = await refused
+        .send({ kind: "otp", to: "+15550100124", otp: "730520" })
+        .catch((caught: unknown) => caught);
       expect(isAuthError(error, "sms_send_failed")).toBe(true);
       expect((error as Error).message).toMatch(/^Error sending \w+ OTP to provider$/);
       await close?.();
@@ -52,7 +54,9 @@ export function describeSmsSenderContract(name: string, setup: () => Promise<Sms
     it("answers a failure that may pass with an error that is no AuthError, so the outbox retries", async (context) => {
       const { failing, close } = await setup();
       if (!failing) return context.skip();
-      const error: unknown = await failing.send({ kind: "otp", to: "+15550100125", otp: "730521" }).catch((caught: unknown) => caught);
+      const error: unknown = await failing
+        .send({ kind: "otp", to: "+15550100125", otp: "730521" })
+        .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(Error);
       expect(isAuthError(error)).toBe(false);
       await close?.();

@@ -12,7 +12,8 @@ export interface TokenSignerSubject {
 }
 
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
-const decode = (part: string | undefined) => JSON.parse(Buffer.from(part ?? "", "base64url").toString()) as Record<string, unknown>;
+const decode = (part: string | undefined) =>
+  JSON.parse(Buffer.from(part ?? "", "base64url").toString()) as Record<string, unknown>;
 
 async function refusal(signer: TokenSigner, token: string): Promise<unknown> {
   return signer.verify(token).then(
@@ -76,7 +77,11 @@ export function describeTokenSignerContract(name: string, setup: () => Promise<T
       const otherAlgorithm = encode({ ...decode(header), alg: decode(header)["alg"] === "HS512" ? "HS256" : "HS512" });
       const raised = encode({ ...claims, role: "service_role" });
       const flipped = `${signature.slice(0, -2)}${signature.endsWith("AA") ? "BB" : "AA"}`;
-      for (const tampered of [`${otherAlgorithm}.${payload}.${signature}`, `${header}.${raised}.${signature}`, `${header}.${payload}.${flipped}`]) {
+      for (const tampered of [
+        `${otherAlgorithm}.${payload}.${signature}`,
+        `${header}.${raised}.${signature}`,
+        `${header}.${payload}.${flipped}`,
+      ]) {
         expect(await refusal(signer, tampered)).toBe("bad_jwt");
       }
     });
@@ -87,7 +92,9 @@ export function describeTokenSignerContract(name: string, setup: () => Promise<T
       expect(await refusal(signer, `${encode({ alg: "none", typ: "JWT" })}.${raised}.`)).toBe("bad_jwt");
       const body = `${encode({ alg: "HS256", typ: "JWT" })}.${raised}`;
       for (const key of ["", "secret", "null"]) {
-        expect(await refusal(signer, `${body}.${createHmac("sha256", key).update(body).digest("base64url")}`)).toBe("bad_jwt");
+        expect(await refusal(signer, `${body}.${createHmac("sha256", key).update(body).digest("base64url")}`)).toBe(
+          "bad_jwt",
+        );
       }
     });
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { aUser } from "../../testing/builders.ts";
 import { createTestAuth } from "../../testing/create-test-auth.ts";
+import { context } from "../../testing/fails-with.ts";
 import { FastPasswordHasher } from "../../testing/fast-password-hasher.ts";
 import { createInMemoryStores } from "../../testing/in-memory-stores.ts";
 import { TestClock } from "../../testing/test-clock.ts";
-import { context } from "../../testing/fails-with.ts";
 import { SMS_SEND_GUESS_MS } from "./timing.ts";
 
 const HASH_MS = 40;
@@ -26,7 +26,10 @@ function timedAuth() {
       return tx.run(work);
     },
   };
-  const testAuth = createTestAuth({ ports: { clock, hasher, stores, tx: timedTx }, policy: { signup: { phoneEnabled: true } } });
+  const testAuth = createTestAuth({
+    ports: { clock, hasher, stores, tx: timedTx },
+    policy: { signup: { phoneEnabled: true } },
+  });
   const took = async (work: () => Promise<unknown>) => {
     const started = clock.now().getTime();
     await work();
@@ -43,10 +46,14 @@ describe("timing pads after a start", () => {
     const { auth, took, stores } = timedAuth();
     await auth.calibrateTimings();
     expect(await took(() => auth.recoverPassword({ email: "nobody@example.com", context }))).toBe(WRITE_MS);
-    expect(await took(() => auth.resend({ type: "sms", phone: "+15550107777", context }))).toBe(WRITE_MS + SMS_SEND_GUESS_MS);
+    expect(await took(() => auth.resend({ type: "sms", phone: "+15550107777", context }))).toBe(
+      WRITE_MS + SMS_SEND_GUESS_MS,
+    );
     // A duplicate signup hashes as a real one does, and is padded to a real one's hash and write.
     await stores.users.insert(aUser({ email: "taken@example.com" }));
-    expect(await took(() => auth.signUp({ email: "taken@example.com", password: "long enough", context }))).toBe(HASH_MS + WRITE_MS);
+    expect(await took(() => auth.signUp({ email: "taken@example.com", password: "long enough", context }))).toBe(
+      HASH_MS + WRITE_MS,
+    );
   });
 
   it("measure with writes that leave nothing behind and send nothing", async () => {

@@ -1,8 +1,8 @@
+import { recordAudit } from "../audit.ts";
+import { enqueueMessage } from "../delivery/outbox.ts";
 import type { Deps } from "../deps.ts";
 import { newAccount } from "../sign-up/new-account.ts";
 import { issueToken } from "../verification/one-time-tokens.ts";
-import { enqueueMessage } from "../delivery/outbox.ts";
-import { recordAudit } from "../audit.ts";
 import { type MeasuredWork, millisecondsSince, seedDurations } from "./timing.ts";
 
 /** Rounds of measurement; the median is kept, as the first round also pays for cold caches and connections. */

@@ -23,7 +23,10 @@ describe("per-address limits on /token (RATE_LIMIT_TOKEN_REFRESH)", () => {
     const { auth, hasher, email } = await withUser();
     const grant = await auth.signInWithPassword({ email, password, context });
     await auth.refreshSession({ refreshToken: grant.refreshToken, context });
-    await failsWith("flow_state_not_found", auth.exchangeAuthCode({ authCode: "unknown", codeVerifier: "x".repeat(43), context }));
+    await failsWith(
+      "flow_state_not_found",
+      auth.exchangeAuthCode({ authCode: "unknown", codeVerifier: "x".repeat(43), context }),
+    );
 
     const verifications = hasher.verifications;
     const refused = await failsWith("over_request_rate_limit", auth.signInWithPassword({ email, password, context }));
@@ -35,7 +38,8 @@ describe("per-address limits on /token (RATE_LIMIT_TOKEN_REFRESH)", () => {
 
   it("counts failed attempts, so one address cannot keep guessing passwords", async () => {
     const { auth, email } = await withUser();
-    for (let i = 0; i < 3; i++) await failsWith("invalid_credentials", auth.signInWithPassword({ email, password: `guess-${i}`, context }));
+    for (let i = 0; i < 3; i++)
+      await failsWith("invalid_credentials", auth.signInWithPassword({ email, password: `guess-${i}`, context }));
     await failsWith("over_request_rate_limit", auth.signInWithPassword({ email, password, context }));
   });
 
@@ -43,7 +47,9 @@ describe("per-address limits on /token (RATE_LIMIT_TOKEN_REFRESH)", () => {
     const { auth, clock, email } = await withUser();
     for (let i = 0; i < 3; i++) await auth.signInWithPassword({ email, password, context });
     await failsWith("over_request_rate_limit", auth.signInWithPassword({ email, password, context }));
-    expect((await auth.signInWithPassword({ email, password, context: fromIp("198.51.100.9") })).user.email).toBe(email);
+    expect((await auth.signInWithPassword({ email, password, context: fromIp("198.51.100.9") })).user.email).toBe(
+      email,
+    );
     for (let i = 0; i < 5; i++) await auth.signInWithPassword({ email, password, context: fromIp(null) });
     clock.advance({ seconds: 300 });
     expect((await auth.signInWithPassword({ email, password, context })).user.email).toBe(email);
@@ -54,10 +60,19 @@ describe("per-address limits on /verify (RATE_LIMIT_VERIFY)", () => {
   it("refuses past the limit whatever is presented, without looking the code up, and apart from /token", async () => {
     const { auth, email } = await withUser();
     for (let i = 0; i < 2; i++) {
-      await failsWith("otp_expired", auth.verify({ type: "email", proof: { email, code: "000000" }, followedLink: false, context }));
+      await failsWith(
+        "otp_expired",
+        auth.verify({ type: "email", proof: { email, code: "000000" }, followedLink: false, context }),
+      );
     }
-    await failsWith("over_request_rate_limit", auth.verify({ type: "email", proof: { email, code: "000000" }, followedLink: false, context }));
-    await failsWith("over_request_rate_limit", auth.verify({ type: "magiclink", proof: { linkToken: "abc" }, followedLink: true, context }));
+    await failsWith(
+      "over_request_rate_limit",
+      auth.verify({ type: "email", proof: { email, code: "000000" }, followedLink: false, context }),
+    );
+    await failsWith(
+      "over_request_rate_limit",
+      auth.verify({ type: "magiclink", proof: { linkToken: "abc" }, followedLink: true, context }),
+    );
     expect((await auth.signInWithPassword({ email, password, context })).user.email).toBe(email);
   });
 });
@@ -68,7 +83,10 @@ describe("per-address limits on the routes that send (RATE_LIMIT_OTP)", () => {
     const { auth, email } = testAuth;
     await auth.sendMagicLink({ email, createUser: false, context });
     await auth.sendSmsOtp({ phone: "+15550100999", createUser: true, context });
-    await failsWith("over_request_rate_limit", auth.sendMagicLink({ email: "other@example.com", createUser: true, context }));
+    await failsWith(
+      "over_request_rate_limit",
+      auth.sendMagicLink({ email: "other@example.com", createUser: true, context }),
+    );
     expect((await testAuth.emails()).map((mail) => mail.to)).toEqual([email]);
   });
 

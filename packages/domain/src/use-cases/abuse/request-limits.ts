@@ -7,7 +7,15 @@ import type { Deps, RequestContext } from "../deps.ts";
  * link or by code, each route that sends a code or link on its own (`otp` is /otp and /magiclink, which send the
  * same mail), and anonymous sign-ins.
  */
-export type RequestBucket = "token" | "verify" | "otp" | "recover" | "resend" | "signup" | "user" | "anonymous_sign_ins";
+export type RequestBucket =
+  | "token"
+  | "verify"
+  | "otp"
+  | "recover"
+  | "resend"
+  | "signup"
+  | "user"
+  | "anonymous_sign_ins";
 
 function rateOf(limits: RequestLimits, bucket: RequestBucket): RequestRate {
   switch (bucket) {
@@ -31,6 +39,8 @@ export async function limitPerClient(deps: Deps, bucket: RequestBucket, context:
   const rate = rateOf(deps.policy.requestLimits, bucket);
   const decision = await deps.rateLimiter.consume(`ip:${bucket}:${context.ip}`, rate.events, rate.perSeconds);
   if (!decision.allowed) {
-    throw new AuthError("over_request_rate_limit", messages.requestRateLimit, { retryAfterSeconds: decision.retryAfterSeconds });
+    throw new AuthError("over_request_rate_limit", messages.requestRateLimit, {
+      retryAfterSeconds: decision.retryAfterSeconds,
+    });
   }
 }

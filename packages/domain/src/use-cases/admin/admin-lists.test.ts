@@ -21,7 +21,15 @@ describe("admin: list and get users", () => {
     for (const [index, person] of people.entries()) {
       testAuth.clock.advance({ minutes: 1 });
       const phone = `+1555010700${index}`;
-      users.push(await testAuth.auth.admin.createUser({ admin, email: person.email, phone, userMetadata: { full_name: person.name }, context }));
+      users.push(
+        await testAuth.auth.admin.createUser({
+          admin,
+          email: person.email,
+          phone,
+          userMetadata: { full_name: person.name },
+          context,
+        }),
+      );
     }
     return { ...testAuth, users };
   }
@@ -34,7 +42,10 @@ describe("admin: list and get users", () => {
     expect(emailsOf(first)).toEqual(["eve@example.com", "dan@example.com"]);
     expect(emailsOf(await auth.admin.listUsers({ page: 3, perPage: 2 }))).toEqual(["ada@example.com"]);
     expect(await auth.admin.listUsers({ page: 4, perPage: 2 })).toMatchObject({ users: [], total: 5 });
-    expect(emailsOf(await auth.admin.listUsers({ page: 2, perPage: 2, order: "asc" }))).toEqual(["carol@example.com", "dan@example.com"]);
+    expect(emailsOf(await auth.admin.listUsers({ page: 2, perPage: 2, order: "asc" }))).toEqual([
+      "carol@example.com",
+      "dan@example.com",
+    ]);
   });
 
   it("filters by part of the email or of the full name, ignoring case", async () => {
@@ -47,15 +58,24 @@ describe("admin: list and get users", () => {
 
   it("looks up one exact email or phone, normalised", async () => {
     const { auth, users } = await withFiveUsers();
-    expect(await auth.admin.listUsers({ email: "BOB@Example.com" })).toMatchObject({ total: 1, users: [{ id: users[1]!.id }] });
-    expect(await auth.admin.listUsers({ phone: "+1 555 010 7003" })).toMatchObject({ total: 1, users: [{ id: users[3]!.id }] });
+    expect(await auth.admin.listUsers({ email: "BOB@Example.com" })).toMatchObject({
+      total: 1,
+      users: [{ id: users[1]!.id }],
+    });
+    expect(await auth.admin.listUsers({ phone: "+1 555 010 7003" })).toMatchObject({
+      total: 1,
+      users: [{ id: users[3]!.id }],
+    });
     expect(await auth.admin.listUsers({ email: "bob@example.co" })).toMatchObject({ total: 0 });
     await failsWith("validation_failed", auth.admin.listUsers({ email: "not an email" }));
   });
 
   it("keeps the page within bounds: from page 1, between 1 and MAX_PER_PAGE users, 50 by default", async () => {
     const { auth } = await withFiveUsers();
-    expect(await auth.admin.listUsers({ perPage: MAX_PER_PAGE * 10 })).toMatchObject({ perPage: MAX_PER_PAGE, total: 5 });
+    expect(await auth.admin.listUsers({ perPage: MAX_PER_PAGE * 10 })).toMatchObject({
+      perPage: MAX_PER_PAGE,
+      total: 5,
+    });
     expect(await auth.admin.listUsers({})).toMatchObject({ page: 1, perPage: 50 });
     const smallest = await auth.admin.listUsers({ page: 0, perPage: 0 });
     expect(smallest).toMatchObject({ page: 1, perPage: 1 });
@@ -74,7 +94,12 @@ describe("admin: list the audit log", () => {
   async function withHistory() {
     const testAuth = createTestAuth({ policy: { signup: { emailAutoconfirm: true } } });
     const { auth } = testAuth;
-    const signedUp = await auth.signUp({ email: "ada@example.com", password: "s3cret-pass", data: { full_name: "Ada Lovelace" }, context });
+    const signedUp = await auth.signUp({
+      email: "ada@example.com",
+      password: "s3cret-pass",
+      data: { full_name: "Ada Lovelace" },
+      context,
+    });
     if (signedUp.kind !== "session") throw new Error("expected a session");
     const bob = await auth.admin.createUser({ admin, email: "bob@example.com", context });
     await auth.admin.updateUser({ admin, userId: bob.id, userMetadata: { a: 1 }, context });
@@ -88,11 +113,21 @@ describe("admin: list the audit log", () => {
     const { auth } = await withHistory();
     const all = await auth.admin.listAudit({});
     expect(all).toMatchObject({ total: 6, page: 1, perPage: 50 });
-    expect(actionsOf(all)).toEqual(["token_refreshed", "user_deleted", "user_modified", "user_signedup", "login", "user_signedup"]);
+    expect(actionsOf(all)).toEqual([
+      "token_refreshed",
+      "user_deleted",
+      "user_modified",
+      "user_signedup",
+      "login",
+      "user_signedup",
+    ]);
     const second = await auth.admin.listAudit({ page: 2, perPage: 2 });
     expect(second).toMatchObject({ total: 6, page: 2, perPage: 2 });
     expect(actionsOf(second)).toEqual(["user_modified", "user_signedup"]);
-    expect(await auth.admin.listAudit({ perPage: MAX_PER_PAGE * 10 })).toMatchObject({ perPage: MAX_PER_PAGE, total: 6 });
+    expect(await auth.admin.listAudit({ perPage: MAX_PER_PAGE * 10 })).toMatchObject({
+      perPage: MAX_PER_PAGE,
+      total: 6,
+    });
   });
 
   it("finds by author: part of the actor's username or name, ignoring case", async () => {
@@ -100,7 +135,11 @@ describe("admin: list the audit log", () => {
     const byAdmin = await auth.admin.listAudit({ query: "author:SERVICE" });
     expect(byAdmin.total).toBe(3);
     expect(actionsOf(byAdmin)).toEqual(["user_deleted", "user_modified", "user_signedup"]);
-    expect(actionsOf(await auth.admin.listAudit({ query: "author:lovelace" }))).toEqual(["token_refreshed", "login", "user_signedup"]);
+    expect(actionsOf(await auth.admin.listAudit({ query: "author:lovelace" }))).toEqual([
+      "token_refreshed",
+      "login",
+      "user_signedup",
+    ]);
     expect((await auth.admin.listAudit({ query: "author:" })).total).toBe(6);
     expect(await auth.admin.listAudit({ query: "author:nobody" })).toMatchObject({ entries: [], total: 0 });
   });

@@ -2,14 +2,14 @@ import { AuthError } from "../../errors.ts";
 import { bannedUntil, parseBanDuration } from "../../model/ban.ts";
 import { normalizeEmail } from "../../model/email.ts";
 import { assertImportableHash } from "../../model/imported-hash.ts";
-import { mergeMetadata, type Metadata } from "../../model/metadata.ts";
+import { type Metadata, mergeMetadata } from "../../model/metadata.ts";
 import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { confirmEmail, confirmPhone, newUser, type User, withContactIdentity } from "../../model/user.ts";
 import { isUuid } from "../../model/uuid.ts";
-import { recordAdminAudit, NO_USER_ID } from "../audit.ts";
-import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
+import { NO_USER_ID, recordAdminAudit } from "../audit.ts";
 import type { Deps, RequestContext } from "../deps.ts";
+import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
 
 export interface AdminCreateUserInput {
   readonly admin: AdminPrincipal;
@@ -39,7 +39,8 @@ export interface AdminCreateUserInput {
 export async function adminCreateUser(deps: Deps, input: AdminCreateUserInput): Promise<User> {
   const email = input.email ? normalizeEmail(input.email) : null;
   const phone = input.phone ? normalizePhone(input.phone) : null;
-  if (email === null && phone === null) throw new AuthError("validation_failed", "Cannot create a user without either an email or phone");
+  if (email === null && phone === null)
+    throw new AuthError("validation_failed", "Cannot create a user without either an email or phone");
   if (input.id !== undefined && (!isUuid(input.id) || input.id === NO_USER_ID)) {
     throw new AuthError("validation_failed", "user id must be a valid, non-nil UUID");
   }
@@ -52,12 +53,18 @@ export async function adminCreateUser(deps: Deps, input: AdminCreateUserInput): 
   if (input.id !== undefined && (await deps.stores.users.findById(input.id))) {
     throw new AuthError("user_already_exists", "A user with this ID already exists");
   }
-  const passwordHash = input.password !== undefined ? await deps.hasher.hash(input.password) : (input.passwordHash ?? null);
+  const passwordHash =
+    input.password !== undefined ? await deps.hasher.hash(input.password) : (input.passwordHash ?? null);
 
   const now = deps.clock.now();
   const id = input.id ?? deps.random.uuid();
   const base: User = {
-    ...newUser({ id, aud: input.aud || input.audience || deps.policy.defaultAudience, role: input.role || deps.policy.defaultRole, now }),
+    ...newUser({
+      id,
+      aud: input.aud || input.audience || deps.policy.defaultAudience,
+      role: input.role || deps.policy.defaultRole,
+      now,
+    }),
     email,
     phone,
     passwordHash,
@@ -74,7 +81,12 @@ export async function adminCreateUser(deps: Deps, input: AdminCreateUserInput): 
 
   await deps.tx.run(async (stores) => {
     await stores.users.insert(created);
-    await recordAdminAudit(deps, stores, { action: "user_signedup", admin: input.admin, target: created, context: input.context });
+    await recordAdminAudit(deps, stores, {
+      action: "user_signedup",
+      admin: input.admin,
+      target: created,
+      context: input.context,
+    });
   });
   return created;
 }

@@ -1,7 +1,7 @@
 import { type User, withoutEmailChange } from "../../model/user.ts";
 import { recordAdminAudit } from "../audit.ts";
-import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
 import type { Deps, RequestContext } from "../deps.ts";
+import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
 import { findUserOrFail } from "./find-user.ts";
 
 export interface AdminDeleteUserInput {
@@ -20,7 +20,12 @@ export interface AdminDeleteUserInput {
 export async function adminDeleteUser(deps: Deps, input: AdminDeleteUserInput): Promise<void> {
   await deps.tx.run(async (stores) => {
     const user = await findUserOrFail(stores, input.userId, { forUpdate: true });
-    await recordAdminAudit(deps, stores, { action: "user_deleted", admin: input.admin, target: user, context: input.context });
+    await recordAdminAudit(deps, stores, {
+      action: "user_deleted",
+      admin: input.admin,
+      target: user,
+      context: input.context,
+    });
     if (!input.softDelete) {
       await stores.users.delete(user.id);
       return;

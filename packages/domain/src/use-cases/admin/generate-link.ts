@@ -1,7 +1,7 @@
 import { AuthError, messages } from "../../errors.ts";
 import type { AuditAction } from "../../model/audit.ts";
 import { normalizeEmail } from "../../model/email.ts";
-import { mergeMetadata, type Metadata } from "../../model/metadata.ts";
+import { type Metadata, mergeMetadata } from "../../model/metadata.ts";
 import type { OneTimeTokenKind, PendingChoices } from "../../model/one-time-token.ts";
 import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
@@ -9,14 +9,21 @@ import { isEmailConfirmed, type User, withEmailChangeRequested } from "../../mod
 import type { LinkEmail } from "../../ports/mailer.ts";
 import type { Stores } from "../../ports/stores.ts";
 import { recordAdminAudit } from "../audit.ts";
-import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
-import { assertContactFree } from "../user/contact-holders.ts";
+import { type LinkTokenKind, linkEmail } from "../delivery/link-email.ts";
 import type { Deps, RequestContext } from "../deps.ts";
+import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
 import { newAccountForAdmin } from "../sign-up/new-account.ts";
+import { assertContactFree } from "../user/contact-holders.ts";
 import { issueToken } from "../verification/one-time-tokens.ts";
-import { linkEmail, type LinkTokenKind } from "../delivery/link-email.ts";
 
-export const GENERATE_LINK_TYPES = ["signup", "invite", "magiclink", "recovery", "email_change_current", "email_change_new"] as const;
+export const GENERATE_LINK_TYPES = [
+  "signup",
+  "invite",
+  "magiclink",
+  "recovery",
+  "email_change_current",
+  "email_change_new",
+] as const;
 export type GenerateLinkType = (typeof GENERATE_LINK_TYPES)[number];
 
 export interface GenerateLinkInput {
@@ -101,13 +108,17 @@ export async function generateLink(deps: Deps, input: GenerateLinkInput): Promis
       throw new AuthError("email_exists", messages.emailExists);
     }
     const contact = { provider: "email", address } as const;
-    const created = () => newAccountForAdmin(deps, { contact, passwordHash, data: input.data, audience: input.audience });
+    const created = () =>
+      newAccountForAdmin(deps, { contact, passwordHash, data: input.data, audience: input.audience });
     let user: User;
     let kind: LinkTokenKind;
     switch (type) {
       case "signup":
         user = current
-          ? { ...current, userMetadata: input.data ? mergeMetadata(current.userMetadata, input.data) : current.userMetadata }
+          ? {
+              ...current,
+              userMetadata: input.data ? mergeMetadata(current.userMetadata, input.data) : current.userMetadata,
+            }
           : created();
         user = { ...user, confirmationSentAt: now, updatedAt: now };
         kind = "confirmation";
@@ -139,10 +150,19 @@ export async function generateLink(deps: Deps, input: GenerateLinkInput): Promis
     // A signup link asked again keeps what the pending confirmation carries (as /resend), but for a password the
     // admin gives. An admin's data is no unproven party's: it went into the account above.
     const pending = kind === "confirmation" ? await stores.oneTimeTokens.findByUser(user.id, kind) : null;
-    const choices = { passwordHash: passwordHash ?? pending?.passwordHash ?? null, userMetadata: pending?.userMetadata ?? null };
+    const choices = {
+      passwordHash: passwordHash ?? pending?.passwordHash ?? null,
+      userMetadata: pending?.userMetadata ?? null,
+    };
     const email = await issueLinkToken(deps, stores, { user, kind, redirectTo, choices });
     const traits = { link_type: type };
-    await recordAdminAudit(deps, stores, { action: AUDIT_ACTION[type], admin: input.admin, target: user, context: input.context, traits });
+    await recordAdminAudit(deps, stores, {
+      action: AUDIT_ACTION[type],
+      admin: input.admin,
+      target: user,
+      context: input.context,
+      traits,
+    });
     return { user, email, verificationType: type };
   });
 }
@@ -160,6 +180,12 @@ async function issueLinkToken(
 ): Promise<LinkEmail> {
   const { user, kind, redirectTo } = request;
   const to = kind === "email_change_new" ? user.newEmail! : user.email!;
-  const issued = await issueToken(deps, stores, { user, kind, channel: "email", address: to, choices: request.choices });
+  const issued = await issueToken(deps, stores, {
+    user,
+    kind,
+    channel: "email",
+    address: to,
+    choices: request.choices,
+  });
   return linkEmail({ tokenKind: kind, user, to, issued, redirectTo, data: user.userMetadata });
 }

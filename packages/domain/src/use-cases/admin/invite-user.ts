@@ -4,10 +4,10 @@ import type { Metadata } from "../../model/metadata.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
 import { isEmailConfirmed, type User } from "../../model/user.ts";
 import { recordAdminAudit } from "../audit.ts";
-import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
 import type { Deps, RequestContext } from "../deps.ts";
-import { newAccountForAdmin } from "../sign-up/new-account.ts";
+import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
 import { sendSignInMail } from "../sign-in/sign-in-mail.ts";
+import { newAccountForAdmin } from "../sign-up/new-account.ts";
 import { assertEmailQuotaLeft } from "../verification/one-time-tokens.ts";
 
 export interface InviteUserInput {
@@ -35,12 +35,18 @@ export async function inviteUser(deps: Deps, input: InviteUserInput): Promise<Us
     const current = existing ? await stores.users.findById(existing.id, { forUpdate: true }) : null;
     if (current && isEmailConfirmed(current)) throw new AuthError("email_exists", messages.emailExists);
     const contact = { provider: "email", address } as const;
-    const base = current ?? newAccountForAdmin(deps, { contact, passwordHash: null, data: input.data, audience: input.audience });
+    const base =
+      current ?? newAccountForAdmin(deps, { contact, passwordHash: null, data: input.data, audience: input.audience });
     const invited: User = { ...base, invitedAt: now, confirmationSentAt: now, updatedAt: now };
     if (current) await stores.users.update(invited);
     else await stores.users.insert(invited);
     await sendSignInMail(deps, stores, { user: invited, kind: "invite", address, redirectTo });
-    await recordAdminAudit(deps, stores, { action: "user_invited", admin: input.admin, target: invited, context: input.context });
+    await recordAdminAudit(deps, stores, {
+      action: "user_invited",
+      admin: input.admin,
+      target: invited,
+      context: input.context,
+    });
     return invited;
   });
 }

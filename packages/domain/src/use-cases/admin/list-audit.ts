@@ -35,7 +35,8 @@ function readQuery(query: string | undefined): Pick<AuditQuery, "author" | "acti
   if (colon < 0) throw new AuthError("validation_failed", `Invalid query scope: ${query}`);
   const field = query.slice(0, colon);
   const value = query.slice(colon + 1).toLowerCase();
-  const matching = (name: (action: AuditAction) => string) => AUDIT_ACTIONS.filter((action) => name(action).includes(value));
+  const matching = (name: (action: AuditAction) => string) =>
+    AUDIT_ACTIONS.filter((action) => name(action).includes(value));
   switch (field) {
     case "author":
       return value === "" ? {} : { author: value };

@@ -1,6 +1,6 @@
 import { bannedUntil, parseBanDuration } from "../../model/ban.ts";
 import { normalizeEmail } from "../../model/email.ts";
-import { mergeMetadata, type Metadata } from "../../model/metadata.ts";
+import { type Metadata, mergeMetadata } from "../../model/metadata.ts";
 import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import {
@@ -13,8 +13,8 @@ import {
   withoutEmailChange,
 } from "../../model/user.ts";
 import { recordAdminAudit } from "../audit.ts";
-import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
 import type { Deps, RequestContext } from "../deps.ts";
+import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
 import { findUserOrFail } from "./find-user.ts";
 
 export interface AdminUpdateUserInput {
@@ -54,10 +54,20 @@ export async function adminUpdateUser(deps: Deps, input: AdminUpdateUserInput): 
     let next: User = { ...current, updatedAt: now };
     if (input.role) next = { ...next, role: input.role };
     if (email !== undefined && email !== current.email) {
-      next = withContactIdentity({ ...withoutEmailChange(next), email, emailChangeSentAt: null }, "email", deps.random.uuid(), now);
+      next = withContactIdentity(
+        { ...withoutEmailChange(next), email, emailChangeSentAt: null },
+        "email",
+        deps.random.uuid(),
+        now,
+      );
     }
     if (phone !== undefined && phone !== current.phone) {
-      next = withContactIdentity({ ...next, phone, newPhone: null, phoneChangeSentAt: null }, "phone", deps.random.uuid(), now);
+      next = withContactIdentity(
+        { ...next, phone, newPhone: null, phoneChangeSentAt: null },
+        "phone",
+        deps.random.uuid(),
+        now,
+      );
     }
     if (input.emailConfirm && next.email !== null && !isEmailConfirmed(next)) next = confirmEmail(next, now);
     if (input.phoneConfirm && next.phone !== null && !isPhoneConfirmed(next)) next = confirmPhone(next, now);
@@ -79,7 +89,13 @@ export async function adminUpdateUser(deps: Deps, input: AdminUpdateUserInput): 
     // and stay dead after it is lifted.
     else if (ban?.kind === "ban" && ban.milliseconds > 0) await stores.sessions.endAllOfUser(current.id, now);
     const traits = ban === undefined ? {} : { banned_until: next.bannedUntil?.toISOString() ?? null };
-    await recordAdminAudit(deps, stores, { action: "user_modified", admin: input.admin, target: next, context: input.context, traits });
+    await recordAdminAudit(deps, stores, {
+      action: "user_modified",
+      admin: input.admin,
+      target: next,
+      context: input.context,
+      traits,
+    });
     return next;
   });
 }

@@ -30,7 +30,14 @@ export function linkEmail(request: {
 }): LinkEmail {
   const { kind, linkType } = LINK_MAILS[request.tokenKind];
   const { user, issued } = request;
-  const link = { to: request.to, linkType, linkToken: issued.linkToken!, otp: issued.otp, redirectTo: request.redirectTo, data: request.data };
+  const link = {
+    to: request.to,
+    linkType,
+    linkToken: issued.linkToken!,
+    otp: issued.otp,
+    redirectTo: request.redirectTo,
+    data: request.data,
+  };
   if (kind === "email_change") return { ...link, kind, email: user.email ?? user.newEmail!, newEmail: user.newEmail! };
   // The table pairs each kind with its link type, which the union cannot see through a lookup.
   return { ...link, kind } as LinkEmail;

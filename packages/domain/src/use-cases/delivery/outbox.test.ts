@@ -30,7 +30,12 @@ describe("the outbox", () => {
     expect(await auth.deliverDueMessages()).toMatchObject({ claimed: 1, delivered: 1 });
     expect(await auth.deliverDueMessages()).toMatchObject({ claimed: 0, delivered: 0 });
     expect(sent.map((email) => email.to)).toEqual(["once@example.com"]);
-    const [entry] = await stores.outbox.claimDue({ now: new Date("2099-01-01"), limit: 10, leaseUntil: new Date("2099-01-02"), claim: crypto.randomUUID() });
+    const [entry] = await stores.outbox.claimDue({
+      now: new Date("2099-01-01"),
+      limit: 10,
+      leaseUntil: new Date("2099-01-02"),
+      claim: crypto.randomUUID(),
+    });
     expect(entry).toBeUndefined();
   });
 
@@ -38,7 +43,12 @@ describe("the outbox", () => {
     const { auth, stores, ports, clock, readOutbox } = createTestAuth();
     await auth.signUp({ email: "sealed@example.com", password, context });
     // Claimed with a lease that has already run out, so delivery can still claim it below.
-    const [queued] = await stores.outbox.claimDue({ now: clock.now(), limit: 1, leaseUntil: clock.now(), claim: crypto.randomUUID() });
+    const [queued] = await stores.outbox.claimDue({
+      now: clock.now(),
+      limit: 1,
+      leaseUntil: clock.now(),
+      claim: crypto.randomUUID(),
+    });
     const code = JSON.parse(ports.secrets.open(queued!.sealedMessage!)).email.otp as string;
     expect(queued!.sealedMessage).not.toContain(code);
     expect(queued!.sealedMessage).not.toContain("sealed@example.com");
@@ -52,7 +62,9 @@ describe("the outbox", () => {
     await auth.signUp({ email: "retry@example.com", password, context });
     state.down = true;
     const failed = await auth.deliverDueMessages();
-    expect(failed.failures).toEqual([{ id: expect.any(String), error: "connect ECONNREFUSED 127.0.0.1:2525", willRetry: true }]);
+    expect(failed.failures).toEqual([
+      { id: expect.any(String), error: "connect ECONNREFUSED 127.0.0.1:2525", willRetry: true },
+    ]);
     const id = failed.failures[0]!.id;
     expect(await readOutbox(id)).toMatchObject({ attempts: 1, lastError: "connect ECONNREFUSED 127.0.0.1:2525" });
 
@@ -61,7 +73,9 @@ describe("the outbox", () => {
     expect((await auth.deliverDueMessages()).claimed).toBe(0);
     clock.advance({ seconds: 1 });
     expect((await auth.deliverDueMessages()).failures).toHaveLength(1);
-    expect((await readOutbox(id))?.nextAttemptAt).toEqual(new Date(clock.now().getTime() + 2 * FIRST_RETRY_SECONDS * 1000));
+    expect((await readOutbox(id))?.nextAttemptAt).toEqual(
+      new Date(clock.now().getTime() + 2 * FIRST_RETRY_SECONDS * 1000),
+    );
 
     state.down = false;
     clock.advance({ seconds: 2 * FIRST_RETRY_SECONDS });
@@ -82,7 +96,10 @@ describe("the outbox", () => {
 
   it("gives up once a retry would come after the tokens expired, and erases the message", async () => {
     const { mailer, state } = flakyMailer();
-    const { auth, clock, readOutbox } = createTestAuth({ ports: { mailer }, policy: { otp: { emailOtpExpSeconds: 10 } } });
+    const { auth, clock, readOutbox } = createTestAuth({
+      ports: { mailer },
+      policy: { otp: { emailOtpExpSeconds: 10 } },
+    });
     await auth.signUp({ email: "late@example.com", password, context });
     state.down = true;
     let report = await auth.deliverDueMessages();
@@ -108,6 +125,8 @@ describe("the outbox", () => {
       deliveredAt: null,
       lastError: null,
     });
-    expect((await auth.deliverDueMessages()).failures).toEqual([{ id: expect.any(String), error: "the queued message cannot be opened", willRetry: false }]);
+    expect((await auth.deliverDueMessages()).failures).toEqual([
+      { id: expect.any(String), error: "the queued message cannot be opened", willRetry: false },
+    ]);
   });
 });

@@ -44,7 +44,13 @@ export async function enqueueMessage(
   } else if (firstAttempt?.outcome === "failed") {
     const nextAttemptAt = nextAttemptAfterFailure(1, now, expiresAt);
     const sealedMessage = nextAttemptAt === null ? null : queued.sealedMessage;
-    await stores.outbox.enqueue({ ...queued, sealedMessage, nextAttemptAt, attempts: 1, lastError: describeFailure(firstAttempt.error) });
+    await stores.outbox.enqueue({
+      ...queued,
+      sealedMessage,
+      nextAttemptAt,
+      attempts: 1,
+      lastError: describeFailure(firstAttempt.error),
+    });
   } else {
     await stores.outbox.enqueue(queued);
   }
@@ -81,7 +87,11 @@ export async function deliverDueMessages(deps: Deps, options: { limit?: number }
   return { claimed: claimed.length, delivered: outcomes.length - failures.length, failures };
 }
 
-async function deliverOne(deps: Deps, entry: OutboxEntry, claim: string): Promise<"delivered" | DeliveryReport["failures"][number]> {
+async function deliverOne(
+  deps: Deps,
+  entry: OutboxEntry,
+  claim: string,
+): Promise<"delivered" | DeliveryReport["failures"][number]> {
   let message: OutboundMessage;
   try {
     message = JSON.parse(deps.secrets.open(entry.sealedMessage ?? "")) as OutboundMessage;

@@ -1,22 +1,22 @@
 import { AuthError } from "../../errors.ts";
+import type { Contact } from "../../model/contact.ts";
 import { normalizeEmail } from "../../model/email.ts";
 import { NO_CHOICES } from "../../model/one-time-token.ts";
+import { normalizePhone } from "../../model/phone.ts";
+import type { PkceChallenge } from "../../model/pkce.ts";
 import { readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
 import { isEmailConfirmed, isPhoneConfirmed, type User } from "../../model/user.ts";
-import { normalizePhone } from "../../model/phone.ts";
-import type { PkceChallenge } from "../../model/pkce.ts";
 import type { Stores } from "../../ports/stores.ts";
-import { recordAudit } from "../audit.ts";
-import type { Contact } from "../../model/contact.ts";
-import { sendConfirmation } from "../sign-up/confirmation.ts";
-import type { Deps, LinkRequest, RequestContext } from "../deps.ts";
-import { sendEmailChange } from "../user/email-change.ts";
-import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
-import { sendPhoneChange } from "../user/phone-change.ts";
-import { limitSmsCodes, TEST_OTP_MESSAGE_ID, testOtpFor } from "./sms-codes.ts";
-import { observeDuration, padDuration } from "../abuse/timing.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
+import { observeDuration, padDuration } from "../abuse/timing.ts";
+import { recordAudit } from "../audit.ts";
+import type { Deps, LinkRequest, RequestContext } from "../deps.ts";
+import { sendConfirmation } from "../sign-up/confirmation.ts";
+import { sendEmailChange } from "../user/email-change.ts";
+import { sendPhoneChange } from "../user/phone-change.ts";
+import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
+import { limitSmsCodes, TEST_OTP_MESSAGE_ID, testOtpFor } from "./sms-codes.ts";
 
 export interface ResendInput extends LinkRequest {
   readonly type: string;
@@ -40,7 +40,8 @@ export async function resend(deps: Deps, input: ResendInput): Promise<{ messageI
   }
   const hasEmail = input.email !== undefined && input.email !== "";
   const hasPhone = input.phone !== undefined && input.phone !== "";
-  if (hasEmail && hasPhone) throw new AuthError("validation_failed", "Only an email address or phone number should be provided.");
+  if (hasEmail && hasPhone)
+    throw new AuthError("validation_failed", "Only an email address or phone number should be provided.");
   if (input.type === "sms" || input.type === "phone_change") {
     if (!hasPhone) throw new AuthError("validation_failed", "Type provided requires a phone number");
     if (!deps.policy.signup.phoneEnabled) throw new AuthError("phone_provider_disabled", "Phone logins are disabled");
@@ -68,7 +69,8 @@ export async function resend(deps: Deps, input: ResendInput): Promise<{ messageI
   const messageId = await deps.tx.run(async (stores) => {
     const now = deps.clock.now();
     const current = (await stores.users.findById(user.id, { forUpdate: true })) ?? user;
-    if (input.type === "signup") return confirmAgain(deps, stores, current, { provider: "email", address }, input.context, { redirectTo, pkce });
+    if (input.type === "signup")
+      return confirmAgain(deps, stores, current, { provider: "email", address }, input.context, { redirectTo, pkce });
     const pending = { ...current, emailChangeSentAt: now, updatedAt: now };
     await stores.users.update(pending);
     return sendEmailChange(deps, stores, pending, { redirectTo, pkce });
@@ -78,7 +80,12 @@ export async function resend(deps: Deps, input: ResendInput): Promise<{ messageI
 }
 
 /** `sms`: an unconfirmed number's confirmation code again; `phone_change`: the code for a pending new number. */
-async function resendBySms(deps: Deps, type: "sms" | "phone_change", phone: string, context: RequestContext): Promise<{ messageId: string }> {
+async function resendBySms(
+  deps: Deps,
+  type: "sms" | "phone_change",
+  phone: string,
+  context: RequestContext,
+): Promise<{ messageId: string }> {
   const operation = type === "sms" ? "resend:sms" : "resend:phone_change";
   const started = deps.clock.now();
   await limitSmsCodes(deps, phone, type === "sms" ? "confirmation" : "phone_change");

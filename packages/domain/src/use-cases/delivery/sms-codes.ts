@@ -33,7 +33,9 @@ export async function limitSmsCodes(deps: Deps, phone: string, purpose: SendPurp
   if (testOtpFor(deps, phone) !== null) return;
   const decision = await deps.rateLimiter.peek(SMS_QUOTA, deps.policy.sms.sendLimit.events);
   if (!decision.allowed) {
-    throw new AuthError("over_sms_send_rate_limit", "SMS rate limit exceeded", { retryAfterSeconds: decision.retryAfterSeconds });
+    throw new AuthError("over_sms_send_rate_limit", "SMS rate limit exceeded", {
+      retryAfterSeconds: decision.retryAfterSeconds,
+    });
   }
 }
 
@@ -72,7 +74,10 @@ export async function sendSmsCode(
     // A refusal the sender decided (the provider refused the number, or there is no provider) fails the request.
     if (isAuthError(error)) throw error;
     const described = error instanceof Error ? error.message : String(error);
-    return enqueueMessage(deps, stores, { channel: "sms", sms }, issued.expiresAt, { outcome: "failed", error: described });
+    return enqueueMessage(deps, stores, { channel: "sms", sms }, issued.expiresAt, {
+      outcome: "failed",
+      error: described,
+    });
   }
   return enqueueMessage(deps, stores, { channel: "sms", sms }, issued.expiresAt, { outcome: "delivered" });
 }
@@ -84,6 +89,8 @@ export async function sendSmsCode(
 export function assertSmsChannel(channel: string | undefined): void {
   if (channel === undefined || channel === "" || channel === "sms") return;
   const message =
-    channel === "whatsapp" ? "WhatsApp is not supported by the configured SMS provider" : "Invalid channel, supported values are 'sms' or 'whatsapp'";
+    channel === "whatsapp"
+      ? "WhatsApp is not supported by the configured SMS provider"
+      : "Invalid channel, supported values are 'sms' or 'whatsapp'";
   throw new AuthError("validation_failed", message);
 }

@@ -1,9 +1,9 @@
 import { AuthError } from "../../errors.ts";
 import { isEmailConfirmed, isPhoneConfirmed } from "../../model/user.ts";
 import { recordAudit } from "../audit.ts";
+import { limitSmsCodes, sendSmsCode } from "../delivery/sms-codes.ts";
 import type { Deps, Principal, RequestContext } from "../deps.ts";
 import { assertEmailQuotaLeft, issueToken, limitFrequency, queueEmail } from "../verification/one-time-tokens.ts";
-import { limitSmsCodes, sendSmsCode } from "../delivery/sms-codes.ts";
 
 /**
  * GET /reauthenticate: sends a one-time nonce to the user's email (or, without one, phone), which a password change
@@ -19,7 +19,8 @@ export async function reauthenticate(
   }
   const byEmail = user.email !== null;
   if (byEmail && !isEmailConfirmed(user)) throw new AuthError("email_not_confirmed", "Please verify your email first.");
-  if (!byEmail && !isPhoneConfirmed(user)) throw new AuthError("phone_not_confirmed", "Please verify your phone first.");
+  if (!byEmail && !isPhoneConfirmed(user))
+    throw new AuthError("phone_not_confirmed", "Please verify your phone first.");
   const address = (byEmail ? user.email : user.phone)!;
   if (byEmail) {
     // The 900 s default is for signup confirmations and email changes (docs/compatibility.md, Configuration); a
@@ -35,11 +36,28 @@ export async function reauthenticate(
     const now = deps.clock.now();
     const current = (await stores.users.findById(user.id, { forUpdate: true })) ?? user;
     await stores.users.update({ ...current, reauthenticationSentAt: now, updatedAt: now });
-    await recordAudit(deps, stores, { action: "user_reauthenticate_requested", actor: current, context: input.context });
+    await recordAudit(deps, stores, {
+      action: "user_reauthenticate_requested",
+      actor: current,
+      context: input.context,
+    });
     if (!byEmail) {
-      return { messageId: await sendSmsCode(deps, stores, { user: current, kind: "reauthentication", phone: address, sms: "reauthentication" }) };
+      return {
+        messageId: await sendSmsCode(deps, stores, {
+          user: current,
+          kind: "reauthentication",
+          phone: address,
+          sms: "reauthentication",
+        }),
+      };
     }
-    const issued = await issueToken(deps, stores, { user: current, kind: "reauthentication", channel: "email", address, link: false });
+    const issued = await issueToken(deps, stores, {
+      user: current,
+      kind: "reauthentication",
+      channel: "email",
+      address,
+      link: false,
+    });
     await queueEmail(deps, stores, { kind: "reauthentication", to: address, otp: issued.otp }, issued.expiresAt);
     return { messageId: null };
   });

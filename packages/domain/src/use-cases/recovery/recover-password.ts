@@ -2,12 +2,12 @@ import { AuthError } from "../../errors.ts";
 import { normalizeEmail } from "../../model/email.ts";
 import { readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
+import { limitPerClient } from "../abuse/request-limits.ts";
+import { observeDuration, padDuration } from "../abuse/timing.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps, LinkRequest, RequestContext } from "../deps.ts";
 import { sendSignInMail } from "../sign-in/sign-in-mail.ts";
 import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
-import { observeDuration, padDuration } from "../abuse/timing.ts";
-import { limitPerClient } from "../abuse/request-limits.ts";
 
 export interface RecoverPasswordInput extends LinkRequest {
   readonly email: string;
@@ -27,7 +27,12 @@ export async function recoverPassword(deps: Deps, input: RecoverPasswordInput): 
   const redirectTo = chooseRedirect(input.redirectTo ?? [], deps.policy.redirect);
   const started = deps.clock.now();
   // Shared with magic links, as GoTrue's recovery_sent_at is: one sign-in mail a minute, however asked for.
-  await limitFrequency(deps, { purpose: "sign_in_mail", address, seconds: deps.policy.otp.linkFrequencySeconds, channel: "email" });
+  await limitFrequency(deps, {
+    purpose: "sign_in_mail",
+    address,
+    seconds: deps.policy.otp.linkFrequencySeconds,
+    channel: "email",
+  });
   await assertEmailQuotaLeft(deps);
 
   const existing = await deps.stores.users.findByEmail(address);

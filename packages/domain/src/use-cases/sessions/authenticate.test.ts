@@ -24,7 +24,9 @@ describe("authenticate a bearer token", () => {
   it("refuses a token for another audience than the one the request names", async () => {
     const { auth, grant } = await signedIn();
     await failsWith("validation_failed", auth.authenticate({ accessToken: grant.accessToken, audience: "other-app" }));
-    expect((await auth.authenticate({ accessToken: grant.accessToken, audience: "authenticated" })).user.id).toBe(grant.user.id);
+    expect((await auth.authenticate({ accessToken: grant.accessToken, audience: "authenticated" })).user.id).toBe(
+      grant.user.id,
+    );
   });
 
   it("refuses forged and expired tokens as bad_jwt", async () => {
@@ -41,10 +43,16 @@ describe("authenticate a bearer token", () => {
     const claims = (await auth.authenticate({ accessToken: grant.accessToken })).claims;
     const now = Math.floor(clock.now().getTime() / 1000);
     const issuedAt = async (iat: number) => ports.signer.sign({ ...claims, iat, exp: iat + 3600 });
-    const refused = await failsWith("bad_jwt", auth.authenticate({ accessToken: await issuedAt(now + ISSUED_AT_LEEWAY_SECONDS + 1) }));
+    const refused = await failsWith(
+      "bad_jwt",
+      auth.authenticate({ accessToken: await issuedAt(now + ISSUED_AT_LEEWAY_SECONDS + 1) }),
+    );
     expect(refused.message).toBe("invalid JWT: token used before issued");
-    expect((await auth.authenticate({ accessToken: await issuedAt(now + ISSUED_AT_LEEWAY_SECONDS) })).user.id).toBe(grant.user.id);
-    const serviceKey = (iat: number) => ports.signer.sign({ role: "service_role", iss: "supabase", iat, exp: iat + 1e9 });
+    expect((await auth.authenticate({ accessToken: await issuedAt(now + ISSUED_AT_LEEWAY_SECONDS) })).user.id).toBe(
+      grant.user.id,
+    );
+    const serviceKey = (iat: number) =>
+      ports.signer.sign({ role: "service_role", iss: "supabase", iat, exp: iat + 1e9 });
     await failsWith("bad_jwt", auth.authorizeAdmin({ accessToken: await serviceKey(now + 86_400) }));
     expect((await auth.authorizeAdmin({ accessToken: await serviceKey(now - 86_400) })).role).toBe("service_role");
   });
@@ -55,8 +63,14 @@ describe("authenticate a bearer token", () => {
     const refused = await failsWith("bad_jwt", auth.authenticate({ accessToken: await ports.signer.sign(unexpiring) }));
     expect(refused.message).toBe("invalid JWT: a token for a user must have an exp claim");
     const serviceKey = await ports.signer.sign({ role: "service_role", iss: "supabase" });
-    expect(await auth.authorizeAdmin({ accessToken: serviceKey })).toMatchObject({ role: "service_role", userId: null });
-    await failsWith("bad_jwt", auth.authorizeAdmin({ accessToken: await ports.signer.sign({ role: "service_role", sub: grant.user.id }) }));
+    expect(await auth.authorizeAdmin({ accessToken: serviceKey })).toMatchObject({
+      role: "service_role",
+      userId: null,
+    });
+    await failsWith(
+      "bad_jwt",
+      auth.authorizeAdmin({ accessToken: await ports.signer.sign({ role: "service_role", sub: grant.user.id }) }),
+    );
   });
 
   it("stops accepting a token once its session has ended, or its user is banned", async () => {

@@ -26,15 +26,19 @@ export async function authenticate(deps: Deps, input: AuthenticateInput): Promis
   if (subject.sessionId === null) {
     const user = await deps.stores.users.findById(subject.userId);
     // A soft-deleted user keeps its row, not its tokens.
-    if (!user || user.deletedAt !== null) throw new AuthError("user_not_found", "User from sub claim in JWT does not exist", HOLDER_GONE);
+    if (!user || user.deletedAt !== null)
+      throw new AuthError("user_not_found", "User from sub claim in JWT does not exist", HOLDER_GONE);
     principal = { user, session: null, claims };
   } else {
     const found = await deps.stores.users.findWithSession(subject.userId, subject.sessionId);
-    if (!found || found.user.deletedAt !== null) throw new AuthError("user_not_found", "User from sub claim in JWT does not exist", HOLDER_GONE);
+    if (!found || found.user.deletedAt !== null)
+      throw new AuthError("user_not_found", "User from sub claim in JWT does not exist", HOLDER_GONE);
     // A ban ends the user's sessions; their remaining access tokens still hear why.
     if (isBanned(found.user, deps.clock.now())) throw new AuthError("user_banned", messages.userBanned);
-    if (!found.session) throw new AuthError("session_not_found", "Session from session_id claim in JWT does not exist", HOLDER_GONE);
-    if (hasEnded(found.session, deps.clock.now())) throw new AuthError("session_expired", "Session has expired", HOLDER_GONE);
+    if (!found.session)
+      throw new AuthError("session_not_found", "Session from session_id claim in JWT does not exist", HOLDER_GONE);
+    if (hasEnded(found.session, deps.clock.now()))
+      throw new AuthError("session_expired", "Session has expired", HOLDER_GONE);
     principal = { user: found.user, session: found.session, claims };
   }
   if (isBanned(principal.user, deps.clock.now())) throw new AuthError("user_banned", messages.userBanned);

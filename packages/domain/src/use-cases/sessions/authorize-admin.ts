@@ -6,7 +6,6 @@ import { isUuid } from "../../model/uuid.ts";
 import type { Deps } from "../deps.ts";
 import { HOLDER_GONE } from "./authenticate.ts";
 
-
 /** Who calls the admin API: a role among JWT_ADMIN_ROLES, and a user when the token names one. */
 export interface AdminPrincipal {
   readonly role: string;
@@ -28,9 +27,12 @@ export async function authorizeAdmin(deps: Deps, input: { readonly accessToken: 
   const sessionId = claims["session_id"];
   if (isUuid(sub) && isUuid(sessionId)) {
     const found = await deps.stores.users.findWithSession(sub, sessionId);
-    if (!found || found.user.deletedAt !== null) throw new AuthError("user_not_found", "User from sub claim in JWT does not exist", HOLDER_GONE);
-    if (!found.session) throw new AuthError("session_not_found", "Session from session_id claim in JWT does not exist", HOLDER_GONE);
-    if (hasEnded(found.session, deps.clock.now())) throw new AuthError("session_expired", "Session has expired", HOLDER_GONE);
+    if (!found || found.user.deletedAt !== null)
+      throw new AuthError("user_not_found", "User from sub claim in JWT does not exist", HOLDER_GONE);
+    if (!found.session)
+      throw new AuthError("session_not_found", "Session from session_id claim in JWT does not exist", HOLDER_GONE);
+    if (hasEnded(found.session, deps.clock.now()))
+      throw new AuthError("session_expired", "Session has expired", HOLDER_GONE);
   }
   return { role, userId: isUuid(sub) ? sub : null, claims };
 }

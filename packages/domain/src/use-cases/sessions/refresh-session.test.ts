@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { aUser } from "../../testing/builders.ts";
-import { createInMemoryStores } from "../../testing/in-memory-stores.ts";
 import { createTestAuth, type TestAuthOptions } from "../../testing/create-test-auth.ts";
 import { context, failsWith } from "../../testing/fails-with.ts";
+import { createInMemoryStores } from "../../testing/in-memory-stores.ts";
 import type { SessionGrant } from "../deps.ts";
 
 const password = "s3cret-pass";
@@ -43,7 +43,10 @@ describe("refresh a session", () => {
     const { auth, grant, clock } = await signedIn();
     const child = await auth.refreshSession({ refreshToken: grant.refreshToken, context });
     clock.advance({ seconds: 11 });
-    const error = await failsWith("refresh_token_already_used", auth.refreshSession({ refreshToken: grant.refreshToken, context }));
+    const error = await failsWith(
+      "refresh_token_already_used",
+      auth.refreshSession({ refreshToken: grant.refreshToken, context }),
+    );
     expect(error.message).toBe("Invalid Refresh Token: Already Used");
     await failsWith("refresh_token_not_found", auth.refreshSession({ refreshToken: child.refreshToken, context }));
     // The thief may hold the family's access tokens too: they stop working with it.
@@ -57,7 +60,9 @@ describe("refresh a session", () => {
     const grandchild = await auth.refreshSession({ refreshToken: child.refreshToken, context });
     await failsWith("refresh_token_already_used", auth.refreshSession({ refreshToken: grant.refreshToken, context }));
     await failsWith("refresh_token_not_found", auth.refreshSession({ refreshToken: grandchild.refreshToken, context }));
-    expect((await auth.refreshSession({ refreshToken: otherDevice.refreshToken, context })).session.id).toBe(otherDevice.session.id);
+    expect((await auth.refreshSession({ refreshToken: otherDevice.refreshToken, context })).session.id).toBe(
+      otherDevice.session.id,
+    );
   });
 
   it("without rotation enabled, refuses a replayed token but keeps the family", async () => {
@@ -65,12 +70,16 @@ describe("refresh a session", () => {
     const child = await auth.refreshSession({ refreshToken: grant.refreshToken, context });
     clock.advance({ seconds: 11 });
     await failsWith("refresh_token_already_used", auth.refreshSession({ refreshToken: grant.refreshToken, context }));
-    expect((await auth.refreshSession({ refreshToken: child.refreshToken, context })).session.id).toBe(grant.session.id);
+    expect((await auth.refreshSession({ refreshToken: child.refreshToken, context })).session.id).toBe(
+      grant.session.id,
+    );
   });
 
   it("gives every one of many concurrent refreshes of one token the same single child", async () => {
     const { auth, grant } = await signedIn();
-    const results = await Promise.all(Array.from({ length: 25 }, () => auth.refreshSession({ refreshToken: grant.refreshToken, context })));
+    const results = await Promise.all(
+      Array.from({ length: 25 }, () => auth.refreshSession({ refreshToken: grant.refreshToken, context })),
+    );
     expect(new Set(results.map((result) => result.refreshToken)).size).toBe(1);
     const next = await auth.refreshSession({ refreshToken: results[0]!.refreshToken, context });
     expect(next.session.id).toBe(grant.session.id);

@@ -3,11 +3,11 @@ import { decideRefresh, type RefreshToken } from "../../model/refresh-token.ts";
 import { hasEnded, type Session } from "../../model/session.ts";
 import { isBanned, type User } from "../../model/user.ts";
 import type { RefreshTokenFound } from "../../ports/stores.ts";
+import { limitPerClient } from "../abuse/request-limits.ts";
+import { auditEntry, recordAudit } from "../audit.ts";
 import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
 import { refreshTokenDigest } from "../verification/digests.ts";
-import { auditEntry, recordAudit } from "../audit.ts";
 import { grantSession } from "./sessions.ts";
-import { limitPerClient } from "../abuse/request-limits.ts";
 
 export interface RefreshSessionInput {
   readonly refreshToken: string;
@@ -37,7 +37,10 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
   if (!seen) throw new AuthError("refresh_token_not_found", messages.refreshTokenNotFound);
   const now = deps.clock.now();
   if (isBanned(seen.user, now)) throw new AuthError("user_banned", messages.userBanned);
-  if (!hasEnded(seen.session, now) && decideRefresh(seen.session, seen.token, now, deps.policy.refresh).kind === "rotate") {
+  if (
+    !hasEnded(seen.session, now) &&
+    decideRefresh(seen.session, seen.token, now, deps.policy.refresh).kind === "rotate"
+  ) {
     const rotation = rotationOf(deps, input, seen, now);
     if (await deps.stores.sessions.rotate(rotation.session, rotation.childToken, [rotation.audit])) {
       return grantSession(deps, seen.user, rotation.session, rotation.refreshToken);
@@ -62,7 +65,8 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
       case "rotate": {
         // Under the lock nothing can have moved the session since it was read, so the guard holds.
         const rotation = rotationOf(deps, input, found, now);
-        if (!(await stores.sessions.rotate(rotation.session, rotation.childToken, [rotation.audit]))) return { kind: "not_found" };
+        if (!(await stores.sessions.rotate(rotation.session, rotation.childToken, [rotation.audit])))
+          return { kind: "not_found" };
         return { kind: "granted", user, session: rotation.session, refreshToken: rotation.refreshToken };
       }
       case "return_current": {
@@ -70,7 +74,12 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
         await stores.sessions.update(touched);
         const traits = { within_reuse_interval: true };
         await recordAudit(deps, stores, { action: "token_refreshed", actor: user, context: input.context, traits });
-        return { kind: "granted", user, session: touched, refreshToken: deps.secrets.nextRefreshToken(input.refreshToken) };
+        return {
+          kind: "granted",
+          user,
+          session: touched,
+          refreshToken: deps.secrets.nextRefreshToken(input.refreshToken),
+        };
       }
       case "reuse_detected":
         // The whole session goes: its refresh tokens, and with it every access token it issued, which the thief
@@ -100,7 +109,11 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
 
 /** What the session records of the client on a refresh. */
 function lastSeen(input: RefreshSessionInput, session: Session, now: Date) {
-  return { ip: input.context.ip ?? session.ip, userAgent: input.context.userAgent ?? session.userAgent, updatedAt: now };
+  return {
+    ip: input.context.ip ?? session.ip,
+    userAgent: input.context.userAgent ?? session.userAgent,
+    updatedAt: now,
+  };
 }
 
 /** The session pointing at the presented token's child, the child, and the audit entry that records the rotation. */

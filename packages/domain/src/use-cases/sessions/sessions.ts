@@ -62,12 +62,21 @@ export async function openSession(
   audit: readonly AuditEvent[] = [],
 ): Promise<{ session: Session; refreshToken: string }> {
   const { session, firstToken, refreshToken } = newSession(deps, user, method, context);
-  await stores.sessions.open(session, firstToken, audit.map((event) => auditEntry(deps, event)));
+  await stores.sessions.open(
+    session,
+    firstToken,
+    audit.map((event) => auditEntry(deps, event)),
+  );
   return { session, refreshToken };
 }
 
 /** Signs the access token for a session and assembles the grant. */
-export async function grantSession(deps: Deps, user: User, session: Session, refreshToken: string): Promise<SessionGrant> {
+export async function grantSession(
+  deps: Deps,
+  user: User,
+  session: Session,
+  refreshToken: string,
+): Promise<SessionGrant> {
   const claims = buildAccessTokenClaims(user, session, deps.clock.now(), deps.policy.accessToken);
   return {
     accessToken: await deps.signer.sign(claims),

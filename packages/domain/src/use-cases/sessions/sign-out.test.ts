@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { LogoutScope } from "../../model/session.ts";
 import { aUser } from "../../testing/builders.ts";
 import { createTestAuth } from "../../testing/create-test-auth.ts";
-import type { LogoutScope } from "../../model/session.ts";
 import { context, failsWith } from "../../testing/fails-with.ts";
 
 async function threeSessions() {
@@ -13,7 +13,10 @@ async function threeSessions() {
 }
 
 const alive = async (auth: Awaited<ReturnType<typeof threeSessions>>["auth"], accessToken: string) =>
-  auth.authenticate({ accessToken }).then(() => true, () => false);
+  auth.authenticate({ accessToken }).then(
+    () => true,
+    () => false,
+  );
 
 describe("sign out", () => {
   it.each<[LogoutScope, boolean[]]>([
@@ -24,6 +27,10 @@ describe("sign out", () => {
     const { auth, grants } = await threeSessions();
     await auth.signOut({ principal: await auth.authenticate({ accessToken: grants[0]!.accessToken }), scope, context });
     expect(await Promise.all(grants.map((grant) => alive(auth, grant.accessToken)))).toEqual(expected);
-    if (!expected[0]) await failsWith("refresh_token_not_found", auth.refreshSession({ refreshToken: grants[0]!.refreshToken, context }));
+    if (!expected[0])
+      await failsWith(
+        "refresh_token_not_found",
+        auth.refreshSession({ refreshToken: grants[0]!.refreshToken, context }),
+      );
   });
 });

@@ -16,6 +16,11 @@ export async function signOut(deps: Deps, input: SignOutInput): Promise<void> {
     if (session === null || input.scope === "global") await stores.sessions.deleteAllOfUser(user.id);
     else if (input.scope === "local") await stores.sessions.deleteOne(user.id, session.id);
     else await stores.sessions.deleteAllOfUser(user.id, { except: session.id });
-    await recordAudit(deps, stores, { action: "logout", actor: user, context: input.context, traits: { scope: input.scope } });
+    await recordAudit(deps, stores, {
+      action: "logout",
+      actor: user,
+      context: input.context,
+      traits: { scope: input.scope },
+    });
   });
 }

@@ -2,10 +2,10 @@ import { AuthError, messages } from "../../errors.ts";
 import { FLOW_STATE_LIFETIME_SECONDS } from "../../model/flow-state.ts";
 import { verifierMatches } from "../../model/pkce.ts";
 import { isBanned } from "../../model/user.ts";
+import { limitPerClient } from "../abuse/request-limits.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
 import { grantSession, openSession } from "../sessions/sessions.ts";
-import { limitPerClient } from "../abuse/request-limits.ts";
 
 export interface ExchangeAuthCodeInput {
   readonly authCode: string;
@@ -36,11 +36,17 @@ export async function exchangeAuthCode(deps: Deps, input: ExchangeAuthCodeInput)
   const opened = await deps.tx.run(async (stores) => {
     const user = await stores.users.findById(flow.userId);
     // A user deleted (softly) since the link was followed signs in no more.
-    if (!user || user.deletedAt !== null) throw new AuthError("flow_state_not_found", "invalid flow state, no valid flow state found");
+    if (!user || user.deletedAt !== null)
+      throw new AuthError("flow_state_not_found", "invalid flow state, no valid flow state found");
     if (isBanned(user, now)) throw new AuthError("user_banned", messages.userBanned);
     const signedIn = { ...user, lastSignInAt: now };
     await stores.users.update(signedIn);
-    await recordAudit(deps, stores, { action: "login", actor: signedIn, context: input.context, traits: { provider: "email", method: flow.authenticationMethod } });
+    await recordAudit(deps, stores, {
+      action: "login",
+      actor: signedIn,
+      context: input.context,
+      traits: { provider: "email", method: flow.authenticationMethod },
+    });
     return { user: signedIn, ...(await openSession(deps, stores, signedIn, flow.authenticationMethod, input.context)) };
   });
   return grantSession(deps, opened.user, opened.session, opened.refreshToken);

@@ -4,13 +4,13 @@ import type { Metadata } from "../../model/metadata.ts";
 import { readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
 import { isEmailConfirmed } from "../../model/user.ts";
-import { recordAudit } from "../audit.ts";
-import { choicesOfSignInCode, sendConfirmation } from "../sign-up/confirmation.ts";
-import type { Deps, LinkRequest, RequestContext } from "../deps.ts";
-import { newAccount } from "../sign-up/new-account.ts";
-import { sendSignInMail } from "./sign-in-mail.ts";
-import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
+import { recordAudit } from "../audit.ts";
+import type { Deps, LinkRequest, RequestContext } from "../deps.ts";
+import { choicesOfSignInCode, sendConfirmation } from "../sign-up/confirmation.ts";
+import { newAccount } from "../sign-up/new-account.ts";
+import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
+import { sendSignInMail } from "./sign-in-mail.ts";
 
 export interface SendMagicLinkInput extends LinkRequest {
   readonly email: string;
@@ -47,9 +47,17 @@ export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Prom
     const contact = { provider: "email", address } as const;
     if (!existing) {
       // The data rides on the confirmation until the address is proven (see sign-up.ts).
-      const created = { ...newAccount(deps, { contact, passwordHash: null, audience: input.audience }), confirmationSentAt: now };
+      const created = {
+        ...newAccount(deps, { contact, passwordHash: null, audience: input.audience }),
+        confirmationSentAt: now,
+      };
       await stores.users.insert(created);
-      await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: created, context: input.context, traits: { provider: "email" } });
+      await recordAudit(deps, stores, {
+        action: "user_confirmation_requested",
+        actor: created,
+        context: input.context,
+        traits: { provider: "email" },
+      });
       const choices = { passwordHash: null, userMetadata: input.data ?? null };
       await sendConfirmation(deps, stores, created, contact, { redirectTo, pkce, choices });
       return;
@@ -57,7 +65,12 @@ export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Prom
     const user = (await stores.users.findById(existing.id, { forUpdate: true })) ?? existing;
     if (!isEmailConfirmed(user)) {
       await stores.users.update({ ...user, confirmationSentAt: now, updatedAt: now });
-      await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: user, context: input.context, traits: { provider: "email" } });
+      await recordAudit(deps, stores, {
+        action: "user_confirmation_requested",
+        actor: user,
+        context: input.context,
+        traits: { provider: "email" },
+      });
       const choices = await choicesOfSignInCode(stores, user, input.data);
       await sendConfirmation(deps, stores, user, contact, { redirectTo, pkce, choices });
       return;
@@ -74,4 +87,3 @@ export function assertMayCreate(deps: Deps, createUser: boolean): void {
   if (!createUser) throw new AuthError("otp_disabled", messages.otpSignupsDisabled);
   if (deps.policy.signup.disabled) throw new AuthError("signup_disabled", messages.signupsDisabled);
 }
-

@@ -1,15 +1,21 @@
 import { AuthError } from "../../errors.ts";
 import type { Metadata } from "../../model/metadata.ts";
-import { normalizePhone } from "../../model/phone.ts";
 import { NO_CHOICES } from "../../model/one-time-token.ts";
+import { normalizePhone } from "../../model/phone.ts";
 import { isPhoneConfirmed } from "../../model/user.ts";
-import { recordAudit } from "../audit.ts";
-import { choicesOfSignInCode } from "../sign-up/confirmation.ts";
-import type { Deps, RequestContext } from "../deps.ts";
-import { newAccount } from "../sign-up/new-account.ts";
-import { assertSmsChannel, limitSmsCodes, sendSmsCode, TEST_OTP_MESSAGE_ID, testOtpFor } from "../delivery/sms-codes.ts";
-import { assertMayCreate } from "./send-magic-link.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
+import { recordAudit } from "../audit.ts";
+import {
+  assertSmsChannel,
+  limitSmsCodes,
+  sendSmsCode,
+  TEST_OTP_MESSAGE_ID,
+  testOtpFor,
+} from "../delivery/sms-codes.ts";
+import type { Deps, RequestContext } from "../deps.ts";
+import { choicesOfSignInCode } from "../sign-up/confirmation.ts";
+import { newAccount } from "../sign-up/new-account.ts";
+import { assertMayCreate } from "./send-magic-link.ts";
 
 export interface SendSmsOtpInput {
   readonly phone: string;
@@ -43,7 +49,8 @@ export async function sendSmsOtp(deps: Deps, input: SendSmsOtpInput): Promise<{ 
       ? await stores.users.findById(existing.id, { forUpdate: true })
       : newAccount(deps, { contact, passwordHash: null, audience: input.audience });
     // The account moved to another number (or went) since it was looked up: this number has none now.
-    if (!user || user.phone !== phone) return testOtpFor(deps, phone) === null ? deps.random.uuid() : TEST_OTP_MESSAGE_ID;
+    if (!user || user.phone !== phone)
+      return testOtpFor(deps, phone) === null ? deps.random.uuid() : TEST_OTP_MESSAGE_ID;
     const pending = { ...user, confirmationSentAt: now, updatedAt: now };
     if (existing) await stores.users.update(pending);
     else await stores.users.insert(pending);

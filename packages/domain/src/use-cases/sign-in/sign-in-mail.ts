@@ -2,9 +2,9 @@ import type { PendingChoices } from "../../model/one-time-token.ts";
 import type { PkceChallenge } from "../../model/pkce.ts";
 import { type User, withChosenMetadata } from "../../model/user.ts";
 import type { Stores } from "../../ports/stores.ts";
+import { linkEmail } from "../delivery/link-email.ts";
 import type { Deps } from "../deps.ts";
 import { issueToken, queueEmail } from "../verification/one-time-tokens.ts";
-import { linkEmail } from "../delivery/link-email.ts";
 
 /** The mails whose link signs the person in. */
 export type SignInMailKind = "confirmation" | "invite" | "magic_link" | "recovery";

@@ -1,12 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { aUser } from "../../testing/builders.ts";
 import { createTestAuth } from "../../testing/create-test-auth.ts";
-import { OUTDATED_PREFIX } from "../../testing/fast-password-hasher.ts";
 import { context, failsWith } from "../../testing/fails-with.ts";
+import { OUTDATED_PREFIX } from "../../testing/fast-password-hasher.ts";
 
 const password = "s3cret-pass";
 
-async function withUser(overrides: Parameters<typeof aUser>[0] = {}, policy: Parameters<typeof createTestAuth>[0] = {}) {
+async function withUser(
+  overrides: Parameters<typeof aUser>[0] = {},
+  policy: Parameters<typeof createTestAuth>[0] = {},
+) {
   const testAuth = createTestAuth(policy);
   const user = aUser({ passwordHash: await testAuth.hasher.hash(password), ...overrides });
   await testAuth.stores.users.insert(user);
@@ -47,7 +50,10 @@ describe("sign in with password", () => {
 
   it("tells a banned user so only after the right password", async () => {
     const { auth, user, clock } = await withUser({ bannedUntil: new Date("2027-01-01T00:00:00Z") });
-    await failsWith("invalid_credentials", auth.signInWithPassword({ email: user.email!, password: "wrong-password", context }));
+    await failsWith(
+      "invalid_credentials",
+      auth.signInWithPassword({ email: user.email!, password: "wrong-password", context }),
+    );
     await failsWith("user_banned", auth.signInWithPassword({ email: user.email!, password, context }));
     clock.advance({ hours: 24 * 400 });
     expect((await auth.signInWithPassword({ email: user.email!, password, context })).user.id).toBe(user.id);
@@ -62,7 +68,10 @@ describe("sign in with password", () => {
   it("checks the request and the enabled providers", async () => {
     const { auth } = await withUser();
     await failsWith("validation_failed", auth.signInWithPassword({ password, context }));
-    await failsWith("validation_failed", auth.signInWithPassword({ email: "a@b.co", phone: "+15550001", password, context }));
+    await failsWith(
+      "validation_failed",
+      auth.signInWithPassword({ email: "a@b.co", phone: "+15550001", password, context }),
+    );
     const { auth: emailOff } = await withUser({}, { policy: { signup: { emailEnabled: false } } });
     await failsWith("email_provider_disabled", emailOff.signInWithPassword({ email: "a@b.co", password, context }));
   });
@@ -81,7 +90,9 @@ describe("sign in with password", () => {
         return hasher.verify(stored, candidate);
       },
     });
-    const { auth, stores } = createTestAuth({ ports: { stores: testAuth.stores, tx: testAuth.ports.tx, hasher: slowHasher } });
+    const { auth, stores } = createTestAuth({
+      ports: { stores: testAuth.stores, tx: testAuth.ports.tx, hasher: slowHasher },
+    });
     const user = aUser({ passwordHash: await hasher.hash(password) });
     await stores.users.insert(user);
 

@@ -3,10 +3,10 @@ import { normalizeEmail } from "../../model/email.ts";
 import { assertPasswordAcceptable, isVerifiablePassword } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { isBanned, isEmailConfirmed, isPhoneConfirmed, type User } from "../../model/user.ts";
-import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
-import { auditEntry } from "../audit.ts";
-import { grantSession, newSession } from "../sessions/sessions.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
+import { auditEntry } from "../audit.ts";
+import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
+import { grantSession, newSession } from "../sessions/sessions.ts";
 
 export interface SignInWithPasswordInput {
   readonly email?: string | undefined;
@@ -50,7 +50,12 @@ export async function signInWithPassword(deps: Deps, input: SignInWithPasswordIn
   const audit = auditEntry(deps, { action: "login", actor: signedIn, context: input.context, traits });
   // One statement, no transaction around it: the sign-in is recorded only if the password verified is still the
   // user's, and a password changed since then is not undone.
-  const recorded = await deps.stores.sessions.openWithPassword({ at: now, verifiedHash, rehash }, opened.session, opened.firstToken, [audit]);
+  const recorded = await deps.stores.sessions.openWithPassword(
+    { at: now, verifiedHash, rehash },
+    opened.session,
+    opened.firstToken,
+    [audit],
+  );
   if (!recorded) throw new AuthError("invalid_credentials", messages.invalidLogin);
   const grant = await grantSession(deps, signedIn, opened.session, opened.refreshToken);
   const weakPassword = weaknessOf(deps, input.password);

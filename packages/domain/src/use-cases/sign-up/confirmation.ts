@@ -4,10 +4,9 @@ import type { PendingChoices } from "../../model/one-time-token.ts";
 import type { PkceChallenge } from "../../model/pkce.ts";
 import type { User } from "../../model/user.ts";
 import type { Stores } from "../../ports/stores.ts";
+import { sendSmsCode } from "../delivery/sms-codes.ts";
 import type { Deps } from "../deps.ts";
 import { sendSignInMail } from "../sign-in/sign-in-mail.ts";
-import { sendSmsCode } from "../delivery/sms-codes.ts";
-
 
 /**
  * Issues the confirmation token for a signup (replacing any earlier one) and queues the mail or SMS carrying it,
@@ -26,7 +25,13 @@ export async function sendConfirmation(
   if (contact.provider === "email") {
     return sendSignInMail(deps, stores, { user, kind: "confirmation", address, ...options });
   }
-  return sendSmsCode(deps, stores, { user, kind: "confirmation", phone: address, sms: "confirmation", choices: options.choices });
+  return sendSmsCode(deps, stores, {
+    user,
+    kind: "confirmation",
+    phone: address,
+    sms: "confirmation",
+    choices: options.choices,
+  });
 }
 
 /**
@@ -34,7 +39,11 @@ export async function sendConfirmation(
  * no password, since whoever asked for it chose none, and the pending confirmation's data only if this request
  * chose the same, so that one party asking again never carries another party's data to whoever proves the address.
  */
-export async function choicesOfSignInCode(stores: Stores, user: User, data: Metadata | undefined): Promise<PendingChoices> {
+export async function choicesOfSignInCode(
+  stores: Stores,
+  user: User,
+  data: Metadata | undefined,
+): Promise<PendingChoices> {
   const pending = await stores.oneTimeTokens.findByUser(user.id, "confirmation");
   const same = pending?.userMetadata != null && sameJson(pending.userMetadata, data ?? {});
   return { passwordHash: null, userMetadata: same ? pending.userMetadata : null };

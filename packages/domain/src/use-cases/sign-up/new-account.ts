@@ -1,7 +1,7 @@
+import type { Contact } from "../../model/contact.ts";
 import type { Identity } from "../../model/identity.ts";
 import type { Metadata } from "../../model/metadata.ts";
 import { newUser, type User } from "../../model/user.ts";
-import type { Contact } from "../../model/contact.ts";
 import type { Deps } from "../deps.ts";
 
 /**
@@ -41,7 +41,9 @@ export function newAccount(
   };
   return {
     ...newUser({ id, aud: request.audience ?? deps.policy.defaultAudience, role: deps.policy.defaultRole, now }),
-    ...(contact.provider === "email" ? { email: contact.address, phone: null } : { email: null, phone: contact.address }),
+    ...(contact.provider === "email"
+      ? { email: contact.address, phone: null }
+      : { email: null, phone: contact.address }),
     passwordHash: request.passwordHash,
     appMetadata: { provider: contact.provider, providers: [contact.provider] },
     userMetadata: identityData,
@@ -55,7 +57,12 @@ export function newAccount(
  */
 export function newAccountForAdmin(
   deps: Deps,
-  request: { contact: Contact; passwordHash: string | null; data?: Metadata | undefined; audience?: string | undefined },
+  request: {
+    contact: Contact;
+    passwordHash: string | null;
+    data?: Metadata | undefined;
+    audience?: string | undefined;
+  },
 ): User {
   return { ...newAccount(deps, { ...request, data: undefined }), userMetadata: request.data ?? {} };
 }

@@ -2,16 +2,21 @@ import { describe, expect, it } from "vitest";
 import type { Stores, Transactor } from "../../ports/stores.ts";
 import { aUser } from "../../testing/builders.ts";
 import { createTestAuth } from "../../testing/create-test-auth.ts";
+import { context, failsWith } from "../../testing/fails-with.ts";
 import { createTestSecrets } from "../../testing/test-secrets.ts";
 import { linkTokenDigest, otpDigest } from "../verification/digests.ts";
-import { context, failsWith } from "../../testing/fails-with.ts";
 
 const password = "correct horse";
 
 describe("sign up with email and password", () => {
   it("creates an unconfirmed user, stores the confirmation token hashed and mails it", async () => {
     const { auth, lastEmail, stores } = createTestAuth();
-    const result = await auth.signUp({ email: "New@Example.com", password, data: { name: "Ada", sub: "spoofed" }, context });
+    const result = await auth.signUp({
+      email: "New@Example.com",
+      password,
+      data: { name: "Ada", sub: "spoofed" },
+      context,
+    });
 
     expect(result.kind).toBe("user");
     const user = result.kind === "user" ? result.user : undefined;
@@ -21,7 +26,13 @@ describe("sign up with email and password", () => {
     expect(user?.role).toBe("authenticated");
     expect(user?.aud).toBe("authenticated");
     expect(user?.appMetadata).toEqual({ provider: "email", providers: ["email"] });
-    expect(user?.userMetadata).toEqual({ name: "Ada", sub: user?.id, email: "new@example.com", email_verified: false, phone_verified: false });
+    expect(user?.userMetadata).toEqual({
+      name: "Ada",
+      sub: user?.id,
+      email: "new@example.com",
+      email_verified: false,
+      phone_verified: false,
+    });
     expect(user?.identities).toHaveLength(1);
     expect(user?.identities[0]).toMatchObject({ provider: "email", providerId: user?.id });
 
@@ -58,9 +69,26 @@ describe("sign up with email and password", () => {
   });
 
   it("refuses by the policy: disabled signups, disabled providers, both addresses, no or weak password", async () => {
-    await failsWith("signup_disabled", createTestAuth({ policy: { signup: { disabled: true } } }).auth.signUp({ email: "a@b.co", password, context }));
-    await failsWith("email_provider_disabled", createTestAuth({ policy: { signup: { emailEnabled: false } } }).auth.signUp({ email: "a@b.co", password, context }));
-    await failsWith("phone_provider_disabled", createTestAuth({ policy: { signup: { phoneEnabled: false } } }).auth.signUp({ phone: "+15550001", password, context }));
+    await failsWith(
+      "signup_disabled",
+      createTestAuth({ policy: { signup: { disabled: true } } }).auth.signUp({ email: "a@b.co", password, context }),
+    );
+    await failsWith(
+      "email_provider_disabled",
+      createTestAuth({ policy: { signup: { emailEnabled: false } } }).auth.signUp({
+        email: "a@b.co",
+        password,
+        context,
+      }),
+    );
+    await failsWith(
+      "phone_provider_disabled",
+      createTestAuth({ policy: { signup: { phoneEnabled: false } } }).auth.signUp({
+        phone: "+15550001",
+        password,
+        context,
+      }),
+    );
     const { auth, stores } = createTestAuth();
     await failsWith("validation_failed", auth.signUp({ email: "a@b.co", phone: "+15550001", password, context }));
     await failsWith("validation_failed", auth.signUp({ email: "a@b.co", context }));
@@ -74,15 +102,25 @@ describe("sign up with email and password", () => {
     const { auth, lastSms } = createTestAuth();
     const result = await auth.signUp({ phone: "1 555-010-2000", password, context });
     expect(result.kind === "user" && result.user.phone).toBe("+15550102000");
-    expect(result.kind === "user" && result.user.userMetadata).toMatchObject({ phone: "+15550102000", phone_verified: false });
-    expect(await lastSms("+15550102000")).toMatchObject({ kind: "confirmation", otp: expect.stringMatching(/^\d{6}$/) });
+    expect(result.kind === "user" && result.user.userMetadata).toMatchObject({
+      phone: "+15550102000",
+      phone_verified: false,
+    });
+    expect(await lastSms("+15550102000")).toMatchObject({
+      kind: "confirmation",
+      otp: expect.stringMatching(/^\d{6}$/),
+    });
   });
 });
 
 describe("sign up twice with one address", () => {
   it("answers a confirmed account with a fabricated user that reveals nothing, after the same hashing work", async () => {
     const { auth, stores, emails, hasher } = createTestAuth();
-    const owner = aUser({ email: "taken@example.com", userMetadata: { secret: "owner's" }, recoverySentAt: new Date() });
+    const owner = aUser({
+      email: "taken@example.com",
+      userMetadata: { secret: "owner's" },
+      recoverySentAt: new Date(),
+    });
     await stores.users.insert(owner);
 
     const result = await auth.signUp({ email: "Taken@example.com", password, data: { name: "Mallory" }, context });
@@ -113,7 +151,10 @@ describe("sign up twice with one address", () => {
           Object.fromEntries(
             Object.entries(store as Record<string, (...args: unknown[]) => Promise<unknown>>).map(([method, call]) => [
               method,
-              (...args: unknown[]) => (clock.advance({ milliseconds: 10 }), call(...args)),
+              (...args: unknown[]) => {
+                clock.advance({ milliseconds: 10 });
+                return call(...args);
+              },
             ]),
           ),
         ]),
@@ -144,7 +185,10 @@ describe("sign up twice with one address", () => {
 
     const { auth: emailAuto, stores: emailStores } = createTestAuth({ policy: { signup: { emailAutoconfirm: true } } });
     await emailStores.users.insert(aUser({ email: "dup@example.com" }));
-    const duplicate = await failsWith("user_already_exists", emailAuto.signUp({ email: "dup@example.com", password, context }));
+    const duplicate = await failsWith(
+      "user_already_exists",
+      emailAuto.signUp({ email: "dup@example.com", password, context }),
+    );
     expect(duplicate.case).toBeUndefined();
   });
 
@@ -154,14 +198,26 @@ describe("sign up twice with one address", () => {
     const original = await stores.users.findById(first.kind === "user" ? first.user.id : "");
 
     clock.advance({ seconds: 60 });
-    const tooSoon = await failsWith("over_email_send_rate_limit", auth.signUp({ email: "pending@example.com", password: "other password", context }));
+    const tooSoon = await failsWith(
+      "over_email_send_rate_limit",
+      auth.signUp({ email: "pending@example.com", password: "other password", context }),
+    );
     expect(tooSoon.message).toBe("For security purposes, you can only request this after 840 seconds.");
     expect(tooSoon.retryAfterSeconds).toBe(840);
 
     clock.advance({ seconds: 840 });
-    const again = await auth.signUp({ email: "pending@example.com", password: "other password", data: { v: 2 }, context });
+    const again = await auth.signUp({
+      email: "pending@example.com",
+      password: "other password",
+      data: { v: 2 },
+      context,
+    });
     // The account's id, as GoTrue answers, and otherwise only what this request sent.
-    expect(again.kind === "user" && again.user).toMatchObject({ id: original?.id, userMetadata: { v: 2 }, email: "pending@example.com" });
+    expect(again.kind === "user" && again.user).toMatchObject({
+      id: original?.id,
+      userMetadata: { v: 2 },
+      email: "pending@example.com",
+    });
     expect(await emails()).toHaveLength(2);
     const saved = await stores.users.findById(original!.id);
     expect(saved?.passwordHash).toBe(original?.passwordHash);
@@ -172,14 +228,21 @@ describe("sign up twice with one address", () => {
   it("with autoconfirm on, signs in an unconfirmed account only for the one who knows its password", async () => {
     const testAuth = createTestAuth();
     const { stores, hasher } = testAuth;
-    const pending = aUser({ email: "late@example.com", emailConfirmedAt: null, passwordHash: await hasher.hash(password) });
+    const pending = aUser({
+      email: "late@example.com",
+      emailConfirmedAt: null,
+      passwordHash: await hasher.hash(password),
+    });
     await stores.users.insert(pending);
     const { auth: autoconfirming } = createTestAuth({
       policy: { signup: { emailAutoconfirm: true } },
       ports: { stores, tx: testAuth.ports.tx, hasher },
     });
 
-    await failsWith("user_already_exists", autoconfirming.signUp({ email: "late@example.com", password: "guess-guess", context }));
+    await failsWith(
+      "user_already_exists",
+      autoconfirming.signUp({ email: "late@example.com", password: "guess-guess", context }),
+    );
     expect((await stores.users.findById(pending.id))?.emailConfirmedAt).toBeNull();
 
     const result = await autoconfirming.signUp({ email: "late@example.com", password, context });
@@ -208,7 +271,8 @@ describe("sign up twice with one address", () => {
     const granted = outcomes.filter((outcome) => outcome.status === "fulfilled");
     const refused = outcomes.filter((outcome) => outcome.status === "rejected");
     expect(granted).toHaveLength(1);
-    for (const outcome of refused) expect((outcome as PromiseRejectedResult).reason).toMatchObject({ code: "user_already_exists" });
+    for (const outcome of refused)
+      expect((outcome as PromiseRejectedResult).reason).toMatchObject({ code: "user_already_exists" });
     expect((await stores.users.findByEmail("race@example.com"))?.email).toBe("race@example.com");
   });
 });
@@ -223,7 +287,13 @@ describe("anonymous sign up", () => {
     const result = await auth.signUp({ data: { theme: "dark" }, context });
     expect(result.kind).toBe("session");
     if (result.kind !== "session") return;
-    expect(result.grant.user).toMatchObject({ isAnonymous: true, email: null, phone: null, appMetadata: {}, userMetadata: { theme: "dark" } });
+    expect(result.grant.user).toMatchObject({
+      isAnonymous: true,
+      email: null,
+      phone: null,
+      appMetadata: {},
+      userMetadata: { theme: "dark" },
+    });
     expect(result.grant.user.identities).toEqual([]);
     expect(result.grant.session.amr[0]?.method).toBe("anonymous");
   });

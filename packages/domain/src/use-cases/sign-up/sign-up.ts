@@ -1,23 +1,32 @@
 import { AuthError, isAuthError, messages } from "../../errors.ts";
+import type { Contact } from "../../model/contact.ts";
 import { normalizeEmail } from "../../model/email.ts";
-import { NO_CHOICES, type PendingChoices } from "../../model/one-time-token.ts";
 import type { Metadata } from "../../model/metadata.ts";
+import { NO_CHOICES, type PendingChoices } from "../../model/one-time-token.ts";
 import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
-import { confirmEmail, confirmPhone, isBanned, isEmailConfirmed, isPhoneConfirmed, newUser, type User, withChosenMetadata } from "../../model/user.ts";
-import { type AuditEvent, auditEntry, recordAudit } from "../audit.ts";
-import { sendConfirmation } from "./confirmation.ts";
-import type { Contact } from "../../model/contact.ts";
-import { findUserByContact } from "../user/contact-holders.ts";
-import type { Deps, LinkRequest, RequestContext, SessionGrant } from "../deps.ts";
-import { newAccount } from "./new-account.ts";
-import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
-import { assertSmsChannel, limitSmsCodes } from "../delivery/sms-codes.ts";
-import { grantSession, newSession, openSession } from "../sessions/sessions.ts";
+import {
+  confirmEmail,
+  confirmPhone,
+  isBanned,
+  isEmailConfirmed,
+  isPhoneConfirmed,
+  newUser,
+  type User,
+  withChosenMetadata,
+} from "../../model/user.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
-import { observeDuration, padDuration, type PaddedOperation } from "../abuse/timing.ts";
+import { observeDuration, type PaddedOperation, padDuration } from "../abuse/timing.ts";
+import { type AuditEvent, auditEntry, recordAudit } from "../audit.ts";
+import { assertSmsChannel, limitSmsCodes } from "../delivery/sms-codes.ts";
+import type { Deps, LinkRequest, RequestContext, SessionGrant } from "../deps.ts";
+import { grantSession, newSession, openSession } from "../sessions/sessions.ts";
+import { findUserByContact } from "../user/contact-holders.ts";
+import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
+import { sendConfirmation } from "./confirmation.ts";
+import { newAccount } from "./new-account.ts";
 
 export interface SignUpInput extends LinkRequest {
   readonly email?: string | undefined;
@@ -32,7 +41,9 @@ export interface SignUpInput extends LinkRequest {
 }
 
 /** A confirmed signup signs the user in; one awaiting confirmation answers with the user. */
-export type SignUpResult = { readonly kind: "user"; readonly user: User } | { readonly kind: "session"; readonly grant: SessionGrant };
+export type SignUpResult =
+  | { readonly kind: "user"; readonly user: User }
+  | { readonly kind: "session"; readonly grant: SessionGrant };
 
 export async function signUp(deps: Deps, input: SignUpInput): Promise<SignUpResult> {
   const { signup } = deps.policy;
@@ -131,7 +142,12 @@ async function signUpNew(
   await deps.tx.run(async (stores) => {
     await stores.users.insert(pending);
     const traits = { provider: contact.provider };
-    await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: pending, context: input.context, traits });
+    await recordAudit(deps, stores, {
+      action: "user_confirmation_requested",
+      actor: pending,
+      context: input.context,
+      traits,
+    });
     await sendConfirmation(deps, stores, pending, contact, { ...delivery, choices });
   });
   observeDuration(deps, timingOf(contact), started);
@@ -167,10 +183,11 @@ async function signUpExisting(
   if (autoconfirms(deps, contact)) {
     // GoTrue confirms and signs in here without looking at the password; we only do so for its owner.
     const verifiedHash = existing.passwordHash;
-    const verification = verifiedHash
-      ? await deps.hasher.verify(verifiedHash, password)
-      : (await deps.hasher.verifyNothing(password), { ok: false });
-    if (!verification.ok) throw alreadyRegistered(contact);
+    if (verifiedHash === null) {
+      await deps.hasher.verifyNothing(password);
+      throw alreadyRegistered(contact);
+    }
+    if (!(await deps.hasher.verify(verifiedHash, password)).ok) throw alreadyRegistered(contact);
     const opened = await deps.tx.run(async (stores) => {
       // Decide on the row as it is now: the password, the ban and the confirmation may have changed meanwhile.
       const current = await stores.users.findById(existing.id, { forUpdate: true });
@@ -180,7 +197,17 @@ async function signUpExisting(
       const user = { ...confirm(current, contact, now), lastSignInAt: now };
       await stores.users.update(user);
       for (const identity of user.identities) await stores.identities.save(identity);
-      return { user, ...(await openSession(deps, stores, user, "password", input.context, signedUp(user, contact.provider, input.context))) };
+      return {
+        user,
+        ...(await openSession(
+          deps,
+          stores,
+          user,
+          "password",
+          input.context,
+          signedUp(user, contact.provider, input.context),
+        )),
+      };
     });
     return { kind: "session", grant: await grantSession(deps, opened.user, opened.session, opened.refreshToken) };
   }
@@ -207,12 +234,21 @@ async function signUpExisting(
     const current = (await stores.users.findById(existing.id, { forUpdate: true })) ?? existing;
     // Decided on the confirmation pending before the lock: if another request replaced it meanwhile, the two
     // signups were not compared, and the mail carries nothing.
-    const stillPending = (await stores.oneTimeTokens.findByUser(existing.id, "confirmation"))?.id === repeated.comparedWith;
+    const stillPending =
+      (await stores.oneTimeTokens.findByUser(existing.id, "confirmation"))?.id === repeated.comparedWith;
     const pending = { ...current, confirmationSentAt: now, updatedAt: now };
     await stores.users.update(pending);
     const traits = { provider: contact.provider };
-    await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: pending, context: input.context, traits });
-    await sendConfirmation(deps, stores, pending, contact, { ...delivery, choices: stillPending ? repeated.choices : NO_CHOICES });
+    await recordAudit(deps, stores, {
+      action: "user_confirmation_requested",
+      actor: pending,
+      context: input.context,
+      traits,
+    });
+    await sendConfirmation(deps, stores, pending, contact, {
+      ...delivery,
+      choices: stillPending ? repeated.choices : NO_CHOICES,
+    });
   });
   return { kind: "user", user: answer };
 }
@@ -251,7 +287,9 @@ function signedUp(user: User, provider: string, context: RequestContext): AuditE
 }
 
 function addressFields(contact: Contact): Pick<User, "email" | "phone"> {
-  return contact.provider === "email" ? { email: contact.address, phone: null } : { email: null, phone: contact.address };
+  return contact.provider === "email"
+    ? { email: contact.address, phone: null }
+    : { email: null, phone: contact.address };
 }
 
 function confirm(user: User, contact: Contact, now: Date): User {
@@ -280,7 +318,12 @@ async function signUpAnonymously(deps: Deps, input: SignUpInput): Promise<SignUp
   await limitPerClient(deps, "anonymous_sign_ins", input.context);
   const now = deps.clock.now();
   const user: User = {
-    ...newUser({ id: deps.random.uuid(), aud: input.audience ?? deps.policy.defaultAudience, role: deps.policy.defaultRole, now }),
+    ...newUser({
+      id: deps.random.uuid(),
+      aud: input.audience ?? deps.policy.defaultAudience,
+      role: deps.policy.defaultRole,
+      now,
+    }),
     userMetadata: input.data ?? {},
     isAnonymous: true,
     lastSignInAt: now,

@@ -4,9 +4,10 @@ import { isEmailConfirmed, isPhoneConfirmed, type User } from "../../model/user.
 import type { Stores } from "../../ports/stores.ts";
 import type { Deps } from "../deps.ts";
 
-
 const taken = (contact: Contact) =>
-  contact.provider === "email" ? new AuthError("email_exists", messages.emailExists) : new AuthError("phone_exists", messages.phoneExists);
+  contact.provider === "email"
+    ? new AuthError("email_exists", messages.emailExists)
+    : new AuthError("phone_exists", messages.phoneExists);
 
 function holds(user: User, contact: Contact): boolean {
   return contact.provider === "email" ? isEmailConfirmed(user) : isPhoneConfirmed(user);
@@ -14,7 +15,9 @@ function holds(user: User, contact: Contact): boolean {
 
 /** The user that has this address, confirmed or not. */
 export function findUserByContact(stores: Stores, contact: Contact): Promise<User | null> {
-  return contact.provider === "email" ? stores.users.findByEmail(contact.address) : stores.users.findByPhone(contact.address);
+  return contact.provider === "email"
+    ? stores.users.findByEmail(contact.address)
+    : stores.users.findByPhone(contact.address);
 }
 
 /**
@@ -38,7 +41,9 @@ export async function takeContact(deps: Deps, stores: Stores, contact: Contact, 
   if (holds(holder, contact)) throw taken(contact);
   const now = deps.clock.now();
   const released: User =
-    contact.provider === "email" ? { ...holder, email: null, updatedAt: now } : { ...holder, phone: null, updatedAt: now };
+    contact.provider === "email"
+      ? { ...holder, email: null, updatedAt: now }
+      : { ...holder, phone: null, updatedAt: now };
   await stores.users.update(released);
   await stores.oneTimeTokens.deleteAllOfUser(holder.id);
 }

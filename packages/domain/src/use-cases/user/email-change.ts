@@ -1,8 +1,8 @@
 import type { PkceChallenge } from "../../model/pkce.ts";
 import type { User } from "../../model/user.ts";
 import type { Stores } from "../../ports/stores.ts";
-import type { Deps } from "../deps.ts";
 import { linkEmail } from "../delivery/link-email.ts";
+import type { Deps } from "../deps.ts";
 import { issueToken, queueEmail } from "../verification/one-time-tokens.ts";
 
 /**
@@ -21,7 +21,14 @@ export async function sendEmailChange(
   if (newEmail === null) throw new Error("no pending email change");
   const mail = async (kind: "email_change_new" | "email_change_current", to: string) => {
     const issued = await issueToken(deps, stores, { user, kind, channel: "email", address: to, pkce: options.pkce });
-    const email = linkEmail({ tokenKind: kind, user, to, issued, redirectTo: options.redirectTo, data: user.userMetadata });
+    const email = linkEmail({
+      tokenKind: kind,
+      user,
+      to,
+      issued,
+      redirectTo: options.redirectTo,
+      data: user.userMetadata,
+    });
     return queueEmail(deps, stores, email, issued.expiresAt);
   };
   const messageId = await mail("email_change_new", newEmail);

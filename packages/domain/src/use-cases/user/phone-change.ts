@@ -1,9 +1,9 @@
 import { confirmPhone, type User, withContactIdentity } from "../../model/user.ts";
 import type { Stores } from "../../ports/stores.ts";
-import type { Deps } from "../deps.ts";
-import { takeContact } from "./contact-holders.ts";
 import { queueNotification } from "../delivery/notifications.ts";
 import { sendSmsCode } from "../delivery/sms-codes.ts";
+import type { Deps } from "../deps.ts";
+import { takeContact } from "./contact-holders.ts";
 
 /**
  * Texts the code that confirms the user's pending new number (`newPhone`), in the caller's transaction, which the
@@ -18,7 +18,13 @@ export function sendPhoneChange(deps: Deps, stores: Stores, user: User): Promise
  * The new number becomes the user's, confirmed, and its identity follows; written here with the identity, and
  * the owner told by mail when MAILER_NOTIFICATIONS_PHONE_CHANGED_ENABLED. The caller writes the user it returns.
  */
-export async function applyPhoneChange(deps: Deps, stores: Stores, user: User, phone: string, now: Date): Promise<User> {
+export async function applyPhoneChange(
+  deps: Deps,
+  stores: Stores,
+  user: User,
+  phone: string,
+  now: Date,
+): Promise<User> {
   await takeContact(deps, stores, { provider: "phone", address: phone }, user.id);
   await dropOtherClaims(stores, phone, user.id);
   // An anonymous user with a proven number is anonymous no longer: it can sign in again by that number.
@@ -29,7 +35,12 @@ export async function applyPhoneChange(deps: Deps, stores: Stores, user: User, p
   }
   if (changed.email !== null && deps.policy.email.notifications.phone_changed) {
     // An empty old number tells the mail a number was added, as GoTrue's template variable is then empty.
-    await queueNotification(deps, stores, { kind: "phone_changed", to: changed.email, phone, oldPhone: user.phone ?? "" });
+    await queueNotification(deps, stores, {
+      kind: "phone_changed",
+      to: changed.email,
+      phone,
+      oldPhone: user.phone ?? "",
+    });
   }
   return changed;
 }

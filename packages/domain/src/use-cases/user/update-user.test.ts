@@ -1,15 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { aUser } from "../../testing/builders.ts";
 import { createTestAuth, type TestAuthOptions } from "../../testing/create-test-auth.ts";
+import { context, failsWith } from "../../testing/fails-with.ts";
 import { createTestSecrets } from "../../testing/test-secrets.ts";
 import { otpDigest } from "../verification/digests.ts";
-import { context, failsWith } from "../../testing/fails-with.ts";
 
 const password = "s3cret-pass";
 
 async function signedIn(options: TestAuthOptions = {}, overrides: Parameters<typeof aUser>[0] = {}) {
   const testAuth = createTestAuth(options);
-  const user = aUser({ passwordHash: await testAuth.hasher.hash(password), userMetadata: { keep: 1, drop: 2 }, ...overrides });
+  const user = aUser({
+    passwordHash: await testAuth.hasher.hash(password),
+    userMetadata: { keep: 1, drop: 2 },
+    ...overrides,
+  });
   await testAuth.stores.users.insert(user);
   const signIn = () => testAuth.auth.signInWithPassword({ email: user.email!, password, context });
   const grant = await signIn();
@@ -32,7 +36,9 @@ describe("update the user", () => {
     await failsWith("session_not_found", auth.authenticate({ accessToken: other.accessToken }));
     expect((await auth.authenticate({ accessToken: grant.accessToken })).user.id).toBe(user.id);
     await failsWith("invalid_credentials", auth.signInWithPassword({ email: user.email!, password, context }));
-    expect((await auth.signInWithPassword({ email: user.email!, password: "a brand new one", context })).user.id).toBe(user.id);
+    expect((await auth.signInWithPassword({ email: user.email!, password: "a brand new one", context })).user.id).toBe(
+      user.id,
+    );
     expect(await stores.oneTimeTokens.findByUser(user.id, "reauthentication")).toBeNull();
   });
 
@@ -55,15 +61,22 @@ describe("update the user", () => {
 
   it("records a phone change as pending, or applies it at once with SMS_AUTOCONFIRM", async () => {
     const pending = await signedIn();
-    expect((await pending.auth.updateUser({ principal: pending.principal, phone: "+1 555 010 6000", context })).newPhone).toBe("+15550106000");
+    expect(
+      (await pending.auth.updateUser({ principal: pending.principal, phone: "+1 555 010 6000", context })).newPhone,
+    ).toBe("+15550106000");
 
     const auto = await signedIn({ policy: { signup: { phoneAutoconfirm: true } } });
     const updated = await auto.auth.updateUser({ principal: auto.principal, phone: "+15550107000", context });
     expect(updated).toMatchObject({ phone: "+15550107000", newPhone: null });
     expect(updated.phoneConfirmedAt).toBeInstanceOf(Date);
     expect(updated.appMetadata).toMatchObject({ provider: "email", providers: ["email", "phone"] });
-    expect((await auto.stores.users.findById(auto.user.id))?.identities.map((identity) => identity.provider)).toEqual(["email", "phone"]);
-    expect((await auto.auth.signInWithPassword({ phone: "+15550107000", password, context })).user.id).toBe(auto.user.id);
+    expect((await auto.stores.users.findById(auto.user.id))?.identities.map((identity) => identity.provider)).toEqual([
+      "email",
+      "phone",
+    ]);
+    expect((await auto.auth.signInWithPassword({ phone: "+15550107000", password, context })).user.id).toBe(
+      auto.user.id,
+    );
   });
 
   it("refuses a phone another user has confirmed", async () => {
@@ -97,19 +110,33 @@ describe("update the user", () => {
     it("needs a nonce for a password change", async () => {
       const { auth, principal } = await signedIn(options);
       await failsWith("reauthentication_needed", auth.updateUser({ principal, password: "a brand new one", context }));
-      expect((await auth.updateUser({ principal, data: { fine: true }, context })).userMetadata).toMatchObject({ fine: true });
+      expect((await auth.updateUser({ principal, data: { fine: true }, context })).userMetadata).toMatchObject({
+        fine: true,
+      });
     });
 
     it("accepts the nonce that was sent, once", async () => {
       const { auth, principal } = await withNonce("123456");
-      await failsWith("reauthentication_not_valid", auth.updateUser({ principal, password: "a brand new one", nonce: "654321", context }));
+      await failsWith(
+        "reauthentication_not_valid",
+        auth.updateUser({ principal, password: "a brand new one", nonce: "654321", context }),
+      );
       await auth.updateUser({ principal, password: "a brand new one", nonce: "123456", context });
-      await failsWith("reauthentication_not_valid", auth.updateUser({ principal, password: "and another one", nonce: "123456", context }));
+      await failsWith(
+        "reauthentication_not_valid",
+        auth.updateUser({ principal, password: "and another one", nonce: "123456", context }),
+      );
     });
 
     it("spends no email change send on a request refused for its nonce", async () => {
       const { auth, principal, lastEmail } = await withNonce("123456");
-      const refused = auth.updateUser({ principal, email: "moved@example.com", password: "a brand new one", nonce: "000000", context });
+      const refused = auth.updateUser({
+        principal,
+        email: "moved@example.com",
+        password: "a brand new one",
+        nonce: "000000",
+        context,
+      });
       await failsWith("reauthentication_not_valid", refused);
       await auth.updateUser({ principal, email: "moved@example.com", context });
       expect(await lastEmail("moved@example.com", "email_change")).toBeDefined();
@@ -119,7 +146,12 @@ describe("update the user", () => {
       const { auth, principal, signIn } = await withNonce("123456");
       const burst = Array.from({ length: 30 }, (_, i) => {
         const from = { ip: `198.51.100.${i}`, userAgent: "burst" };
-        return auth.updateUser({ principal, password: "taken over", nonce: i === 29 ? "123456" : String(100000 + i), context: from });
+        return auth.updateUser({
+          principal,
+          password: "taken over",
+          nonce: i === 29 ? "123456" : String(100000 + i),
+          context: from,
+        });
       });
       const outcomes = await Promise.allSettled(burst);
       expect(outcomes.every((outcome) => outcome.status === "rejected")).toBe(true);
@@ -129,7 +161,10 @@ describe("update the user", () => {
     it("refuses an expired nonce", async () => {
       const { auth, principal, clock } = await withNonce("123456");
       clock.advance({ seconds: 86_401 });
-      await failsWith("reauthentication_not_valid", auth.updateUser({ principal, password: "a brand new one", nonce: "123456", context }));
+      await failsWith(
+        "reauthentication_not_valid",
+        auth.updateUser({ principal, password: "a brand new one", nonce: "123456", context }),
+      );
     });
   });
 
@@ -138,7 +173,10 @@ describe("update the user", () => {
     const result = await auth.signUp({ context });
     if (result.kind !== "session") throw new Error("expected a session");
     const principal = await auth.authenticate({ accessToken: result.grant.accessToken });
-    const refused = await failsWith("validation_failed", auth.updateUser({ principal, password: "a brand new one", context }));
+    const refused = await failsWith(
+      "validation_failed",
+      auth.updateUser({ principal, password: "a brand new one", context }),
+    );
     expect(refused.case).toBe("password_without_address");
   });
 });

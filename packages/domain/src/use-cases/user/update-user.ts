@@ -1,22 +1,22 @@
 import { AuthError } from "../../errors.ts";
 import { normalizeEmail } from "../../model/email.ts";
-import { mergeMetadata, type Metadata } from "../../model/metadata.ts";
+import { type Metadata, mergeMetadata } from "../../model/metadata.ts";
 import { hasExpired, MAX_FAILED_ATTEMPTS } from "../../model/one-time-token.ts";
-import { readPkceChallenge } from "../../model/pkce.ts";
-import { chooseRedirect } from "../../model/redirect.ts";
 import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
+import { readPkceChallenge } from "../../model/pkce.ts";
+import { chooseRedirect } from "../../model/redirect.ts";
 import { type User, withEmailChangeRequested } from "../../model/user.ts";
-import type { Deps, LinkRequest, Principal, RequestContext } from "../deps.ts";
+import { limitPerClient } from "../abuse/request-limits.ts";
 import { recordAudit } from "../audit.ts";
-import { otpDigest } from "../verification/digests.ts";
-import { sendEmailChange } from "./email-change.ts";
 import { queueNotification } from "../delivery/notifications.ts";
+import { assertSmsChannel, limitSmsCodes } from "../delivery/sms-codes.ts";
+import type { Deps, LinkRequest, Principal, RequestContext } from "../deps.ts";
+import { otpDigest } from "../verification/digests.ts";
 import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
 import { assertContactFree } from "./contact-holders.ts";
+import { sendEmailChange } from "./email-change.ts";
 import { applyPhoneChange, sendPhoneChange } from "./phone-change.ts";
-import { assertSmsChannel, limitSmsCodes } from "../delivery/sms-codes.ts";
-import { limitPerClient } from "../abuse/request-limits.ts";
 
 /** The link request is for the email change confirmations: where they lead, and the PKCE client they are for. */
 export interface UpdateUserInput extends LinkRequest {
@@ -47,9 +47,13 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
   if (password !== undefined) assertPasswordAcceptable(password, deps.policy.password);
   const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
   if (caller.isAnonymous && password !== undefined && !email && !phone) {
-    throw new AuthError("validation_failed", "Updating password of an anonymous user without an email or phone is not allowed", {
-      case: "password_without_address",
-    });
+    throw new AuthError(
+      "validation_failed",
+      "Updating password of an anonymous user without an email or phone is not allowed",
+      {
+        case: "password_without_address",
+      },
+    );
   }
   const changesEmail = email !== undefined && email !== caller.email;
   if (changesEmail) await assertContactFree(deps, { provider: "email", address: email }, caller.id);
@@ -71,7 +75,12 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
   if (changesEmail) {
     const seconds = deps.policy.otp.emailConfirmationFrequencySeconds;
     // Keyed like /resend's, which knows the account only by its current address.
-    await limitFrequency(deps, { purpose: "email_change", address: caller.email ?? caller.id, seconds, channel: "email" });
+    await limitFrequency(deps, {
+      purpose: "email_change",
+      address: caller.email ?? caller.id,
+      seconds,
+      channel: "email",
+    });
     await assertEmailQuotaLeft(deps);
   }
   if (changesPhone && !deps.policy.signup.phoneAutoconfirm) await limitSmsCodes(deps, phone, "phone_change");
@@ -107,7 +116,10 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
     if (otherChanges) await recordAudit(deps, stores, { action: "user_modified", actor: next, context: input.context });
     await stores.users.update(next);
     if (changesEmail) {
-      await sendEmailChange(deps, stores, next, { redirectTo: chooseRedirect(input.redirectTo ?? [], deps.policy.redirect), pkce });
+      await sendEmailChange(deps, stores, next, {
+        redirectTo: chooseRedirect(input.redirectTo ?? [], deps.policy.redirect),
+        pkce,
+      });
     }
     if (changesPhone && !deps.policy.signup.phoneAutoconfirm) await sendPhoneChange(deps, stores, next);
     return next;

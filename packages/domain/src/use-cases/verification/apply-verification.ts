@@ -1,4 +1,5 @@
 import { AuthError } from "../../errors.ts";
+import type { AuditAction } from "../../model/audit.ts";
 import { isSmsToken, type OneTimeToken } from "../../model/one-time-token.ts";
 import type { AuthMethod } from "../../model/session.ts";
 import {
@@ -8,15 +9,14 @@ import {
   isEmailConfirmed,
   isPhoneConfirmed,
   type User,
+  withChosenMetadata,
   withContactIdentity,
   withoutEmailChange,
-  withChosenMetadata,
 } from "../../model/user.ts";
 import type { Stores } from "../../ports/stores.ts";
-import type { AuditAction } from "../../model/audit.ts";
 import { recordAudit } from "../audit.ts";
-import type { Deps, RequestContext } from "../deps.ts";
 import { queueNotification } from "../delivery/notifications.ts";
+import type { Deps, RequestContext } from "../deps.ts";
 import { takeContact } from "../user/contact-holders.ts";
 import { applyPhoneChange } from "../user/phone-change.ts";
 
@@ -98,7 +98,10 @@ async function signIn(
   const provider = isSmsToken(token) ? "phone" : "email";
   // A code sent to an address the account has left since (a number given up and perhaps reassigned) is void.
   if (token.relatesTo !== (provider === "email" ? user.email : user.phone)) {
-    throw new AuthError("otp_expired", provider === "email" ? "Email link is invalid or has expired" : "Token has expired or is invalid");
+    throw new AuthError(
+      "otp_expired",
+      provider === "email" ? "Email link is invalid or has expired" : "Token has expired or is invalid",
+    );
   }
   // Following a mail (an SMS) to its address (number) proves it, whatever it was sent for. The first proof of an
   // account also gives it the data the request this token answers chose (see passwordAfter, and OneTimeToken).
@@ -106,7 +109,13 @@ async function signIn(
   const chosen = isProven(user) ? user : withChosenMetadata(user, token.userMetadata);
   const confirmed = !proves ? chosen : provider === "email" ? confirmEmail(chosen, now) : confirmPhone(chosen, now);
   // An anonymous user with a proven address is anonymous no longer: it can sign in again by that address.
-  const signedIn: User = { ...confirmed, passwordHash, isAnonymous: confirmed.isAnonymous && !proves, lastSignInAt: now, updatedAt: now };
+  const signedIn: User = {
+    ...confirmed,
+    passwordHash,
+    isAnonymous: confirmed.isAnonymous && !proves,
+    lastSignInAt: now,
+    updatedAt: now,
+  };
   await stores.users.update(signedIn);
   await saveContactIdentity(stores, signedIn, provider);
   // A verified address or a new session voids whatever else was pending for the account, and sessions opened
@@ -114,8 +123,14 @@ async function signIn(
   await stores.oneTimeTokens.deleteAllOfUser(user.id);
   if (!isProven(user)) await stores.sessions.deleteAllOfUser(user.id);
   const traits = { provider };
-  if (action !== "login") await recordAudit(deps, stores, { action, actor: signedIn, context: verified.context, traits });
-  await recordAudit(deps, stores, { action: "login", actor: signedIn, context: verified.context, traits: { ...traits, method } });
+  if (action !== "login")
+    await recordAudit(deps, stores, { action, actor: signedIn, context: verified.context, traits });
+  await recordAudit(deps, stores, {
+    action: "login",
+    actor: signedIn,
+    context: verified.context,
+    traits: { ...traits, method },
+  });
   return { kind: "applied", user: signedIn, method };
 }
 
@@ -148,8 +163,18 @@ async function changeEmail(deps: Deps, stores: Stores, verified: Verified): Prom
   await saveContactIdentity(stores, withIdentity, "email");
   await stores.oneTimeTokens.deleteAllOfUser(user.id);
   const context = verified.context;
-  await recordAudit(deps, stores, { action: "user_modified", actor: withIdentity, context, traits: { email_changed: true } });
-  await recordAudit(deps, stores, { action: "login", actor: withIdentity, context, traits: { provider: "email", method: "email_change" } });
+  await recordAudit(deps, stores, {
+    action: "user_modified",
+    actor: withIdentity,
+    context,
+    traits: { email_changed: true },
+  });
+  await recordAudit(deps, stores, {
+    action: "login",
+    actor: withIdentity,
+    context,
+    traits: { provider: "email", method: "email_change" },
+  });
   if (oldEmail !== null && deps.policy.email.notifications.email_changed) {
     await queueNotification(deps, stores, { kind: "email_changed", to: oldEmail, email: newEmail, oldEmail });
   }
@@ -160,13 +185,24 @@ async function changeEmail(deps: Deps, stores: Stores, verified: Verified): Prom
 async function changePhone(deps: Deps, stores: Stores, verified: Verified): Promise<Applied> {
   const { user, token, context } = verified;
   const newPhone = user.newPhone;
-  if (newPhone === null || token.relatesTo !== newPhone) throw new AuthError("otp_expired", "Token has expired or is invalid");
+  if (newPhone === null || token.relatesTo !== newPhone)
+    throw new AuthError("otp_expired", "Token has expired or is invalid");
   const now = deps.clock.now();
   const changed = await applyPhoneChange(deps, stores, { ...user, lastSignInAt: now, updatedAt: now }, newPhone, now);
   await stores.users.update(changed);
   await stores.oneTimeTokens.deleteAllOfUser(user.id);
-  await recordAudit(deps, stores, { action: "user_modified", actor: changed, context, traits: { phone_changed: true } });
-  await recordAudit(deps, stores, { action: "login", actor: changed, context, traits: { provider: "phone", method: "otp" } });
+  await recordAudit(deps, stores, {
+    action: "user_modified",
+    actor: changed,
+    context,
+    traits: { phone_changed: true },
+  });
+  await recordAudit(deps, stores, {
+    action: "login",
+    actor: changed,
+    context,
+    traits: { provider: "phone", method: "otp" },
+  });
   return { kind: "applied", user: changed, method: "otp" };
 }
 

@@ -4,9 +4,9 @@ import type { PkceChallenge } from "../../model/pkce.ts";
 import type { User } from "../../model/user.ts";
 import type { AuthEmail } from "../../ports/mailer.ts";
 import type { Stores } from "../../ports/stores.ts";
+import { enqueueMessage } from "../delivery/outbox.ts";
 import type { Deps } from "../deps.ts";
 import { linkTokenDigest, otpDigest } from "./digests.ts";
-import { enqueueMessage } from "../delivery/outbox.ts";
 
 /** What a message to an address is for, as far as how often it may be sent goes. */
 export type SendPurpose = "confirmation" | "email_change" | "phone_change" | "sign_in_mail" | "reauthentication";
@@ -48,7 +48,8 @@ export async function issueToken(
   const isEmail = request.channel === "email";
   const otp = request.otp ?? deps.random.digits(isEmail ? otpPolicy.emailOtpLength : otpPolicy.smsOtpLength);
   const pkce = request.pkce ?? null;
-  const linkToken = isEmail && request.link !== false ? `${pkce ? PKCE_PREFIX : ""}${deps.random.token(LINK_TOKEN_BYTES)}` : null;
+  const linkToken =
+    isEmail && request.link !== false ? `${pkce ? PKCE_PREFIX : ""}${deps.random.token(LINK_TOKEN_BYTES)}` : null;
   await stores.oneTimeTokens.replace({
     id: deps.random.uuid(),
     userId: request.user.id,
@@ -79,7 +80,9 @@ const EMAIL_QUOTA = "email_sent";
 export async function assertEmailQuotaLeft(deps: Deps): Promise<void> {
   const decision = await deps.rateLimiter.peek(EMAIL_QUOTA, deps.policy.email.sendLimit.events);
   if (!decision.allowed) {
-    throw new AuthError("over_email_send_rate_limit", "email rate limit exceeded", { retryAfterSeconds: decision.retryAfterSeconds });
+    throw new AuthError("over_email_send_rate_limit", "email rate limit exceeded", {
+      retryAfterSeconds: decision.retryAfterSeconds,
+    });
   }
 }
 

@@ -9,15 +9,15 @@ import {
   PKCE_PREFIX,
   type VerifyType,
 } from "../../model/one-time-token.ts";
-import { normalizePhone } from "../../model/phone.ts";
 import { assertPasswordAcceptable } from "../../model/password-policy.ts";
+import { normalizePhone } from "../../model/phone.ts";
 import { isBanned, type User } from "../../model/user.ts";
 import type { Stores } from "../../ports/stores.ts";
-import { applyVerification } from "./apply-verification.ts";
-import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
-import { linkTokenDigest, otpDigest } from "./digests.ts";
-import { grantSession, openSession } from "../sessions/sessions.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
+import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
+import { grantSession, openSession } from "../sessions/sessions.ts";
+import { applyVerification } from "./apply-verification.ts";
+import { linkTokenDigest, otpDigest } from "./digests.ts";
 
 export interface VerifyInput {
   readonly type: VerifyType;
@@ -50,7 +50,12 @@ const codeInvalid = () => new AuthError("otp_expired", "Token has expired or is 
 
 type Outcome =
   | { readonly kind: "failed"; readonly error: AuthError; readonly wrongCode: boolean }
-  | { readonly kind: "session"; readonly user: User; readonly session: SessionGrant["session"]; readonly refreshToken: string }
+  | {
+      readonly kind: "session";
+      readonly user: User;
+      readonly session: SessionGrant["session"];
+      readonly refreshToken: string;
+    }
   | { readonly kind: "auth_code"; readonly authCode: string }
   | { readonly kind: "awaiting_other_address" };
 
@@ -59,8 +64,10 @@ export async function verify(deps: Deps, input: VerifyInput): Promise<VerifyResu
   await limitPerClient(deps, "verify", input.context);
   if (!("linkToken" in input.proof)) await assertWrongCodesLeft(deps, input.context);
   const byPhone = (PHONE_VERIFY_TYPES as readonly string[]).includes(input.type);
-  if (byPhone !== ("phone" in input.proof)) {
-    const message = byPhone ? "Verify requires a phone number with the token" : "Verify requires an email address with the token";
+  if (byPhone !== "phone" in input.proof) {
+    const message = byPhone
+      ? "Verify requires a phone number with the token"
+      : "Verify requires an email address with the token";
     throw new AuthError("validation_failed", message);
   }
   const byLink = "linkToken" in input.proof;
@@ -145,7 +152,8 @@ async function findToken(
 
   if ("linkToken" in input.proof) {
     const token = await stores.oneTimeTokens.findByLinkTokenHash(linkTokenDigest(deps.secrets, input.proof.linkToken));
-    if (!token || !kinds.includes(token.kind) || hasExpired(token, now, lifetime)) return { error: linkInvalid(), wrongCode: false };
+    if (!token || !kinds.includes(token.kind) || hasExpired(token, now, lifetime))
+      return { error: linkInvalid(), wrongCode: false };
     return { token };
   }
 
@@ -175,7 +183,9 @@ async function assertWrongCodesLeft(deps: Deps, context: RequestContext): Promis
   if (context.ip === null) return;
   const decision = await deps.rateLimiter.peek(wrongCodesKey(context), MAX_WRONG_CODES_PER_CLIENT);
   if (!decision.allowed) {
-    throw new AuthError("over_request_rate_limit", messages.requestRateLimit, { retryAfterSeconds: decision.retryAfterSeconds });
+    throw new AuthError("over_request_rate_limit", messages.requestRateLimit, {
+      retryAfterSeconds: decision.retryAfterSeconds,
+    });
   }
 }
 
