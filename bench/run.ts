@@ -6,6 +6,7 @@ import { availableParallelism, cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { newKeyRing } from "@latchkey/adapters-crypto";
 import {
   createBenchDatabase,
   createFloorTables,
@@ -13,7 +14,7 @@ import {
   FLOOR_SESSIONS,
   postgresVersion,
 } from "./lib/database.ts";
-import { createFixtures, type Fixtures } from "./lib/fixtures.ts";
+import { accessTokensFrom, createFixtures, type Fixtures } from "./lib/fixtures.ts";
 import { type LoadShape, measureLoad } from "./lib/load.ts";
 import { watchPostgres, watchProcess } from "./lib/process-stats.ts";
 import { freePort, type Started, startProgram } from "./lib/processes.ts";
@@ -66,14 +67,42 @@ async function main(): Promise<void> {
   });
   await stop(server);
 
+  // The same paths with a key ring: what each algorithm costs a request that verifies a token, and one that signs.
+  const rings = { RS256: newKeyRing("RS256"), ES256: newKeyRing("ES256") } as const;
+  const ringServers = new Map<string, Started>();
+  const refreshPool = [...fixtures.refreshTokens];
   const runId = randomBytes(4).toString("hex");
+  const wanted = (name: string) => settings.only.length === 0 || settings.only.includes(name);
   const measured: Scenario[] = [
-    { name: "GET /user", shape: scenarios.getUser(fixtures), ceiling: "read floor", target: 0.8 },
-    { name: "refresh", shape: scenarios.refreshToken(fixtures), ceiling: "rotation floor", target: 0.8 },
+    { name: "GET /user", shape: scenarios.getUser(fixtures.accessTokens), ceiling: "read floor", target: 0.8 },
+    { name: "refresh", shape: scenarios.refreshToken(refreshPool), ceiling: "rotation floor", target: 0.8 },
     { name: "password grant", shape: scenarios.passwordGrant(fixtures), ceiling: "argon2id verify", target: 0.9 },
     { name: "signup", shape: scenarios.signup(runId), ceiling: "argon2id hash", target: 0.8 },
     { name: "GET /settings", shape: scenarios.getSettings(), ceiling: "http floor" },
-  ].filter((scenario) => settings.only.length === 0 || settings.only.includes(scenario.name));
+  ].filter((scenario) => wanted(scenario.name));
+  for (const [alg, ring] of Object.entries(rings)) {
+    if (!wanted(`GET /user ${alg}`) && !wanted(`refresh ${alg}`)) continue;
+    const ringServer = await startServer(databaseUrl, jwtSecret, { AUTH_JWT_KEYS: ring });
+    ringServers.set(alg, ringServer);
+    const accessTokens = await accessTokensFrom(ringServer.url, fixtures.emails);
+    const shapes: Scenario[] = [
+      {
+        name: `GET /user ${alg}`,
+        shape: scenarios.getUser(accessTokens),
+        ceiling: "read floor",
+        target: 0.8,
+        server: alg,
+      },
+      {
+        name: `refresh ${alg}`,
+        shape: scenarios.refreshToken(refreshPool),
+        ceiling: "rotation floor",
+        target: 0.8,
+        server: alg,
+      },
+    ];
+    measured.push(...shapes.filter((scenario) => wanted(scenario.name)));
+  }
 
   // Every process under load is started now and sits idle while another is measured.
   const floors = new Map<string, Started>();
@@ -103,14 +132,15 @@ async function main(): Promise<void> {
       const pairs: { ceiling: Row; scenario: Row }[] = [];
       for (let round = 0; round < settings.rounds; round++) {
         const ceiling = await measureCeiling(scenario.ceiling, concurrency);
-        pairs.push({ ceiling, scenario: await measure(scenario.name, server, scenario.shape, concurrency) });
+        const target = scenario.server ? ringServers.get(scenario.server)! : server;
+        pairs.push({ ceiling, scenario: await measure(scenario.name, target, scenario.shape, concurrency) });
       }
       ceilingRows.push(combineRounds(pairs.map((pair) => pair.ceiling)));
       scenarioRows.push(compareRounds(scenario.name, pairs, scenario.target));
     }
   }
   await stop(server);
-  for (const floor of floors.values()) await stop(floor);
+  for (const program of [...floors.values(), ...ringServers.values()]) await stop(program);
   await dropBenchDatabase(settings.adminUrl, settings.database);
   const rows = [...ceilingRows, ...scenarioRows];
 
@@ -133,6 +163,8 @@ interface Scenario {
   readonly shape: LoadShape;
   readonly ceiling: string;
   readonly target?: number;
+  /** The key ring's algorithm when the scenario runs on a server signing with one; HS256 otherwise. */
+  readonly server?: string;
 }
 
 async function measure(name: string, program: Started, shape: LoadShape, concurrency: number): Promise<Row> {
@@ -189,7 +221,11 @@ async function measureArgon2(operation: "hash" | "verify", concurrency: number):
 /** What the README's production command passes to `node`. */
 const PRODUCTION_NODE_FLAGS = ["--max-semi-space-size=8"];
 
-async function startServer(databaseUrl: string, jwtSecret: string): Promise<Started> {
+async function startServer(
+  databaseUrl: string,
+  jwtSecret: string,
+  extra: Record<string, string> = {},
+): Promise<Started> {
   const port = await freePort();
   const many = "1000000";
   const program = await startProgram({
@@ -222,6 +258,7 @@ async function startServer(databaseUrl: string, jwtSecret: string): Promise<Star
       AUTH_RATE_LIMIT_TOKEN_REFRESH: many,
       AUTH_RATE_LIMIT_OTP: many,
       AUTH_RATE_LIMIT_ANONYMOUS_USERS: many,
+      ...extra,
       // BENCH_SERVER_ENV="UV_THREADPOOL_SIZE=2 LOG_LEVEL=warn" tries other settings.
       ...Object.fromEntries(
         (env["BENCH_SERVER_ENV"] || "")

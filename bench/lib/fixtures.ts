@@ -29,12 +29,20 @@ export async function createFixtures(
     return user["id"] as string;
   });
   const signIn = async (email: string) => call(url, "/token?grant_type=password", { email, password: BENCH_PASSWORD });
-  const accessTokens = await inBatches(emails, async (email) => (await signIn(email))["access_token"] as string);
+  const accessTokens = await accessTokensFrom(url, emails);
   const refreshTokens = await inBatches(
     Array.from({ length: counts.refreshSessions }, (_, index) => emails[index % emails.length]!),
     async (email) => (await signIn(email))["refresh_token"] as string,
   );
   return { userIds, emails, accessTokens, refreshTokens };
+}
+
+/** A session of each user on the server at `url`: access tokens signed with that server's key. */
+export function accessTokensFrom(url: string, emails: readonly string[]): Promise<string[]> {
+  return inBatches(emails, async (email) => {
+    const session = await call(url, "/token?grant_type=password", { email, password: BENCH_PASSWORD });
+    return session["access_token"] as string;
+  });
 }
 
 async function call(url: string, path: string, body: object, bearer?: string): Promise<Record<string, unknown>> {

@@ -14,9 +14,9 @@ function cycle<T>(items: readonly T[]): () => T {
  * One request per session, each connection going round them. They are fixed, so autocannon builds each once, as it
  * does the floor's: a setupRequest would have it build every request again, on the cores the server shares.
  */
-export function getUser(fixtures: Fixtures): LoadShape {
+export function getUser(accessTokens: readonly string[]): LoadShape {
   return {
-    requests: fixtures.accessTokens.map((token) => ({
+    requests: accessTokens.map((token) => ({
       method: "GET",
       path: "/user",
       headers: { authorization: `Bearer ${token}` },
@@ -25,11 +25,12 @@ export function getUser(fixtures: Fixtures): LoadShape {
 }
 
 /**
- * Every request presents a refresh token never presented before: it takes one from the pool and puts back the
- * token the answer rotated to. With more tokens than connections, no two requests in flight share a session.
+ * Every request presents a refresh token never presented before: it takes one from `pool` and puts back the
+ * token the answer rotated to. With more tokens than connections, no two requests in flight share a session. The
+ * pool outlives the scenario: the next refresh scenario (on a server with another signing key, over the same
+ * database) goes on with the tokens this one rotated to.
  */
-export function refreshToken(fixtures: Fixtures): LoadShape {
-  const pool = [...fixtures.refreshTokens];
+export function refreshToken(pool: string[]): LoadShape {
   return {
     requests: [
       {

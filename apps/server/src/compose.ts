@@ -1,9 +1,4 @@
-import {
-  createArgon2PasswordHasher,
-  createHs256TokenSigner,
-  createSecrets,
-  cryptoRandom,
-} from "@latchkey/adapters-crypto";
+import { createArgon2PasswordHasher, createJwtSigner, createSecrets, cryptoRandom } from "@latchkey/adapters-crypto";
 import { createPostgres, type Postgres } from "@latchkey/adapters-postgres";
 import { type Clock, createAuth, type Ports } from "@latchkey/domain";
 import { createHttpApp } from "@latchkey/http-hono";
@@ -51,8 +46,14 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
     stores: postgres.stores,
     tx: postgres.tx,
     hasher: createArgon2PasswordHasher(),
-    signer: createHs256TokenSigner(config.jwt.secret),
-    secrets: createSecrets(config.jwt.secret),
+    signer: createJwtSigner({
+      secret: config.jwt.secret,
+      keyId: config.jwt.keyId,
+      ring: config.jwt.keys,
+      validMethods: config.jwt.validMethods,
+    }),
+    // DB_SECRET keys what is stored; JWT_SECRET stands in for it where it is unset (the start says so).
+    secrets: createSecrets(config.db.secret ?? config.jwt.secret),
     clock: systemClock,
     random: cryptoRandom,
     mailer: mail.mailer,
@@ -70,6 +71,10 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
     clientAddress: createClientAddress(config),
     readBody: readNodeBody,
     actionLink: createActionLink(config),
+    signingKeys: {
+      jwks: (config.jwt.keys?.keys ?? []).flatMap((key) => (key.publicJwk ? [key.publicJwk] : [])),
+      algorithms: config.jwt.validMethods,
+    },
   });
   let worker: OutboxWorker | undefined;
   return {

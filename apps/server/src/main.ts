@@ -2,11 +2,12 @@ import "./runtime/heap-growth.ts";
 import "./runtime/thread-pool.ts";
 import type { Server as HttpServer } from "node:http";
 import { serve } from "@hono/node-server";
+import { keysCommand } from "./cli/keys-command.ts";
 import { createServer, version } from "./compose.ts";
 import { type Config, ConfigError, loadConfig } from "./config/index.ts";
 import { createLogger } from "./logging/pino-logger.ts";
 
-const USAGE = "usage: latchkey [serve | migrate]";
+const USAGE = "usage: latchkey [serve | migrate | keys …]";
 /** How long in-flight requests get to finish after SIGTERM before their connections are cut. */
 const DRAIN_MS = 10_000;
 
@@ -30,7 +31,7 @@ async function main(command: string): Promise<void> {
   if (config.profile === "development") {
     log.warn(
       { data: config.db.embeddedDataDir },
-      "development profile: embedded PostgreSQL, a generated JWT secret, mail and SMS written to this log; set DATABASE_URL (and the required AUTH_ settings) for production",
+      "development profile: embedded PostgreSQL, a generated JWT secret and RS256 signing key, mail and SMS written to this log; set DATABASE_URL (and the required AUTH_ settings) for production",
     );
   } else if (config.signup.phoneEnabled && !config.sms.provider) {
     // Supabase's own docker setup enables phone signups with autoconfirm and no provider, so this starts, and says.
@@ -71,7 +72,18 @@ async function main(command: string): Promise<void> {
   process.once("SIGINT", () => stop("SIGINT"));
 }
 
-main(process.argv[2] ?? "serve").catch((error: unknown) => {
-  console.error("latchkey failed to start:", error);
-  process.exitCode = 1;
-});
+/** `latchkey keys …`: prints a key ring; needs no configuration and touches nothing. */
+function keys(args: readonly string[]): void {
+  const result = keysCommand(args, process.env);
+  if (result.out !== undefined) process.stdout.write(`${result.out}\n`);
+  if (result.error !== undefined) console.error(result.error);
+  process.exitCode = result.exitCode;
+}
+
+const [command = "serve", ...args] = process.argv.slice(2);
+if (command === "keys") keys(args);
+else
+  main(command).catch((error: unknown) => {
+    console.error("latchkey failed to start:", error);
+    process.exitCode = 1;
+  });

@@ -1,4 +1,4 @@
-import { jwtVerify, SignJWT } from "jose";
+import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, TEST_JWT_SECRET, type TestServer } from "./support/start-test-server.ts";
 
@@ -23,7 +23,7 @@ describe("access tokens as configured", () => {
       await server.fetch("/signup", { method: "POST", json: { email: "cfg@example.com", password: "secret-password" } })
     ).json()) as Record<string, any>;
     expect(session.expires_in).toBe(600);
-    const { payload } = await jwtVerify(session.access_token, key);
+    const { payload } = await server.verifyAccessToken(session.access_token);
     expect(payload).toMatchObject({ aud: "my-app", role: "member", iss: "https://issuer.example.com/auth/v1" });
     expect(payload.exp! - payload.iat!).toBe(600);
     expect(session.user).toMatchObject({ aud: "my-app", role: "member" });

@@ -2,7 +2,7 @@ import { type Auth, AuthError } from "@latchkey/domain";
 import { Hono } from "hono";
 import type { AppEnv } from "./app-env.ts";
 import { errorResponse, handleAuthErrors } from "./errors/error-response.ts";
-import type { ActionLink } from "./handlers/deps.ts";
+import type { ActionLink, SigningKeys } from "./handlers/deps.ts";
 import type { Logger } from "./logger.ts";
 import { cors } from "./middleware/cors.ts";
 import { requestId } from "./middleware/request-id.ts";
@@ -29,6 +29,8 @@ export interface HttpAppOptions {
   readonly readBody?: BodyReader;
   /** How a generated link is built from the mail it stands for: as the mailer builds links (API_EXTERNAL_URL, MAILER_URLPATHS_*). */
   readonly actionLink: ActionLink;
+  /** What /.well-known publishes: the public keys of JWT_KEYS, and the algorithms tokens may have. */
+  readonly signingKeys: SigningKeys;
 }
 
 /** The GoTrue HTTP contract over the use cases. */
@@ -69,8 +71,8 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
     return next();
   });
 
-  const { auth, settings, version, actionLink } = options;
-  const api = apiRoutes({ auth, settings, version, actionLink });
+  const { auth, settings, version, actionLink, signingKeys } = options;
+  const api = apiRoutes({ auth, settings, version, actionLink, signingKeys });
   // The same API at the root and under /auth/v1, where supabase-js's createClient(url, key) calls it (as a
   // Supabase project's gateway serves it), so that an app works with nothing in front.
   app.route("/", api);

@@ -14,6 +14,7 @@ import * as off from "./handlers/switched-off.ts";
 import * as token from "./handlers/token.ts";
 import * as user from "./handlers/user.ts";
 import * as verify from "./handlers/verify.ts";
+import * as wellKnown from "./handlers/well-known.ts";
 import { noHead } from "./middleware/no-head.ts";
 import { requireAdmin, requireUser } from "./middleware/require-user.ts";
 
@@ -39,6 +40,8 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
 
   route("GET /health", health.health(deps));
   route("GET /settings", health.settings(deps));
+  route("GET /.well-known/jwks.json", wellKnown.jwks(deps));
+  route("GET /.well-known/openid-configuration", wellKnown.openidConfiguration(deps));
 
   // Signing up and in
   route("POST /signup", signUp.signUp(deps));
@@ -69,7 +72,6 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("GET /admin/audit", admin, adminAudit.listAudit(deps));
 
   // Features Latchkey does not have yet, answered as GoTrue answers them switched off (handlers/switched-off.ts)
-  route("GET /.well-known/jwks.json", off.jwks());
   route("GET /authorize", off.authorize());
   route("GET /callback", off.callback(deps));
   route("POST /callback", off.callback(deps));

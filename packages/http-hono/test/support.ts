@@ -1,5 +1,5 @@
 import { createTestAuth, type TestAuthOptions } from "@latchkey/domain/testing";
-import { createHttpApp, type Logger, type PublicSettings } from "../src/index.ts";
+import { createHttpApp, type Logger, type PublicSettings, type SigningKeys } from "../src/index.ts";
 
 export interface LogLine {
   readonly level: string;
@@ -34,7 +34,7 @@ export const testSettings: PublicSettings = {
 };
 
 /** The HTTP app over the in-memory domain, plus JSON helpers. */
-export function createTestApp(options: TestAuthOptions & { requestIdHeader?: string } = {}) {
+export function createTestApp(options: TestAuthOptions & { requestIdHeader?: string; signingKeys?: SigningKeys } = {}) {
   const testAuth = createTestAuth(options);
   const log = recordingLogger();
   const app = createHttpApp({
@@ -44,6 +44,7 @@ export function createTestApp(options: TestAuthOptions & { requestIdHeader?: str
     version: "test",
     requestIdHeader: options.requestIdHeader,
     clientAddress: () => "198.51.100.4",
+    signingKeys: options.signingKeys ?? { jwks: [], algorithms: ["HS256"] },
     actionLink: (email) =>
       `http://localhost:8081/verify?token=${email.linkToken}&type=${email.linkType}&redirect_to=${encodeURIComponent(email.redirectTo)}`,
   });

@@ -1,5 +1,6 @@
+import { validMethods } from "@latchkey/adapters-crypto";
 import type { Config, DbConfig, Profile, Settings, SmtpConfig } from "./config.ts";
-import { DEVELOPMENT_SITE_URL, developmentApiUrl, embeddedDatabaseDir } from "./development.ts";
+import { DEVELOPMENT_SITE_URL, developmentApiUrl, developmentKeyRing, embeddedDatabaseDir } from "./development.ts";
 
 /** What the loader knows beyond the settings. */
 export interface BuildContext {
@@ -27,7 +28,7 @@ export function buildConfig(settings: Settings, { profile, cwd, jwtSecret }: Bui
     siteUrl: settings.siteUrl ?? DEVELOPMENT_SITE_URL,
     api: { ...settings.api, externalUrl },
     db: buildDb(settings.db, cwd),
-    jwt: { ...settings.jwt, secret: jwtSecret, issuer: settings.jwt.issuer ?? externalUrl },
+    jwt: buildJwt(settings.jwt, { profile, cwd, jwtSecret }, externalUrl),
     mailer: {
       ...mailerSettings,
       confirmationFrequencySeconds: maxFrequencySeconds ?? DEFAULT_CONFIRMATION_FREQUENCY_SECONDS,
@@ -37,11 +38,23 @@ export function buildConfig(settings: Settings, { profile, cwd, jwtSecret }: Bui
   };
 }
 
+function buildJwt(jwt: Settings["jwt"], { profile, cwd, jwtSecret }: BuildContext, externalUrl: string): Config["jwt"] {
+  const keys = jwt.keys ?? (profile === "development" ? developmentKeyRing(cwd) : undefined);
+  return {
+    ...jwt,
+    secret: jwtSecret,
+    issuer: jwt.issuer ?? externalUrl,
+    keys,
+    validMethods: validMethods(keys, jwt.validMethods),
+  };
+}
+
 function buildDb(db: Settings["db"], cwd: string): DbConfig {
   const settings = {
     driver: db.driver ?? "postgres",
     maxPoolSize: db.maxPoolSize,
     namespace: db.namespace ?? "",
+    secret: db.secret,
   } as const;
   return db.url === undefined
     ? { ...settings, url: undefined, embeddedDataDir: embeddedDatabaseDir(cwd) }

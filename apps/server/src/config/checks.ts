@@ -1,3 +1,4 @@
+import { KeyRingError, parseKeyRing, type SigningAlgorithm } from "@latchkey/adapters-crypto";
 import type { Profile } from "./config.ts";
 import { displayName, type ResolvedEnv, SETTINGS_BY_KEY } from "./env-names.ts";
 import { parseGoBool } from "./env-values.ts";
@@ -13,8 +14,8 @@ const isTrue = (env: ResolvedEnv, key: SettingKey) => {
   return variable !== undefined && parseGoBool(variable.value) === true;
 };
 
-/** security: HS256 with a short secret can be brute-forced offline from any issued token. */
-const MIN_PRODUCTION_JWT_SECRET_LENGTH = 32;
+/** security: HS256 with a short secret can be brute-forced offline from any issued token; so can a short DB_SECRET from a copy of the database. */
+const MIN_PRODUCTION_SECRET_LENGTH = 32;
 
 /** What each setting's declaration requires: in the production profile, or while another setting has a value. */
 const requireDeclared: Check = (env, profile) =>
@@ -42,13 +43,44 @@ const refuseMultiInstanceMode: Check = (env) => {
   );
 };
 
-const requireStrongJwtSecret: Check = (env, profile) => {
-  const secret = env.get("JWT_SECRET");
-  if (profile !== "production" || secret === undefined || secret.value.length >= MIN_PRODUCTION_JWT_SECRET_LENGTH) {
-    return [];
+const requireStrongSecrets: Check = (env, profile) =>
+  (["JWT_SECRET", "DB_SECRET"] as const).flatMap((key) => {
+    const secret = env.get(key);
+    if (profile !== "production" || secret === undefined || secret.value.length >= MIN_PRODUCTION_SECRET_LENGTH) {
+      return [];
+    }
+    const advice = "generate one with `openssl rand -hex 32`";
+    return [`${secret.name}: must be at least ${MIN_PRODUCTION_SECRET_LENGTH} characters; ${advice}`];
+  });
+
+/** The algorithms JWT_VALID_METHODS names, when it is set and valid. */
+function configuredMethods(env: ResolvedEnv): Set<string> | undefined {
+  const methods = env.get("JWT_VALID_METHODS");
+  return methods === undefined ? undefined : new Set(methods.value.split(",").map((name) => name.trim()));
+}
+
+/** The signer's algorithm must be one a token may have, or every token this server signs would be refused. */
+const requireSignerAlgorithmValid: Check = (env, profile) => {
+  const methods = configuredMethods(env);
+  const keys = env.get("JWT_KEYS");
+  if (methods === undefined) return [];
+  let signer: { alg: SigningAlgorithm; kid: string | undefined };
+  if (keys !== undefined) {
+    try {
+      signer = parseKeyRing(keys.value).signer;
+    } catch (error) {
+      if (error instanceof KeyRingError) return []; // said by JWT_KEYS's own check
+      throw error;
+    }
+  } else {
+    // Without a ring: the development profile's generated RS256 key, else JWT_SECRET.
+    signer = { alg: profile === "development" ? "RS256" : "HS256", kid: undefined };
   }
-  const advice = "generate one with `openssl rand -hex 32`";
-  return [`${secret.name}: must be at least ${MIN_PRODUCTION_JWT_SECRET_LENGTH} characters; ${advice}`];
+  if (methods.has(signer.alg)) return [];
+  const which = signer.kid === undefined ? "the signing key" : `the signing key (kid ${JSON.stringify(signer.kid)})`;
+  return [
+    `${displayName(env, "JWT_VALID_METHODS")} leaves out ${signer.alg}, the algorithm of ${which}: every token it signs would be refused`,
+  ];
 };
 
 /** In development SMTP is optional, but a half-configured server would fail only at the first email. */
@@ -64,7 +96,8 @@ const requireCompleteSmtpInDevelopment: Check = (env, profile) => {
 const CHECKS: readonly Check[] = [
   refuseMultiInstanceMode,
   requireDeclared,
-  requireStrongJwtSecret,
+  requireStrongSecrets,
+  requireSignerAlgorithmValid,
   requireCompleteSmtpInDevelopment,
 ];
 
@@ -72,13 +105,26 @@ export function checkConsistency(env: ResolvedEnv, profile: Profile): string[] {
   return CHECKS.flatMap((check) => check(env, profile));
 }
 
-/** What the start should say but not refuse: settings that are accepted and have no effect, each named. */
-export function configWarnings(env: ResolvedEnv): string[] {
-  const operatorTokenAlone =
-    env.has("OPERATOR_TOKEN") && !env.has("API_ENDPOINT") && !isTrue(env, "MULTI_INSTANCE_MODE");
-  return operatorTokenAlone
-    ? [
-        `${displayName(env, "OPERATOR_TOKEN")} is ignored: it belongs to multi-instance mode, which Latchkey does not have`,
-      ]
-    : [];
+/**
+ * What the start should say but not refuse: settings accepted that have no effect, and choices whose consequence
+ * an operator may not have seen, each named.
+ */
+export function configWarnings(env: ResolvedEnv, profile: Profile): string[] {
+  const warnings: string[] = [];
+  if (env.has("OPERATOR_TOKEN") && !env.has("API_ENDPOINT") && !isTrue(env, "MULTI_INSTANCE_MODE")) {
+    warnings.push(
+      `${displayName(env, "OPERATOR_TOKEN")} is ignored: it belongs to multi-instance mode, which Latchkey does not have`,
+    );
+  }
+  if (configuredMethods(env)?.has("HS256") === false) {
+    warnings.push(
+      `${displayName(env, "JWT_VALID_METHODS")} leaves out HS256: tokens signed with JWT_SECRET, the anon and service_role keys among them, are refused`,
+    );
+  }
+  if (profile === "production" && !env.has("DB_SECRET")) {
+    warnings.push(
+      "DB_SECRET is unset, so JWT_SECRET also keys what is stored (refresh tokens, codes, queued mail): changing JWT_SECRET would end every session; set DB_SECRET to JWT_SECRET's value now to keep them apart",
+    );
+  }
+  return warnings;
 }

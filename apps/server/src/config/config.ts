@@ -1,10 +1,11 @@
+import type { SigningAlgorithm } from "@latchkey/adapters-crypto";
 import type { ValuesOf } from "./setting.ts";
 import type { LOG_LEVELS, SETTINGS } from "./settings.ts";
 
 export type { Rate } from "./env-values.ts";
 export type { SmsProviderName } from "./settings.ts";
 
-/** Development when no database URL is set: an embedded database, a generated JWT secret, mail to the log. */
+/** Development when no database URL is set: an embedded database, a generated JWT secret and key, mail to the log. */
 export type Profile = "development" | "production";
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -27,11 +28,13 @@ export interface Config extends Omit<Settings, "siteUrl" | "api" | "db" | "jwt" 
     readonly externalUrl: string;
   };
   readonly db: DbConfig;
-  readonly jwt: Settings["jwt"] & {
+  readonly jwt: Omit<Settings["jwt"], "validMethods"> & {
     /** JWT_SECRET; in the development profile, one generated once into the data folder. */
     readonly secret: string;
     /** JWT_ISSUER, else API_EXTERNAL_URL. */
     readonly issuer: string;
+    /** JWT_VALID_METHODS, else the algorithms of the ring and HS256. */
+    readonly validMethods: readonly SigningAlgorithm[];
   };
   readonly mailer: Omit<Settings["mailer"], "maxFrequencySeconds"> & {
     /** SMTP_MAX_FREQUENCY, default 900: between signup confirmations, and between email change confirmations. */

@@ -1,3 +1,10 @@
+import {
+  type KeyRing,
+  KeyRingError,
+  parseKeyRing,
+  SIGNING_ALGORITHMS,
+  type SigningAlgorithm,
+} from "@latchkey/adapters-crypto";
 import { MAX_NAMESPACE_LENGTH, validateNamespace } from "@latchkey/adapters-postgres";
 import { normalizePhone, parseGoDuration, parseRequiredCharacters } from "@latchkey/domain";
 import * as v from "valibot";
@@ -145,6 +152,33 @@ export const dbNamespace = parsed((input) => {
     return undefined;
   }
 }, `expected letters, digits and underscores, not starting with a digit, at most ${MAX_NAMESPACE_LENGTH} characters`);
+
+/** JWT_KEYS: every problem of the ring its own issue, each naming keys by position and kid, never by material. */
+export const keyRing = v.pipe(
+  v.string(),
+  v.rawTransform<string, KeyRing>(({ dataset, addIssue, NEVER }) => {
+    try {
+      return parseKeyRing(dataset.value);
+    } catch (error) {
+      if (!(error instanceof KeyRingError)) throw error;
+      for (const problem of error.problems) addIssue({ message: problem });
+      return NEVER;
+    }
+  }),
+);
+
+/** JWT_VALID_METHODS: algorithm names, comma-separated, each one Latchkey verifies. */
+export const algorithmList = parsed(
+  (input) => {
+    const names = input
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== "");
+    const known = new Set<string>(SIGNING_ALGORITHMS);
+    return names.length > 0 && names.every((name) => known.has(name)) ? (names as SigningAlgorithm[]) : undefined;
+  },
+  `expected a comma-separated list of ${SIGNING_ALGORITHMS.join(", ")}`,
+);
 
 export function oneOf<const T extends string>(values: readonly T[], options: { ignoreCase?: boolean } = {}) {
   const expected = `expected one of ${values.join(", ")}`;

@@ -1,3 +1,4 @@
+import { KeyObject } from "node:crypto";
 import * as v from "valibot";
 import { buildConfig } from "./build-config.ts";
 import { checkConsistency, configWarnings } from "./checks.ts";
@@ -50,7 +51,7 @@ export function loadConfig(sources: ConfigSources = { env: process.env, cwd: pro
   const jwtSecret = settings.jwt.secret ?? developmentJwtSecret(sources.cwd);
   return deepFreeze({
     ...buildConfig(settings, { profile, cwd: sources.cwd, jwtSecret }),
-    warnings: configWarnings(env),
+    warnings: configWarnings(env, profile),
   });
 }
 
@@ -76,8 +77,10 @@ function describeIssue(issue: v.BaseIssue<unknown>, env: ResolvedEnv): string {
   return `${name}: ${issue.message}, got ${JSON.stringify(variable.value)}`;
 }
 
+/** Freezes the plain data; key objects and byte buffers (the signing keys) are left as they are. */
 function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !(value instanceof Date) && !Object.isFrozen(value)) {
+  const data = typeof value === "object" && value !== null && !(value instanceof Date);
+  if (data && !(value instanceof KeyObject) && !ArrayBuffer.isView(value) && !Object.isFrozen(value)) {
     for (const child of Object.values(value)) deepFreeze(child);
     Object.freeze(value);
   }

@@ -13,7 +13,6 @@ const NOT_BUILT: readonly { readonly name: RegExp; readonly feature: string }[] 
   { name: /^(TRACING|METRICS)_|^OTEL_|^DEBUG$/, feature: "OpenTelemetry tracing and metrics" },
   { name: /^API_MAX_REQUEST_DURATION$/, feature: "A request deadline" },
   { name: /^JWT_ADMIN_GROUP_NAME$/, feature: "Editing app_metadata through PUT /user" },
-  { name: /^JWT_(KEYS|VALID_METHODS|KEY_ID)$/, feature: "Asymmetric signing keys" },
   { name: /^MAILER_(SUBJECTS|TEMPLATES|NOTIFICATIONS)_(IDENTITY|MFA)_/, feature: "Identity and MFA notifications" },
   { name: /^MFA_/, feature: "MFA" },
   { name: /^SAML_/, feature: "SAML SSO" },

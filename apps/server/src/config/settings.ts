@@ -3,11 +3,13 @@ import type { AuthEmailKind, NotificationKind } from "@latchkey/domain";
 import { MAX_PASSWORD_LENGTH } from "@latchkey/domain";
 import * as v from "valibot";
 import {
+  algorithmList,
   countPer,
   dbNamespace,
   emailAddress,
   flag,
   httpUrl,
+  keyRing,
   list,
   listenPort,
   oneOf,
@@ -132,6 +134,11 @@ export const SETTINGS = {
     namespace: setting("DB_NAMESPACE", dbNamespace, {
       doc: "A prefix of every table, index and constraint name, so deployments can share a database.",
     }),
+    secret: setting("DB_SECRET", text, {
+      doc:
+        "The key of what is kept in the database: the digests of refresh tokens and codes, and queued mail and SMS, " +
+        "sealed. Unset, JWT_SECRET stands in for it; set it to JWT_SECRET's value before rotating JWT_SECRET.",
+    }),
   },
   log: {
     level: setting("LOG_LEVEL", oneOf(LOG_LEVELS, { ignoreCase: true }), {
@@ -144,7 +151,9 @@ export const SETTINGS = {
   jwt: {
     secret: setting("JWT_SECRET", text, {
       required: production,
-      doc: "The HS256 key of access tokens (at least 32 characters); refresh tokens and codes are stored keyed by it too.",
+      doc:
+        "The HS256 key (at least 32 characters): of access tokens when JWT_KEYS is unset, and of the anon and " +
+        "service_role keys; also the key of what is stored when DB_SECRET is unset.",
     }),
     expSeconds: setting("JWT_EXP", seconds({ positive: true, whole: true }), {
       default: "3600",
@@ -160,6 +169,19 @@ export const SETTINGS = {
       doc: "Token roles that may call the admin API and /invite.",
     }),
     issuer: setting("JWT_ISSUER", text, { doc: "The `iss` of access tokens; API_EXTERNAL_URL when unset." }),
+    keys: setting("JWT_KEYS", keyRing, {
+      doc:
+        "The signing keys: a JSON array of private JWKs (RSA, EC P-256 or P-521, Ed25519, or an `oct` secret), each " +
+        'asymmetric one with a `kid`; the one with `"sign"` in its `key_ops` signs, the others only verify. Unset: ' +
+        "HS256 with JWT_SECRET (in the development profile, an RS256 key generated once). `latchkey keys` makes them.",
+    }),
+    validMethods: setting("JWT_VALID_METHODS", algorithmList, {
+      names: { alternative: "JWT_VALIDMETHODS" },
+      doc: "The algorithms a token may be signed with; by default those of JWT_KEYS and HS256 (JWT_SECRET's tokens).",
+    }),
+    keyId: setting("JWT_KEY_ID", text, {
+      doc: "Without JWT_KEYS, the `kid` of HS256 tokens; with it, a `kid` whose tokens are checked with JWT_SECRET.",
+    }),
   },
   signup: {
     disabled: setting("DISABLE_SIGNUP", flag, {
@@ -341,5 +363,5 @@ export type SettingKey = KeysOf<typeof SETTINGS>;
  * passwords.
  */
 export function isSecret(key: string): boolean {
-  return /SECRET|_PASS$|_TOKEN$|_KEY$|^DATABASE_URL$|^REDIS_URL$|_HEADERS$|^SMS_TEST_OTP$/.test(key);
+  return /SECRET|_PASS$|_TOKEN$|_KEYS?$|^DATABASE_URL$|^REDIS_URL$|_HEADERS$|^SMS_TEST_OTP$/.test(key);
 }

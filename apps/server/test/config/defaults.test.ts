@@ -30,6 +30,9 @@ describe("defaults, with only the required production settings", () => {
       issuer: "https://auth.example.com",
       adminRoles: ["service_role", "supabase_admin"],
       defaultGroupName: "authenticated",
+      keys: undefined,
+      keyId: undefined,
+      validMethods: ["HS256"],
     });
   });
 

@@ -91,7 +91,6 @@ describe("settings of features Latchkey does not have yet", () => {
     ["AUTH_METRICS_EXPORTER", "prometheus", "OpenTelemetry tracing and metrics", "remove this variable"],
     ["AUTH_API_MAX_REQUEST_DURATION", "10s", "A request deadline", "remove this variable"],
     ["AUTH_JWT_ADMIN_GROUP_NAME", "admin", "Editing app_metadata through PUT /user", "remove this variable"],
-    ["AUTH_JWT_KEYS", "[]", "Asymmetric signing keys", "remove this variable"],
     [
       "AUTH_MAILER_NOTIFICATIONS_MFA_FACTOR_ENROLLED_ENABLED",
       "true",

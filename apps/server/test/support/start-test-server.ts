@@ -8,6 +8,7 @@ import { serve } from "@hono/node-server";
 import { dropTables, randomNamespace, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
 import { type SmtpSink, startSmtpSink } from "@latchkey/adapters-smtp/testing";
 import type { Ports } from "@latchkey/domain";
+import { decodeProtectedHeader, importJWK, type JWTVerifyResult, jwtVerify } from "jose";
 import { createServer } from "../../src/compose.ts";
 import { type Config, loadConfig } from "../../src/config/index.ts";
 import { createLogger } from "../../src/logging/pino-logger.ts";
@@ -43,6 +44,11 @@ export interface TestServer {
   /** The database the server uses, for assertions on what was written. */
   readonly db: Awaited<ReturnType<typeof createServer>>["postgres"];
   fetch(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+  /**
+   * Verifies an access token with the key that signed it, as another service would: the public key of its kid
+   * (the development profile signs with a generated RS256 key), else JWT_SECRET.
+   */
+  verifyAccessToken(token: string): Promise<JWTVerifyResult>;
   /**
    * Follows a link from a mail as a browser would, through this server (standing in for the proxy that
    * API_EXTERNAL_URL names), and returns where the browser is sent next.
@@ -133,6 +139,12 @@ export async function startTestServer(
       if (response.status !== 303 || !location)
         throw new Error(`expected a 303 redirect, got ${response.status}: ${await response.text()}`);
       return new URL(location);
+    },
+    verifyAccessToken: async (token) => {
+      const { kid, alg } = decodeProtectedHeader(token);
+      const published = runtimeConfig.jwt.keys?.keys.find((key) => key.kid === kid)?.publicJwk;
+      const key = published ? await importJWK(published, alg) : new TextEncoder().encode(runtimeConfig.jwt.secret);
+      return jwtVerify(token, key);
     },
     fetch: (path, init = {}) => {
       const { json, ...rest } = init;

@@ -4,6 +4,13 @@ import type { PublicSettings } from "../present/settings.ts";
 /** Builds the link of a mail that is not sent (generate_link) exactly as the mailer builds a sent one's. */
 export type ActionLink = (email: LinkEmail) => string;
 
+/** The keys other services verify tokens with, and the algorithms tokens may have. */
+export interface SigningKeys {
+  /** Public JWKs; none for HMAC keys. */
+  readonly jwks: readonly object[];
+  readonly algorithms: readonly string[];
+}
+
 /** What handlers are made from. */
 export interface HandlerDeps {
   readonly auth: Auth;
@@ -11,4 +18,5 @@ export interface HandlerDeps {
   /** The build's version, reported by /health. */
   readonly version: string;
   readonly actionLink: ActionLink;
+  readonly signingKeys: SigningKeys;
 }

@@ -73,9 +73,6 @@ export const userFactorNotFound =
     throw new AuthError("mfa_factor_not_found", "Factor not found");
   };
 
-/** GET /.well-known/jwks.json. With only JWT_SECRET there is no public key to publish: GoTrue answers the same. */
-export const jwks = (): Handler<AppEnv> => (c) => c.json({ keys: [] });
-
 /** GET /authorize: no OAuth provider is enabled, so every one is unsupported. */
 export const authorize = (): Handler<AppEnv> => (c) => {
   const provider = c.req.query("provider") ?? "";

@@ -1,0 +1,77 @@
+import { parseArgs } from "node:util";
+import {
+  ASYMMETRIC_ALGORITHMS,
+  type AsymmetricAlgorithm,
+  DEFAULT_KEY_ALGORITHM,
+  KeyRingError,
+  newKeyRing,
+  withNewKey,
+  withoutKey,
+  withSigner,
+} from "@latchkey/adapters-crypto";
+
+export const KEYS_USAGE = `usage:
+  latchkey keys generate [--alg ${ASYMMETRIC_ALGORITHMS.join("|")}]   a new ring for JWT_KEYS (${DEFAULT_KEY_ALGORITHM} by default)
+  latchkey keys add [--to RING] [--alg ALG]   the ring with a new key that only verifies
+  latchkey keys use KID [--in RING]           the ring with KID as its signer
+  latchkey keys remove KID [--in RING]        the ring without KID
+RING is a JWT_KEYS value; AUTH_JWT_KEYS from the environment when not given. The ring is printed on one line.`;
+
+/** What `latchkey keys …` printed, or why it could not: the exit code says which. */
+export interface CommandResult {
+  readonly out?: string;
+  readonly error?: string;
+  readonly exitCode: number;
+}
+
+const usage = (problem: string): CommandResult => ({ error: `${problem}\n${KEYS_USAGE}`, exitCode: 2 });
+
+/**
+ * The key ring commands of a rotation (README, "Signing keys"): generate a ring, add a key that only verifies,
+ * make it the signer, remove the old one. Each prints the new JWT_KEYS value and changes nothing else.
+ */
+export function keysCommand(args: readonly string[], env: Readonly<Record<string, string | undefined>>): CommandResult {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(args);
+  } catch (error) {
+    return usage(error instanceof Error ? error.message : String(error));
+  }
+  const { positionals, values } = parsed;
+  const [action, kid, ...extra] = positionals;
+  const alg = values.alg ?? DEFAULT_KEY_ALGORITHM;
+  if (!(ASYMMETRIC_ALGORITHMS as readonly string[]).includes(alg)) {
+    return usage(`--alg must be one of ${ASYMMETRIC_ALGORITHMS.join(", ")}`);
+  }
+  const ring = values.to ?? values.in ?? env["AUTH_JWT_KEYS"] ?? env["GOTRUE_JWT_KEYS"];
+  if (action === undefined || !["generate", "add", "use", "remove"].includes(action)) {
+    return usage(action === undefined ? "which keys command?" : `unknown keys command ${JSON.stringify(action)}`);
+  }
+  const needsKid = action === "use" || action === "remove";
+  if (extra.length > 0 || (needsKid ? kid === undefined : kid !== undefined)) return usage("unexpected arguments");
+  if (action !== "generate" && ring === undefined) return usage("no ring: give --to or --in, or set AUTH_JWT_KEYS");
+  try {
+    switch (action) {
+      case "generate":
+        return { out: newKeyRing(alg as AsymmetricAlgorithm), exitCode: 0 };
+      case "add":
+        return { out: withNewKey(ring!, alg as AsymmetricAlgorithm), exitCode: 0 };
+      case "use":
+        return { out: withSigner(ring!, kid!), exitCode: 0 };
+      default:
+        return { out: withoutKey(ring!, kid!), exitCode: 0 };
+    }
+  } catch (error) {
+    const problem =
+      error instanceof KeyRingError ? `the ring is not valid: ${error.message}` : (error as Error).message;
+    return { error: problem, exitCode: 1 };
+  }
+}
+
+function parse(args: readonly string[]) {
+  return parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: { alg: { type: "string" }, to: { type: "string" }, in: { type: "string" } },
+  });
+}
