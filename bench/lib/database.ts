@@ -37,7 +37,7 @@ export async function postgresVersion(url: string): Promise<string> {
 }
 
 /** Rows the rotation floor locks: as many as the refresh scenario's sessions, so both contend alike. */
-export const FLOOR_SESSIONS = 512;
+export const FLOOR_SESSIONS = 2048;
 
 /**
  * The rotation floor's own tables, shaped like a session and its refresh tokens: a row locked and updated by its

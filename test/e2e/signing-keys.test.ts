@@ -199,3 +199,43 @@ describe("a key rotation", () => {
     },
   );
 });
+
+describe("a JWT_SECRET rotation", () => {
+  // Restarts over one database, as above.
+  it.skipIf(!testDatabaseUrl())("keeps every session when DB_SECRET takes the old secret's value", async () => {
+    const namespace = randomNamespace();
+    const oldSecret = TEST_JWT_SECRET;
+    const newSecret = "a-new-jwt-secret-of-at-least-32-characters";
+    const before = await startTestServer(
+      { AUTH_JWT_SECRET: oldSecret, AUTH_MAILER_AUTOCONFIRM: "true" },
+      {},
+      { namespace, dropTablesOnClose: false },
+    );
+    const signedUp = (await (
+      await before.fetch("/signup", { method: "POST", json: { email: "secret@example.com", password } })
+    ).json()) as { access_token: string; refresh_token: string };
+    await before.close();
+
+    // An operator who rotates JWT_SECRET sets DB_SECRET to its old value first (README, "Signing keys").
+    const after = await startTestServer(
+      { AUTH_JWT_SECRET: newSecret, AUTH_DB_SECRET: oldSecret, AUTH_MAILER_AUTOCONFIRM: "true" },
+      {},
+      { namespace },
+    );
+    try {
+      // The old access token was signed with the old secret: refused, as a rotation means.
+      expect(await bearerStatus(after, signedUp.access_token)).toEqual([403, "bad_jwt"]);
+      // Its refresh token is looked up by a digest under DB_SECRET: the session goes on.
+      const refreshed = await after.fetch("/token?grant_type=refresh_token", {
+        method: "POST",
+        json: { refresh_token: signedUp.refresh_token },
+      });
+      expect(refreshed.status).toBe(200);
+      const { access_token } = (await refreshed.json()) as { access_token: string };
+      const { payload } = await jwtVerify(access_token, new TextEncoder().encode(newSecret));
+      expect(payload["email"]).toBe("secret@example.com");
+    } finally {
+      await after.close();
+    }
+  });
+});

@@ -5,6 +5,7 @@ import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { parseKeyRing } from "@latchkey/adapters-crypto";
 import { createPostgres, migrations } from "@latchkey/adapters-postgres";
 import { dropTables, randomNamespace, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
 import { afterEach, describe, expect, it } from "vitest";
@@ -140,6 +141,13 @@ describe("the latchkey binary", () => {
       expect(stderr).toContain(problem);
     }
     expect(stderr).not.toContain("db.invalid");
+  });
+
+  it("prints a new key ring with the keys subcommand, and nothing else on stdout", async () => {
+    const result = run(["keys", "generate", "--alg", "ES256"], { PATH: process.env["PATH"] ?? "" }, tempDir());
+    expect(await result.exited).toBe(0);
+    const { stdout } = result.output();
+    expect(parseKeyRing(stdout.trim()).signer).toMatchObject({ alg: "ES256", signs: true });
   });
 
   it("refuses an unknown subcommand", async () => {
