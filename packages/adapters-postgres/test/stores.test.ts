@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseError, type Postgres } from "../src/index.ts";
 import {
   aFlowState,
+  anOAuthFlow,
   aOneTimeToken,
   aRefreshToken,
   type Backend,
@@ -329,5 +330,34 @@ describe.each(backends)("$name stores under concurrent transactions", (backend) 
     release.open();
     expect(await first).toEqual({ flow, token: true });
     expect(await second).toEqual({ flow: null, token: false });
+  });
+
+  it("hands an OAuth flow to one of two transactions taking it at once", async () => {
+    const { stores, tx } = database();
+    const user = aUser();
+    await stores.users.insert(user);
+    const flow = anOAuthFlow({ linkingTargetId: user.id });
+    await stores.oauthFlows.insert(flow);
+    const taken = gate();
+    const release = gate();
+    const first = tx.run(async (s) => {
+      const result = await s.oauthFlows.take(flow.id);
+      taken.open();
+      await release.opened;
+      return result;
+    });
+    await taken.opened;
+    // The second waits for the first's row lock, then finds the row gone.
+    let secondDone = false;
+    const second = tx.run(async (s) => {
+      const result = await s.oauthFlows.take(flow.id);
+      secondDone = true;
+      return result;
+    });
+    await sleep(150);
+    expect(secondDone).toBe(false);
+    release.open();
+    expect(await first).toEqual(flow);
+    expect(await second).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import type { FlowState, OneTimeToken, RefreshToken } from "@latchkey/domain";
+import type { FlowState, OAuthFlowStore, OneTimeToken, RefreshToken } from "@latchkey/domain";
 import { nodeRandom } from "@latchkey/domain/testing";
 import type { SQL } from "drizzle-orm";
 import { createPostgres, type Database, type Postgres } from "../src/index.ts";
@@ -80,6 +80,25 @@ export function aFlowState(userId: string, overrides: Partial<FlowState> = {}): 
     codeChallenge: nodeRandom.token(32),
     codeChallengeMethod: "s256",
     authenticationMethod: "magiclink",
+    provider: null,
+    createdAt: new Date("2026-03-04T10:00:00.000Z"),
+    ...overrides,
+  };
+}
+
+/** The domain's OAuthFlow, which its public surface names only through the store. */
+type OAuthFlow = Parameters<OAuthFlowStore["insert"]>[0];
+
+export function anOAuthFlow(overrides: Partial<OAuthFlow> = {}): OAuthFlow {
+  return {
+    id: nodeRandom.uuid(),
+    provider: "github",
+    redirectTo: "https://app.example.com/welcome",
+    codeChallenge: nodeRandom.token(32),
+    codeChallengeMethod: "s256",
+    inviteUserId: null,
+    linkingTargetId: null,
+    sealedSecret: `sealed-${nodeRandom.token(16)}`,
     createdAt: new Date("2026-03-04T10:00:00.000Z"),
     ...overrides,
   };

@@ -173,6 +173,34 @@ export const EMAIL_KINDS: { readonly [K in AuthEmailKind]: EmailKind<K> } = {
       closing: ALARM,
     }),
   },
+  identity_linked: {
+    setting: "IDENTITY_LINKED_NOTIFICATION",
+    subject: "A new sign-in method was linked to your account",
+    notification: "IDENTITY_LINKED",
+    variables: (email) => [
+      ["Email", email.to],
+      ["Provider", email.provider],
+    ],
+    body: (email) => ({
+      heading: "A new sign-in method was linked to your account",
+      paragraphs: [`Your account ${email.to} can now be signed in to with ${email.provider}.`],
+      closing: ALARM,
+    }),
+  },
+  identity_unlinked: {
+    setting: "IDENTITY_UNLINKED_NOTIFICATION",
+    subject: "A sign-in method was removed from your account",
+    notification: "IDENTITY_UNLINKED",
+    variables: (email) => [
+      ["Email", email.to],
+      ["Provider", email.provider],
+    ],
+    body: (email) => ({
+      heading: "A sign-in method was removed from your account",
+      paragraphs: [`Your account ${email.to} can no longer be signed in to with ${email.provider}.`],
+      closing: ALARM,
+    }),
+  },
 };
 
 /** The entry of an email's kind, typed for that email. */

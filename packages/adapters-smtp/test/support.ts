@@ -21,6 +21,8 @@ export const EMAILS: readonly AuthEmail[] = [
   { kind: "password_changed", to: TO },
   { kind: "email_changed", to: "ada@old.example.com", email: TO, oldEmail: "ada@old.example.com" },
   { kind: "phone_changed", to: TO, phone: "+15550100", oldPhone: "+15550199" },
+  { kind: "identity_linked", to: TO, provider: "github" },
+  { kind: "identity_unlinked", to: TO, provider: "github" },
 ];
 
 /** Finds the sample email of a kind, typed as that kind. */

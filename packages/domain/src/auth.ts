@@ -12,6 +12,10 @@ import { type AdminUpdateUserInput, adminUpdateUser } from "./use-cases/admin/up
 import { deliverDueMessages } from "./use-cases/delivery/outbox.ts";
 import { type ResendInput, resend } from "./use-cases/delivery/resend.ts";
 import type { Deps, Principal, RequestContext } from "./use-cases/deps.ts";
+import { type CompleteOAuthInput, completeOAuth } from "./use-cases/oauth/complete-sign-in.ts";
+import { type SignInWithIdTokenInput, signInWithIdToken } from "./use-cases/oauth/sign-in-with-id-token.ts";
+import { type StartOAuthInput, startOAuth } from "./use-cases/oauth/start-sign-in.ts";
+import { type UnlinkIdentityInput, unlinkIdentity } from "./use-cases/oauth/unlink-identity.ts";
 import { reauthenticate } from "./use-cases/recovery/reauthenticate.ts";
 import { type RecoverPasswordInput, recoverPassword } from "./use-cases/recovery/recover-password.ts";
 import { type AuthenticateInput, authenticate } from "./use-cases/sessions/authenticate.ts";
@@ -40,6 +44,12 @@ export function createAuth(ports: Ports, policy: AuthPolicy) {
     verify: (input: VerifyInput) => verify(deps, input),
     exchangeAuthCode: (input: ExchangeAuthCodeInput) => exchangeAuthCode(deps, input),
     sendMagicLink: (input: SendMagicLinkInput) => sendMagicLink(deps, input),
+    oauth: {
+      start: (input: StartOAuthInput) => startOAuth(deps, input),
+      complete: (input: CompleteOAuthInput) => completeOAuth(deps, input),
+      unlinkIdentity: (input: UnlinkIdentityInput) => unlinkIdentity(deps, input),
+      signInWithIdToken: (input: SignInWithIdTokenInput) => signInWithIdToken(deps, input),
+    },
     sendSmsOtp: (input: SendSmsOtpInput) => sendSmsOtp(deps, input),
     recoverPassword: (input: RecoverPasswordInput) => recoverPassword(deps, input),
     resend: (input: ResendInput) => resend(deps, input),

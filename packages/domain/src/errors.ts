@@ -43,6 +43,17 @@ export type ErrorCode =
   | "sms_send_failed"
   /** /otp with create_user false for an address or number without an account. */
   | "otp_disabled"
+  /** OAuth sign-in (use-cases/oauth). */
+  | "bad_oauth_state"
+  | "bad_oauth_callback"
+  | "flow_state_already_used"
+  | "provider_email_needs_verification"
+  | "identity_already_exists"
+  | "identity_not_found"
+  | "single_identity_not_deletable"
+  | "email_conflict_identity_not_deletable"
+  | "email_address_not_provided"
+  | "unexpected_audience"
   /** Answers of features Latchkey does not have, as GoTrue answers when they are switched off. */
   | "saml_provider_disabled"
   | "manual_linking_disabled"

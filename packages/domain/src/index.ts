@@ -12,6 +12,12 @@ export { parseGoDuration } from "./model/go-duration.ts";
 export { type Identity, identityEmail } from "./model/identity.ts";
 export type { Metadata } from "./model/metadata.ts";
 export {
+  canonicalProvider,
+  OAUTH_PROVIDER_ALIASES,
+  OAUTH_PROVIDER_NAMES,
+  type OAuthProviderName,
+} from "./model/oauth-providers.ts";
+export {
   type CodeChallengeMethod,
   EMAIL_VERIFY_TYPES,
   type OneTimeToken,
@@ -39,6 +45,7 @@ export type {
 } from "./policy.ts";
 export type * from "./ports/index.ts";
 export type { AuthEmailKind, LinkEmail, LinkFields, LinkType, NotificationKind } from "./ports/mailer.ts";
+export { OAuthProviderFailure } from "./ports/oauth-provider.ts";
 export type { AdminCreateUserInput } from "./use-cases/admin/create-user.ts";
 export type { AdminDeleteUserInput } from "./use-cases/admin/delete-user.ts";
 export type { GeneratedLink, GenerateLinkInput, GenerateLinkType } from "./use-cases/admin/generate-link.ts";
@@ -50,6 +57,8 @@ export type { DeliveryReport } from "./use-cases/delivery/outbox.ts";
 export type { ResendInput } from "./use-cases/delivery/resend.ts";
 // The use cases' inputs and results.
 export type { LinkRequest, Principal, RequestContext, SessionGrant } from "./use-cases/deps.ts";
+export type { CompleteOAuthInput, CompleteOAuthResult } from "./use-cases/oauth/complete-sign-in.ts";
+export type { StartOAuthInput } from "./use-cases/oauth/start-sign-in.ts";
 export type { RecoverPasswordInput } from "./use-cases/recovery/recover-password.ts";
 export type { AuthenticateInput } from "./use-cases/sessions/authenticate.ts";
 export type { AdminPrincipal } from "./use-cases/sessions/authorize-admin.ts";

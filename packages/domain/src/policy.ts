@@ -19,6 +19,8 @@ export interface AuthPolicy {
   readonly otp: OtpPolicy;
   /** SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION */
   readonly passwordChangeRequiresReauthentication: boolean;
+  /** SECURITY_MANUAL_LINKING_ENABLED: signed-in users may link and unlink identities (/user/identities/*). */
+  readonly manualLinkingEnabled: boolean;
   readonly email: EmailPolicy;
   readonly sms: SmsPolicy;
   /** JWT_ADMIN_ROLES: role claims that may call the admin API and /invite. */
@@ -78,6 +80,11 @@ export interface SignupPolicy {
   readonly anonymousEnabled: boolean;
   /** MAILER_AUTOCONFIRM */
   readonly emailAutoconfirm: boolean;
+  /**
+   * MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS: a provider sign-in whose address the provider did not verify goes on
+   * (the address stays unconfirmed, and a confirmation mail goes out) instead of waiting for the confirmation.
+   */
+  readonly allowUnverifiedEmailSignIns: boolean;
   /** SMS_AUTOCONFIRM */
   readonly phoneAutoconfirm: boolean;
 }

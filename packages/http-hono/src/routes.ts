@@ -6,6 +6,7 @@ import * as adminUsers from "./handlers/admin-users.ts";
 import type { HandlerDeps } from "./handlers/deps.ts";
 import * as health from "./handlers/health.ts";
 import * as invite from "./handlers/invite.ts";
+import * as oauth from "./handlers/oauth.ts";
 import * as recovery from "./handlers/recovery.ts";
 import * as resend from "./handlers/resend.ts";
 import * as signInByMail from "./handlers/sign-in-by-mail.ts";
@@ -60,6 +61,13 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("GET /reauthenticate", noHead("GET"), signedIn, user.reauthenticate(deps));
   route("POST /logout", signedIn, user.logout(deps));
 
+  // External providers
+  route("GET /authorize", oauth.authorize(deps));
+  route("GET /callback", oauth.callback(deps));
+  route("POST /callback", oauth.callback(deps));
+  route("GET /user/identities/authorize", signedIn, oauth.linkIdentity(deps));
+  route("DELETE /user/identities/:identity_id", signedIn, oauth.unlinkIdentity(deps));
+
   // Administration
   route("POST /invite", admin, invite.invite(deps));
   route("GET /admin/users", admin, adminUsers.listUsers(deps));
@@ -72,9 +80,6 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("GET /admin/audit", admin, adminAudit.listAudit(deps));
 
   // Features Latchkey does not have yet, answered as GoTrue answers them switched off (handlers/switched-off.ts)
-  route("GET /authorize", off.authorize());
-  route("GET /callback", off.callback(deps));
-  route("POST /callback", off.callback(deps));
   route("POST /sso", off.samlOff);
   route("GET /sso/saml/metadata", off.samlOff);
   route("POST /sso/saml/acs", off.samlOff);
@@ -83,7 +88,6 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("GET /.well-known/oauth-authorization-server", off.oauthServerOff);
   route("ALL /oauth/*", off.oauthServerOff);
   route("ALL /scim/v2/*", off.scimOff);
-  route("ALL /user/identities/*", signedIn, off.manualLinkingOff);
   route("ALL /user/oauth/grants", signedIn, off.oauthServerOff);
   route("POST /factors", signedIn, off.notAnonymous, off.enrollFactor());
   route("POST /factors/:factor_id/challenge", signedIn, off.notAnonymous, off.factorNotFound());

@@ -24,9 +24,10 @@ const requireDeclared: Check = (env, profile) =>
     if (required === undefined || env.has(key)) return [];
     if ("profile" in required) return required.profile === profile ? [`${displayName(env, key)} is required`] : [];
     const other = env.get(required.when as SettingKey);
-    return other?.value === required.is
-      ? [`${displayName(env, key)} is required when ${other.name} is ${other.value}`]
-      : [];
+    const matches =
+      other !== undefined &&
+      (typeof required.is === "boolean" ? parseGoBool(other.value) === required.is : other.value === required.is);
+    return matches ? [`${displayName(env, key)} is required when ${other.name} is ${other.value}`] : [];
   });
 
 /**
@@ -93,12 +94,21 @@ const requireCompleteSmtpInDevelopment: Check = (env, profile) => {
     .map((key) => `${displayName(env, key)} is required when ${displayName(env, given)} is set`);
 };
 
+/** GoTrue refuses the two together: autoconfirm already trusts every address, so the second would mean nothing. */
+const refuseAutoconfirmWithUnverifiedSignIns: Check = (env) =>
+  isTrue(env, "MAILER_AUTOCONFIRM") && isTrue(env, "MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS")
+    ? [
+        `${displayName(env, "MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS")} cannot be set with ${displayName(env, "MAILER_AUTOCONFIRM")}`,
+      ]
+    : [];
+
 const CHECKS: readonly Check[] = [
   refuseMultiInstanceMode,
   requireDeclared,
   requireStrongSecrets,
   requireSignerAlgorithmValid,
   requireCompleteSmtpInDevelopment,
+  refuseAutoconfirmWithUnverifiedSignIns,
 ];
 
 export function checkConsistency(env: ResolvedEnv, profile: Profile): string[] {

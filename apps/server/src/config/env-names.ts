@@ -6,6 +6,14 @@ export const SETTINGS_BY_KEY: ReadonlyMap<SettingKey, Setting> = new Map(
   settingsOf(SETTINGS).map((declared) => [declared.key as SettingKey, declared]),
 );
 
+/** Every name a setting is declared under, without a prefix: its key and its alternative. */
+export const DECLARED_NAMES: ReadonlySet<string> = new Set(
+  [...SETTINGS_BY_KEY.values()].flatMap((declared) => [
+    declared.key,
+    ...(declared.names?.alternative === undefined ? [] : [declared.names.alternative]),
+  ]),
+);
+
 /** A variable as the operator set it. */
 export interface SetVariable {
   readonly name: string;

@@ -1,6 +1,5 @@
-import { SETTINGS_BY_KEY } from "./env-names.ts";
+import { DECLARED_NAMES } from "./env-names.ts";
 import { parseGoBool } from "./env-values.ts";
-import type { SettingKey } from "./settings.ts";
 
 /**
  * Settings of features Latchkey does not have yet, by the name without a prefix, and the feature each belongs to.
@@ -8,15 +7,14 @@ import type { SettingKey } from "./settings.ts";
  * rather than being accepted and ignored. A switch set to false asks for nothing, and passes.
  */
 const NOT_BUILT: readonly { readonly name: RegExp; readonly feature: string }[] = [
-  { name: /^EXTERNAL_/, feature: "OAuth sign-in" },
+  { name: /^EXTERNAL_/, feature: "This OAuth provider or setting" },
   { name: /^SECURITY_CAPTCHA_/, feature: "Captcha" },
   { name: /^(TRACING|METRICS)_|^OTEL_|^DEBUG$/, feature: "OpenTelemetry tracing and metrics" },
   { name: /^API_MAX_REQUEST_DURATION$/, feature: "A request deadline" },
   { name: /^JWT_ADMIN_GROUP_NAME$/, feature: "Editing app_metadata through PUT /user" },
-  { name: /^MAILER_(SUBJECTS|TEMPLATES|NOTIFICATIONS)_(IDENTITY|MFA)_/, feature: "Identity and MFA notifications" },
+  { name: /^MAILER_(SUBJECTS|TEMPLATES|NOTIFICATIONS)_MFA_/, feature: "MFA notifications" },
   { name: /^MFA_/, feature: "MFA" },
   { name: /^SAML_/, feature: "SAML SSO" },
-  { name: /^SECURITY_MANUAL_LINKING_ENABLED$/, feature: "Manual identity linking" },
   { name: /^SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD$/, feature: "Asking for the current password" },
   { name: /^HOOK_/, feature: "Auth hooks" },
   { name: /^SESSIONS_/, feature: "Session time limits" },
@@ -34,7 +32,7 @@ export function notBuiltProblems(sources: readonly Readonly<Record<string, strin
   for (const variables of sources) {
     for (const [name, value] of Object.entries(variables)) {
       const bare = /^(AUTH|GOTRUE)_(.+)$/.exec(name)?.[2];
-      if (bare === undefined || problems.has(name) || SETTINGS_BY_KEY.has(bare as SettingKey)) continue;
+      if (bare === undefined || problems.has(name) || DECLARED_NAMES.has(bare)) continue;
       const feature = NOT_BUILT.find((entry) => entry.name.test(bare))?.feature;
       if (feature === undefined) continue;
       const isSwitch = bare.endsWith("_ENABLED") || bare === "DEBUG";

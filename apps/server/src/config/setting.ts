@@ -23,7 +23,7 @@ export interface Setting<K extends string = string, T = unknown, Defaulted exten
 export type Requirement =
   | { readonly profile: "production" }
   /** Required while another setting has this value (an SMS provider's credentials). */
-  | { readonly when: string; readonly is: string };
+  | { readonly when: string; readonly is: string | boolean };
 
 export interface SettingNames {
   /** Also read without a prefix (PORT, DATABASE_URL, ...). */

@@ -1,6 +1,11 @@
 import { EMAIL_KINDS, type EmailKind, URL_PATHS, type UrlPathName } from "@latchkey/adapters-smtp";
 import type { AuthEmailKind, NotificationKind } from "@latchkey/domain";
-import { MAX_PASSWORD_LENGTH } from "@latchkey/domain";
+import {
+  MAX_PASSWORD_LENGTH,
+  OAUTH_PROVIDER_ALIASES,
+  OAUTH_PROVIDER_NAMES,
+  type OAuthProviderName,
+} from "@latchkey/domain";
 import * as v from "valibot";
 import {
   algorithmList,
@@ -48,6 +53,81 @@ const credential = <const K extends string>(key: K, provider: SmsProviderName, d
   setting(key, text, { doc, required: { when: "SMS_PROVIDER", is: provider } });
 
 const words = (name: string) => name.replaceAll("_", " ");
+
+/** How the settings reference names each OAuth provider (every one the domain knows, so none lacks settings). */
+const OAUTH_TITLES: Readonly<Record<OAuthProviderName, string>> = {
+  apple: "Apple",
+  azure: "Azure (Microsoft Entra ID)",
+  bitbucket: "Bitbucket",
+  discord: "Discord",
+  facebook: "Facebook",
+  figma: "Figma",
+  github: "GitHub",
+  gitlab: "GitLab",
+  google: "Google",
+  keycloak: "Keycloak",
+  linkedin: "LinkedIn",
+  notion: "Notion",
+  slack: "Slack",
+  snapchat: "Snapchat",
+  spotify: "Spotify",
+  twitch: "Twitch",
+  twitter: "Twitter (OAuth 1.0a)",
+  workos: "WorkOS",
+  x: "X (Twitter's OAuth 2.0)",
+};
+
+/** One provider's settings, EXTERNAL_<P>_*; what a code flow needs is required while the provider is enabled. */
+function oauthProvider<const P extends string>(upper: P, title: string, alias: string | undefined) {
+  const name = <const S extends string>(suffix: S) => `EXTERNAL_${upper}_${suffix}` as const;
+  const names = (suffix: string) =>
+    alias === undefined ? {} : { names: { alternative: `EXTERNAL_${alias}_${suffix}` } };
+  const whenEnabled = { when: name("ENABLED"), is: true } as const;
+  return {
+    enabled: setting(name("ENABLED"), flag, { default: "false", doc: `Sign-in with ${title}.`, ...names("ENABLED") }),
+    clientId: setting(name("CLIENT_ID"), list, {
+      doc: "The client id; several, comma-separated, are all accepted as id_token audiences (the first signs in by code).",
+      required: whenEnabled,
+      ...names("CLIENT_ID"),
+    }),
+    secret: setting(name("SECRET"), text, {
+      doc: upper === "APPLE" ? "The client secret: the signed ES256 JWT Apple's docs describe." : "The client secret.",
+      required: whenEnabled,
+      ...names("SECRET"),
+    }),
+    redirectUri: setting(name("REDIRECT_URI"), httpUrl, {
+      doc: "The callback the provider knows: API_EXTERNAL_URL's /callback when unset.",
+      ...names("REDIRECT_URI"),
+    }),
+    url: setting(name("URL"), httpUrl, {
+      doc:
+        upper === "KEYCLOAK"
+          ? "The realm's URL (`https://kc.example.com/realms/myrealm`)."
+          : "Another base URL for every host of the provider: an enterprise or regional install, a proxy, a stand-in.",
+      ...(upper === "KEYCLOAK" ? { required: whenEnabled } : {}),
+      ...names("URL"),
+    }),
+    emailOptional: setting(name("EMAIL_OPTIONAL"), flag, {
+      default: "false",
+      doc: "Sign in even when the provider reports no email address.",
+      ...names("EMAIL_OPTIONAL"),
+    }),
+    skipNonceCheck: setting(name("SKIP_NONCE_CHECK"), flag, {
+      default: "false",
+      doc: "Accept id_tokens without comparing their nonce (POST /token?grant_type=id_token).",
+      ...names("SKIP_NONCE_CHECK"),
+    }),
+  };
+}
+
+type OAuthProviderSettings = ReturnType<typeof oauthProvider<string>>;
+// `linkedin` and `slack` are also read under GoTrue's names of their OIDC flows (EXTERNAL_LINKEDIN_OIDC_*).
+const oauthSettings = Object.fromEntries(
+  OAUTH_PROVIDER_NAMES.map((provider) => [
+    provider,
+    oauthProvider(provider.toUpperCase(), OAUTH_TITLES[provider], OAUTH_PROVIDER_ALIASES[provider]?.toUpperCase()),
+  ]),
+) as { readonly [P in OAuthProviderName]: OAuthProviderSettings };
 const EMAIL_KIND_ENTRIES = Object.entries(EMAIL_KINDS) as [AuthEmailKind, EmailKind<AuthEmailKind>][];
 
 /** The settings of each email kind, from its entry in the adapter's table (EMAIL_KINDS): one edit adds a kind. */
@@ -199,6 +279,7 @@ export const SETTINGS = {
       doc: "Anonymous sign-ins.",
     }),
   },
+  external: oauthSettings,
   security: {
     refreshTokenRotationEnabled: setting("SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", flag, {
       default: "true",
@@ -211,6 +292,10 @@ export const SETTINGS = {
     updatePasswordRequireReauthentication: setting("SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION", flag, {
       default: "false",
       doc: "A password change needs the nonce of GET /reauthenticate.",
+    }),
+    manualLinkingEnabled: setting("SECURITY_MANUAL_LINKING_ENABLED", flag, {
+      default: "false",
+      doc: "Signed-in users may link identities of other providers to their account, and unlink them.",
     }),
     sbForwardedForEnabled: setting("SECURITY_SB_FORWARDED_FOR_ENABLED", flag, {
       default: "false",
@@ -229,6 +314,12 @@ export const SETTINGS = {
   },
   mailer: {
     autoconfirm: setting("MAILER_AUTOCONFIRM", flag, { default: "false", doc: "Email sign-ups need no confirmation." }),
+    allowUnverifiedEmailSignIns: setting("MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS", flag, {
+      default: "false",
+      doc:
+        "An OAuth sign-in whose address the provider did not verify signs in at once (a confirmation mail goes " +
+        "out); without it, it waits for that confirmation. Not with MAILER_AUTOCONFIRM.",
+    }),
     otpExpSeconds: setting("MAILER_OTP_EXP", seconds({ positive: true }), {
       default: "86400",
       doc: "How long a mailed link or code works.",

@@ -14,6 +14,7 @@ export function toPolicy(config: Config): AuthPolicy {
       phoneEnabled: config.signup.phoneEnabled,
       anonymousEnabled: config.signup.anonymousEnabled,
       emailAutoconfirm: config.mailer.autoconfirm,
+      allowUnverifiedEmailSignIns: config.mailer.allowUnverifiedEmailSignIns,
       phoneAutoconfirm: config.sms.autoconfirm,
     },
     password: config.password,
@@ -31,6 +32,7 @@ export function toPolicy(config: Config): AuthPolicy {
       smsFrequencySeconds: config.sms.maxFrequencySeconds,
     },
     passwordChangeRequiresReauthentication: config.security.updatePasswordRequireReauthentication,
+    manualLinkingEnabled: config.security.manualLinkingEnabled,
     email: {
       magicLinkEnabled: config.signup.emailMagicLinkEnabled,
       secureEmailChange: config.mailer.secureEmailChangeEnabled,

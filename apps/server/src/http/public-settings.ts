@@ -1,35 +1,12 @@
+import { OAUTH_PROVIDER_ALIASES, OAUTH_PROVIDER_NAMES } from "@latchkey/domain";
 import type { PublicSettings } from "@latchkey/http-hono";
 import type { Config } from "../config/index.ts";
 
 /**
- * The OAuth providers Supabase lists in /settings. Latchkey has no OAuth sign-in yet, so each is reported off:
- * /settings says only what works, and keeps the shape clients read.
+ * Providers Supabase lists in /settings that Latchkey does not have: reported off, so clients read the shape they
+ * know. /settings says only what works.
  */
-const OAUTH_PROVIDERS = [
-  "apple",
-  "azure",
-  "bitbucket",
-  "discord",
-  "facebook",
-  "figma",
-  "fly",
-  "github",
-  "gitlab",
-  "google",
-  "kakao",
-  "keycloak",
-  "linkedin",
-  "linkedin_oidc",
-  "notion",
-  "slack",
-  "slack_oidc",
-  "snapchat",
-  "spotify",
-  "twitch",
-  "twitter",
-  "workos",
-  "zoom",
-] as const;
+const OTHER_SUPABASE_PROVIDERS = ["fly", "kakao", "zoom"] as const;
 
 export function publicSettings(config: Config): PublicSettings {
   return {
@@ -37,7 +14,13 @@ export function publicSettings(config: Config): PublicSettings {
       ["anonymous_users", config.signup.anonymousEnabled],
       ["email", config.signup.emailEnabled],
       ["phone", config.signup.phoneEnabled],
-      ...OAUTH_PROVIDERS.map((name) => [name, false] as const),
+      ...OTHER_SUPABASE_PROVIDERS.map((name) => [name, false] as const),
+      // Enabled means configured: the start refuses an enabled provider whose required settings are missing.
+      ...OAUTH_PROVIDER_NAMES.flatMap((name) => {
+        const enabled = config.external[name].enabled;
+        const alias = OAUTH_PROVIDER_ALIASES[name];
+        return alias === undefined ? [[name, enabled] as const] : [[name, enabled] as const, [alias, enabled] as const];
+      }),
     ]),
     disableSignup: config.signup.disabled,
     mailerAutoconfirm: config.mailer.autoconfirm,

@@ -51,6 +51,7 @@ describe("defaults, with only the required production settings", () => {
       refreshTokenRotationEnabled: true,
       refreshTokenReuseIntervalSeconds: 10,
       updatePasswordRequireReauthentication: false,
+      manualLinkingEnabled: false,
       sbForwardedForEnabled: false,
     });
   });
@@ -87,6 +88,8 @@ describe("defaults, with only the required production settings", () => {
       password_changed: "Your password was changed",
       email_changed: "Your email address was changed",
       phone_changed: "Your phone number was changed",
+      identity_linked: "A new sign-in method was linked to your account",
+      identity_unlinked: "A sign-in method was removed from your account",
     });
   });
 

@@ -84,8 +84,18 @@ describe("cross-field checks", () => {
 
 describe("settings of features Latchkey does not have yet", () => {
   it.each([
-    ["AUTH_EXTERNAL_GOOGLE_ENABLED", "true", "OAuth sign-in", "remove this variable or set it to false"],
-    ["GOTRUE_EXTERNAL_GITHUB_CLIENT_ID", "client", "OAuth sign-in", "remove this variable"],
+    [
+      "AUTH_EXTERNAL_KAKAO_ENABLED",
+      "true",
+      "This OAuth provider or setting",
+      "remove this variable or set it to false",
+    ],
+    [
+      "GOTRUE_EXTERNAL_REDIRECT_URL",
+      "https://app.example.com",
+      "This OAuth provider or setting",
+      "remove this variable",
+    ],
     ["AUTH_SECURITY_CAPTCHA_ENABLED", "true", "Captcha", "remove this variable or set it to false"],
     ["AUTH_TRACING_ENABLED", "1", "OpenTelemetry tracing and metrics", "remove this variable or set it to false"],
     ["AUTH_METRICS_EXPORTER", "prometheus", "OpenTelemetry tracing and metrics", "remove this variable"],
@@ -94,7 +104,7 @@ describe("settings of features Latchkey does not have yet", () => {
     [
       "AUTH_MAILER_NOTIFICATIONS_MFA_FACTOR_ENROLLED_ENABLED",
       "true",
-      "Identity and MFA notifications",
+      "MFA notifications",
       "remove this variable or set it to false",
     ],
     ["GOTRUE_MFA_TOTP_ENROLL_ENABLED", "true", "MFA", "remove this variable or set it to false"],
@@ -114,9 +124,9 @@ describe("settings of features Latchkey does not have yet", () => {
   });
 
   it("are named in one message with the other problems, their values never shown", () => {
-    const problems = problemsOf({ AUTH_EXTERNAL_GOOGLE_SECRET: "google-secret-1Xz", AUTH_JWT_EXP: "soon" });
+    const problems = problemsOf({ AUTH_EXTERNAL_ZOOM_SECRET: "zoom-secret-1Xz", AUTH_JWT_EXP: "soon" });
     expect(problems).toHaveLength(2);
-    expect(problems.join("\n")).not.toContain("google-secret-1Xz");
+    expect(problems.join("\n")).not.toContain("zoom-secret-1Xz");
   });
 });
 

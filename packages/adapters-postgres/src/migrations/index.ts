@@ -6,6 +6,7 @@ import { tokenPassword } from "./0005_token_password.ts";
 import { outboxClaim } from "./0006_outbox_claim.ts";
 import { adminLists } from "./0007_admin_lists.ts";
 import { provenChoices } from "./0008_proven_choices.ts";
+import { oauth } from "./0009_oauth.ts";
 import type { Migration } from "./migration.ts";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -18,4 +19,5 @@ export const migrations: readonly Migration[] = [
   outboxClaim,
   adminLists,
   provenChoices,
+  oauth,
 ];

@@ -12,11 +12,19 @@ export function toFlowStateRow(flow: FlowState): FlowStateRow {
     codeChallenge: flow.codeChallenge,
     codeChallengeMethod: flow.codeChallengeMethod,
     authenticationMethod: flow.authenticationMethod,
+    providerType: flow.provider?.name ?? null,
+    providerAccessToken: flow.provider?.sealedAccessToken ?? null,
+    providerRefreshToken: flow.provider?.sealedRefreshToken ?? null,
     createdAt: flow.createdAt,
   };
 }
 
 /** The domain's FlowState from its row. */
 export function fromFlowStateRow(row: FlowStateRow): FlowState {
-  return { ...row };
+  const { providerType, providerAccessToken, providerRefreshToken, ...rest } = row;
+  const provider =
+    providerType === null || providerAccessToken === null
+      ? null
+      : { name: providerType, sealedAccessToken: providerAccessToken, sealedRefreshToken: providerRefreshToken };
+  return { ...rest, provider };
 }

@@ -2,6 +2,7 @@ import { validateNamespace } from "../namespace.ts";
 import { auditLogEntriesTable } from "./audit-log-entries.ts";
 import { flowStatesTable } from "./flow-states.ts";
 import { identitiesTable } from "./identities.ts";
+import { oauthFlowsTable } from "./oauth-flows.ts";
 import { oneTimeTokensTable } from "./one-time-tokens.ts";
 import { outboxTable } from "./outbox.ts";
 import { refreshTokensTable } from "./refresh-tokens.ts";
@@ -27,6 +28,7 @@ export function createSchema(namespace: string) {
     auditLogEntries: auditLogEntriesTable(ns),
     outbox: outboxTable(ns),
     flowStates: flowStatesTable(ns, users),
+    oauthFlows: oauthFlowsTable(ns, users),
     schemaMigrations: schemaMigrationsTable(ns),
   };
 }
@@ -44,6 +46,7 @@ export function tablesOf(schema: Schema) {
     schema.auditLogEntries,
     schema.outbox,
     schema.flowStates,
+    schema.oauthFlows,
     schema.schemaMigrations,
   ] as const;
 }

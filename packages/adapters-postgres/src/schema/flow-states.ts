@@ -4,8 +4,9 @@ import { timestamptz } from "./columns.ts";
 import type { UsersTable } from "./users.ts";
 
 /**
- * `<ns>flow_states`: PKCE authorizations waiting for their code to be exchanged. The code's digest is unique, so
- * it names one flow; the flows of a deleted user go with it.
+ * `<ns>flow_states`: PKCE authorizations waiting for their code to be exchanged (an OAuth sign-in's with its
+ * provider and the provider's tokens, sealed). The code's digest is unique, so it names one flow; the flows of a
+ * deleted user go with it. The provider columns come last: a later migration added them, and ADD COLUMN appends.
  */
 export function flowStatesTable(ns: string, users: UsersTable) {
   return pgTable(
@@ -18,6 +19,9 @@ export function flowStatesTable(ns: string, users: UsersTable) {
       codeChallengeMethod: text("code_challenge_method").$type<CodeChallengeMethod>().notNull(),
       authenticationMethod: text("authentication_method").$type<AuthMethod>().notNull(),
       createdAt: timestamptz("created_at").notNull(),
+      providerType: text("provider_type"),
+      providerAccessToken: text("provider_access_token"),
+      providerRefreshToken: text("provider_refresh_token"),
     },
     (t) => [
       primaryKey({ name: `${ns}flow_states_pkey`, columns: [t.id] }),

@@ -1,4 +1,5 @@
 import type { Metadata } from "@latchkey/domain";
+import { sql } from "drizzle-orm";
 import { foreignKey, index, jsonb, pgTable, primaryKey, text, unique, uuid } from "drizzle-orm/pg-core";
 import { timestamptz } from "./columns.ts";
 import type { UsersTable } from "./users.ts";
@@ -24,6 +25,8 @@ export function identitiesTable(ns: string, users: UsersTable) {
         "cascade",
       ),
       index(`${ns}identities_user_id_idx`).on(t.userId),
+      // Linking a provider sign-in to the account that holds its verified address (IdentityStore.findByEmails).
+      index(`${ns}identities_email_idx`).on(sql`lower(${t.identityData} ->> 'email')`),
     ],
   );
 }

@@ -6,6 +6,7 @@ import { createAuditLogStore } from "./audit-log-store.ts";
 import { translatingErrors } from "./database-error.ts";
 import { createFlowStateStore } from "./flow-state-store.ts";
 import { createIdentityStore } from "./identity-store.ts";
+import { createOAuthFlowStore } from "./oauth-flow-store.ts";
 import { createOneTimeTokenStore } from "./one-time-token-store.ts";
 import { createOutboxStore } from "./outbox-store.ts";
 import { createRefreshTokenStore } from "./refresh-token-store.ts";
@@ -23,6 +24,7 @@ export function createStores(db: Database, schema: Schema, atomic: Atomic): Stor
     auditLog: translatingErrors(createAuditLogStore(db, schema)),
     outbox: translatingErrors(createOutboxStore(db, schema)),
     flowStates: translatingErrors(createFlowStateStore(db, schema)),
+    oauthFlows: translatingErrors(createOAuthFlowStore(db, schema)),
   };
 }
 

@@ -17,6 +17,8 @@ export const AUDIT_ACTIONS = [
   "user_updated_password",
   "token_refreshed",
   "token_revoked",
+  "identity_linked",
+  "identity_unlinked",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

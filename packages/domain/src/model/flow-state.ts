@@ -14,8 +14,18 @@ export interface FlowState {
   readonly codeChallengeMethod: CodeChallengeMethod;
   /** Becomes the session's amr. */
   readonly authenticationMethod: AuthMethod;
+  /** The provider of an OAuth sign-in, with the tokens it issued (sealed), for the exchange's answer. */
+  readonly provider: ProviderOfFlow | null;
+  /** Counts towards the lifetime: the link being followed, or /authorize for an OAuth sign-in. */
   readonly createdAt: Date;
 }
 
 /** How long a code may wait to be exchanged: GoTrue's 5 minutes, counted from the link being followed. */
 export const FLOW_STATE_LIFETIME_SECONDS = 300;
+
+/** What an OAuth sign-in's code carries to its exchange. */
+export interface ProviderOfFlow {
+  readonly name: string;
+  readonly sealedAccessToken: string;
+  readonly sealedRefreshToken: string | null;
+}

@@ -1,5 +1,6 @@
 import type { Clock } from "./clock.ts";
 import type { Mailer } from "./mailer.ts";
+import type { OAuthProvider } from "./oauth-provider.ts";
 import type { PasswordHasher } from "./password-hasher.ts";
 import type { Random } from "./random.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
@@ -9,6 +10,19 @@ import type { Stores, Transactor } from "./stores.ts";
 import type { TokenSigner } from "./token-signer.ts";
 
 export type { AuthEmail } from "./mailer.ts";
+export type {
+  AuthorizationRequest,
+  AuthorizationStart,
+  IdTokenVerifier,
+  OAuthCallback,
+  OAuthProvider,
+  OAuthProviderStage,
+  ProviderEmail,
+  ProviderProfile,
+  ProviderSignIn,
+  ProviderTokens,
+  VerifiedIdToken,
+} from "./oauth-provider.ts";
 export type { PasswordVerification } from "./password-hasher.ts";
 export type { RateDecision } from "./rate-limiter.ts";
 export type { AuthSms } from "./sms-sender.ts";
@@ -29,4 +43,6 @@ export interface Ports {
   readonly sms: SmsSender;
   /** Send frequencies and quotas; shared between instances when Redis backs it. */
   readonly rateLimiter: RateLimiter;
+  /** The enabled OAuth providers, by canonical name. */
+  readonly oauthProviders: ReadonlyMap<string, OAuthProvider>;
 }

@@ -35,12 +35,20 @@ export type AuthEmail =
   | { readonly kind: "password_changed"; readonly to: string }
   | { readonly kind: "email_changed"; readonly to: string; readonly email: string; readonly oldEmail: string }
   /** `oldPhone` is empty when the number was added rather than changed. */
-  | { readonly kind: "phone_changed"; readonly to: string; readonly phone: string; readonly oldPhone: string };
+  | { readonly kind: "phone_changed"; readonly to: string; readonly phone: string; readonly oldPhone: string }
+  /** `provider` is the identity's: `github`, `google`, ... */
+  | { readonly kind: "identity_linked"; readonly to: string; readonly provider: string }
+  | { readonly kind: "identity_unlinked"; readonly to: string; readonly provider: string };
 
 export type AuthEmailKind = AuthEmail["kind"];
 
 /** The notifications of a change already made, which the operator switches on one by one. */
-export type NotificationKind = "password_changed" | "email_changed" | "phone_changed";
+export type NotificationKind =
+  | "password_changed"
+  | "email_changed"
+  | "phone_changed"
+  | "identity_linked"
+  | "identity_unlinked";
 
 /** An email that carries a link. */
 export type LinkEmail = Extract<AuthEmail, LinkFields>;

@@ -1,6 +1,7 @@
 import type { AuditAction, AuditEntry } from "../model/audit.ts";
 import type { FlowState } from "../model/flow-state.ts";
 import type { Identity } from "../model/identity.ts";
+import type { OAuthFlow } from "../model/oauth-flow.ts";
 import type { OneTimeToken, OneTimeTokenKind } from "../model/one-time-token.ts";
 import type { OutboxEntry } from "../model/outbox.ts";
 import type { RefreshToken } from "../model/refresh-token.ts";
@@ -58,8 +59,17 @@ export interface UserListQuery {
 }
 
 export interface IdentityStore {
-  /** Inserts the identity, or updates data and timestamps of the one with the same (provider, providerId). */
+  /**
+   * Inserts the identity, or updates data and timestamps of the one with the same (provider, providerId). Throws
+   * AuthError `identity_already_exists` when that one belongs to another user (a concurrent link won the race).
+   */
   save(identity: Identity): Promise<void>;
+  /** The identity of this subject at this provider. */
+  find(provider: string, providerId: string): Promise<Identity | null>;
+  /** Identities whose data carries one of these (lower-cased) emails, of any provider and user. */
+  findByEmails(emails: readonly string[]): Promise<Identity[]>;
+  /** Removes one identity of the user; says whether there was one. */
+  delete(userId: string, identityId: string): Promise<boolean>;
   /** Removes every identity of the user, so no provider subject leads to it any more. */
   deleteAllOfUser(userId: string): Promise<void>;
 }
@@ -150,6 +160,12 @@ export interface OneTimeTokenStore {
   deleteAllOfUser(userId: string): Promise<void>;
 }
 
+export interface OAuthFlowStore {
+  insert(flow: OAuthFlow): Promise<void>;
+  /** Removes and returns the flow: a state is taken at most once, whatever happens next. */
+  take(id: string): Promise<OAuthFlow | null>;
+}
+
 export interface FlowStateStore {
   insert(flow: FlowState): Promise<void>;
   /** Removes and returns the flow with this code digest: a code is exchanged at most once, right or wrong. */
@@ -216,6 +232,7 @@ export interface Stores {
   readonly auditLog: AuditLogStore;
   readonly outbox: OutboxStore;
   readonly flowStates: FlowStateStore;
+  readonly oauthFlows: OAuthFlowStore;
 }
 
 /** Runs `work` in one transaction: it commits when `work` resolves and rolls back when it throws. */

@@ -36,6 +36,7 @@ export function createTestAuth(options: TestAuthOptions = {}) {
     mailer,
     sms,
     rateLimiter: createInMemoryRateLimiter(clock),
+    oauthProviders: new Map(),
     ...options.ports,
   };
   const policy = testPolicy(options.policy);

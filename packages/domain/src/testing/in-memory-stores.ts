@@ -1,7 +1,8 @@
 import { AuthError, messages } from "../errors.ts";
 import type { AuditEntry } from "../model/audit.ts";
 import type { FlowState } from "../model/flow-state.ts";
-import type { Identity } from "../model/identity.ts";
+import { type Identity, identityEmail } from "../model/identity.ts";
+import type { OAuthFlow } from "../model/oauth-flow.ts";
 import type { OneTimeToken } from "../model/one-time-token.ts";
 import type { OutboxEntry } from "../model/outbox.ts";
 import type { RefreshToken } from "../model/refresh-token.ts";
@@ -11,6 +12,7 @@ import type {
   AuditLogStore,
   FlowStateStore,
   IdentityStore,
+  OAuthFlowStore,
   OneTimeTokenStore,
   OutboxStore,
   RefreshTokenStore,
@@ -31,6 +33,7 @@ interface State {
   auditLog: AuditEntry[];
   outbox: Map<string, OutboxEntry & { leaseUntil: Date | null; claim: string | null }>;
   flowStates: Map<string, FlowState>;
+  oauthFlows: Map<string, OAuthFlow>;
 }
 
 const emptyState = (): State => ({
@@ -42,6 +45,7 @@ const emptyState = (): State => ({
   auditLog: [],
   outbox: new Map(),
   flowStates: new Map(),
+  oauthFlows: new Map(),
 });
 
 // Everything goes in and out as a copy, as it would through a database.
@@ -57,6 +61,9 @@ const fullName = (user: UserRow) => {
 
 // Uuids compare as their lower-case text does, as PostgreSQL orders them.
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** How long an OAuth flow nobody came back for is kept, as the PostgreSQL store keeps it. */
+const OAUTH_FLOW_ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
 
 const deleteWhere = <T>(map: Map<string, T>, matches: (value: T) => boolean) => {
   for (const [key, value] of map) if (matches(value)) map.delete(key);
@@ -109,7 +116,9 @@ export function createInMemoryStores(): StoreContractSubject {
     const same = [...state.identities.values()].find(
       (other) => other.provider === identity.provider && other.providerId === identity.providerId,
     );
-    if (same && same.userId !== identity.userId) throw new Error("identity belongs to another user");
+    if (same && same.userId !== identity.userId) {
+      throw new AuthError("identity_already_exists", "Identity is already linked to another user");
+    }
     state.identities.set(same?.id ?? identity.id, copy({ ...identity, id: same?.id ?? identity.id }));
   };
 
@@ -178,6 +187,7 @@ export function createInMemoryStores(): StoreContractSubject {
       deleteSessions((session) => session.userId !== id);
       deleteWhere(state.oneTimeTokens, (token) => token.userId === id);
       deleteWhere(state.flowStates, (flow) => flow.userId === id);
+      deleteWhere(state.oauthFlows, (flow) => flow.linkingTargetId === id || flow.inviteUserId === id);
       return true;
     },
   };
@@ -185,6 +195,26 @@ export function createInMemoryStores(): StoreContractSubject {
   const identities: IdentityStore = {
     async save(identity) {
       saveIdentity(identity);
+    },
+    async find(provider, providerId) {
+      const found = [...state.identities.values()].find(
+        (identity) => identity.provider === provider && identity.providerId === providerId,
+      );
+      return found ? copy(found) : null;
+    },
+    async findByEmails(emails) {
+      const wanted = new Set(emails);
+      return [...state.identities.values()]
+        .filter((identity) => {
+          const email = identityEmail(identity);
+          return email !== null && wanted.has(email);
+        })
+        .map(copy);
+    },
+    async delete(userId, identityId) {
+      const identity = state.identities.get(identityId);
+      if (!identity || identity.userId !== userId) return false;
+      return state.identities.delete(identityId);
     },
     async deleteAllOfUser(userId) {
       deleteWhere(state.identities, (identity) => identity.userId === userId);
@@ -315,6 +345,24 @@ export function createInMemoryStores(): StoreContractSubject {
     },
   };
 
+  const oauthFlows: OAuthFlowStore = {
+    async insert(flow) {
+      for (const userId of [flow.linkingTargetId, flow.inviteUserId]) {
+        if (userId !== null && !state.users.has(userId)) throw new Error(`no user ${userId}`);
+      }
+      // As the database does: flows nobody came back for, begun more than a day before this one, are removed.
+      const abandonedBefore = flow.createdAt.getTime() - OAUTH_FLOW_ABANDONED_AFTER_MS;
+      deleteWhere(state.oauthFlows, (other) => other.createdAt.getTime() < abandonedBefore);
+      state.oauthFlows.set(flow.id, copy(flow));
+    },
+    async take(id) {
+      const flow = state.oauthFlows.get(id);
+      if (!flow) return null;
+      state.oauthFlows.delete(id);
+      return copy(flow);
+    },
+  };
+
   const auditLog: AuditLogStore = {
     async append(entry) {
       state.auditLog.push(copy(entry));
@@ -381,7 +429,17 @@ export function createInMemoryStores(): StoreContractSubject {
     },
   };
 
-  const bound: Stores = { users, identities, sessions, refreshTokens, oneTimeTokens, auditLog, outbox, flowStates };
+  const bound: Stores = {
+    users,
+    identities,
+    sessions,
+    refreshTokens,
+    oneTimeTokens,
+    auditLog,
+    outbox,
+    flowStates,
+    oauthFlows,
+  };
 
   // Outside a transaction every call is a transaction of its own.
   const single = <S extends object>(store: S): S =>
@@ -402,6 +460,7 @@ export function createInMemoryStores(): StoreContractSubject {
       auditLog: single(auditLog),
       outbox: single(outbox),
       flowStates: single(flowStates),
+      oauthFlows: single(oauthFlows),
     },
     tx: { run },
     readOutbox: async (id) => {

@@ -12,6 +12,7 @@ export { describeStoreContract, type StoreContractSubject } from "./contracts/st
 export { describeTokenSignerContract, type TokenSignerSubject } from "./contracts/token-signer-contract.ts";
 export { createTestAuth, type TestAuth, type TestAuthOptions } from "./create-test-auth.ts";
 export { context, failsWith } from "./fails-with.ts";
+export { FakeOAuthProvider, fakeProfile, providerEmail } from "./fake-oauth-provider.ts";
 export { FastPasswordHasher, OUTDATED_PREFIX } from "./fast-password-hasher.ts";
 export { createInMemoryStores } from "./in-memory-stores.ts";
 export { nodeRandom } from "./node-random.ts";

@@ -4,6 +4,7 @@ import type { Session } from "../model/session.ts";
 import type { User } from "../model/user.ts";
 import type { AuthPolicy } from "../policy.ts";
 import type { Ports } from "../ports/index.ts";
+import type { ProviderTokens } from "../ports/oauth-provider.ts";
 
 export type Deps = Ports & {
   readonly policy: AuthPolicy;
@@ -40,6 +41,8 @@ export interface SessionGrant {
   readonly refreshToken: string;
   readonly user: User;
   readonly session: Session;
+  /** The provider's tokens, after an OAuth sign-in (`provider_token`, `provider_refresh_token`). */
+  readonly providerTokens?: ProviderTokens;
   /** Set when a password sign-in succeeded with a password the current policy would refuse. */
   readonly weakPassword?: { readonly message: string; readonly reasons: readonly string[] };
 }

@@ -1,14 +1,13 @@
 import { AuthError, type ErrorCode } from "@latchkey/domain";
 import type { Handler, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env.ts";
-import { withQuery } from "../present/redirect.ts";
 import { pathId } from "../request/envelope.ts";
 import { readJson } from "../request/read-json.ts";
 import { EnrollFactorBody } from "../request/schemas.ts";
 import type { HandlerDeps } from "./deps.ts";
 
-// The endpoints of features Latchkey does not have yet (SAML, manual identity linking, passkeys, the OAuth server,
-// SCIM, MFA factors, OAuth sign-in), answered as GoTrue answers them when they are switched off, so that a client
+// The endpoints of features Latchkey does not have yet (SAML, passkeys, the OAuth server,
+// SCIM, MFA factors), answered as GoTrue answers them when they are switched off, so that a client
 // shows the right message rather than a bare 404. Each gives way to the real thing when its feature lands.
 
 /** A handler that answers as GoTrue answers a switched-off feature. */
@@ -22,7 +21,6 @@ export const samlOff = off("saml_provider_disabled", "SAML 2.0 is disabled");
 export const passkeysOff = off("passkey_disabled", "Passkeys are disabled");
 export const oauthServerOff = off("feature_disabled", "OAuth server is disabled");
 export const scimOff = off("feature_disabled", "SCIM server is disabled");
-export const manualLinkingOff = off("manual_linking_disabled", "Manual linking is disabled");
 export const customProvidersOff = off("feature_disabled", "Custom OAuth providers are disabled");
 
 /** The factor endpoints refuse anonymous users before anything else, as GoTrue's do. */
@@ -71,26 +69,4 @@ export const userFactorNotFound =
     await auth.admin.getUser({ userId: pathId(c, "user_id") });
     pathId(c, "factor_id");
     throw new AuthError("mfa_factor_not_found", "Factor not found");
-  };
-
-/** GET /authorize: no OAuth provider is enabled, so every one is unsupported. */
-export const authorize = (): Handler<AppEnv> => (c) => {
-  const provider = c.req.query("provider") ?? "";
-  throw new AuthError("validation_failed", `Unsupported provider: Provider ${provider} could not be found`);
-};
-
-/**
- * GET and POST /callback: no callback has a state to match. GoTrue sends a callback it cannot match to SITE_URL,
- * the error in the query.
- */
-export const callback =
-  ({ auth }: HandlerDeps): Handler<AppEnv> =>
-  (c) => {
-    const missing = !c.req.query("state");
-    const params = {
-      error: "invalid_request",
-      error_code: missing ? "bad_oauth_callback" : "bad_oauth_state",
-      error_description: missing ? "OAuth state parameter missing" : "OAuth state not found or expired",
-    };
-    return c.redirect(withQuery(auth.policy.redirect.siteUrl, params), 303);
   };

@@ -1,12 +1,13 @@
 import { AuthError } from "@latchkey/domain";
 import type { Handler } from "hono";
 import type { AppEnv } from "../app-env.ts";
+import { bearerToken } from "../middleware/require-user.ts";
 import { presentSession } from "../present/session.ts";
 import { readJson } from "../request/read-json.ts";
-import { PasswordGrantBody, PkceGrantBody, RefreshGrantBody } from "../request/schemas.ts";
+import { IdTokenGrantBody, PasswordGrantBody, PkceGrantBody, RefreshGrantBody } from "../request/schemas.ts";
 import type { HandlerDeps } from "./deps.ts";
 
-/** POST /token: a session for a password, a PKCE auth code or a refresh token, by `grant_type`. */
+/** POST /token: a session for a password, a PKCE auth code, a provider's id_token or a refresh token, by `grant_type`. */
 export const token =
   ({ auth }: HandlerDeps): Handler<AppEnv> =>
   async (c) => {
@@ -38,8 +39,22 @@ export const token =
       // Grants of features Latchkey does not have yet, answered as GoTrue answers them switched off.
       case "web3":
         throw new AuthError("web3_provider_disabled", "Web3 provider is disabled");
-      case "id_token":
-        throw new AuthError("provider_disabled", "No OAuth provider is enabled for ID token sign-in");
+      case "id_token": {
+        const body = await readJson(c, IdTokenGrantBody);
+        // link_identity: the identity joins the signed-in user of the Authorization header.
+        const linkingTarget = body.link_identity
+          ? await auth.authenticate({ accessToken: bearerToken(c), audience: undefined })
+          : undefined;
+        const grant = await auth.oauth.signInWithIdToken({
+          provider: body.provider,
+          idToken: body.id_token,
+          accessToken: body.access_token,
+          nonce: body.nonce,
+          linkingTarget,
+          context,
+        });
+        return c.json(presentSession(grant));
+      }
       default:
         throw new AuthError("invalid_credentials", "unsupported_grant_type");
     }

@@ -5,7 +5,7 @@ import { requestAudience } from "../request/envelope.ts";
 
 const BEARER = /^bearer\s+(\S+)\s*$/i;
 
-function bearerToken(c: Context): string {
+export function bearerToken(c: Context): string {
   const token = BEARER.exec(c.req.header("authorization") ?? "")?.[1];
   if (!token) throw new AuthError("no_authorization", "This endpoint requires a valid Bearer token");
   return token;

@@ -10,6 +10,9 @@ export function presentSession(grant: SessionGrant) {
     expires_at: grant.expiresAt,
     refresh_token: grant.refreshToken,
     user: presentUser(grant.user),
+    // After an OAuth sign-in's PKCE exchange: the provider's tokens, for the app to call the provider with.
+    ...(grant.providerTokens ? { provider_token: grant.providerTokens.accessToken } : {}),
+    ...(grant.providerTokens?.refreshToken ? { provider_refresh_token: grant.providerTokens.refreshToken } : {}),
     ...(grant.weakPassword ? { weak_password: grant.weakPassword } : {}),
   };
 }

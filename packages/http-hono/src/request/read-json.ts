@@ -43,3 +43,16 @@ export function validate<S extends v.GenericSchema>(schema: S, data: unknown): v
   const path = issue.path?.map((item) => String(item.key)).join(".");
   throw new AuthError("validation_failed", path ? `${path}: ${issue.message}` : issue.message);
 }
+
+/** Reads the body as a form (`application/x-www-form-urlencoded`), as Apple's form_post callback sends it. */
+export async function readForm(c: Context<AppEnv>): Promise<Record<string, string>> {
+  const bytes = await (c.get("body") ?? noBody)();
+  if (bytes === null) throw bodyTooLarge();
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new AuthError("validation_failed", "Could not parse request body as a form: invalid UTF-8");
+  }
+  return Object.fromEntries(new URLSearchParams(text));
+}

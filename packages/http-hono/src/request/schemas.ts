@@ -130,6 +130,17 @@ export const PkceGrantBody = v.object({ auth_code: text, code_verifier: text });
 
 const flag = absentIfNull(v.boolean());
 
+/** POST /token?grant_type=id_token, as auth-js's signInWithIdToken and linkIdentity({ token }) send it. */
+export const IdTokenGrantBody = v.object({
+  id_token: text,
+  access_token: text,
+  nonce: text,
+  provider: text,
+  client_id: text,
+  issuer: text,
+  link_identity: flag,
+});
+
 /** POST /admin/users and PUT /admin/users/<id>, as the admin client sends them. */
 export const AdminUserBody = v.object({
   id: text,

@@ -46,6 +46,8 @@ const SAMPLES: { readonly [K in AuthEmailKind]: Extract<AuthEmail, { kind: K }> 
     oldEmail: "was@example.com",
   },
   phone_changed: { kind: "phone_changed", to: "phone@example.com", phone: "+15550100777", oldPhone: "+15550100666" },
+  identity_linked: { kind: "identity_linked", to: "linked@example.com", provider: "github" },
+  identity_unlinked: { kind: "identity_unlinked", to: "unlinked@example.com", provider: "gitlab" },
 };
 
 /** What the recipient must be able to read in each: the link's token, the code, the addresses it is about. */
@@ -66,6 +68,9 @@ function essentials(email: AuthEmail): string[] {
       return [email.email, email.oldEmail];
     case "phone_changed":
       return [email.phone];
+    case "identity_linked":
+    case "identity_unlinked":
+      return [email.provider];
   }
 }
 

@@ -3,6 +3,7 @@ import { isAuthError } from "../../errors.ts";
 import type { AuditEntry } from "../../model/audit.ts";
 import type { FlowState } from "../../model/flow-state.ts";
 import type { Identity } from "../../model/identity.ts";
+import type { OAuthFlow } from "../../model/oauth-flow.ts";
 import type { OneTimeToken } from "../../model/one-time-token.ts";
 import type { OutboxEntry } from "../../model/outbox.ts";
 import type { RefreshToken } from "../../model/refresh-token.ts";
@@ -10,6 +11,7 @@ import type { Session } from "../../model/session.ts";
 import type { User } from "../../model/user.ts";
 import type { Stores, Transactor } from "../../ports/stores.ts";
 import { aSession, aUser } from "../builders.ts";
+import { failsWith } from "../fails-with.ts";
 import { nodeRandom } from "../node-random.ts";
 
 export interface StoreContractSubject {
@@ -28,6 +30,40 @@ const uniqueTag = () => uuid().slice(0, 8);
 const idsOf = (items: readonly { id: string }[]) => items.map((item) => item.id);
 const byCreationThenId = (a: User, b: User) =>
   a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+/** In id order, so lists answered in no particular order compare. */
+const sortedById = <T extends { id: string }>(items: readonly T[]) =>
+  [...items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+
+/** An identity at an external provider, with a subject no other test uses. */
+function aProviderIdentity(userId: string, overrides: Partial<Identity> = {}): Identity {
+  const providerId = overrides.providerId ?? `subject-${uuid()}`;
+  return {
+    id: uuid(),
+    userId,
+    provider: "github",
+    providerId,
+    identityData: { sub: providerId, name: "Zoë", email_verified: true },
+    lastSignInAt: t("12:30:00.250"),
+    createdAt: t("12:00:00.000"),
+    updatedAt: t("12:30:00.250"),
+    ...overrides,
+  };
+}
+
+function anOAuthFlow(overrides: Partial<OAuthFlow> = {}): OAuthFlow {
+  return {
+    id: uuid(),
+    provider: "github",
+    redirectTo: "https://app.example.com/welcome",
+    codeChallenge: null,
+    codeChallengeMethod: null,
+    inviteUserId: null,
+    linkingTargetId: null,
+    sealedSecret: null,
+    createdAt: t("17:00:00.000"),
+    ...overrides,
+  };
+}
 
 function aRefreshToken(sessionId: string, overrides: Partial<RefreshToken> = {}): RefreshToken {
   return { id: uuid(), sessionId, parentId: null, tokenHash: digest(), createdAt: t("10:00:00.000"), ...overrides };
@@ -358,6 +394,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
           codeChallenge: "c".repeat(43),
           codeChallengeMethod: "s256",
           authenticationMethod: "magiclink",
+          provider: null,
           createdAt: t("16:00:00.000"),
         };
         await stores.flowStates.insert(flow);
@@ -444,6 +481,104 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         const again = { ...phoneIdentity, id: uuid() };
         await stores.identities.save(again);
         expect((await stores.users.findById(user.id))?.identities).toEqual([again]);
+      });
+
+      it("finds an identity by its provider and subject, both matched exactly", async () => {
+        const [user, other] = [aUser(), aUser()];
+        await stores.users.insert(user);
+        await stores.users.insert(other);
+        const github = aProviderIdentity(user.id);
+        // The same subject at another provider, and another subject at the same provider.
+        const gitlab = aProviderIdentity(other.id, { provider: "gitlab", providerId: github.providerId });
+        const elsewhere = aProviderIdentity(other.id);
+        for (const identity of [github, gitlab, elsewhere]) await stores.identities.save(identity);
+
+        expect(await stores.identities.find("github", github.providerId)).toEqual(github);
+        expect(await stores.identities.find("gitlab", github.providerId)).toEqual(gitlab);
+        expect(await stores.identities.find("github", elsewhere.providerId)).toEqual(elsewhere);
+        expect(await stores.identities.find("email", user.id)).toEqual(user.identities[0]);
+        expect(await stores.identities.find("GitHub", github.providerId)).toBeNull();
+        expect(await stores.identities.find("github", github.providerId.toUpperCase())).toBeNull();
+        expect(await stores.identities.find("github", github.providerId.slice(0, -1))).toBeNull();
+        expect(await stores.identities.find("bitbucket", github.providerId)).toBeNull();
+        expect(await stores.identities.find("email", github.providerId)).toBeNull();
+      });
+
+      it("finds the identities of any provider and user whose data carries one of the emails, in any case", async () => {
+        const tag = uniqueTag();
+        const [first, second, third] = [
+          aUser({ email: `first-${tag}@example.com` }),
+          aUser({ email: null }),
+          aUser({ email: `third-${tag}@example.com` }),
+        ];
+        for (const user of [first, second, third]) await stores.users.insert(user);
+        const sameAddress = aProviderIdentity(first.id, {
+          provider: "google",
+          identityData: { sub: "g", email: `first-${tag}@example.com` },
+        });
+        const mixedCase = aProviderIdentity(second.id, {
+          identityData: { sub: "m", email: `Second-${tag}@Example.COM` },
+        });
+        // Addresses anywhere but in `email` do not count, nor does an identity without one.
+        const elsewhereInData = aProviderIdentity(second.id, {
+          provider: "gitlab",
+          identityData: { sub: "e", email: null, secondary_email: `second-${tag}@example.com` },
+        });
+        const withoutEmail = aProviderIdentity(third.id, { identityData: { sub: "w", phone: "+15550001234" } });
+        for (const identity of [sameAddress, mixedCase, elsewhereInData, withoutEmail]) {
+          await stores.identities.save(identity);
+        }
+        const byEmails = async (emails: readonly string[]) => sortedById(await stores.identities.findByEmails(emails));
+
+        expect(await byEmails([`first-${tag}@example.com`, `second-${tag}@example.com`])).toEqual(
+          sortedById([first.identities[0]!, sameAddress, mixedCase]),
+        );
+        expect(await byEmails([`third-${tag}@example.com`])).toEqual([third.identities[0]]);
+        expect(await byEmails([`nobody-${tag}@example.com`])).toEqual([]);
+        expect(await stores.identities.findByEmails([])).toEqual([]);
+      });
+
+      it("deletes one identity of its user, and nothing of another user's", async () => {
+        const [user, other] = [aUser(), aUser()];
+        await stores.users.insert(user);
+        await stores.users.insert(other);
+        const github = aProviderIdentity(user.id);
+        await stores.identities.save(github);
+
+        expect(await stores.identities.delete(other.id, github.id)).toBe(false);
+        expect(await stores.identities.delete(user.id, other.identities[0]!.id)).toBe(false);
+        expect(await stores.identities.delete(user.id, uuid())).toBe(false);
+        expect(await stores.identities.find("github", github.providerId)).toEqual(github);
+        expect(await stores.users.findById(other.id)).toEqual(other);
+
+        expect(await stores.identities.delete(user.id, github.id)).toBe(true);
+        expect(await stores.identities.find("github", github.providerId)).toBeNull();
+        expect((await stores.users.findById(user.id))?.identities).toEqual(user.identities);
+        expect(await stores.identities.delete(user.id, github.id)).toBe(false);
+      });
+
+      it("refuses an identity another user holds, and changes nothing", async () => {
+        const [owner, other] = [aUser(), aUser()];
+        await stores.users.insert(owner);
+        await stores.users.insert(other);
+        const github = aProviderIdentity(owner.id);
+        await stores.identities.save(github);
+
+        const taken = {
+          ...github,
+          id: uuid(),
+          userId: other.id,
+          identityData: { sub: github.providerId, stolen: true },
+          updatedAt: t("13:00:00.000"),
+        };
+        await failsWith("identity_already_exists", stores.identities.save(taken));
+        await failsWith(
+          "identity_already_exists",
+          stores.identities.save({ ...owner.identities[0]!, userId: other.id }),
+        );
+        expect(await stores.identities.find("github", github.providerId)).toEqual(github);
+        expect((await stores.users.findById(owner.id))?.identities).toEqual([...owner.identities, github]);
+        expect(await stores.users.findById(other.id)).toEqual(other);
       });
     });
 
@@ -941,6 +1076,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
           codeChallenge: "b".repeat(43),
           codeChallengeMethod: "plain",
           authenticationMethod: "magiclink",
+          provider: null,
           createdAt: t("16:00:00.123"),
         };
         await stores.flowStates.insert(flow);
@@ -950,6 +1086,102 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
           stores.flowStates.consume(flow.authCodeHash),
         ]);
         expect(consumed.filter((found) => found !== null)).toEqual([flow]);
+      });
+
+      it("keeps the provider of an OAuth sign-in with its sealed tokens, or none", async () => {
+        const user = aUser();
+        await stores.users.insert(user);
+        const aFlow = (provider: FlowState["provider"]): FlowState => ({
+          id: uuid(),
+          authCodeHash: digest(),
+          userId: user.id,
+          codeChallenge: "d".repeat(43),
+          codeChallengeMethod: "s256",
+          authenticationMethod: "oauth",
+          provider,
+          createdAt: t("16:30:00.789"),
+        });
+        const flows = [
+          aFlow({ name: "github", sealedAccessToken: "sealed-access", sealedRefreshToken: "sealed-refresh" }),
+          aFlow({ name: "google", sealedAccessToken: "sealed-access-only", sealedRefreshToken: null }),
+          aFlow(null),
+        ];
+        for (const flow of flows) await stores.flowStates.insert(flow);
+        for (const flow of flows) expect(await stores.flowStates.consume(flow.authCodeHash)).toEqual(flow);
+      });
+    });
+
+    describe("oauth flows", () => {
+      it("takes a flow once, exactly as it was inserted", async () => {
+        const [linking, invited] = [aUser(), aUser()];
+        await stores.users.insert(linking);
+        await stores.users.insert(invited);
+        const full = anOAuthFlow({
+          provider: "gitlab",
+          redirectTo: "https://app.example.com/after?next=%2Fhome&x=1#frag",
+          codeChallenge: "e".repeat(43),
+          codeChallengeMethod: "s256",
+          inviteUserId: invited.id,
+          linkingTargetId: linking.id,
+          sealedSecret: `sealed-${uuid()}`,
+          createdAt: t("17:00:00.456"),
+        });
+        const bare = anOAuthFlow({ createdAt: t("17:00:01.001") });
+        const plain = anOAuthFlow({ codeChallenge: "f".repeat(43), codeChallengeMethod: "plain" });
+        for (const flow of [full, bare, plain]) await stores.oauthFlows.insert(flow);
+
+        expect(await stores.oauthFlows.take(uuid())).toBeNull();
+        for (const flow of [full, bare, plain]) {
+          expect(await stores.oauthFlows.take(flow.id)).toEqual(flow);
+          expect(await stores.oauthFlows.take(flow.id)).toBeNull();
+        }
+      });
+
+      it("hands a flow to one of two takes at once", async () => {
+        const flow = anOAuthFlow({ sealedSecret: "sealed-verifier" });
+        await stores.oauthFlows.insert(flow);
+        const taken = await Promise.all([stores.oauthFlows.take(flow.id), stores.oauthFlows.take(flow.id)]);
+        expect(taken.filter((found) => found !== null)).toEqual([flow]);
+      });
+
+      it("deletes the flows linking to or inviting a user with that user, and no other", async () => {
+        const [linking, invited, bystander] = [aUser(), aUser(), aUser()];
+        for (const user of [linking, invited, bystander]) await stores.users.insert(user);
+        const linkingFlow = anOAuthFlow({ linkingTargetId: linking.id });
+        const invitingFlow = anOAuthFlow({ inviteUserId: invited.id });
+        const bothFlow = anOAuthFlow({ linkingTargetId: bystander.id, inviteUserId: invited.id });
+        const bystandersFlow = anOAuthFlow({ linkingTargetId: bystander.id });
+        const nobodysFlow = anOAuthFlow();
+        const flows = [linkingFlow, invitingFlow, bothFlow, bystandersFlow, nobodysFlow];
+        for (const flow of flows) await stores.oauthFlows.insert(flow);
+
+        expect(await stores.users.delete(linking.id)).toBe(true);
+        expect(await stores.users.delete(invited.id)).toBe(true);
+        expect(await stores.oauthFlows.take(linkingFlow.id)).toBeNull();
+        expect(await stores.oauthFlows.take(invitingFlow.id)).toBeNull();
+        expect(await stores.oauthFlows.take(bothFlow.id)).toBeNull();
+        expect(await stores.oauthFlows.take(bystandersFlow.id)).toEqual(bystandersFlow);
+        expect(await stores.oauthFlows.take(nobodysFlow.id)).toEqual(nobodysFlow);
+      });
+
+      it("removes, as it inserts a flow, the flows begun more than a day before that one", async () => {
+        // Years from the other tests' times, and from now: a day is counted back from the new flow, not the clock.
+        const inserted = new Date("2032-06-01T12:00:00.000Z");
+        const before = (ms: number) => new Date(inserted.getTime() - ms);
+        const day = 24 * 60 * 60 * 1000;
+        const abandoned = anOAuthFlow({ createdAt: before(day + 1) });
+        const aDayOld = anOAuthFlow({ createdAt: before(day) });
+        const recent = anOAuthFlow({ createdAt: before(60 * 60 * 1000) });
+        const later = anOAuthFlow({ createdAt: new Date(inserted.getTime() + 60 * 1000) });
+        // Newest first, so that no insert here removes a flow inserted before it.
+        for (const flow of [later, recent, aDayOld, abandoned]) await stores.oauthFlows.insert(flow);
+        expect(await stores.oauthFlows.take(abandoned.id)).toEqual(abandoned);
+        await stores.oauthFlows.insert(abandoned);
+
+        const fresh = anOAuthFlow({ createdAt: inserted });
+        await stores.oauthFlows.insert(fresh);
+        expect(await stores.oauthFlows.take(abandoned.id)).toBeNull();
+        for (const kept of [aDayOld, recent, later, fresh]) expect(await stores.oauthFlows.take(kept.id)).toEqual(kept);
       });
     });
 

@@ -1,9 +1,9 @@
-import type { AuthEmail } from "../../ports/mailer.ts";
+import type { AuthEmail, NotificationKind } from "../../ports/mailer.ts";
 import type { Stores } from "../../ports/stores.ts";
 import type { Deps } from "../deps.ts";
 import { enqueueMessage } from "./outbox.ts";
 
-type Notification = Extract<AuthEmail, { kind: "password_changed" | "email_changed" | "phone_changed" }>;
+type Notification = Extract<AuthEmail, { kind: NotificationKind }>;
 
 /** Notifications carry no token, but are still worth sending for a day. */
 const NOTIFICATION_LIFETIME_SECONDS = 86_400;

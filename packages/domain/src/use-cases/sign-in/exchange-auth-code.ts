@@ -6,6 +6,7 @@ import { limitPerClient } from "../abuse/request-limits.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
 import { grantSession, openSession } from "../sessions/sessions.ts";
+import { authCodeDigest } from "../verification/digests.ts";
 
 export interface ExchangeAuthCodeInput {
   readonly authCode: string;
@@ -22,7 +23,7 @@ export async function exchangeAuthCode(deps: Deps, input: ExchangeAuthCodeInput)
   if (input.authCode === "" || input.codeVerifier === "") {
     throw new AuthError("validation_failed", "invalid request: both auth code and code verifier should be non-empty");
   }
-  const flow = await deps.stores.flowStates.consume(deps.secrets.digest(`auth-code:${input.authCode}`));
+  const flow = await deps.stores.flowStates.consume(authCodeDigest(deps.secrets, input.authCode));
   if (!flow) throw new AuthError("flow_state_not_found", "invalid flow state, no valid flow state found");
   const now = deps.clock.now();
   if (now.getTime() >= flow.createdAt.getTime() + FLOW_STATE_LIFETIME_SECONDS * 1000) {
@@ -45,9 +46,16 @@ export async function exchangeAuthCode(deps: Deps, input: ExchangeAuthCodeInput)
       action: "login",
       actor: signedIn,
       context: input.context,
-      traits: { provider: "email", method: flow.authenticationMethod },
+      traits: { provider: flow.provider?.name ?? "email", method: flow.authenticationMethod },
     });
     return { user: signedIn, ...(await openSession(deps, stores, signedIn, flow.authenticationMethod, input.context)) };
   });
-  return grantSession(deps, opened.user, opened.session, opened.refreshToken);
+  const grant = await grantSession(deps, opened.user, opened.session, opened.refreshToken);
+  if (flow.provider === null) return grant;
+  const { sealedAccessToken, sealedRefreshToken } = flow.provider;
+  const providerTokens = {
+    accessToken: deps.secrets.open(sealedAccessToken),
+    refreshToken: sealedRefreshToken === null ? null : deps.secrets.open(sealedRefreshToken),
+  };
+  return { ...grant, providerTokens };
 }

@@ -9,3 +9,6 @@ export const linkTokenDigest = (secrets: Secrets, token: string): string => secr
 /** Binds the code to the address it was sent to, as GoTrue does. */
 export const otpDigest = (secrets: Secrets, relatesTo: string, otp: string): string =>
   secrets.digest(`otp:${relatesTo}:${otp}`);
+
+/** The code a PKCE flow hands the browser, exchanged at POST /token?grant_type=pkce. */
+export const authCodeDigest = (secrets: Secrets, code: string): string => secrets.digest(`auth-code:${code}`);

@@ -17,7 +17,7 @@ import { limitPerClient } from "../abuse/request-limits.ts";
 import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
 import { grantSession, openSession } from "../sessions/sessions.ts";
 import { applyVerification } from "./apply-verification.ts";
-import { linkTokenDigest, otpDigest } from "./digests.ts";
+import { authCodeDigest, linkTokenDigest, otpDigest } from "./digests.ts";
 
 export interface VerifyInput {
   readonly type: VerifyType;
@@ -105,11 +105,12 @@ export async function verify(deps: Deps, input: VerifyInput): Promise<VerifyResu
       const authCode = deps.random.token(32);
       await stores.flowStates.insert({
         id: deps.random.uuid(),
-        authCodeHash: deps.secrets.digest(`auth-code:${authCode}`),
+        authCodeHash: authCodeDigest(deps.secrets, authCode),
         userId: applied.user.id,
         codeChallenge: token.codeChallenge,
         codeChallengeMethod: token.codeChallengeMethod,
         authenticationMethod: applied.method,
+        provider: null,
         createdAt: deps.clock.now(),
       });
       return { kind: "auth_code", authCode };

@@ -1,0 +1,154 @@
+import { createHmac } from "node:crypto";
+import type { ProviderProfile } from "@latchkey/domain";
+import type { JWTPayload } from "jose";
+import { claimsOf, fieldsOf, getJson, idOf, providerFailure, stringOf } from "../http/provider-http.ts";
+import { idTokenVerifier } from "../oidc/id-token-verifier.ts";
+import { baseUrl, type OAuth2Definition, type ProviderContext } from "../provider-definition.ts";
+
+/** The Graph API, where the token and the profile are; EXTERNAL_FACEBOOK_URL replaces its host. */
+function graphUrl(context: ProviderContext): string {
+  return baseUrl(context, "https://graph.facebook.com");
+}
+
+/** The profile request without its proof: also the `iss` GoTrue stores. */
+function profileUrl(context: ProviderContext): string {
+  return `${graphUrl(context)}/me?fields=email,first_name,last_name,name,picture`;
+}
+
+/** "first last", leaving out a missing part; undefined when both are. */
+function fullName(first: unknown, last: unknown): string | undefined {
+  const parts = [stringOf(first)?.trim(), stringOf(last)?.trim()].filter((part) => part);
+  return parts.length > 0 ? parts.join(" ") : undefined;
+}
+
+/** Limited Login's issuer: www.facebook.com, or EXTERNAL_FACEBOOK_URL. */
+function limitedLoginIssuer(context: ProviderContext): string {
+  return context.settings.url ?? "https://www.facebook.com";
+}
+
+/**
+ * Where Limited Login's OpenID configuration is: Facebook publishes it with a trailing `/`, which the shared
+ * discovery (and its redirect-free fetch) cannot reach, so it is read here.
+ */
+function limitedLoginConfiguration(context: ProviderContext): string {
+  const url = context.settings.url;
+  return url === undefined
+    ? "https://www.facebook.com/.well-known/openid-configuration/"
+    : `${url}/.well-known/openid-configuration`;
+}
+
+/** GoTrue's EXTERNAL_OIDC_PROVIDER_CACHE_TTL default, as the shared discovery uses. */
+const CONFIGURATION_TTL_MS = 60 * 60 * 1000;
+
+/**
+ * Limited Login's keys, read from its OpenID configuration (which must name the issuer we expect) once an hour;
+ * when a refresh fails, the last good answer serves.
+ */
+function limitedLoginKeys(context: ProviderContext): () => Promise<{ jwksUri: string; issuer: string }> {
+  let cached: { keys: { jwksUri: string; issuer: string }; fetchedAt: number } | undefined;
+  return async () => {
+    if (cached && Date.now() - cached.fetchedAt < CONFIGURATION_TTL_MS) return cached.keys;
+    const issuer = limitedLoginIssuer(context);
+    try {
+      const configuration = fieldsOf(
+        await getJson(context.fetch, "facebook", limitedLoginConfiguration(context), {}, "id_token"),
+      );
+      const jwksUri = stringOf(configuration["jwks_uri"]);
+      if (configuration["issuer"] !== issuer || jwksUri === undefined) {
+        throw providerFailure("facebook", "id_token", "its OpenID configuration is not its own", {
+          issuer: configuration["issuer"],
+        });
+      }
+      cached = { keys: { jwksUri, issuer }, fetchedAt: Date.now() };
+      return cached.keys;
+    } catch (error) {
+      if (cached) return cached.keys;
+      throw error;
+    }
+  };
+}
+
+/**
+ * A Limited Login token as the profile the code flow gives the same person (GoTrue keeps only `name` and
+ * `picture`): a token sign-in then leaves the same keys in user_metadata as a code-flow one.
+ */
+function limitedLoginProfile(claims: JWTPayload): ProviderProfile {
+  const subject = claims.sub ?? "";
+  const alias = stringOf(claims["name"]);
+  const name = fullName(claims["given_name"], claims["family_name"]) ?? alias;
+  const picture = stringOf(claims["picture"]);
+  const email = stringOf(claims["email"]);
+  return {
+    subject,
+    claims: claimsOf({
+      iss: claims.iss,
+      sub: subject,
+      provider_id: subject,
+      name,
+      full_name: name,
+      nickname: alias,
+      slug: alias,
+      avatar_url: picture,
+      picture,
+    }),
+    emails: email === undefined ? [] : [{ address: email, verified: true, primary: true }],
+  };
+}
+
+/**
+ * Facebook Login: the dialog on www.facebook.com, the token and /me on the Graph API (no version pinned, as
+ * GoTrue). Every Graph call carries `appsecret_proof`, the HMAC-SHA256 of the access token keyed with the app
+ * secret, so that a stolen token cannot be used without the secret. The email (the account's primary one, absent
+ * when Facebook has no valid address) counts as verified, as in GoTrue. The id_token grant takes Limited Login
+ * tokens, whose nonce is not checked.
+ */
+export const facebook: OAuth2Definition = {
+  name: "facebook",
+  defaultScopes: ["email"],
+  takesScopes: true,
+  clientAuth: "post",
+  endpoints(context) {
+    return {
+      authorization: `${baseUrl(context, "https://www.facebook.com")}/dialog/oauth`,
+      token: `${graphUrl(context)}/oauth/access_token`,
+    };
+  },
+  async profile(context, answer) {
+    const proof = createHmac("sha256", context.settings.secret).update(answer.accessToken).digest("hex");
+    const url = profileUrl(context);
+    const me = fieldsOf(
+      await getJson(context.fetch, "facebook", `${url}&appsecret_proof=${proof}`, {
+        Authorization: `Bearer ${answer.accessToken}`,
+      }),
+    );
+    const subject = idOf(me["id"]);
+    if (subject === undefined) throw providerFailure("facebook", "profile", "answered a user without an id");
+    const name = fullName(me["first_name"], me["last_name"]);
+    const alias = stringOf(me["name"]);
+    const picture = stringOf(fieldsOf(fieldsOf(me["picture"])["data"])["url"]);
+    const email = stringOf(me["email"]);
+    return {
+      subject,
+      claims: claimsOf({
+        iss: url,
+        sub: subject,
+        provider_id: subject,
+        name,
+        full_name: name,
+        nickname: alias,
+        slug: alias,
+        avatar_url: picture,
+        picture,
+      }),
+      // No email when the person declined the permission or signed up with a phone number.
+      emails: email === undefined ? [] : [{ address: email, verified: true, primary: true }],
+    };
+  },
+  idTokens(context) {
+    return idTokenVerifier(context, {
+      keys: limitedLoginKeys(context),
+      profile: limitedLoginProfile,
+      alwaysSkipNonce: true,
+    });
+  },
+};

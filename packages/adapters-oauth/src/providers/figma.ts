@@ -1,0 +1,46 @@
+import type { ProviderEmail } from "@latchkey/domain";
+import { claimsOf, fieldsOf, getJson, idOf, providerFailure, stringOf } from "../http/provider-http.ts";
+import { baseUrl, type OAuth2Definition, type ProviderContext } from "../provider-definition.ts";
+
+/** api.figma.com, which serves the token endpoint and /v1/me; EXTERNAL_FIGMA_URL replaces it as it does www. */
+function apiUrl(context: ProviderContext): string {
+  return baseUrl(context, "https://api.figma.com");
+}
+
+/**
+ * Figma: the user from /v1/me (the granular `current_user:read` scope). Its name is the `handle`, its picture only
+ * `avatar_url`, and its one address counts as verified, as GoTrue has it.
+ */
+export const figma: OAuth2Definition = {
+  name: "figma",
+  defaultScopes: ["current_user:read"],
+  takesScopes: true,
+  clientAuth: "basic",
+  endpoints(context) {
+    return {
+      authorization: `${baseUrl(context, "https://www.figma.com")}/oauth`,
+      token: `${apiUrl(context)}/v1/oauth/token`,
+    };
+  },
+  async profile(context, answer) {
+    const api = apiUrl(context);
+    const headers = { Authorization: `Bearer ${answer.accessToken}` };
+    const user = fieldsOf(await getJson(context.fetch, "figma", `${api}/v1/me`, headers));
+    const subject = idOf(user["id"]);
+    if (subject === undefined) throw providerFailure("figma", "profile", "answered a user without an id");
+    const address = stringOf(user["email"]);
+    const emails: ProviderEmail[] = address === undefined ? [] : [{ address, verified: true, primary: true }];
+    return {
+      subject,
+      claims: claimsOf({
+        iss: api,
+        sub: subject,
+        provider_id: subject,
+        name: stringOf(user["handle"]),
+        full_name: stringOf(user["handle"]),
+        avatar_url: stringOf(user["img_url"]),
+      }),
+      emails,
+    };
+  },
+};

@@ -1,0 +1,47 @@
+import type { ProviderEmail } from "@latchkey/domain";
+import { claimsOf, fieldsOf, getJson, providerFailure, stringOf } from "../http/provider-http.ts";
+import { baseUrl, type OAuth2Definition } from "../provider-definition.ts";
+
+/** The API version GoTrue pins: the shape of the bot user read below. */
+const NOTION_VERSION = "2021-08-16";
+
+/**
+ * Notion: no scopes. The token is a bot's; who signed in is the user who owns it (`bot.owner.user` of
+ * /v1/users/me), whose one address counts as verified. The authorization URL carries `owner=user`, as Notion's
+ * docs ask of public integrations; a client's own `owner` replaces it.
+ */
+export const notion: OAuth2Definition = {
+  name: "notion",
+  defaultScopes: [],
+  takesScopes: false,
+  clientAuth: "basic",
+  authorizeParams: [["owner", "user"]],
+  endpoints(context) {
+    const api = baseUrl(context, "https://api.notion.com");
+    return { authorization: `${api}/v1/oauth/authorize`, token: `${api}/v1/oauth/token` };
+  },
+  async profile(context, answer) {
+    const api = baseUrl(context, "https://api.notion.com");
+    const headers = { Authorization: `Bearer ${answer.accessToken}`, "Notion-Version": NOTION_VERSION };
+    const me = fieldsOf(await getJson(context.fetch, "notion", `${api}/v1/users/me`, headers));
+    // A workspace-owned (internal) integration has no user behind its token: nobody to sign in.
+    const user = fieldsOf(fieldsOf(fieldsOf(me["bot"])["owner"])["user"]);
+    const subject = stringOf(user["id"]);
+    if (subject === undefined) throw providerFailure("notion", "profile", "answered a bot that no user owns");
+    const address = stringOf(fieldsOf(user["person"])["email"]);
+    const emails: ProviderEmail[] = address === undefined ? [] : [{ address, verified: true, primary: true }];
+    return {
+      subject,
+      claims: claimsOf({
+        iss: api,
+        sub: subject,
+        provider_id: subject,
+        name: stringOf(user["name"]),
+        full_name: stringOf(user["name"]),
+        avatar_url: stringOf(user["avatar_url"]),
+        picture: stringOf(user["avatar_url"]),
+      }),
+      emails,
+    };
+  },
+};

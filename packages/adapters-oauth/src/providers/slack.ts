@@ -1,0 +1,50 @@
+import { claimsOf, fieldsOf, getJson, providerFailure, stringOf } from "../http/provider-http.ts";
+import { baseUrl, type OAuth2Definition } from "../provider-definition.ts";
+
+const USER_ID = "https://slack.com/user_id";
+const TEAM_ID = "https://slack.com/team_id";
+
+/**
+ * Slack ("Sign in with Slack", GoTrue's slack_oidc): the profile from openid.connect.userInfo, the person's id in
+ * Slack's namespaced claim rather than `sub`, and the workspace in `custom_claims`. Slack reports errors as
+ * 200 `{"ok": false}`, at the token endpoint (code-flow.ts) as at userinfo (here). The id_token is not read.
+ */
+export const slack: OAuth2Definition = {
+  name: "slack",
+  defaultScopes: ["profile", "email", "openid"],
+  takesScopes: true,
+  clientAuth: "basic",
+  endpoints(context) {
+    const base = baseUrl(context, "https://slack.com");
+    return { authorization: `${base}/openid/connect/authorize`, token: `${base}/api/openid.connect.token` };
+  },
+  async profile(context, answer) {
+    const api = `${baseUrl(context, "https://slack.com")}/api`;
+    const user = fieldsOf(
+      await getJson(context.fetch, "slack", `${api}/openid.connect.userInfo`, {
+        Authorization: `Bearer ${answer.accessToken}`,
+      }),
+    );
+    if (user["ok"] === false) throw providerFailure("slack", "profile", "refused the token", user);
+    const subject = stringOf(user[USER_ID]);
+    if (subject === undefined) throw providerFailure("slack", "profile", "answered a user without an id");
+    const name = stringOf(user["name"]);
+    const picture = stringOf(user["picture"]);
+    const teamId = stringOf(user[TEAM_ID]);
+    const address = stringOf(user["email"]);
+    return {
+      subject,
+      claims: claimsOf({
+        iss: api,
+        sub: subject,
+        provider_id: subject,
+        name,
+        full_name: name,
+        picture,
+        avatar_url: picture,
+        custom_claims: teamId === undefined ? undefined : { [TEAM_ID]: teamId },
+      }),
+      emails: address === undefined ? [] : [{ address, verified: user["email_verified"] === true, primary: true }],
+    };
+  },
+};

@@ -1,0 +1,57 @@
+import { claimsOf, fieldsOf, getJson, idOf, providerFailure, stringOf } from "../http/provider-http.ts";
+import { baseUrl, type OAuth2Definition } from "../provider-definition.ts";
+
+/** The fields of /2/users/me GoTrue asks for; `confirmed_email` needs the `users.email` scope. */
+const USER_FIELDS = "id,name,username,confirmed_email,profile_image_url,url,created_at";
+
+/**
+ * X (Twitter's OAuth 2.0): PKCE with a verifier this server makes and keeps with the flow, HTTP Basic at the
+ * token endpoint, and `offline.access` so that a refresh token comes back. x.com and api.x.com both become
+ * EXTERNAL_X_URL when it is set; `profile` stays the public https://x.com/<username>. `confirmed_email` counts
+ * as verified.
+ */
+export const x: OAuth2Definition = {
+  name: "x",
+  defaultScopes: ["users.email", "tweet.read", "users.read", "offline.access"],
+  takesScopes: true,
+  clientAuth: "basic",
+  pkce: true,
+  endpoints(context) {
+    return {
+      authorization: `${baseUrl(context, "https://x.com")}/i/oauth2/authorize`,
+      token: `${baseUrl(context, "https://api.x.com")}/2/oauth2/token`,
+    };
+  },
+  async profile(context, answer) {
+    const api = baseUrl(context, "https://api.x.com");
+    const body = await getJson(context.fetch, "x", `${api}/2/users/me?user.fields=${USER_FIELDS}`, {
+      Authorization: `Bearer ${answer.accessToken}`,
+    });
+    const user = fieldsOf(fieldsOf(body)["data"]);
+    const subject = idOf(user["id"]);
+    if (subject === undefined) throw providerFailure("x", "profile", "answered no user");
+    const name = stringOf(user["name"]);
+    const username = stringOf(user["username"]);
+    const image = stringOf(user["profile_image_url"]);
+    const createdAt = stringOf(user["created_at"]);
+    const email = stringOf(user["confirmed_email"]);
+    return {
+      subject,
+      claims: claimsOf({
+        iss: api,
+        sub: subject,
+        provider_id: subject,
+        name,
+        full_name: name,
+        avatar_url: image,
+        picture: image,
+        preferred_username: username,
+        user_name: username,
+        profile: username === undefined ? undefined : `https://x.com/${username}`,
+        website: stringOf(user["url"]),
+        custom_claims: createdAt === undefined ? undefined : { created_at: createdAt },
+      }),
+      emails: email === undefined ? [] : [{ address: email, verified: true, primary: true }],
+    };
+  },
+};

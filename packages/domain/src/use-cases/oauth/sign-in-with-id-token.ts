@@ -1,0 +1,83 @@
+import { AuthError } from "../../errors.ts";
+import { nonceMatches } from "../../model/nonce.ts";
+import { canonicalProvider } from "../../model/oauth-providers.ts";
+import { limitPerClient } from "../abuse/request-limits.ts";
+import type { Deps, Principal, RequestContext, SessionGrant } from "../deps.ts";
+import { grantSession, openSession } from "../sessions/sessions.ts";
+import { linkIdentityToUser } from "./link-identity.ts";
+import { providerFailed } from "./provider-failure.ts";
+import { needsVerification, signInWithProviderProfile } from "./provider-sign-in.ts";
+import { isKnownProvider } from "./start-sign-in.ts";
+
+export interface SignInWithIdTokenInput {
+  readonly provider: string | undefined;
+  readonly idToken: string | undefined;
+  /** When given, the token's `at_hash` must match it. */
+  readonly accessToken?: string | undefined;
+  /** The raw nonce, whose SHA-256 the token carries. */
+  readonly nonce?: string | undefined;
+  /** link_identity: the identity joins this signed-in user instead of signing in. */
+  readonly linkingTarget?: Principal | undefined;
+  readonly context: RequestContext;
+}
+
+const invalid = (message: string) => new AuthError("invalid_request", message);
+
+/**
+ * POST /token?grant_type=id_token (signInWithIdToken): an id_token the app got from the provider itself (a
+ * native Google or Apple sign-in), verified against the provider's keys, then the same rules as a /callback.
+ */
+export async function signInWithIdToken(deps: Deps, input: SignInWithIdTokenInput): Promise<SessionGrant> {
+  await limitPerClient(deps, "token", input.context);
+  if (!input.idToken) throw invalid("id_token required");
+  if (!input.provider) throw invalid("provider or client_id and issuer required");
+  const provider = deps.oauthProviders.get(canonicalProvider(input.provider));
+  if (!provider) {
+    if (!isKnownProvider(input.provider)) throw invalid(`Custom OIDC provider "${input.provider}" not allowed`);
+    throw new AuthError("provider_disabled", `Provider (issuer "${input.provider}") is not enabled`);
+  }
+  if (!provider.idTokens) throw invalid(`Custom OIDC provider "${provider.name}" not allowed`);
+  const verified = await provider.idTokens
+    .verify({ idToken: input.idToken, accessToken: input.accessToken || undefined })
+    .catch((error: unknown) => {
+      throw providerFailed(error, "");
+    });
+  if (!provider.idTokens.skipNonceCheck) {
+    const posted = input.nonce || undefined;
+    if ((posted === undefined) !== (verified.nonce === undefined)) {
+      throw invalid("Passed nonce and nonce in id_token should either both exist or not.");
+    }
+    if (posted !== undefined && !nonceMatches(posted, verified.nonce!, deps.secrets.sha256, deps.secrets.equal)) {
+      throw invalid("Nonces mismatch");
+    }
+  }
+
+  const redirectTo = deps.policy.redirect.siteUrl;
+  const outcome = await deps.tx.run(async (stores) => {
+    const result = input.linkingTarget
+      ? await linkIdentityToUser(deps, stores, {
+          userId: input.linkingTarget.user.id,
+          provider: provider.name,
+          profile: verified.profile,
+          redirectTo,
+          context: input.context,
+        })
+      : await signInWithProviderProfile(deps, stores, {
+          provider: provider.name,
+          profile: verified.profile,
+          emailOptional: provider.emailOptional,
+          redirectTo,
+          context: input.context,
+        });
+    if (result.kind === "needs_verification") return result;
+    return { ...result, ...(await openSession(deps, stores, result.user, "oauth", input.context)) };
+  });
+  if (outcome.kind === "needs_verification") {
+    throw needsVerification(
+      outcome.provider,
+      true,
+      input.linkingTarget ? "email_not_confirmed" : "provider_email_needs_verification",
+    );
+  }
+  return grantSession(deps, outcome.user, outcome.session, outcome.refreshToken);
+}

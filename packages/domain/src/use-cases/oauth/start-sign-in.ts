@@ -1,0 +1,84 @@
+import { AuthError } from "../../errors.ts";
+import { RESERVED_AUTHORIZE_PARAMS } from "../../model/oauth-flow.ts";
+import { canonicalProvider, OAUTH_PROVIDER_NAMES } from "../../model/oauth-providers.ts";
+import { readPkceChallenge } from "../../model/pkce.ts";
+import { chooseRedirect } from "../../model/redirect.ts";
+import type { OAuthProvider } from "../../ports/oauth-provider.ts";
+import type { Deps, LinkRequest, Principal } from "../deps.ts";
+import { linkTokenDigest } from "../verification/digests.ts";
+import { providerFailed } from "./provider-failure.ts";
+
+export interface StartOAuthInput extends LinkRequest {
+  readonly provider: string;
+  /** `scopes=`: comma- or space-separated, added to the provider's defaults. */
+  readonly scopes?: string | undefined;
+  /** The invitation the sign-in accepts (the token of an invite link). */
+  readonly inviteToken?: string | undefined;
+  /** Every query parameter, in order: those that are not reserved go on to the provider (`login_hint`, `hd`, ...). */
+  readonly params: readonly (readonly [string, string])[];
+  /** GET /user/identities/authorize: the signed-in user the identity is to be linked to. */
+  readonly linkingTarget?: Principal;
+}
+
+/** GoTrue's answer on /user/identities/* while SECURITY_MANUAL_LINKING_ENABLED is off. */
+export function requireManualLinking(deps: Deps): void {
+  if (!deps.policy.manualLinkingEnabled) throw new AuthError("manual_linking_disabled", "Manual linking is disabled");
+}
+
+const KNOWN: ReadonlySet<string> = new Set(OAUTH_PROVIDER_NAMES);
+
+/** Whether Latchkey has a provider of that name (or GoTrue's other name for it), enabled or not. */
+export function isKnownProvider(name: string): boolean {
+  return KNOWN.has(canonicalProvider(name));
+}
+
+/** The enabled provider of that name (or GoTrue's other name for it), or GoTrue's 400 `validation_failed`. */
+export function enabledProvider(deps: Deps, name: string): OAuthProvider {
+  const canonical = canonicalProvider(name);
+  const provider = deps.oauthProviders.get(canonical);
+  if (provider) return provider;
+  throw new AuthError(
+    "validation_failed",
+    isKnownProvider(name)
+      ? "Unsupported provider: provider is not enabled"
+      : `Unsupported provider: Provider ${name} could not be found`,
+  );
+}
+
+/**
+ * GET /authorize (and /user/identities/authorize): starts a sign-in at a provider. The flow is stored under a new
+ * id, which is the `state` the provider hands back; the answer is where to send the browser.
+ */
+export async function startOAuth(deps: Deps, input: StartOAuthInput): Promise<{ url: string }> {
+  if (input.linkingTarget) requireManualLinking(deps);
+  const provider = enabledProvider(deps, input.provider);
+  const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
+  const redirectTo = chooseRedirect(input.redirectTo ?? [], deps.policy.redirect);
+  let inviteUserId: string | null = null;
+  if (input.inviteToken) {
+    const invite = await deps.stores.oneTimeTokens.findByLinkTokenHash(
+      linkTokenDigest(deps.secrets, input.inviteToken),
+    );
+    if (invite?.kind !== "invite") throw new AuthError("user_not_found", "User identified by token not found");
+    inviteUserId = invite.userId;
+  }
+
+  const id = deps.random.uuid();
+  const scopes = (input.scopes ?? "").split(/[\s,]+/).filter((scope) => scope !== "");
+  const params = input.params.filter(([name]) => !RESERVED_AUTHORIZE_PARAMS.has(name.toLowerCase()));
+  const start = await provider.authorize({ state: id, scopes, params }).catch((error: unknown) => {
+    throw providerFailed(error, "");
+  });
+  await deps.stores.oauthFlows.insert({
+    id,
+    provider: provider.name,
+    redirectTo,
+    codeChallenge: pkce?.challenge ?? null,
+    codeChallengeMethod: pkce?.method ?? null,
+    inviteUserId,
+    linkingTargetId: input.linkingTarget?.user.id ?? null,
+    sealedSecret: start.secret === undefined ? null : deps.secrets.seal(start.secret),
+    createdAt: deps.clock.now(),
+  });
+  return { url: start.url };
+}

@@ -1,0 +1,74 @@
+import { AuthError } from "../../errors.ts";
+import { type Identity, identityEmail } from "../../model/identity.ts";
+import { withProviders } from "../../model/user.ts";
+import { isUuid } from "../../model/uuid.ts";
+import { recordAudit } from "../audit.ts";
+import type { Deps, Principal, RequestContext } from "../deps.ts";
+import { notifyIdentity } from "./provider-sign-in.ts";
+import { requireManualLinking } from "./start-sign-in.ts";
+
+export interface UnlinkIdentityInput {
+  readonly principal: Principal;
+  readonly identityId: string;
+  readonly context: RequestContext;
+}
+
+/**
+ * DELETE /user/identities/<id>: the signed-in user lets go of one of their identities, never the last. The
+ * account's email follows the identities left (a verified one first, then the oldest), and a phone identity takes
+ * the phone with it.
+ */
+export async function unlinkIdentity(deps: Deps, input: UnlinkIdentityInput): Promise<void> {
+  requireManualLinking(deps);
+  if (!isUuid(input.identityId)) {
+    throw new AuthError("validation_failed", "identity_id must be an UUID", { case: "malformed_id" });
+  }
+  const now = deps.clock.now();
+  await deps.tx.run(async (stores) => {
+    const user = await stores.users.findById(input.principal.user.id, { forUpdate: true });
+    if (!user || user.deletedAt !== null) throw new AuthError("user_not_found", "User not found");
+    if (user.identities.length <= 1) {
+      throw new AuthError("single_identity_not_deletable", "User must have at least 1 identity after unlinking");
+    }
+    const identity = user.identities.find((each) => each.id === input.identityId);
+    if (!identity) throw new AuthError("identity_not_found", "Identity doesn't exist");
+    const left = user.identities.filter((each) => each.id !== identity.id);
+    const changes =
+      identity.provider === "phone"
+        ? { phone: null, phoneConfirmedAt: null }
+        : { email: emailOf(left) ?? (identityEmail(identity) === user.email ? null : user.email) };
+    if (changes.email !== undefined && changes.email !== null && changes.email !== user.email) {
+      const holder = await stores.users.findByEmail(changes.email);
+      if (holder && holder.id !== user.id) {
+        throw new AuthError("email_conflict_identity_not_deletable", "Unable to unlink identity due to email conflict");
+      }
+    }
+    const updated = {
+      ...user,
+      ...changes,
+      identities: left,
+      appMetadata: withProviders(user.appMetadata, left),
+      updatedAt: now,
+    };
+    await stores.identities.delete(user.id, identity.id);
+    await stores.users.update(updated);
+    await recordAudit(deps, stores, {
+      action: "identity_unlinked",
+      actor: updated,
+      context: input.context,
+      traits: { identity_id: identity.id, provider: identity.provider, provider_id: identity.providerId },
+    });
+    // To the address the account had: if it went with the identity, that is where its owner reads mail.
+    await notifyIdentity(deps, stores, "identity_unlinked", user.email, identity.provider);
+  });
+}
+
+/** The email the identities left give the account: a verified one first, then any, the oldest of each. */
+function emailOf(identities: readonly Identity[]): string | null {
+  const withEmail = identities.filter((identity) => identityEmail(identity) !== null);
+  const ranked = [
+    ...withEmail.filter((identity) => identity.identityData["email_verified"] === true),
+    ...withEmail.filter((identity) => identity.identityData["email_verified"] !== true),
+  ];
+  return ranked[0] ? identityEmail(ranked[0]) : null;
+}

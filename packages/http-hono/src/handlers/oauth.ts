@@ -1,0 +1,116 @@
+import type { CompleteOAuthResult } from "@latchkey/domain";
+import type { Context, Handler } from "hono";
+import type { AppEnv } from "../app-env.ts";
+import { asAuthError } from "../errors/error-response.ts";
+import { statusOf } from "../errors/error-status.ts";
+import { errorParams, withFragment, withQuery } from "../present/redirect.ts";
+import { redirectCandidates } from "../request/envelope.ts";
+import { readForm } from "../request/read-json.ts";
+import type { HandlerDeps } from "./deps.ts";
+
+/** The parameters of /authorize, in the client's order; the domain keeps the provider's and drops the rest. */
+function startInput(c: Context<AppEnv>) {
+  const query = new URL(c.req.url).searchParams;
+  return {
+    provider: query.get("provider") ?? "",
+    scopes: query.get("scopes") ?? undefined,
+    redirectTo: redirectCandidates(c),
+    codeChallenge: query.get("code_challenge") ?? undefined,
+    codeChallengeMethod: query.get("code_challenge_method") ?? undefined,
+    inviteToken: query.get("invite_token") ?? undefined,
+    params: [...query.entries()],
+  };
+}
+
+/** GET /authorize: off to the provider. */
+export const authorize =
+  ({ auth }: HandlerDeps): Handler<AppEnv> =>
+  async (c) => {
+    const { url } = await auth.oauth.start(startInput(c));
+    return c.redirect(url, 302);
+  };
+
+/**
+ * GET /user/identities/authorize: as /authorize, for an identity to link to the signed-in user. With
+ * `skip_http_redirect=true` (auth-js's linkIdentity) the URL is the answer rather than a redirect.
+ */
+export const linkIdentity =
+  ({ auth }: HandlerDeps): Handler<AppEnv> =>
+  async (c) => {
+    const { url } = await auth.oauth.start({ ...startInput(c), linkingTarget: c.get("principal") });
+    return c.req.query("skip_http_redirect") === "true" ? c.json({ url }) : c.redirect(url, 302);
+  };
+
+/** DELETE /user/identities/<identity_id> */
+export const unlinkIdentity =
+  ({ auth }: HandlerDeps): Handler<AppEnv> =>
+  async (c) => {
+    await auth.oauth.unlinkIdentity({
+      principal: c.get("principal"),
+      // The domain checks it, after whether linking is on at all, as GoTrue does.
+      identityId: c.req.param("identity_id") ?? "",
+      context: c.get("caller"),
+    });
+    return c.json({});
+  };
+
+/** Codes whose failure a browser app is told as `access_denied`, as GoTrue does. */
+const DENIED = new Set(["signup_disabled", "user_banned", "provider_email_needs_verification"]);
+
+/**
+ * GET and POST /callback (Apple posts a form): where the provider sends the browser back. It always ends in a
+ * redirect: a bad state to SITE_URL with the error in the query, anything else to the flow's target, a session in
+ * the fragment (implicit flow) or a code in the query (PKCE), an error in both.
+ */
+export const callback =
+  ({ auth }: HandlerDeps): Handler<AppEnv> =>
+  async (c) => {
+    const params = c.req.method === "POST" ? await readForm(c) : Object.fromEntries(new URL(c.req.url).searchParams);
+    let result: CompleteOAuthResult;
+    try {
+      result = await auth.oauth.complete({ params, context: c.get("caller") });
+    } catch (thrown) {
+      const error = asAuthError(thrown);
+      const status = statusOf(error, c.get("endpoint"));
+      if (status >= 500) c.get("log").error({ err: error.cause ?? error }, "OAuth callback failed");
+      return c.redirect(withQuery(auth.policy.redirect.siteUrl, errorParams(status, error.code, error.message)), 303);
+    }
+    switch (result.kind) {
+      case "session": {
+        const { grant, tokens } = result;
+        // GoTrue's keys (alphabetical, as it writes them) and the specification's `provider`.
+        const fragment = {
+          access_token: grant.accessToken,
+          expires_at: String(grant.expiresAt),
+          expires_in: String(grant.expiresIn),
+          provider: result.provider,
+          ...(tokens.refreshToken === null ? {} : { provider_refresh_token: tokens.refreshToken }),
+          provider_token: tokens.accessToken,
+          refresh_token: grant.refreshToken,
+          token_type: grant.tokenType,
+        };
+        return c.redirect(withFragment(result.redirectTo, fragment), 302);
+      }
+      case "auth_code":
+        return c.redirect(withQuery(result.redirectTo, { code: result.authCode }), 302);
+      case "provider_error": {
+        // The provider's own words are its refusal of the person (access_denied), meant for the app.
+        const refused = {
+          error: result.error,
+          ...(result.description ? { error_description: result.description } : {}),
+        };
+        return c.redirect(withFragment(withQuery(result.redirectTo, refused), refused), 302);
+      }
+      case "failed": {
+        const error = result.error;
+        const status = statusOf(error, c.get("endpoint"));
+        if (status >= 500) c.get("log").error({ err: error.cause ?? error }, "OAuth sign-in failed");
+        // Messages of AuthErrors are written for clients; what went wrong inside is the cause, logged above.
+        const failure = {
+          ...errorParams(status, error.code, error.message),
+          ...(DENIED.has(error.code) ? { error: "access_denied" } : {}),
+        };
+        return c.redirect(withFragment(withQuery(result.redirectTo, failure), failure), 302);
+      }
+    }
+  };
