@@ -3,6 +3,7 @@ import type { JWTPayload } from "jose";
 import { claimsOf, fieldsOf, providerFailure, stringOf } from "../http/provider-http.ts";
 import type { OidcEndpoints } from "../oidc/discovery.ts";
 import { idTokenVerifier } from "../oidc/id-token-verifier.ts";
+import { customClaims, fullName, idTokenProfile, onlyAddress } from "../profile.ts";
 import type { OAuth2Definition, ProviderContext } from "../provider-definition.ts";
 
 /** Apple signs id_tokens as either issuer (the second since its account.apple.com rename). */
@@ -54,32 +55,26 @@ function privateEmail(value: unknown): boolean | undefined {
 
 /** A verified id_token as Apple's profile; the name only when the callback brought one. */
 function appleProfile(claims: JWTPayload, name?: AppleName): ProviderProfile {
-  // The verification refuses a token without a sub.
-  const subject = claims.sub ?? "";
   const authTime = claims["auth_time"];
-  const customClaims = claimsOf({
+  const custom = claimsOf({
     is_private_email: privateEmail(claims["is_private_email"]),
     auth_time: typeof authTime === "number" ? authTime : undefined,
     transfer_sub: stringOf(claims["transfer_sub"]),
   });
-  const fullName = [name?.given, name?.family].filter((part) => part !== undefined).join(" ");
-  const email = stringOf(claims["email"]);
-  return {
-    subject,
-    claims: claimsOf({
-      iss: claims.iss,
-      sub: subject,
-      provider_id: subject,
-      name: fullName,
-      full_name: fullName,
+  const full = fullName(name?.given, name?.family);
+  return idTokenProfile(
+    claims,
+    {
+      name: full,
+      full_name: full,
       given_name: name?.given,
       family_name: name?.family,
-      custom_claims: Object.keys(customClaims).length > 0 ? customClaims : undefined,
-    }),
+      custom_claims: customClaims(custom),
+    },
     // Apple only hands out addresses it has verified (relay addresses included). GoTrue adds an entry even for
     // an empty email; no entry is the honest answer, and EMAIL_OPTIONAL decides what follows.
-    emails: email === undefined ? [] : [{ address: email, verified: true, primary: true }],
-  };
+    onlyAddress(stringOf(claims["email"]), true),
+  );
 }
 
 /** Discovery for the id_token grant: when it cannot be read, the grant fails, at its own stage. */

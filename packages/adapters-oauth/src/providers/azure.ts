@@ -1,7 +1,8 @@
 import type { IdTokenVerifier, ProviderProfile } from "@latchkey/domain";
 import { decodeJwt, type JWTPayload } from "jose";
-import { claimsOf, providerFailure, stringOf } from "../http/provider-http.ts";
+import { providerFailure, stringOf } from "../http/provider-http.ts";
 import { idTokenVerifier } from "../oidc/id-token-verifier.ts";
+import { customClaims, idTokenProfile, onlyAddress } from "../profile.ts";
 import type { OAuth2Definition, ProviderContext } from "../provider-definition.ts";
 
 const MICROSOFT = "https://login.microsoftonline.com";
@@ -104,21 +105,16 @@ function emailVerified(edov: unknown): boolean {
 
 /** A verified id_token as the profile; CIAM tokens read the same way (GoTrue reads them as generic OIDC). */
 function azureProfile(claims: JWTPayload): ProviderProfile {
-  const subject = claims.sub ?? "";
-  const customClaims = Object.fromEntries(Object.entries(claims).filter(([key]) => !NOT_CUSTOM.has(key)));
-  const email = stringOf(claims["email"]);
-  return {
-    subject,
-    claims: claimsOf({
-      iss: claims.iss,
-      sub: subject,
-      provider_id: subject,
+  const custom = Object.fromEntries(Object.entries(claims).filter(([key]) => !NOT_CUSTOM.has(key)));
+  return idTokenProfile(
+    claims,
+    {
       full_name: stringOf(claims["name"]),
       preferred_username: stringOf(claims["preferred_username"]),
-      custom_claims: Object.keys(customClaims).length > 0 ? customClaims : undefined,
-    }),
-    emails: email === undefined ? [] : [{ address: email, verified: emailVerified(claims["xms_edov"]), primary: true }],
-  };
+      custom_claims: customClaims(custom),
+    },
+    onlyAddress(stringOf(claims["email"]), emailVerified(claims["xms_edov"])),
+  );
 }
 
 /** The id_token grant's issuers: Microsoft's v2.0 and v1 hosts, or EXTERNAL_AZURE_URL's origin. */

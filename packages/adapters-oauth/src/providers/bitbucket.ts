@@ -1,5 +1,5 @@
-import type { ProviderEmail } from "@latchkey/domain";
-import { claimsOf, fieldsOf, getJson, providerFailure, stringOf } from "../http/provider-http.ts";
+import { fieldsOf, getJson, stringOf } from "../http/provider-http.ts";
+import { listedAddresses, profileOf, requiredSubject } from "../profile.ts";
 import { baseUrl, type OAuth2Definition, type ProviderContext } from "../provider-definition.ts";
 
 /** Pages of /user/emails read at most: Bitbucket pages by 10, and nobody has a hundred addresses. */
@@ -28,30 +28,17 @@ export const bitbucket: OAuth2Definition = {
     const headers = { Authorization: `Bearer ${answer.accessToken}` };
     const user = fieldsOf(await getJson(context.fetch, "bitbucket", `${api}/user`, headers));
     const emails = await emailEntries(context, api, headers);
-    const subject = stringOf(user["uuid"]);
-    if (subject === undefined) throw providerFailure("bitbucket", "profile", "answered an account without a uuid");
+    const subject = requiredSubject("bitbucket", stringOf(user["uuid"]), "answered an account without a uuid");
     // Bitbucket documents the avatar under `links`; GoTrue reads a top-level `avatar`, which is kept as a fallback.
     const avatar =
       stringOf(fieldsOf(fieldsOf(user["links"])["avatar"])["href"]) ?? stringOf(fieldsOf(user["avatar"])["href"]);
-    return {
+    const name = stringOf(user["display_name"]);
+    return profileOf(
       subject,
-      claims: claimsOf({
-        iss: api,
-        sub: subject,
-        provider_id: subject,
-        name: stringOf(user["display_name"]),
-        full_name: stringOf(user["display_name"]),
-        avatar_url: avatar,
-        picture: avatar,
-      }),
-      emails: emails.flatMap((entry): ProviderEmail[] => {
-        const fields = fieldsOf(entry);
-        const address = stringOf(fields["email"]);
-        return address === undefined
-          ? []
-          : [{ address, verified: fields["is_confirmed"] === true, primary: fields["is_primary"] === true }];
-      }),
-    };
+      api,
+      { name, full_name: name, avatar_url: avatar, picture: avatar },
+      listedAddresses(emails, { verified: "is_confirmed", primary: "is_primary" }),
+    );
   },
 };
 

@@ -1,5 +1,5 @@
-import type { ProviderEmail } from "@latchkey/domain";
-import { claimsOf, fieldsOf, getJson, providerFailure, stringOf } from "../http/provider-http.ts";
+import { fieldsOf, getJson, stringOf } from "../http/provider-http.ts";
+import { onlyAddress, profileOf, requiredSubject } from "../profile.ts";
 import { baseUrl, type OAuth2Definition } from "../provider-definition.ts";
 
 /** Discord's CDN: a link for the browser, not a host this server calls, so EXTERNAL_DISCORD_URL leaves it alone. */
@@ -22,21 +22,15 @@ export const discord: OAuth2Definition = {
     const api = `${baseUrl(context, "https://discord.com")}/api`;
     const headers = { Authorization: `Bearer ${answer.accessToken}` };
     const user = fieldsOf(await getJson(context.fetch, "discord", `${api}/users/@me`, headers));
-    const subject = stringOf(user["id"]);
-    if (subject === undefined) throw providerFailure("discord", "profile", "answered a user without an id");
+    const subject = requiredSubject("discord", stringOf(user["id"]));
     const username = stringOf(user["username"]);
     const discriminator = stringOf(user["discriminator"]);
     const avatar = avatarUrl(subject, stringOf(user["avatar"]), discriminator);
     const globalName = stringOf(user["global_name"]);
-    const address = stringOf(user["email"]);
-    const emails: ProviderEmail[] =
-      address === undefined ? [] : [{ address, verified: user["verified"] === true, primary: true }];
-    return {
+    return profileOf(
       subject,
-      claims: claimsOf({
-        iss: api,
-        sub: subject,
-        provider_id: subject,
+      api,
+      {
         // Users moved to Discord's unique usernames have the discriminator "0": their name is the username alone.
         name:
           username !== undefined && isLegacyDiscriminator(discriminator) ? `${username}#${discriminator}` : username,
@@ -44,9 +38,9 @@ export const discord: OAuth2Definition = {
         avatar_url: avatar,
         picture: avatar,
         custom_claims: globalName === undefined ? undefined : { global_name: globalName },
-      }),
-      emails,
-    };
+      },
+      onlyAddress(stringOf(user["email"]), user["verified"] === true),
+    );
   },
 };
 

@@ -1,8 +1,9 @@
 import { createHmac } from "node:crypto";
 import type { ProviderProfile } from "@latchkey/domain";
 import type { JWTPayload } from "jose";
-import { claimsOf, fieldsOf, getJson, idOf, providerFailure, stringOf } from "../http/provider-http.ts";
+import { fieldsOf, getJson, idOf, providerFailure, stringOf } from "../http/provider-http.ts";
 import { idTokenVerifier } from "../oidc/id-token-verifier.ts";
+import { fullName, onlyAddress, profileOf, requiredSubject } from "../profile.ts";
 import { baseUrl, type OAuth2Definition, type ProviderContext } from "../provider-definition.ts";
 
 /** The Graph API, where the token and the profile are; EXTERNAL_FACEBOOK_URL replaces its host. */
@@ -15,10 +16,30 @@ function profileUrl(context: ProviderContext): string {
   return `${graphUrl(context)}/me?fields=email,first_name,last_name,name,picture`;
 }
 
-/** "first last", leaving out a missing part; undefined when both are. */
-function fullName(first: unknown, last: unknown): string | undefined {
-  const parts = [stringOf(first)?.trim(), stringOf(last)?.trim()].filter((part) => part);
-  return parts.length > 0 ? parts.join(" ") : undefined;
+/** "first last", each part trimmed, leaving out a missing or blank one; undefined when both are. */
+function firstLast(first: unknown, last: unknown): string | undefined {
+  return fullName(stringOf(first)?.trim(), stringOf(last)?.trim());
+}
+
+/** What both sign-ins read of the person; Graph's /me and a Limited Login token name them differently. */
+interface FacebookPerson {
+  readonly name: string | undefined;
+  /** Facebook's `name`, GoTrue's `nickname` and `slug`. */
+  readonly alias: string | undefined;
+  readonly picture: string | undefined;
+  readonly email: string | undefined;
+}
+
+/** The person as GoTrue's claims; the address, the account's primary one, counts as verified, as in GoTrue. */
+function facebookProfile(subject: string, iss: unknown, person: FacebookPerson): ProviderProfile {
+  const { name, alias, picture, email } = person;
+  return profileOf(
+    subject,
+    iss,
+    { name, full_name: name, nickname: alias, slug: alias, avatar_url: picture, picture },
+    // No email when the person declined the permission or signed up with a phone number.
+    onlyAddress(email, true),
+  );
 }
 
 /** Limited Login's issuer: www.facebook.com, or EXTERNAL_FACEBOOK_URL. */
@@ -73,26 +94,14 @@ function limitedLoginKeys(context: ProviderContext): () => Promise<{ jwksUri: st
  * `picture`): a token sign-in then leaves the same keys in user_metadata as a code-flow one.
  */
 function limitedLoginProfile(claims: JWTPayload): ProviderProfile {
-  const subject = claims.sub ?? "";
   const alias = stringOf(claims["name"]);
-  const name = fullName(claims["given_name"], claims["family_name"]) ?? alias;
-  const picture = stringOf(claims["picture"]);
-  const email = stringOf(claims["email"]);
-  return {
-    subject,
-    claims: claimsOf({
-      iss: claims.iss,
-      sub: subject,
-      provider_id: subject,
-      name,
-      full_name: name,
-      nickname: alias,
-      slug: alias,
-      avatar_url: picture,
-      picture,
-    }),
-    emails: email === undefined ? [] : [{ address: email, verified: true, primary: true }],
-  };
+  // The verifier refuses a token without `sub`.
+  return facebookProfile(claims.sub ?? "", claims.iss, {
+    name: firstLast(claims["given_name"], claims["family_name"]) ?? alias,
+    alias,
+    picture: stringOf(claims["picture"]),
+    email: stringOf(claims["email"]),
+  });
 }
 
 /**
@@ -121,28 +130,12 @@ export const facebook: OAuth2Definition = {
         Authorization: `Bearer ${answer.accessToken}`,
       }),
     );
-    const subject = idOf(me["id"]);
-    if (subject === undefined) throw providerFailure("facebook", "profile", "answered a user without an id");
-    const name = fullName(me["first_name"], me["last_name"]);
-    const alias = stringOf(me["name"]);
-    const picture = stringOf(fieldsOf(fieldsOf(me["picture"])["data"])["url"]);
-    const email = stringOf(me["email"]);
-    return {
-      subject,
-      claims: claimsOf({
-        iss: url,
-        sub: subject,
-        provider_id: subject,
-        name,
-        full_name: name,
-        nickname: alias,
-        slug: alias,
-        avatar_url: picture,
-        picture,
-      }),
-      // No email when the person declined the permission or signed up with a phone number.
-      emails: email === undefined ? [] : [{ address: email, verified: true, primary: true }],
-    };
+    return facebookProfile(requiredSubject("facebook", idOf(me["id"])), url, {
+      name: firstLast(me["first_name"], me["last_name"]),
+      alias: stringOf(me["name"]),
+      picture: stringOf(fieldsOf(fieldsOf(me["picture"])["data"])["url"]),
+      email: stringOf(me["email"]),
+    });
   },
   idTokens(context) {
     return idTokenVerifier(context, {

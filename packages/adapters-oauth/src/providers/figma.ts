@@ -1,5 +1,5 @@
-import type { ProviderEmail } from "@latchkey/domain";
-import { claimsOf, fieldsOf, getJson, idOf, providerFailure, stringOf } from "../http/provider-http.ts";
+import { fieldsOf, getJson, idOf, stringOf } from "../http/provider-http.ts";
+import { onlyAddress, profileOf, requiredSubject } from "../profile.ts";
 import { baseUrl, type OAuth2Definition, type ProviderContext } from "../provider-definition.ts";
 
 /** api.figma.com, which serves the token endpoint and /v1/me; EXTERNAL_FIGMA_URL replaces it as it does www. */
@@ -26,21 +26,13 @@ export const figma: OAuth2Definition = {
     const api = apiUrl(context);
     const headers = { Authorization: `Bearer ${answer.accessToken}` };
     const user = fieldsOf(await getJson(context.fetch, "figma", `${api}/v1/me`, headers));
-    const subject = idOf(user["id"]);
-    if (subject === undefined) throw providerFailure("figma", "profile", "answered a user without an id");
-    const address = stringOf(user["email"]);
-    const emails: ProviderEmail[] = address === undefined ? [] : [{ address, verified: true, primary: true }];
-    return {
+    const subject = requiredSubject("figma", idOf(user["id"]));
+    const handle = stringOf(user["handle"]);
+    return profileOf(
       subject,
-      claims: claimsOf({
-        iss: api,
-        sub: subject,
-        provider_id: subject,
-        name: stringOf(user["handle"]),
-        full_name: stringOf(user["handle"]),
-        avatar_url: stringOf(user["img_url"]),
-      }),
-      emails,
-    };
+      api,
+      { name: handle, full_name: handle, avatar_url: stringOf(user["img_url"]) },
+      onlyAddress(stringOf(user["email"]), true),
+    );
   },
 };

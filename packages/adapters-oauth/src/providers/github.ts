@@ -1,5 +1,5 @@
-import type { ProviderEmail } from "@latchkey/domain";
-import { claimsOf, fieldsOf, getJson, idOf, providerFailure, stringOf } from "../http/provider-http.ts";
+import { fieldsOf, getJson, idOf, stringOf } from "../http/provider-http.ts";
+import { listedAddresses, profileOf, requiredSubject } from "../profile.ts";
 import { baseUrl, type OAuth2Definition, type ProviderContext } from "../provider-definition.ts";
 
 /** github.com's API, or a GitHub Enterprise Server's under EXTERNAL_GITHUB_URL (`<URL>/api/v3`). */
@@ -26,27 +26,20 @@ export const github: OAuth2Definition = {
     const headers = { Authorization: `Bearer ${answer.accessToken}` };
     const user = fieldsOf(await getJson(context.fetch, "github", `${api}/user`, headers));
     const emails = await getJson(context.fetch, "github", `${api}/user/emails`, headers);
-    const subject = idOf(user["id"]);
-    if (subject === undefined) throw providerFailure("github", "profile", "answered a user without an id");
-    return {
+    const subject = requiredSubject("github", idOf(user["id"]));
+    const name = stringOf(user["name"]);
+    const login = stringOf(user["login"]);
+    return profileOf(
       subject,
-      claims: claimsOf({
-        iss: api,
-        sub: subject,
-        provider_id: subject,
-        name: stringOf(user["name"]),
-        full_name: stringOf(user["name"]),
+      api,
+      {
+        name,
+        full_name: name,
         avatar_url: stringOf(user["avatar_url"]),
-        preferred_username: stringOf(user["login"]),
-        user_name: stringOf(user["login"]),
-      }),
-      emails: (Array.isArray(emails) ? emails : []).flatMap((entry): ProviderEmail[] => {
-        const fields = fieldsOf(entry);
-        const address = stringOf(fields["email"]);
-        return address === undefined
-          ? []
-          : [{ address, verified: fields["verified"] === true, primary: fields["primary"] === true }];
-      }),
-    };
+        preferred_username: login,
+        user_name: login,
+      },
+      listedAddresses(emails, { verified: "verified", primary: "primary" }),
+    );
   },
 };

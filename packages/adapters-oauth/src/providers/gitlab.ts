@@ -1,5 +1,6 @@
 import type { ProviderEmail } from "@latchkey/domain";
-import { claimsOf, fieldsOf, getJson, idOf, providerFailure, stringOf } from "../http/provider-http.ts";
+import { fieldsOf, getJson, idOf, stringOf } from "../http/provider-http.ts";
+import { onlyAddress, profileOf, requiredSubject } from "../profile.ts";
 import { baseUrl, type OAuth2Definition } from "../provider-definition.ts";
 
 /**
@@ -21,8 +22,7 @@ export const gitlab: OAuth2Definition = {
     const headers = { Authorization: `Bearer ${answer.accessToken}` };
     const user = fieldsOf(await getJson(context.fetch, "gitlab", `${host}/api/v4/user`, headers));
     const others = await getJson(context.fetch, "gitlab", `${host}/api/v4/user/emails`, headers);
-    const subject = idOf(user["id"]);
-    if (subject === undefined) throw providerFailure("gitlab", "profile", "answered a user without an id");
+    const subject = requiredSubject("gitlab", idOf(user["id"]));
     const primary = stringOf(user["email"]);
     const emails = (Array.isArray(others) ? others : []).flatMap((entry): ProviderEmail[] => {
       const address = stringOf(fieldsOf(entry)["email"]);
@@ -30,21 +30,9 @@ export const gitlab: OAuth2Definition = {
       if (address === undefined || address.toLowerCase() === primary?.toLowerCase()) return [];
       return [{ address, verified: false, primary: false }];
     });
-    if (primary !== undefined) {
-      emails.push({ address: primary, verified: stringOf(user["confirmed_at"]) !== undefined, primary: true });
-    }
-    return {
-      subject,
-      claims: claimsOf({
-        iss: host,
-        sub: subject,
-        provider_id: subject,
-        name: stringOf(user["name"]),
-        full_name: stringOf(user["name"]),
-        avatar_url: stringOf(user["avatar_url"]),
-        picture: stringOf(user["avatar_url"]),
-      }),
-      emails,
-    };
+    emails.push(...onlyAddress(primary, stringOf(user["confirmed_at"]) !== undefined));
+    const name = stringOf(user["name"]);
+    const avatar = stringOf(user["avatar_url"]);
+    return profileOf(subject, host, { name, full_name: name, avatar_url: avatar, picture: avatar }, emails);
   },
 };

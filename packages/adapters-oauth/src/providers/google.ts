@@ -1,6 +1,7 @@
 import type { ProviderProfile } from "@latchkey/domain";
-import { claimsOf, fieldsOf, getJson, idOf, providerFailure, stringOf } from "../http/provider-http.ts";
+import { fieldsOf, getJson, idOf, providerFailure, stringOf } from "../http/provider-http.ts";
 import { idTokenVerifier } from "../oidc/id-token-verifier.ts";
+import { onlyAddress, profileOf } from "../profile.ts";
 import type { OAuth2Definition, ProviderContext } from "../provider-definition.ts";
 
 const GOOGLE_ISSUER = "https://accounts.google.com";
@@ -27,30 +28,12 @@ function googleProfile(iss: string, fields: Readonly<Record<string, unknown>>): 
   const name = stringOf(fields["name"]);
   const picture = stringOf(fields["picture"]);
   const hd = stringOf(fields["hd"]);
-  const address = stringOf(fields["email"]);
-  return {
+  return profileOf(
     subject,
-    claims: claimsOf({
-      iss,
-      sub: subject,
-      provider_id: subject,
-      name,
-      full_name: name,
-      picture,
-      avatar_url: picture,
-      custom_claims: hd === undefined ? undefined : { hd },
-    }),
-    emails:
-      address === undefined
-        ? []
-        : [
-            {
-              address,
-              verified: fields["email_verified"] === true || fields["verified_email"] === true,
-              primary: true,
-            },
-          ],
-  };
+    iss,
+    { name, full_name: name, picture, avatar_url: picture, custom_claims: hd === undefined ? undefined : { hd } },
+    onlyAddress(stringOf(fields["email"]), fields["email_verified"] === true || fields["verified_email"] === true),
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { OAuthProviderStage, ProviderProfile } from "@latchkey/domain";
-import { claimsOf, fieldsOf, getJson, providerFailure, stringOf } from "../http/provider-http.ts";
+import { fieldsOf, getJson, providerFailure, stringOf } from "../http/provider-http.ts";
 import { idTokenVerifier } from "../oidc/id-token-verifier.ts";
+import { customClaims, onlyAddress, profileOf } from "../profile.ts";
 import type { OAuth2Definition, ProviderContext } from "../provider-definition.ts";
 
 /** EXTERNAL_KEYCLOAK_URL, the realm (`https://kc.example.com/realms/acme`): Keycloak has no default host. */
@@ -53,19 +54,12 @@ function keycloakProfile(
   }
   const custom = Object.fromEntries(Object.entries(fields).filter(([key]) => !NOT_CUSTOM.has(key)));
   const name = stringOf(fields["name"]);
-  const address = stringOf(fields["email"]);
-  return {
+  return profileOf(
     subject,
-    claims: claimsOf({
-      iss: realm,
-      sub: subject,
-      provider_id: subject,
-      name,
-      full_name: name,
-      custom_claims: Object.keys(custom).length > 0 ? custom : undefined,
-    }),
-    emails: address === undefined ? [] : [{ address, verified: verified === true, primary: true }],
-  };
+    realm,
+    { name, full_name: name, custom_claims: customClaims(custom) },
+    onlyAddress(stringOf(fields["email"]), verified === true),
+  );
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { ProviderProfile } from "@latchkey/domain";
 import type { JWTPayload } from "jose";
-import { claimsOf, providerFailure, stringOf } from "../http/provider-http.ts";
+import { providerFailure, stringOf } from "../http/provider-http.ts";
 import { idTokenVerifier } from "../oidc/id-token-verifier.ts";
+import { fullName, idTokenProfile, onlyAddress } from "../profile.ts";
 import { baseUrl, type OAuth2Definition, type ProviderContext } from "../provider-definition.ts";
 
 /** The issuer of LinkedIn's id_tokens, or EXTERNAL_LINKEDIN_URL: where discovery and the keys are read. */
@@ -19,25 +20,19 @@ function isVerified(value: unknown): boolean {
 
 /** The id_token's claims as GoTrue's: `name` is built from the given and family names; no `full_name`. */
 function linkedinProfile(claims: JWTPayload): ProviderProfile {
-  // The verifier refuses a token without `sub`.
-  const subject = claims.sub ?? "";
   const givenName = stringOf(claims["given_name"]);
   const familyName = stringOf(claims["family_name"]);
-  const address = stringOf(claims["email"]);
-  return {
-    subject,
-    claims: claimsOf({
-      iss: claims.iss,
-      sub: subject,
-      provider_id: subject,
-      name: [givenName, familyName].filter((part) => part !== undefined).join(" "),
+  return idTokenProfile(
+    claims,
+    {
+      name: fullName(givenName, familyName),
       given_name: givenName,
       family_name: familyName,
       locale: stringOf(claims["locale"]),
       picture: stringOf(claims["picture"]),
-    }),
-    emails: address === undefined ? [] : [{ address, verified: isVerified(claims["email_verified"]), primary: true }],
-  };
+    },
+    onlyAddress(stringOf(claims["email"]), isVerified(claims["email_verified"])),
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { ProviderEmail } from "@latchkey/domain";
-import { claimsOf, fieldsOf, getJson, providerFailure, stringOf } from "../http/provider-http.ts";
+import { fieldsOf, getJson, stringOf } from "../http/provider-http.ts";
+import { onlyAddress, profileOf, requiredSubject } from "../profile.ts";
 import { baseUrl, type OAuth2Definition } from "../provider-definition.ts";
 
 /** The API version GoTrue pins: the shape of the bot user read below. */
@@ -26,22 +26,14 @@ export const notion: OAuth2Definition = {
     const me = fieldsOf(await getJson(context.fetch, "notion", `${api}/v1/users/me`, headers));
     // A workspace-owned (internal) integration has no user behind its token: nobody to sign in.
     const user = fieldsOf(fieldsOf(fieldsOf(me["bot"])["owner"])["user"]);
-    const subject = stringOf(user["id"]);
-    if (subject === undefined) throw providerFailure("notion", "profile", "answered a bot that no user owns");
-    const address = stringOf(fieldsOf(user["person"])["email"]);
-    const emails: ProviderEmail[] = address === undefined ? [] : [{ address, verified: true, primary: true }];
-    return {
+    const subject = requiredSubject("notion", stringOf(user["id"]), "answered a bot that no user owns");
+    const name = stringOf(user["name"]);
+    const avatar = stringOf(user["avatar_url"]);
+    return profileOf(
       subject,
-      claims: claimsOf({
-        iss: api,
-        sub: subject,
-        provider_id: subject,
-        name: stringOf(user["name"]),
-        full_name: stringOf(user["name"]),
-        avatar_url: stringOf(user["avatar_url"]),
-        picture: stringOf(user["avatar_url"]),
-      }),
-      emails,
-    };
+      api,
+      { name, full_name: name, avatar_url: avatar, picture: avatar },
+      onlyAddress(stringOf(fieldsOf(user["person"])["email"]), true),
+    );
   },
 };

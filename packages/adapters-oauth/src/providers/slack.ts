@@ -1,4 +1,5 @@
-import { claimsOf, fieldsOf, getJson, providerFailure, stringOf } from "../http/provider-http.ts";
+import { fieldsOf, getJson, providerFailure, stringOf } from "../http/provider-http.ts";
+import { onlyAddress, profileOf, requiredSubject } from "../profile.ts";
 import { baseUrl, type OAuth2Definition } from "../provider-definition.ts";
 
 const USER_ID = "https://slack.com/user_id";
@@ -26,25 +27,21 @@ export const slack: OAuth2Definition = {
       }),
     );
     if (user["ok"] === false) throw providerFailure("slack", "profile", "refused the token", user);
-    const subject = stringOf(user[USER_ID]);
-    if (subject === undefined) throw providerFailure("slack", "profile", "answered a user without an id");
+    const subject = requiredSubject("slack", stringOf(user[USER_ID]));
     const name = stringOf(user["name"]);
     const picture = stringOf(user["picture"]);
     const teamId = stringOf(user[TEAM_ID]);
-    const address = stringOf(user["email"]);
-    return {
+    return profileOf(
       subject,
-      claims: claimsOf({
-        iss: api,
-        sub: subject,
-        provider_id: subject,
+      api,
+      {
         name,
         full_name: name,
         picture,
         avatar_url: picture,
         custom_claims: teamId === undefined ? undefined : { [TEAM_ID]: teamId },
-      }),
-      emails: address === undefined ? [] : [{ address, verified: user["email_verified"] === true, primary: true }],
-    };
+      },
+      onlyAddress(stringOf(user["email"]), user["email_verified"] === true),
+    );
   },
 };

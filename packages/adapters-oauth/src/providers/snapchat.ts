@@ -1,4 +1,5 @@
-import { claimsOf, fieldsOf, getJson, providerFailure, stringOf } from "../http/provider-http.ts";
+import { fieldsOf, getJson, stringOf } from "../http/provider-http.ts";
+import { onlyAddress, profileOf, requiredSubject } from "../profile.ts";
 import { baseUrl, type OAuth2Definition } from "../provider-definition.ts";
 
 /** The GraphQL query Snap's Login Kit reads the user with, passed in the URL. */
@@ -27,24 +28,14 @@ export const snapchat: OAuth2Definition = {
     const url = `${api}/v1/me?query=${encodeURIComponent(ME_QUERY)}`;
     const body = await getJson(context.fetch, "snapchat", url, { Authorization: `Bearer ${answer.accessToken}` });
     const me = fieldsOf(fieldsOf(fieldsOf(body)["data"])["me"]);
-    const subject = stringOf(me["externalId"]);
-    if (subject === undefined) throw providerFailure("snapchat", "profile", "answered a user without an id");
+    const subject = requiredSubject("snapchat", stringOf(me["externalId"]));
     const displayName = stringOf(me["displayName"]);
     const avatar = stringOf(fieldsOf(me["bitmoji"])["avatar"]);
-    const email = stringOf(me["email"]);
-    return {
+    return profileOf(
       subject,
-      claims: claimsOf({
-        iss: "https://accounts.snapchat.com/accounts/oauth2/token",
-        sub: subject,
-        provider_id: subject,
-        name: displayName,
-        full_name: displayName,
-        avatar_url: avatar,
-        picture: avatar,
-        slug: displayName,
-      }),
-      emails: email === undefined ? [] : [{ address: email, verified: true, primary: true }],
-    };
+      "https://accounts.snapchat.com/accounts/oauth2/token",
+      { name: displayName, full_name: displayName, avatar_url: avatar, picture: avatar, slug: displayName },
+      onlyAddress(stringOf(me["email"]), true),
+    );
   },
 };

@@ -1,5 +1,5 @@
-import type { ProviderEmail } from "@latchkey/domain";
-import { claimsOf, fieldsOf, getJson, providerFailure, stringOf } from "../http/provider-http.ts";
+import { fieldsOf, getJson, stringOf } from "../http/provider-http.ts";
+import { onlyAddress, profileOf, requiredSubject } from "../profile.ts";
 import { baseUrl, type OAuth2Definition, type ProviderContext } from "../provider-definition.ts";
 
 /** api.spotify.com's v1 API, or `<URL>/v1` under EXTERNAL_SPOTIFY_URL (which also replaces accounts.spotify.com). */
@@ -24,24 +24,15 @@ export const spotify: OAuth2Definition = {
     const api = apiUrl(context);
     const headers = { Authorization: `Bearer ${answer.accessToken}` };
     const user = fieldsOf(await getJson(context.fetch, "spotify", `${api}/me`, headers));
-    const subject = stringOf(user["id"]);
-    if (subject === undefined) throw providerFailure("spotify", "profile", "answered a user without an id");
+    const subject = requiredSubject("spotify", stringOf(user["id"]));
+    const name = stringOf(user["display_name"]);
     const image = largestImage(user["images"]);
-    const address = stringOf(user["email"]);
-    const emails: ProviderEmail[] = address === undefined ? [] : [{ address, verified: false, primary: true }];
-    return {
+    return profileOf(
       subject,
-      claims: claimsOf({
-        iss: api,
-        sub: subject,
-        provider_id: subject,
-        name: stringOf(user["display_name"]),
-        full_name: stringOf(user["display_name"]),
-        avatar_url: image,
-        picture: image,
-      }),
-      emails,
-    };
+      api,
+      { name, full_name: name, avatar_url: image, picture: image },
+      onlyAddress(stringOf(user["email"]), false),
+    );
   },
 };
 

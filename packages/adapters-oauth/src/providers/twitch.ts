@@ -1,4 +1,5 @@
-import { claimsOf, fieldsOf, getJson, idOf, providerFailure, stringOf } from "../http/provider-http.ts";
+import { claimsOf, fieldsOf, getJson, idOf, stringOf } from "../http/provider-http.ts";
+import { customClaims, onlyAddress, profileOf, requiredSubject } from "../profile.ts";
 import { baseUrl, type OAuth2Definition } from "../provider-definition.ts";
 
 /**
@@ -23,8 +24,7 @@ export const twitch: OAuth2Definition = {
     });
     const data = fieldsOf(body)["data"];
     const user = fieldsOf(Array.isArray(data) ? data[0] : undefined);
-    const subject = idOf(user["id"]);
-    if (subject === undefined) throw providerFailure("twitch", "profile", "answered no user");
+    const subject = requiredSubject("twitch", idOf(user["id"]), "answered no user");
     const login = stringOf(user["login"]);
     const displayName = stringOf(user["display_name"]);
     const image = stringOf(user["profile_image_url"]);
@@ -35,22 +35,19 @@ export const twitch: OAuth2Definition = {
       offline_image_url: stringOf(user["offline_image_url"]),
       view_count: typeof user["view_count"] === "number" ? user["view_count"] : undefined,
     });
-    const email = stringOf(user["email"]);
-    return {
+    return profileOf(
       subject,
-      claims: claimsOf({
-        iss: api,
-        sub: subject,
-        provider_id: subject,
+      api,
+      {
         name: login,
         full_name: login,
         avatar_url: image,
         picture: image,
         nickname: displayName,
         slug: displayName,
-        custom_claims: Object.keys(custom).length > 0 ? custom : undefined,
-      }),
-      emails: email === undefined ? [] : [{ address: email, verified: true, primary: true }],
-    };
+        custom_claims: customClaims(custom),
+      },
+      onlyAddress(stringOf(user["email"]), true),
+    );
   },
 };

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { OAuthProviderStage, ProviderProfile } from "@latchkey/domain";
-import { claimsOf, fieldsOf, getJson, providerFailure, stringOf } from "../http/provider-http.ts";
+import { fieldsOf, getJson, providerFailure, stringOf } from "../http/provider-http.ts";
 import { authorizationHeader, type OAuth1Credentials, signRequest } from "../oauth1/signature.ts";
+import { onlyAddress, profileOf, requiredSubject } from "../profile.ts";
 import { baseUrl, type ProviderContext } from "../provider-definition.ts";
 import type { ProviderFactory } from "./index.ts";
 
@@ -112,23 +113,15 @@ async function readProfile(context: ProviderContext, url: string, signer: Signer
   const headers = { Authorization: signedHeader("GET", url, signer) };
   const user = fieldsOf(await getJson(context.fetch, NAME, url, headers));
   // `id` exceeds 2^53 and loses digits as a JSON number; `id_str` is exact.
-  const subject = stringOf(user["id_str"]);
-  if (subject === undefined) throw providerFailure(NAME, "profile", "answered a user without an id");
-  const email = stringOf(user["email"]);
-  return {
+  const subject = requiredSubject(NAME, stringOf(user["id_str"]));
+  const name = stringOf(user["name"]);
+  const image = stringOf(user["profile_image_url_https"]);
+  const screenName = stringOf(user["screen_name"]);
+  return profileOf(
     subject,
-    claims: claimsOf({
-      iss: url,
-      sub: subject,
-      provider_id: subject,
-      name: stringOf(user["name"]),
-      full_name: stringOf(user["name"]),
-      avatar_url: stringOf(user["profile_image_url_https"]),
-      picture: stringOf(user["profile_image_url_https"]),
-      preferred_username: stringOf(user["screen_name"]),
-      user_name: stringOf(user["screen_name"]),
-    }),
+    url,
+    { name, full_name: name, avatar_url: image, picture: image, preferred_username: screenName, user_name: screenName },
     // Twitter returns only an address the person has verified.
-    emails: email === undefined ? [] : [{ address: email, verified: true, primary: true }],
-  };
+    onlyAddress(stringOf(user["email"]), true),
+  );
 }

@@ -1,4 +1,5 @@
-import { claimsOf, fieldsOf, idOf, providerFailure, stringOf } from "../http/provider-http.ts";
+import { claimsOf, fieldsOf, idOf, stringOf } from "../http/provider-http.ts";
+import { customClaims, fullName, onlyAddress, profileOf, requiredSubject } from "../profile.ts";
 import { baseUrl, type OAuth2Definition } from "../provider-definition.ts";
 
 /**
@@ -18,28 +19,18 @@ export const workos: OAuth2Definition = {
   },
   async profile(context, answer) {
     const profile = fieldsOf(answer.fields["profile"]);
-    const subject = idOf(profile["id"]);
     // GoTrue would go on with empty data here; a sign-in without anyone is refused instead.
-    if (subject === undefined) throw providerFailure("workos", "profile", "answered the token without a profile");
-    const name = [stringOf(profile["first_name"]), stringOf(profile["last_name"])]
-      .filter((part) => part !== undefined)
-      .join(" ");
+    const subject = requiredSubject("workos", idOf(profile["id"]), "answered the token without a profile");
+    const name = fullName(stringOf(profile["first_name"]), stringOf(profile["last_name"]));
     const custom = claimsOf({
       connection_id: stringOf(profile["connection_id"]),
       organization_id: stringOf(profile["organization_id"]),
     });
-    const email = stringOf(profile["email"]);
-    return {
+    return profileOf(
       subject,
-      claims: claimsOf({
-        iss: baseUrl(context, "https://api.workos.com"),
-        sub: subject,
-        provider_id: subject,
-        name,
-        full_name: name,
-        custom_claims: Object.keys(custom).length > 0 ? custom : undefined,
-      }),
-      emails: email === undefined ? [] : [{ address: email, verified: true, primary: true }],
-    };
+      baseUrl(context, "https://api.workos.com"),
+      { name, full_name: name, custom_claims: customClaims(custom) },
+      onlyAddress(stringOf(profile["email"]), true),
+    );
   },
 };

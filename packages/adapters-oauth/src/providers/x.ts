@@ -1,4 +1,5 @@
-import { claimsOf, fieldsOf, getJson, idOf, providerFailure, stringOf } from "../http/provider-http.ts";
+import { fieldsOf, getJson, idOf, stringOf } from "../http/provider-http.ts";
+import { onlyAddress, profileOf, requiredSubject } from "../profile.ts";
 import { baseUrl, type OAuth2Definition } from "../provider-definition.ts";
 
 /** The fields of /2/users/me GoTrue asks for; `confirmed_email` needs the `users.email` scope. */
@@ -28,19 +29,15 @@ export const x: OAuth2Definition = {
       Authorization: `Bearer ${answer.accessToken}`,
     });
     const user = fieldsOf(fieldsOf(body)["data"]);
-    const subject = idOf(user["id"]);
-    if (subject === undefined) throw providerFailure("x", "profile", "answered no user");
+    const subject = requiredSubject("x", idOf(user["id"]), "answered no user");
     const name = stringOf(user["name"]);
     const username = stringOf(user["username"]);
     const image = stringOf(user["profile_image_url"]);
     const createdAt = stringOf(user["created_at"]);
-    const email = stringOf(user["confirmed_email"]);
-    return {
+    return profileOf(
       subject,
-      claims: claimsOf({
-        iss: api,
-        sub: subject,
-        provider_id: subject,
+      api,
+      {
         name,
         full_name: name,
         avatar_url: image,
@@ -50,8 +47,8 @@ export const x: OAuth2Definition = {
         profile: username === undefined ? undefined : `https://x.com/${username}`,
         website: stringOf(user["url"]),
         custom_claims: createdAt === undefined ? undefined : { created_at: createdAt },
-      }),
-      emails: email === undefined ? [] : [{ address: email, verified: true, primary: true }],
-    };
+      },
+      onlyAddress(stringOf(user["confirmed_email"]), true),
+    );
   },
 };
