@@ -12,6 +12,7 @@ import { createClientAddress } from "./http/client-address.ts";
 import { readNodeBody } from "./http/node-request-body.ts";
 import { publicSettings } from "./http/public-settings.ts";
 import { createRateLimiter } from "./rate-limiting/create-rate-limiter.ts";
+import { createConfiguredCaptcha } from "./sign-in/captcha.ts";
 import { createConfiguredOAuthProviders } from "./sign-in/oauth-providers.ts";
 
 export const version = packageJson.version;
@@ -61,6 +62,7 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
     sms: createConfiguredSmsSender(config, log),
     rateLimiter: limits.limiter,
     oauthProviders: createConfiguredOAuthProviders(config),
+    captcha: createConfiguredCaptcha(config),
     ...overrides,
   };
   const auth = createAuth(ports, toPolicy(config));

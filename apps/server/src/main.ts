@@ -5,6 +5,7 @@ import { serve } from "@hono/node-server";
 import { keysCommand } from "./cli/keys-command.ts";
 import { createServer, version } from "./compose.ts";
 import { type Config, ConfigError, loadConfig } from "./config/index.ts";
+import { serverLimits } from "./http/server-limits.ts";
 import { createLogger } from "./logging/pino-logger.ts";
 
 const USAGE = "usage: latchkey [serve | migrate | keys …]";
@@ -50,8 +51,14 @@ async function main(command: string): Promise<void> {
   await server.calibrateTimings();
   await server.startDelivery();
 
-  const http = serve({ fetch: server.app.fetch, port: config.api.port, hostname: config.api.host }, (info) =>
-    log.info({ address: info.address, port: info.port, version }, "listening"),
+  const http = serve(
+    {
+      fetch: server.app.fetch,
+      port: config.api.port,
+      hostname: config.api.host,
+      serverOptions: serverLimits(config.api),
+    },
+    (info) => log.info({ address: info.address, port: info.port, version }, "listening"),
   ) as HttpServer;
 
   let stopping = false;

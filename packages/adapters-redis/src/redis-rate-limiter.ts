@@ -1,4 +1,4 @@
-import type { RateDecision, RateLimiter } from "@latchkey/domain";
+import type { RateCount, RateDecision, RateLimiter } from "@latchkey/domain";
 import { Redis, type Result } from "ioredis";
 
 /** Where the limiter's counters live unless told otherwise: apart from anything else stored in the same Redis. */
@@ -55,6 +55,16 @@ export function createRedisRateLimiter(redis: Redis, options: { prefix?: string 
       const [count, millisecondsLeft] = countAndTtl(await ask(() => redis.latchkeyRateLimitPeek(`${prefix}${key}`)));
       return decide(count < limit, millisecondsLeft);
     },
+    async counted(key): Promise<RateCount> {
+      const [count, millisecondsLeft] = countAndTtl(await ask(() => redis.latchkeyRateLimitPeek(`${prefix}${key}`)));
+      return count > 0
+        ? { events: count, secondsLeft: wholeSecondsLeft(millisecondsLeft) }
+        : { events: 0, secondsLeft: 0 };
+    },
+    async reset(keys): Promise<void> {
+      // One DEL for every key: one round trip, and a missing key is no error.
+      if (keys.length > 0) await ask(() => redis.del(...keys.map((key) => `${prefix}${key}`)));
+    },
   };
 }
 
@@ -69,9 +79,12 @@ async function ask(command: () => Promise<unknown>): Promise<unknown> {
 }
 
 function decide(allowed: boolean, millisecondsLeft: number): RateDecision {
-  return allowed
-    ? { allowed: true }
-    : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(millisecondsLeft / 1000)) };
+  return allowed ? { allowed: true } : { allowed: false, retryAfterSeconds: wholeSecondsLeft(millisecondsLeft) };
+}
+
+/** At least one: PTTL is negative for a key without an expiry, which the next event gives one. */
+function wholeSecondsLeft(millisecondsLeft: number): number {
+  return Math.max(1, Math.ceil(millisecondsLeft / 1000));
 }
 
 function countAndTtl(reply: unknown): [number, number] {

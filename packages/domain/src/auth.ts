@@ -2,6 +2,7 @@ import { createDurationEstimates } from "./model/duration-estimate.ts";
 import type { AuthPolicy } from "./policy.ts";
 import type { Ports } from "./ports/index.ts";
 import { calibrateTimings } from "./use-cases/abuse/calibrate-timings.ts";
+import { type CheckCaptchaInput, checkCaptcha } from "./use-cases/abuse/captcha.ts";
 import { type AdminCreateUserInput, adminCreateUser } from "./use-cases/admin/create-user.ts";
 import { type AdminDeleteUserInput, adminDeleteUser } from "./use-cases/admin/delete-user.ts";
 import { type GenerateLinkInput, generateLink } from "./use-cases/admin/generate-link.ts";
@@ -35,6 +36,8 @@ export function createAuth(ports: Ports, policy: AuthPolicy) {
   const deps: Deps = { ...ports, policy, durations: createDurationEstimates() };
   return {
     policy,
+    /** Whether requests of the protected endpoints must carry a captcha token (SECURITY_CAPTCHA_ENABLED). */
+    captchaEnabled: ports.captcha !== null,
     signUp: (input: SignUpInput) => signUp(deps, input),
     signInWithPassword: (input: SignInWithPasswordInput) => signInWithPassword(deps, input),
     refreshSession: (input: RefreshSessionInput) => refreshSession(deps, input),
@@ -56,6 +59,7 @@ export function createAuth(ports: Ports, policy: AuthPolicy) {
     reauthenticate: (input: { principal: Principal; context: RequestContext }) => reauthenticate(deps, input),
     inviteUser: (input: InviteUserInput) => inviteUser(deps, input),
     authorizeAdmin: (input: { accessToken: string }) => authorizeAdmin(deps, input),
+    checkCaptcha: (input: CheckCaptchaInput) => checkCaptcha(deps, input),
     admin: {
       createUser: (input: AdminCreateUserInput) => adminCreateUser(deps, input),
       updateUser: (input: AdminUpdateUserInput) => adminUpdateUser(deps, input),

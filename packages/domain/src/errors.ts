@@ -43,6 +43,8 @@ export type ErrorCode =
   | "sms_send_failed"
   /** /otp with create_user false for an address or number without an account. */
   | "otp_disabled"
+  /** A captcha token missing or refused by its provider. */
+  | "captcha_failed"
   /** OAuth sign-in (use-cases/oauth). */
   | "bad_oauth_state"
   | "bad_oauth_callback"

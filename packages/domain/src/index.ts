@@ -46,6 +46,7 @@ export type {
 export type * from "./ports/index.ts";
 export type { AuthEmailKind, LinkEmail, LinkFields, LinkType, NotificationKind } from "./ports/mailer.ts";
 export { OAuthProviderFailure } from "./ports/oauth-provider.ts";
+export type { CheckCaptchaInput } from "./use-cases/abuse/captcha.ts";
 export type { AdminCreateUserInput } from "./use-cases/admin/create-user.ts";
 export type { AdminDeleteUserInput } from "./use-cases/admin/delete-user.ts";
 export type { GeneratedLink, GenerateLinkInput, GenerateLinkType } from "./use-cases/admin/generate-link.ts";

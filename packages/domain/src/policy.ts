@@ -25,11 +25,11 @@ export interface AuthPolicy {
   readonly sms: SmsPolicy;
   /** JWT_ADMIN_ROLES: role claims that may call the admin API and /invite. */
   readonly adminRoles: readonly string[];
-  /** Per client IP, across every instance when the rate limiter is shared. */
+  /** Per client IP (failed passwords per account), across every instance when the rate limiter is shared. */
   readonly requestLimits: RequestLimits;
 }
 
-/** A number of events allowed per window, per client IP. */
+/** A number of events allowed per window, per client IP unless said otherwise. */
 export interface RequestRate {
   readonly events: number;
   readonly perSeconds: number;
@@ -44,6 +44,11 @@ export interface RequestLimits {
   readonly otp: RequestRate;
   /** RATE_LIMIT_ANONYMOUS_USERS: anonymous sign-ins. */
   readonly anonymousSignIns: RequestRate;
+  /**
+   * RATE_LIMIT_PASSWORD_FAILURES (ours): failed password sign-ins per account (email or phone), whatever the
+   * client; past it, that account's password grant is refused for the rest of the window.
+   */
+  readonly passwordFailures: RequestRate;
 }
 
 export interface EmailPolicy {

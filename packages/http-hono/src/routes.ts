@@ -16,6 +16,7 @@ import * as token from "./handlers/token.ts";
 import * as user from "./handlers/user.ts";
 import * as verify from "./handlers/verify.ts";
 import * as wellKnown from "./handlers/well-known.ts";
+import { grantNeedsCaptcha, requireCaptcha } from "./middleware/captcha.ts";
 import { noHead } from "./middleware/no-head.ts";
 import { requireAdmin, requireUser } from "./middleware/require-user.ts";
 
@@ -38,6 +39,7 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   // GET and PUT /user also check that the token is for the request's audience, as GoTrue does.
   const signedInForAudience = requireUser(deps.auth, { checkAudience: true });
   const admin = requireAdmin(deps.auth);
+  const captcha = requireCaptcha(deps.auth);
 
   route("GET /health", health.health(deps));
   route("GET /settings", health.settings(deps));
@@ -45,15 +47,15 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("GET /.well-known/openid-configuration", wellKnown.openidConfiguration(deps));
 
   // Signing up and in
-  route("POST /signup", signUp.signUp(deps));
-  route("POST /token", token.token(deps));
-  route("POST /otp", signInByMail.sendOtp(deps));
-  route("POST /magiclink", signInByMail.sendMagicLink(deps));
+  route("POST /signup", captcha, signUp.signUp(deps));
+  route("POST /token", requireCaptcha(deps.auth, grantNeedsCaptcha), token.token(deps));
+  route("POST /otp", captcha, signInByMail.sendOtp(deps));
+  route("POST /magiclink", captcha, signInByMail.sendMagicLink(deps));
   // Following a link uses its token up: a HEAD (mail scanners, link previews) must not.
   route("GET /verify", noHead("GET, POST"), verify.followLink(deps));
   route("POST /verify", verify.verify(deps));
-  route("POST /recover", recovery.recover(deps));
-  route("POST /resend", resend.resend(deps));
+  route("POST /recover", captcha, recovery.recover(deps));
+  route("POST /resend", captcha, resend.resend(deps));
 
   // The signed-in user
   route("GET /user", signedInForAudience, user.getUser());

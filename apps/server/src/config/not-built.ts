@@ -8,9 +8,7 @@ import { parseGoBool } from "./env-values.ts";
  */
 const NOT_BUILT: readonly { readonly name: RegExp; readonly feature: string }[] = [
   { name: /^EXTERNAL_/, feature: "This OAuth provider or setting" },
-  { name: /^SECURITY_CAPTCHA_/, feature: "Captcha" },
   { name: /^(TRACING|METRICS)_|^OTEL_|^DEBUG$/, feature: "OpenTelemetry tracing and metrics" },
-  { name: /^API_MAX_REQUEST_DURATION$/, feature: "A request deadline" },
   { name: /^JWT_ADMIN_GROUP_NAME$/, feature: "Editing app_metadata through PUT /user" },
   { name: /^MAILER_(SUBJECTS|TEMPLATES|NOTIFICATIONS)_MFA_/, feature: "MFA notifications" },
   { name: /^MFA_/, feature: "MFA" },

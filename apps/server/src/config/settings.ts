@@ -200,6 +200,13 @@ export const SETTINGS = {
       names: { gotrue: ["GOTRUE_API_REQUEST_ID_HEADER", "REQUEST_ID_HEADER"] },
       doc: "An incoming header whose value becomes the request id in the log and in 5xx answers.",
     }),
+    maxRequestDurationSeconds: setting("API_MAX_REQUEST_DURATION", seconds({ positive: true }), {
+      default: "30",
+      doc:
+        "How long a client may take to send a request, headers and body, from its first byte (from the " +
+        "connection's opening for its first request); past it the server answers 408 and closes the connection. " +
+        "Work already under way is not cut short, unlike GoTrue (504 `request_timeout`, by default after 10s).",
+    }),
   },
   db: {
     driver: setting("DB_DRIVER", oneOf(["postgres"]), { required: production, doc: "`postgres`, the only one." }),
@@ -280,6 +287,27 @@ export const SETTINGS = {
     }),
   },
   external: oauthSettings,
+  captcha: {
+    enabled: setting("SECURITY_CAPTCHA_ENABLED", flag, {
+      default: "false",
+      doc: "Ask for a captcha token on /signup, /recover, /resend, /magiclink, /otp and the password grant.",
+    }),
+    provider: setting("SECURITY_CAPTCHA_PROVIDER", oneOf(["hcaptcha", "turnstile"]), {
+      default: "hcaptcha",
+      doc: "`hcaptcha` or `turnstile`.",
+    }),
+    secret: setting("SECURITY_CAPTCHA_SECRET", text, {
+      doc: "The secret key the provider gave for this site.",
+      required: { when: "SECURITY_CAPTCHA_ENABLED", is: true },
+    }),
+    timeoutSeconds: setting("SECURITY_CAPTCHA_TIMEOUT", seconds({ positive: true }), {
+      default: "10",
+      doc: "How long the provider may take to verify a token; past it the request fails (500).",
+    }),
+    verifyUrl: setting("SECURITY_CAPTCHA_VERIFY_URL", httpUrl, {
+      doc: "Another siteverify URL (ours): a proxy, a self-hosted hCaptcha-compatible service, a stand-in in tests.",
+    }),
+  },
   security: {
     refreshTokenRotationEnabled: setting("SECURITY_REFRESH_TOKEN_ROTATION_ENABLED", flag, {
       default: "true",
@@ -426,6 +454,12 @@ export const SETTINGS = {
     anonymousUsers: setting("RATE_LIMIT_ANONYMOUS_USERS", countPer(3600), {
       default: "30",
       doc: "Anonymous sign-ins per client per hour.",
+    }),
+    passwordFailures: setting("RATE_LIMIT_PASSWORD_FAILURES", countPer(900), {
+      default: "20",
+      doc:
+        "Failed password sign-ins per account (email or phone) per 15 minutes, from any client (ours); past it, " +
+        "that account's password grant is refused until the window ends.",
     }),
     redisUrl: setting("REDIS_URL", redisUrl, {
       names: { unprefixed: true },

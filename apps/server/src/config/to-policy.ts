@@ -50,6 +50,7 @@ export function toPolicy(config: Config): AuthPolicy {
       verify: config.rateLimit.verify,
       otp: config.rateLimit.otp,
       anonymousSignIns: config.rateLimit.anonymousUsers,
+      passwordFailures: config.rateLimit.passwordFailures,
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { RateDecision, RateLimiter } from "@latchkey/domain";
+import type { RateLimiter } from "@latchkey/domain";
 
 export interface FallbackEvents {
   /** The shared limiter failed and the fallback took over; told once per outage. */
@@ -35,7 +35,7 @@ export function createFallbackRateLimiter(
   const now = options.now ?? Date.now;
   let degraded = false;
   let retryAt = 0;
-  const either = async (use: (limiter: RateLimiter) => Promise<RateDecision>): Promise<RateDecision> => {
+  const either = async <T>(use: (limiter: RateLimiter) => Promise<T>): Promise<T> => {
     if (degraded && now() < retryAt) return use(local);
     try {
       // Claimed before the attempt, so concurrent requests do not all wait on the same probe.
@@ -58,5 +58,7 @@ export function createFallbackRateLimiter(
   return {
     consume: (key, limit, windowSeconds) => either((limiter) => limiter.consume(key, limit, windowSeconds)),
     peek: (key, limit) => either((limiter) => limiter.peek(key, limit)),
+    counted: (key) => either((limiter) => limiter.counted(key)),
+    reset: (keys) => either((limiter) => limiter.reset(keys)),
   };
 }

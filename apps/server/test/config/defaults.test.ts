@@ -10,6 +10,7 @@ describe("defaults, with only the required production settings", () => {
       port: 8081,
       externalUrl: "https://auth.example.com",
       requestIdHeader: undefined,
+      maxRequestDurationSeconds: 30,
     });
     expect(config.db).toEqual({
       driver: "postgres",
@@ -127,6 +128,8 @@ describe("defaults, with only the required production settings", () => {
       tokenRefresh: { events: 150, perSeconds: 300 },
       otp: { events: 30, perSeconds: 300 },
       anonymousUsers: { events: 30, perSeconds: 3600 },
+      // Ours: failed password sign-ins per account.
+      passwordFailures: { events: 20, perSeconds: 900 },
       // In memory, per instance, until REDIS_URL is set.
       redisUrl: undefined,
     });

@@ -96,10 +96,9 @@ describe("settings of features Latchkey does not have yet", () => {
       "This OAuth provider or setting",
       "remove this variable",
     ],
-    ["AUTH_SECURITY_CAPTCHA_ENABLED", "true", "Captcha", "remove this variable or set it to false"],
+    ["AUTH_SAML_ENABLED", "true", "SAML SSO", "remove this variable or set it to false"],
     ["AUTH_TRACING_ENABLED", "1", "OpenTelemetry tracing and metrics", "remove this variable or set it to false"],
     ["AUTH_METRICS_EXPORTER", "prometheus", "OpenTelemetry tracing and metrics", "remove this variable"],
-    ["AUTH_API_MAX_REQUEST_DURATION", "10s", "A request deadline", "remove this variable"],
     ["AUTH_JWT_ADMIN_GROUP_NAME", "admin", "Editing app_metadata through PUT /user", "remove this variable"],
     [
       "AUTH_MAILER_NOTIFICATIONS_MFA_FACTOR_ENROLLED_ENABLED",

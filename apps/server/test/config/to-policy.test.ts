@@ -38,6 +38,7 @@ describe("toPolicy", () => {
       AUTH_RATE_LIMIT_TOKEN_REFRESH: "90",
       AUTH_RATE_LIMIT_VERIFY: "20",
       AUTH_RATE_LIMIT_OTP: "7",
+      AUTH_RATE_LIMIT_PASSWORD_FAILURES: "5",
       AUTH_SMS_TEST_OTP: "+1 555 010 0000:123456, 15550100001:654321",
       AUTH_SMS_TEST_OTP_VALID_UNTIL: "2030-01-01T00:00:00Z",
       AUTH_JWT_ADMIN_ROLES: "service_role, ops",
@@ -92,6 +93,7 @@ describe("toPolicy", () => {
         verify: { events: 20, perSeconds: 300 },
         otp: { events: 7, perSeconds: 300 },
         anonymousSignIns: { events: 12, perSeconds: 3600 },
+        passwordFailures: { events: 5, perSeconds: 900 },
       },
     });
   });
@@ -107,6 +109,7 @@ describe("toPolicy", () => {
       verify: { events: 30, perSeconds: 300 },
       otp: { events: 30, perSeconds: 300 },
       anonymousSignIns: { events: 30, perSeconds: 3600 },
+      passwordFailures: { events: 20, perSeconds: 900 },
     });
     expect(policy.accessToken.issuer).toBe("https://auth.example.com");
     expect(policy.refresh).toEqual({ rotationEnabled: true, reuseIntervalSeconds: 10 });

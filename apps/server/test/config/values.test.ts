@@ -56,6 +56,7 @@ describe("durations, kept as seconds", () => {
       AUTH_SMS_OTP_EXP: "90",
       AUTH_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: "0",
       AUTH_SMS_MAX_FREQUENCY: "500ms",
+      GOTRUE_API_MAX_REQUEST_DURATION: "10s",
     });
     expect(config.jwt.expSeconds).toBe(3600);
     expect(config.mailer.confirmationFrequencySeconds).toBe(120);
@@ -63,11 +64,18 @@ describe("durations, kept as seconds", () => {
     expect(config.sms.otpExpSeconds).toBe(90);
     expect(config.security.refreshTokenReuseIntervalSeconds).toBe(0);
     expect(config.sms.maxFrequencySeconds).toBe(0.5);
+    expect(config.api.maxRequestDurationSeconds).toBe(10);
   });
 
   it("refuses a zero or fractional token lifetime", () => {
     expect(problemsOf({ AUTH_JWT_EXP: "0" })).toHaveLength(1);
     expect(problemsOf({ AUTH_JWT_EXP: "1500ms" })).toHaveLength(1);
+  });
+
+  it("refuses a request deadline of zero, which would cut off every request", () => {
+    expect(problemsOf({ AUTH_API_MAX_REQUEST_DURATION: "0s" })).toEqual([
+      'AUTH_API_MAX_REQUEST_DURATION: expected seconds above 0 (60) or a Go duration (60s, 15m, 1h30m), got "0s"',
+    ]);
   });
 });
 

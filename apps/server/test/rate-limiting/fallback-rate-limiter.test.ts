@@ -17,6 +17,14 @@ function switchable(inner: RateLimiter) {
       state.attempts++;
       return state.down ? Promise.reject(new Error("rate limiter: Redis did not answer")) : inner.peek(key, limit);
     },
+    counted: (key) => {
+      state.attempts++;
+      return state.down ? Promise.reject(new Error("rate limiter: Redis did not answer")) : inner.counted(key);
+    },
+    reset: (keys) => {
+      state.attempts++;
+      return state.down ? Promise.reject(new Error("rate limiter: Redis did not answer")) : inner.reset(keys);
+    },
   };
   return { limiter, state };
 }
@@ -77,5 +85,14 @@ describe("fallback rate limiter", () => {
     expect(await limiter.consume("k", 1, 60)).toEqual({ allowed: true });
     expect(await limiter.peek("k", 1)).toEqual({ allowed: false, retryAfterSeconds: 60 });
     expect(await limiter.peek("other", 1)).toEqual({ allowed: true });
+  });
+
+  it("reads and resets counts in memory too while the shared limiter fails", async () => {
+    const { limiter, shared } = setup();
+    shared.state.down = true;
+    await limiter.consume("k", 5, 60);
+    expect(await limiter.counted("k")).toEqual({ events: 1, secondsLeft: 60 });
+    await limiter.reset(["k"]);
+    expect(await limiter.counted("k")).toEqual({ events: 0, secondsLeft: 0 });
   });
 });

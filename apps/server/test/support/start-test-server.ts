@@ -11,6 +11,7 @@ import type { Ports } from "@latchkey/domain";
 import { decodeProtectedHeader, importJWK, type JWTVerifyResult, jwtVerify } from "jose";
 import { createServer } from "../../src/compose.ts";
 import { type Config, loadConfig } from "../../src/config/index.ts";
+import { serverLimits } from "../../src/http/server-limits.ts";
 import { createLogger } from "../../src/logging/pino-logger.ts";
 
 export const TEST_JWT_SECRET = "test-jwt-secret-with-at-least-32-characters";
@@ -117,8 +118,9 @@ export async function startTestServer(
   await server.startDelivery();
 
   const http = await new Promise<HttpServer>((resolve) => {
-    const listening = serve({ fetch: server.app.fetch, port: 0, hostname: "127.0.0.1" }, () =>
-      resolve(listening as HttpServer),
+    const listening = serve(
+      { fetch: server.app.fetch, port: 0, hostname: "127.0.0.1", serverOptions: serverLimits(runtimeConfig.api) },
+      () => resolve(listening as HttpServer),
     );
   });
   const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;

@@ -42,6 +42,15 @@ export function createInMemoryRateLimiter(
       if (!window || window.endsAt <= now || window.count < limit) return { allowed: true };
       return refusal(window.endsAt, now);
     },
+    async counted(key) {
+      const now = clock.now().getTime();
+      const window = windows.get(key);
+      if (!window || window.endsAt <= now) return { events: 0, secondsLeft: 0 };
+      return { events: window.count, secondsLeft: refusal(window.endsAt, now).retryAfterSeconds };
+    },
+    async reset(keys) {
+      for (const key of keys) windows.delete(key);
+    },
     openWindows: () => windows.size,
   };
 }

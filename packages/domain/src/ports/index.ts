@@ -1,3 +1,4 @@
+import type { CaptchaVerifier } from "./captcha-verifier.ts";
 import type { Clock } from "./clock.ts";
 import type { Mailer } from "./mailer.ts";
 import type { OAuthProvider } from "./oauth-provider.ts";
@@ -9,6 +10,7 @@ import type { SmsSender } from "./sms-sender.ts";
 import type { Stores, Transactor } from "./stores.ts";
 import type { TokenSigner } from "./token-signer.ts";
 
+export type { CaptchaVerdict, CaptchaVerifier } from "./captcha-verifier.ts";
 export type { AuthEmail } from "./mailer.ts";
 export type {
   AuthorizationRequest,
@@ -24,7 +26,7 @@ export type {
   VerifiedIdToken,
 } from "./oauth-provider.ts";
 export type { PasswordVerification } from "./password-hasher.ts";
-export type { RateDecision } from "./rate-limiter.ts";
+export type { RateCount, RateDecision } from "./rate-limiter.ts";
 export type { AuthSms } from "./sms-sender.ts";
 export type * from "./stores.ts";
 export type { Clock, Mailer, PasswordHasher, Random, RateLimiter, Secrets, SmsSender, Stores, TokenSigner, Transactor };
@@ -43,6 +45,8 @@ export interface Ports {
   readonly sms: SmsSender;
   /** Send frequencies and quotas; shared between instances when Redis backs it. */
   readonly rateLimiter: RateLimiter;
+  /** SECURITY_CAPTCHA_*: null when captcha protection is off. */
+  readonly captcha: CaptchaVerifier | null;
   /** The enabled OAuth providers, by canonical name. */
   readonly oauthProviders: ReadonlyMap<string, OAuthProvider>;
 }

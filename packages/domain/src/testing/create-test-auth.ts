@@ -37,6 +37,7 @@ export function createTestAuth(options: TestAuthOptions = {}) {
     sms,
     rateLimiter: createInMemoryRateLimiter(clock),
     oauthProviders: new Map(),
+    captcha: null,
     ...options.ports,
   };
   const policy = testPolicy(options.policy);

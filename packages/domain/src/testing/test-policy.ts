@@ -61,6 +61,7 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       verify: { events: 30, perSeconds: 300, ...overrides.requestLimits?.verify },
       otp: { events: 30, perSeconds: 300, ...overrides.requestLimits?.otp },
       anonymousSignIns: { events: 30, perSeconds: 3600, ...overrides.requestLimits?.anonymousSignIns },
+      passwordFailures: { events: 20, perSeconds: 900, ...overrides.requestLimits?.passwordFailures },
     },
   };
 }

@@ -46,6 +46,7 @@ const BY_CODE = {
   bad_code_verifier: 400,
   sms_send_failed: 422,
   otp_disabled: 422,
+  captcha_failed: 400,
   bad_oauth_state: 400,
   bad_oauth_callback: 400,
   flow_state_already_used: 400,

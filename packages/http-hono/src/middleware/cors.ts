@@ -8,7 +8,9 @@ export interface CorsOptions {
 }
 
 /**
- * Lets browser apps on any origin call the server with credentials, as GoTrue does: the request's Origin is echoed.
+ * Lets browser apps on any origin call the server, as GoTrue does: the request's Origin is echoed. Unlike GoTrue,
+ * never with `Access-Control-Allow-Credentials`: the API reads no cookies, so no page needs its visitors'
+ * credentials sent along, and none is allowed to (docs/compatibility.md, Serving the API).
  * Headers are added to the finished response rather than before the route runs (as hono/cors does): a header set
  * before the route makes Hono merge two responses, and on @hono/node-server that turns each light response into
  * a full web Response, which costs more than most routes' own work.
@@ -24,7 +26,6 @@ export function cors(options: CorsOptions): MiddlewareHandler {
     if (c.req.method === "OPTIONS") {
       return c.body(null, 204, {
         ...(origin === undefined ? {} : { "Access-Control-Allow-Origin": origin }),
-        "Access-Control-Allow-Credentials": "true",
         "Access-Control-Allow-Methods": allowMethods,
         "Access-Control-Allow-Headers": allowHeaders,
         "Access-Control-Max-Age": maxAge,
@@ -37,7 +38,6 @@ export function cors(options: CorsOptions): MiddlewareHandler {
     headers.append("Vary", "Origin");
     if (origin === undefined) return;
     headers.set("Access-Control-Allow-Origin", origin);
-    headers.set("Access-Control-Allow-Credentials", "true");
     headers.set("Access-Control-Expose-Headers", exposeHeaders);
   };
 }

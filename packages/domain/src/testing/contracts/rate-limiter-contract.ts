@@ -59,6 +59,43 @@ export function describeRateLimiterContract(
       await close?.();
     });
 
+    it("reads what a key's window holds without counting: its events and the whole seconds left", async () => {
+      const { limiter, advance, close } = await setup();
+      const k = key();
+      expect(await limiter.counted(k)).toEqual({ events: 0, secondsLeft: 0 });
+      await limiter.consume(k, 5, 60);
+      await limiter.consume(k, 5, 60);
+      const counted = await limiter.counted(k);
+      expect(counted.events).toBe(2);
+      expect(counted.secondsLeft).toBeGreaterThan(55);
+      expect(counted.secondsLeft).toBeLessThanOrEqual(60);
+      expect((await limiter.counted(k)).events).toBe(2);
+      const short = key();
+      await limiter.consume(short, 5, 1);
+      expect(await limiter.counted(short)).toEqual({ events: 1, secondsLeft: 1 });
+      await advance(1.1);
+      expect(await limiter.counted(short)).toEqual({ events: 0, secondsLeft: 0 });
+      await close?.();
+    });
+
+    it("resets keys at once, the next event starting a new window, and leaves other keys alone", async () => {
+      const { limiter, close } = await setup();
+      const [a, b, c] = [key(), key(), key()];
+      for (const k of [a, b, c]) {
+        await limiter.consume(k, 1, 60);
+        expect((await limiter.consume(k, 1, 60)).allowed).toBe(false);
+      }
+      await limiter.reset([a, b, key()]);
+      await limiter.reset([]);
+      expect(await limiter.counted(a)).toEqual({ events: 0, secondsLeft: 0 });
+      expect(await limiter.peek(b, 1)).toEqual({ allowed: true });
+      expect(await limiter.consume(a, 1, 60)).toEqual({ allowed: true });
+      expect((await limiter.consume(a, 1, 60)).allowed).toBe(false);
+      expect((await limiter.counted(c)).events).toBe(2);
+      expect((await limiter.peek(c, 1)).allowed).toBe(false);
+      await close?.();
+    });
+
     it("counts concurrent events exactly", async () => {
       const { limiter, close } = await setup();
       const k = key();

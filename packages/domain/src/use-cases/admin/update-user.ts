@@ -12,6 +12,7 @@ import {
   withContactIdentity,
   withoutEmailChange,
 } from "../../model/user.ts";
+import { forgetAccountPasswordFailures } from "../abuse/password-failures.ts";
 import { recordAdminAudit } from "../audit.ts";
 import type { Deps, RequestContext } from "../deps.ts";
 import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
@@ -48,7 +49,7 @@ export async function adminUpdateUser(deps: Deps, input: AdminUpdateUserInput): 
   await findUserOrFail(deps.stores, input.userId);
   const passwordHash = input.password === undefined ? undefined : await deps.hasher.hash(input.password);
 
-  return deps.tx.run(async (stores) => {
+  const updated = await deps.tx.run(async (stores) => {
     const current = await findUserOrFail(stores, input.userId, { forUpdate: true });
     const now = deps.clock.now();
     let next: User = { ...current, updatedAt: now };
@@ -98,4 +99,7 @@ export async function adminUpdateUser(deps: Deps, input: AdminUpdateUserInput): 
     });
     return next;
   });
+  // A new password, the end of a reset or a change, lifts any lock on the account's password sign-in.
+  if (passwordHash !== undefined) await forgetAccountPasswordFailures(deps, updated);
+  return updated;
 }

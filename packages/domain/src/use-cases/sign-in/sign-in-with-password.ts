@@ -3,6 +3,11 @@ import { normalizeEmail } from "../../model/email.ts";
 import { assertPasswordAcceptable, isVerifiablePassword } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { isBanned, isEmailConfirmed, isPhoneConfirmed, type User } from "../../model/user.ts";
+import {
+  assertPasswordAttemptsLeft,
+  countPasswordFailure,
+  forgetPasswordFailures,
+} from "../abuse/password-failures.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
 import { auditEntry } from "../audit.ts";
 import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
@@ -27,16 +32,23 @@ export async function signInWithPassword(deps: Deps, input: SignInWithPasswordIn
   if (hasPhone && !signup.phoneEnabled) throw new AuthError("phone_provider_disabled", "Phone logins are disabled");
   if (!hasEmail && !hasPhone) throw new AuthError("validation_failed", "missing email or phone");
 
-  const user = await findUser(deps, hasEmail ? { email: input.email! } : { phone: input.phone! });
+  const address = hasEmail ? { email: input.email! } : { phone: input.phone! };
+  // Refused before the lookup and the hashing once the address has failed too often, account or not.
+  const failures = await assertPasswordAttemptsLeft(deps, address);
+  const user = await findUser(deps, address);
   // security: the same answer, after the same work, whether the account is missing, has no password or the
-  // password is wrong; the ban is told only to whoever knows the password.
+  // password is wrong, each counted as a failure of the address; the ban is told only to whoever knows the password.
   if (!user || user.passwordHash === null || !isVerifiablePassword(input.password)) {
     await deps.hasher.verifyNothing(input.password);
+    await countPasswordFailure(deps, failures);
     throw new AuthError("invalid_credentials", messages.invalidLogin);
   }
   const verifiedHash = user.passwordHash;
   const verification = await deps.hasher.verify(verifiedHash, input.password);
-  if (!verification.ok) throw new AuthError("invalid_credentials", messages.invalidLogin);
+  if (!verification.ok) {
+    await countPasswordFailure(deps, failures);
+    throw new AuthError("invalid_credentials", messages.invalidLogin);
+  }
 
   const now = deps.clock.now();
   if (isBanned(user, now)) throw new AuthError("user_banned", messages.userBanned);
@@ -57,6 +69,7 @@ export async function signInWithPassword(deps: Deps, input: SignInWithPasswordIn
     [audit],
   );
   if (!recorded) throw new AuthError("invalid_credentials", messages.invalidLogin);
+  await forgetPasswordFailures(deps, failures);
   const grant = await grantSession(deps, signedIn, opened.session, opened.refreshToken);
   const weakPassword = weaknessOf(deps, input.password);
   return weakPassword ? { ...grant, weakPassword } : grant;

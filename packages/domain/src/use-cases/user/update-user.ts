@@ -7,6 +7,7 @@ import { normalizePhone } from "../../model/phone.ts";
 import { readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
 import { type User, withEmailChangeRequested } from "../../model/user.ts";
+import { forgetAccountPasswordFailures } from "../abuse/password-failures.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
 import { recordAudit } from "../audit.ts";
 import { queueNotification } from "../delivery/notifications.ts";
@@ -85,7 +86,7 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
   }
   if (changesPhone && !deps.policy.signup.phoneAutoconfirm) await limitSmsCodes(deps, phone, "phone_change");
 
-  return deps.tx.run(async (stores) => {
+  const updated = await deps.tx.run(async (stores) => {
     const now = deps.clock.now();
     const current = await stores.users.findById(caller.id, { forUpdate: true });
     if (!current) throw new AuthError("user_not_found", "User not found", { case: "token_holder_gone" });
@@ -124,6 +125,9 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
     if (changesPhone && !deps.policy.signup.phoneAutoconfirm) await sendPhoneChange(deps, stores, next);
     return next;
   });
+  // A new password, the end of a reset or a change, lifts any lock on the account's password sign-in.
+  if (passwordHash !== undefined) await forgetAccountPasswordFailures(deps, updated);
+  return updated;
 }
 
 /**
