@@ -124,6 +124,42 @@ describe("captcha, through the official client's captchaToken", () => {
     ).toBe("invalid_credentials");
   });
 
+  it("guards every protected endpoint alike: missing, refused, accepted, provider down, provider slow", async () => {
+    // Each endpoint with a body it accepts; what the endpoint does after the check is not this test's business.
+    const endpoints: [string, Record<string, unknown>][] = [
+      ["/signup", { email: "table@example.com", password }],
+      ["/token?grant_type=password", { email: "captcha@example.com", password }],
+      ["/otp", { email: "table-otp@example.com" }],
+      ["/magiclink", { email: "table-link@example.com" }],
+      ["/recover", { email: "table-recover@example.com" }],
+      ["/resend", { type: "signup", email: "table-resend@example.com" }],
+    ];
+    const answer = async (path: string, body: Record<string, unknown>, token?: string) => {
+      const response = await server.fetch(path, {
+        method: "POST",
+        json: token === undefined ? body : { ...body, gotrue_meta_security: { captcha_token: token } },
+      });
+      const json = (await response.json()) as { error_code?: string; msg?: string };
+      return [response.status, json.error_code ?? null] as const;
+    };
+    for (const [path, body] of endpoints) {
+      expect([path, ...(await answer(path, body))]).toEqual([path, 400, "captcha_failed"]);
+      expect([path, ...(await answer(path, body, "refused-token"))]).toEqual([path, 400, "captcha_failed"]);
+      const [status, code] = await answer(path, body, pass());
+      expect([path, code === "captcha_failed" || status >= 500]).toEqual([path, false]);
+    }
+    for (const mode of ["broken", "hang"] as const) {
+      siteverify.setMode(mode);
+      try {
+        for (const [path, body] of endpoints) {
+          expect([mode, path, ...(await answer(path, body, pass()))]).toEqual([mode, path, 500, "unexpected_failure"]);
+        }
+      } finally {
+        siteverify.setMode("normal");
+      }
+    }
+  });
+
   it("asks nothing of the refresh and pkce grants, nor of requests made with the service_role key", async () => {
     const app = client(server);
     await app.signInWithPassword({ email: "captcha@example.com", password, options: { captchaToken: pass() } });
