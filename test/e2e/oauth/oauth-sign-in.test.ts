@@ -189,6 +189,22 @@ describe("OAuth sign-in through the official client", () => {
   });
 });
 
+describe("linking a native sign-in's id_token (linkIdentity with a token)", () => {
+  it("links the Google identity to the signed-in user, refusing one that belongs to someone else", async () => {
+    const app = client(server);
+    expect((await app.signUp({ email: "native-linker@example.com", password: "correct horse 3" })).error).toBeNull();
+    const token = await google.idToken({ sub: "g-link-1", email: "native-linker@gmail.example" });
+    const { data, error } = await app.linkIdentity({ provider: "google", token });
+    expect(error).toBeNull();
+    expect(data.user?.identities?.map((identity) => identity.provider)).toEqual(["email", "google"]);
+
+    const other = client(server);
+    await other.signUp({ email: "someone-else@example.com", password: "correct horse 4" });
+    const taken = await other.linkIdentity({ provider: "google", token });
+    expect(taken.error).toMatchObject({ code: "identity_already_exists" });
+  });
+});
+
 describe("refusals, sent back to the app", () => {
   it("sends an unknown, replayed or missing state to SITE_URL with bad_oauth_state", async () => {
     github.signIn(octocat);
