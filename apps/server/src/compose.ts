@@ -11,6 +11,7 @@ import { createConfiguredSmsSender } from "./delivery/sms-sender.ts";
 import { createClientAddress } from "./http/client-address.ts";
 import { readNodeBody } from "./http/node-request-body.ts";
 import { publicSettings } from "./http/public-settings.ts";
+import { startTracing, type Tracing } from "./observability/tracing.ts";
 import { createRateLimiter } from "./rate-limiting/create-rate-limiter.ts";
 import { createConfiguredCaptcha } from "./sign-in/captcha.ts";
 import { createConfiguredOAuthProviders } from "./sign-in/oauth-providers.ts";
@@ -29,20 +30,45 @@ export interface Server {
   startDelivery(): Promise<void>;
   /** Times a password hash and a write here, for the timing pads that hide accounts; call once migrated. */
   calibrateTimings(): Promise<void>;
-  /** Stops delivery (letting the current batch finish), then closes the database; the HTTP listener is the caller's. */
+  /**
+   * Stops delivery (letting the current batch finish), closes the database, then exports the spans still buffered
+   * (at most 5 s); the HTTP listener is the caller's.
+   */
   close(): Promise<void>;
 }
 
-/** The only place that knows every package: builds the adapters from the configuration and wires them. */
+/**
+ * The only place that knows every package: builds the adapters from the configuration and wires them. With
+ * TRACING_ENABLED, tracing starts first, so that the database, the mailer and the HTTP layer are built traced.
+ */
 export async function createServer(config: Config, log: Logger, overrides: Partial<Ports> = {}): Promise<Server> {
+  const tracing = await startTracing(config, log, version);
+  try {
+    return await compose(config, log, overrides, tracing);
+  } catch (error) {
+    await tracing?.shutdown();
+    throw error;
+  }
+}
+
+async function compose(
+  config: Config,
+  log: Logger,
+  overrides: Partial<Ports>,
+  tracing: Tracing | null,
+): Promise<Server> {
   const postgres = await createPostgres({
     url: config.db.url,
     embeddedDataDir: config.db.embeddedDataDir,
     maxPoolSize: config.db.maxPoolSize,
     namespace: config.db.namespace,
     onPoolError: (error) => log.warn({ err: error }, "an idle database connection failed; it will be replaced"),
+    tracer: tracing?.tracer,
   });
   const mail = createMailer(config, log);
+  const mailer = tracing
+    ? (await import("./observability/traced-mailer.ts")).tracedMailer(mail.mailer, tracing.tracer, config.smtp)
+    : mail.mailer;
   const limits = await createRateLimiter(config, log);
   const ports: Ports = {
     stores: postgres.stores,
@@ -58,7 +84,7 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
     secrets: createSecrets(config.db.secret ?? config.jwt.secret),
     clock: systemClock,
     random: cryptoRandom,
-    mailer: mail.mailer,
+    mailer,
     sms: createConfiguredSmsSender(config, log),
     rateLimiter: limits.limiter,
     oauthProviders: createConfiguredOAuthProviders(config),
@@ -72,6 +98,7 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
     settings: publicSettings(config),
     version,
     requestIdHeader: config.api.requestIdHeader,
+    requestSpans: tracing ? (await import("@latchkey/http-hono/tracing")).requestSpans(tracing.tracer) : undefined,
     clientAddress: createClientAddress(config),
     readBody: readNodeBody,
     actionLink: createActionLink(config),
@@ -96,10 +123,14 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
       });
     },
     close: async () => {
-      await worker?.stop();
-      await mail.close();
-      await limits.close();
-      await postgres.close();
+      try {
+        await worker?.stop();
+        await mail.close();
+        await limits.close();
+        await postgres.close();
+      } finally {
+        await tracing?.shutdown();
+      }
     },
   };
 }

@@ -9,6 +9,7 @@ import { parseKeyRing } from "@latchkey/adapters-crypto";
 import { createPostgres, migrations } from "@latchkey/adapters-postgres";
 import { dropTables, randomNamespace, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { startOtlpReceiver } from "./observability/otlp-receiver.ts";
 import { productionEnv } from "./support/start-test-server.ts";
 
 const repo = join(import.meta.dirname, "..", "..", "..");
@@ -196,5 +197,44 @@ describe("the latchkey binary", () => {
     await waitFor(() => logText().includes('"msg":"stopped"'), "the stop line");
     expect(logText()).toContain("shutting down");
     expect(server.output().stdout).toBe("");
+  });
+
+  it("with TRACING_ENABLED, on SIGTERM exports the spans still buffered before it stops", async () => {
+    const receiver = await startOtlpReceiver();
+    cleanups.push(() => receiver.close());
+    const cwd = tempDir();
+    const port = await freePort();
+    const logFile = join(cwd, "latchkey.log");
+    const server = run(
+      [],
+      serverEnv({
+        PORT: String(port),
+        AUTH_LOG_FILE: logFile,
+        AUTH_TRACING_ENABLED: "true",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        // Nothing is exported on its own while the test runs: only the flush at shutdown.
+        OTEL_BSP_SCHEDULE_DELAY: "600000",
+      }),
+      cwd,
+    );
+    await waitFor(() => textOf(logFile).includes('"msg":"listening"'), "the server to listen");
+    expect((await fetch(`http://127.0.0.1:${port}/settings`)).status).toBe(200);
+    expect(receiver.exports()).toEqual([]);
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+    expect(receiver.spans().map((span) => span.name)).toContain("GET /settings");
+  });
+
+  it("refuses to start with TRACING_ENABLED and an OTLP protocol it cannot export with", async () => {
+    const result = run(
+      [],
+      serverEnv({ AUTH_TRACING_ENABLED: "true", OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/xml" }),
+      tempDir(),
+    );
+    expect(await result.exited).toBe(1);
+    expect(result.output().stderr).toContain(
+      'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: expected one of http/protobuf, http/json, grpc (the OTLP protocol traces are exported with), got "http/xml"',
+    );
   });
 });

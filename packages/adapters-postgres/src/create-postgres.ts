@@ -1,4 +1,5 @@
 import type { Stores, Transactor } from "@latchkey/domain";
+import type { Tracer } from "@opentelemetry/api";
 import type { Database, Driver } from "./database.ts";
 import { migrate } from "./migrations/migrate.ts";
 import { createSchema, type Schema } from "./schema/create-schema.ts";
@@ -16,6 +17,11 @@ export interface PostgresOptions {
   readonly namespace: string;
   /** Hears about pooled connections that broke while idle (ignored without it); the pool drops them and reconnects. */
   readonly onPoolError?: (error: Error) => void;
+  /**
+   * Makes each statement on PostgreSQL run within a traced operation a child span (drivers/query-spans.ts). Without
+   * it nothing of the kind is loaded. PGlite's statements are not traced.
+   */
+  readonly tracer?: Tracer | undefined;
 }
 
 export interface Postgres {
@@ -62,10 +68,12 @@ export async function createPostgres(options: PostgresOptions): Promise<Postgres
 async function openDriver(options: PostgresOptions): Promise<Driver> {
   if (options.url !== undefined) {
     const { createNodePostgresDriver } = await import("./drivers/node-postgres.ts");
+    const spans = options.tracer ? await import("./drivers/query-spans.ts") : undefined;
     return createNodePostgresDriver({
       url: options.url,
       maxPoolSize: options.maxPoolSize,
       onPoolError: options.onPoolError,
+      wrapQuery: options.tracer && spans ? spans.querySpans(options.tracer, options.url) : undefined,
     });
   }
   const { createPgliteDriver } = await import("./drivers/pglite.ts");

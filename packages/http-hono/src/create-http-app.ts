@@ -1,5 +1,5 @@
 import { type Auth, AuthError } from "@latchkey/domain";
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import type { AppEnv } from "./app-env.ts";
 import { errorResponse, handleAuthErrors } from "./errors/error-response.ts";
 import type { ActionLink, SigningKeys } from "./handlers/deps.ts";
@@ -31,11 +31,18 @@ export interface HttpAppOptions {
   readonly actionLink: ActionLink;
   /** What /.well-known publishes: the public keys of JWT_KEYS, and the algorithms tokens may have. */
   readonly signingKeys: SigningKeys;
+  /**
+   * TRACING_ENABLED: the middleware that makes a span per request (`requestSpans` of `@latchkey/http-hono/tracing`).
+   * Without it, no tracing middleware is installed and nothing of OpenTelemetry is loaded.
+   */
+  readonly requestSpans?: MiddlewareHandler<AppEnv> | undefined;
 }
 
 /** The GoTrue HTTP contract over the use cases. */
 export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // First, so that the span covers everything the request does.
+  if (options.requestSpans) app.use(options.requestSpans);
   app.use(requestId(options.log, options.requestIdHeader));
   app.use(requestLog());
   app.use(securityHeaders());

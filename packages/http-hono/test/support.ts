@@ -1,5 +1,7 @@
 import { createTestAuth, type TestAuthOptions } from "@latchkey/domain/testing";
+import type { Tracer } from "@opentelemetry/api";
 import { createHttpApp, type Logger, type PublicSettings, type SigningKeys } from "../src/index.ts";
+import { requestSpans } from "../src/tracing.ts";
 
 export interface LogLine {
   readonly level: string;
@@ -34,7 +36,9 @@ export const testSettings: PublicSettings = {
 };
 
 /** The HTTP app over the in-memory domain, plus JSON helpers. */
-export function createTestApp(options: TestAuthOptions & { requestIdHeader?: string; signingKeys?: SigningKeys } = {}) {
+export function createTestApp(
+  options: TestAuthOptions & { requestIdHeader?: string; signingKeys?: SigningKeys; tracer?: Tracer } = {},
+) {
   const testAuth = createTestAuth(options);
   const log = recordingLogger();
   const app = createHttpApp({
@@ -45,6 +49,7 @@ export function createTestApp(options: TestAuthOptions & { requestIdHeader?: str
     requestIdHeader: options.requestIdHeader,
     clientAddress: () => "198.51.100.4",
     signingKeys: options.signingKeys ?? { jwks: [], algorithms: ["HS256"] },
+    requestSpans: options.tracer ? requestSpans(options.tracer) : undefined,
     actionLink: (email) =>
       `http://localhost:8081/verify?token=${email.linkToken}&type=${email.linkType}&redirect_to=${encodeURIComponent(email.redirectTo)}`,
   });

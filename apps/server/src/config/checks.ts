@@ -2,7 +2,7 @@ import { KeyRingError, parseKeyRing, type SigningAlgorithm } from "@latchkey/ada
 import type { Profile } from "./config.ts";
 import { displayName, type ResolvedEnv, SETTINGS_BY_KEY } from "./env-names.ts";
 import { parseGoBool } from "./env-values.ts";
-import type { SettingKey } from "./settings.ts";
+import { OTLP_PROTOCOLS, type SettingKey } from "./settings.ts";
 
 // Checks across settings and profiles. They read what was set, not the parsed values, so they run, and report,
 // even when some value failed to parse; a value that fails to parse is reported by its schema, not again here.
@@ -102,6 +102,21 @@ const refuseAutoconfirmWithUnverifiedSignIns: Check = (env) =>
       ]
     : [];
 
+/**
+ * The OTLP protocol variables are read without a prefix, so other programs may share them: a value is checked only
+ * once tracing is on, when Latchkey would export with it.
+ */
+const requireKnownOtlpProtocols: Check = (env) => {
+  if (!isTrue(env, "TRACING_ENABLED")) return [];
+  return (["OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] as const).flatMap((key) => {
+    const variable = env.get(key);
+    if (variable === undefined || (OTLP_PROTOCOLS as readonly string[]).includes(variable.value)) return [];
+    return [
+      `${variable.name}: expected one of ${OTLP_PROTOCOLS.join(", ")} (the OTLP protocol traces are exported with), got ${JSON.stringify(variable.value)}`,
+    ];
+  });
+};
+
 const CHECKS: readonly Check[] = [
   refuseMultiInstanceMode,
   requireDeclared,
@@ -109,6 +124,7 @@ const CHECKS: readonly Check[] = [
   requireSignerAlgorithmValid,
   requireCompleteSmtpInDevelopment,
   refuseAutoconfirmWithUnverifiedSignIns,
+  requireKnownOtlpProtocols,
 ];
 
 export function checkConsistency(env: ResolvedEnv, profile: Profile): string[] {

@@ -64,6 +64,12 @@ export const text = v.string();
 
 export const flag = parsed(parseGoBool, "expected a boolean (true or false)");
 
+/** A switch read from a name other programs share (DEBUG): on when true, off for anything else, never refused. */
+export const lenientFlag = v.pipe(
+  v.string(),
+  v.transform((input) => parseGoBool(input) === true),
+);
+
 export function wholeNumber({ min, max }: { min?: number; max?: number } = {}) {
   return parsed(
     (input) => {

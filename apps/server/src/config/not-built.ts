@@ -8,7 +8,7 @@ import { parseGoBool } from "./env-values.ts";
  */
 const NOT_BUILT: readonly { readonly name: RegExp; readonly feature: string }[] = [
   { name: /^EXTERNAL_/, feature: "This OAuth provider or setting" },
-  { name: /^(TRACING|METRICS)_|^OTEL_|^DEBUG$/, feature: "OpenTelemetry tracing and metrics" },
+  { name: /^METRICS_|^OTEL_EXPORTER_PROMETHEUS_/, feature: "OpenTelemetry metrics" },
   { name: /^JWT_ADMIN_GROUP_NAME$/, feature: "Editing app_metadata through PUT /user" },
   { name: /^MAILER_(SUBJECTS|TEMPLATES|NOTIFICATIONS)_MFA_/, feature: "MFA notifications" },
   { name: /^MFA_/, feature: "MFA" },
@@ -33,7 +33,7 @@ export function notBuiltProblems(sources: readonly Readonly<Record<string, strin
       if (bare === undefined || problems.has(name) || DECLARED_NAMES.has(bare)) continue;
       const feature = NOT_BUILT.find((entry) => entry.name.test(bare))?.feature;
       if (feature === undefined) continue;
-      const isSwitch = bare.endsWith("_ENABLED") || bare === "DEBUG";
+      const isSwitch = bare.endsWith("_ENABLED");
       if (isSwitch && parseGoBool(value) === false) continue;
       const advice = isSwitch ? "remove this variable or set it to false" : "remove this variable";
       problems.set(name, `${name}: ${feature} is not built in Latchkey yet; ${advice}`);

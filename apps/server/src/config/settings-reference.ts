@@ -8,6 +8,7 @@ const GROUPS: Readonly<Record<string, string>> = {
   api: "HTTP",
   db: "Database",
   log: "Log",
+  tracing: "Tracing",
   jwt: "Access tokens",
   signup: "Sign-up and sign-in",
   security: "Security",

@@ -15,6 +15,7 @@ import {
   flag,
   httpUrl,
   keyRing,
+  lenientFlag,
   list,
   listenPort,
   oneOf,
@@ -36,6 +37,9 @@ import { type KeysOf, type Setting, setting } from "./setting.ts";
 // exists when its feature does: those of features not built yet are in not-built.ts, which refuses them.
 
 export const LOG_LEVELS = ["panic", "fatal", "error", "warn", "info", "debug"] as const;
+/** OTLP's protocols, OTEL_EXPORTER_OTLP_PROTOCOL's values; the SDK's default first. */
+export const OTLP_PROTOCOLS = ["http/protobuf", "http/json", "grpc"] as const;
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 export const SMS_PROVIDERS = ["twilio", "messagebird", "textlocal", "vonage"] as const;
 export type SmsProviderName = (typeof SMS_PROVIDERS)[number];
 
@@ -234,6 +238,41 @@ export const SETTINGS = {
       doc: "`panic`, `fatal`, `error`, `warn`, `info` or `debug`.",
     }),
     file: setting("LOG_FILE", text, { doc: "A file to append the log to; standard output when unset." }),
+  },
+  tracing: {
+    enabled: setting("TRACING_ENABLED", flag, {
+      default: "false",
+      doc:
+        "Trace requests with OpenTelemetry and export the spans over OTLP: a span per request, its database " +
+        "statements, the mail it sends and its calls to SMS, OAuth and captcha providers. The OpenTelemetry SDK " +
+        "reads its standard variables itself, from the process environment (not the .env file): " +
+        "`OTEL_SERVICE_NAME`, `OTEL_EXPORTER_OTLP_ENDPOINT` (default `http://localhost:4318`, `4317` for gRPC) and " +
+        "`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_EXPORTER_OTLP_HEADERS` and `_TRACES_HEADERS`, " +
+        "`OTEL_RESOURCE_ATTRIBUTES`. Off, the OpenTelemetry SDK is not even loaded.",
+    }),
+    exporter: setting("TRACING_EXPORTER", oneOf(["opentelemetry"]), {
+      default: "opentelemetry",
+      doc: "`opentelemetry`, the only one: OTLP.",
+    }),
+    protocol: setting("OTEL_EXPORTER_OTLP_PROTOCOL", text, {
+      default: "http/protobuf",
+      names: { unprefixed: true },
+      doc:
+        "How spans are exported: `http/protobuf`, `http/json` or `grpc`. Read without a prefix, as other programs " +
+        "read it, and checked only while TRACING_ENABLED is true: then another value stops the start.",
+    }),
+    tracesProtocol: setting("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", text, {
+      names: { unprefixed: true },
+      doc: "OTEL_EXPORTER_OTLP_PROTOCOL for traces alone; it wins over that one.",
+    }),
+    debug: setting("DEBUG", lenientFlag, {
+      default: "false",
+      names: { unprefixed: true },
+      doc:
+        "`true` writes OpenTelemetry's own diagnostics to the log, whatever LOG_LEVEL (its warnings and errors, a " +
+        "failed export say, are logged anyway); any other value, such as the `debug` package's `express:*`, is left " +
+        "to the programs that read it.",
+    }),
   },
   jwt: {
     secret: setting("JWT_SECRET", text, {

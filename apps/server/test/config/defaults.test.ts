@@ -4,7 +4,7 @@ import { production } from "./support.ts";
 describe("defaults, with only the required production settings", () => {
   const config = production();
 
-  it("uses the spec's defaults for the API, database and logs", () => {
+  it("uses the spec's defaults for the API, database, logs and tracing (off)", () => {
     expect(config.api).toEqual({
       host: undefined,
       port: 8081,
@@ -20,6 +20,13 @@ describe("defaults, with only the required production settings", () => {
       namespace: "",
     });
     expect(config.log).toEqual({ level: "info", file: undefined });
+    expect(config.tracing).toEqual({
+      enabled: false,
+      exporter: "opentelemetry",
+      protocol: "http/protobuf",
+      tracesProtocol: undefined,
+      debug: false,
+    });
     expect(config.uriAllowList).toEqual([]);
   });
 

@@ -97,8 +97,9 @@ describe("settings of features Latchkey does not have yet", () => {
       "remove this variable",
     ],
     ["AUTH_SAML_ENABLED", "true", "SAML SSO", "remove this variable or set it to false"],
-    ["AUTH_TRACING_ENABLED", "1", "OpenTelemetry tracing and metrics", "remove this variable or set it to false"],
-    ["AUTH_METRICS_EXPORTER", "prometheus", "OpenTelemetry tracing and metrics", "remove this variable"],
+    ["AUTH_METRICS_ENABLED", "1", "OpenTelemetry metrics", "remove this variable or set it to false"],
+    ["AUTH_METRICS_EXPORTER", "prometheus", "OpenTelemetry metrics", "remove this variable"],
+    ["GOTRUE_OTEL_EXPORTER_PROMETHEUS_PORT", "9100", "OpenTelemetry metrics", "remove this variable"],
     ["AUTH_JWT_ADMIN_GROUP_NAME", "admin", "Editing app_metadata through PUT /user", "remove this variable"],
     [
       "AUTH_MAILER_NOTIFICATIONS_MFA_FACTOR_ENROLLED_ENABLED",
@@ -115,8 +116,9 @@ describe("settings of features Latchkey does not have yet", () => {
     const config = load({
       GOTRUE_EXTERNAL_GOOGLE_ENABLED: "false",
       AUTH_SECURITY_CAPTCHA_ENABLED: "false",
-      AUTH_TRACING_ENABLED: "0",
+      AUTH_METRICS_ENABLED: "0",
       OTEL_SERVICE_NAME: "auth",
+      OTEL_EXPORTER_PROMETHEUS_PORT: "9464",
       EXTERNAL_GITHUB_CLIENT_ID: "not ours without a prefix",
     });
     expect(config.profile).toBe("development");

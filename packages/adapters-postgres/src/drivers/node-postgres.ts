@@ -2,13 +2,19 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import { closeOnce, type Database, type Driver } from "../database.ts";
 import type { MigrationConnection } from "../migrations/migrate.ts";
+import type { WrapQuery } from "./query-spans.ts";
 
 export interface NodePostgresOptions {
   readonly url: string;
   /** 0 for no limit. */
   readonly maxPoolSize: number;
   readonly onPoolError?: (error: Error) => void;
+  /** Traces the statements run through the pool and in transactions (query-spans.ts); none when absent. */
+  readonly wrapQuery?: WrapQuery;
 }
+
+/** What a transaction's work runs its statements on: the connection, or a traced view of it. */
+type Queries = Pick<pg.PoolClient, "query">;
 
 /** A pool of node-postgres connections; every transaction holds one connection from BEGIN to COMMIT. */
 export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
@@ -22,8 +28,25 @@ export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
   // listener the 'error' event would crash the process.
   pool.on("error", (error) => options.onPoolError?.(error));
 
-  const withTransaction = async <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+  // Traced, the pool's own query (statements outside a transaction) and, through a view kept for the connection's
+  // life, the query of each connection a transaction holds. Not the connections' themselves: pool.query runs on
+  // one, and its statement would be traced twice.
+  const { wrapQuery } = options;
+  if (wrapQuery) pool.query = wrapQuery(pool.query.bind(pool));
+  const views = new WeakMap<pg.PoolClient, Queries>();
+  const queriesOf = (client: pg.PoolClient): Queries => {
+    if (!wrapQuery) return client;
+    let view = views.get(client);
+    if (!view) {
+      view = { query: wrapQuery(client.query.bind(client)) };
+      views.set(client, view);
+    }
+    return view;
+  };
+
+  const withTransaction = async <T>(work: (client: Queries) => Promise<T>): Promise<T> => {
     const client = await pool.connect();
+    const queries = queriesOf(client);
     // While checked out, the client has no pool listener: a connection lost between two statements would emit
     // 'error' with nobody listening. Record it instead, so the client is destroyed rather than reused.
     let broken: Error | undefined;
@@ -32,17 +55,17 @@ export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
     try {
       // The locking reads rely on READ COMMITTED (each statement sees what committed before it), whatever the
       // database's default.
-      await client.query("BEGIN ISOLATION LEVEL READ COMMITTED");
+      await queries.query("BEGIN ISOLATION LEVEL READ COMMITTED");
       try {
-        const result = await work(client);
-        const commit = await client.query("COMMIT");
+        const result = await work(queries);
+        const commit = await queries.query("COMMIT");
         // COMMIT of a transaction in which a statement failed answers ROLLBACK instead of an error; that happens
         // when `work` swallowed the failure, and it must not look like success.
         if (commit.command === "ROLLBACK")
           throw new Error("the transaction was rolled back: one of its statements failed");
         return result;
       } catch (error) {
-        await client.query("ROLLBACK").catch((rollbackError: Error) => (broken ??= rollbackError));
+        await queries.query("ROLLBACK").catch((rollbackError: Error) => (broken ??= rollbackError));
         throw error;
       }
     } finally {
@@ -53,11 +76,12 @@ export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
 
   // One Database per pooled connection, kept for the connection's life: the statements prepared on it (see
   // stores/prepared.ts) are built once per connection, as PostgreSQL parses them once per connection.
-  const bound = new WeakMap<pg.PoolClient, Database>();
-  const databaseOf = (client: pg.PoolClient) => {
+  const bound = new WeakMap<Queries, Database>();
+  const databaseOf = (client: Queries) => {
     let db = bound.get(client);
     if (!db) {
-      db = drizzle({ client });
+      // drizzle only calls `query` of a client it is given (its own transaction() is not used).
+      db = drizzle({ client: client as pg.PoolClient });
       bound.set(client, db);
     }
     return db;
