@@ -2,6 +2,8 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { availableParallelism, cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -99,6 +101,34 @@ async function main(): Promise<void> {
         ceiling: "rotation floor",
         target: 0.8,
         server: alg,
+      },
+    ];
+    measured.push(...shapes.filter((scenario) => wanted(scenario.name)));
+  }
+  // The same paths with tracing on (TRACING_ENABLED), every span exported over OTLP to a collector that takes and
+  // drops them: what a span per request, with its database children, costs.
+  if (wanted("GET /user traced") || wanted("refresh traced")) {
+    const collector = await startOtlpSink();
+    const traced = await startServer(databaseUrl, jwtSecret, {
+      AUTH_TRACING_ENABLED: "true",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector,
+    });
+    ringServers.set("traced", traced);
+    const shapes: Scenario[] = [
+      {
+        name: "GET /user traced",
+        shape: scenarios.getUser(fixtures.accessTokens),
+        ceiling: "read floor",
+        target: 0.8,
+        server: "traced",
+      },
+      {
+        name: "refresh traced",
+        shape: scenarios.refreshToken(refreshPool),
+        ceiling: "rotation floor",
+        target: 0.8,
+        server: "traced",
       },
     ];
     measured.push(...shapes.filter((scenario) => wanted(scenario.name)));
@@ -325,4 +355,18 @@ try {
 } finally {
   await Promise.all(started.map((program) => program.stop()));
   rmSync(work, { recursive: true, force: true });
+}
+
+/** An OTLP/HTTP collector in this process that answers every export 200 and keeps nothing; its base URL. */
+async function startOtlpSink(): Promise<string> {
+  const sink = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, { "Content-Type": "application/x-protobuf" });
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
+  sink.unref();
+  return `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
 }
