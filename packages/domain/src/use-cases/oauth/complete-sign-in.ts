@@ -4,7 +4,7 @@ import { isUuid } from "../../model/uuid.ts";
 import type { ProviderTokens } from "../../ports/oauth-provider.ts";
 import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
 import { grantSession, openSession } from "../sessions/sessions.ts";
-import { authCodeDigest } from "../verification/digests.ts";
+import { issueAuthCode } from "../sign-in/auth-code.ts";
 import { linkIdentityToUser } from "./link-identity.ts";
 import { providerFailed } from "./provider-failure.ts";
 import { needsVerification, signInWithProviderProfile } from "./provider-sign-in.ts";
@@ -94,13 +94,9 @@ async function complete(deps: Deps, flow: OAuthFlow, input: CompleteOAuthInput):
           });
     if (result.kind === "needs_verification") return result;
     if (flow.codeChallenge !== null && flow.codeChallengeMethod !== null) {
-      const authCode = deps.random.token(32);
-      await stores.flowStates.insert({
-        id: deps.random.uuid(),
-        authCodeHash: authCodeDigest(deps.secrets, authCode),
+      const authCode = await issueAuthCode(deps, stores, {
         userId: result.user.id,
-        codeChallenge: flow.codeChallenge,
-        codeChallengeMethod: flow.codeChallengeMethod,
+        pkce: { challenge: flow.codeChallenge, method: flow.codeChallengeMethod },
         authenticationMethod: "oauth",
         provider: {
           name: provider.name,

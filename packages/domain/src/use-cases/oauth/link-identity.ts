@@ -1,14 +1,12 @@
 import { AuthError } from "../../errors.ts";
 import { verifiedAddresses } from "../../model/account-linking.ts";
-import { NO_CHOICES } from "../../model/one-time-token.ts";
 import { withProviders } from "../../model/user.ts";
 import type { ProviderProfile } from "../../ports/oauth-provider.ts";
 import type { Stores } from "../../ports/stores.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps, RequestContext } from "../deps.ts";
-import { sendConfirmation } from "../sign-up/confirmation.ts";
 import { providerIdentity, providerIdentityData } from "./provider-identity.ts";
-import { limitConfirmationMails, notifyIdentity, type ProviderSignInOutcome } from "./provider-sign-in.ts";
+import { mailAddressConfirmation, notifyIdentity, type ProviderSignInOutcome } from "./provider-sign-in.ts";
 
 /**
  * The end of GET /user/identities/authorize: the provider's identity joins the signed-in user who started it.
@@ -58,10 +56,7 @@ export async function linkIdentityToUser(
       linked = proven
         ? { ...linked, email, emailConfirmedAt: now, isAnonymous: false }
         : { ...linked, email, confirmationSentAt: now };
-      if (!proven) {
-        await limitConfirmationMails(deps, email);
-        unconfirmed = email;
-      }
+      if (!proven) unconfirmed = email;
     }
     await stores.identities.save(identity);
     await stores.users.update(linked);
@@ -73,18 +68,7 @@ export async function linkIdentityToUser(
     });
     // A confirmed address hears of it; one that waits for its confirmation has not been proven to be the user's.
     if (unconfirmed === null) await notifyIdentity(deps, stores, "identity_linked", linked.email, provider);
-    if (unconfirmed !== null) {
-      await sendConfirmation(
-        deps,
-        stores,
-        linked,
-        { provider: "email", address: unconfirmed },
-        {
-          redirectTo: input.redirectTo,
-          choices: NO_CHOICES,
-        },
-      );
-    }
+    if (unconfirmed !== null) await mailAddressConfirmation(deps, stores, linked, unconfirmed, input.redirectTo);
     // The identity is linked and the mail on its way; the caller commits, then says the address waits.
     return unconfirmed === null ? { kind: "signed_in", user: linked } : { kind: "needs_verification", provider };
   }

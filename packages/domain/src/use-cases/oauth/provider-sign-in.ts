@@ -134,20 +134,10 @@ export async function signInWithProviderProfile(
       audit = { action: "user_signedup", traits: { provider } };
     } else {
       if (email !== null) {
-        await limitConfirmationMails(deps, email);
         user = { ...user, confirmationSentAt: now };
         await stores.identities.save(identity);
         await stores.users.update(user);
-        await sendConfirmation(
-          deps,
-          stores,
-          user,
-          { provider: "email", address: email },
-          {
-            redirectTo: input.redirectTo,
-            choices: NO_CHOICES,
-          },
-        );
+        await mailAddressConfirmation(deps, stores, user, email, input.redirectTo);
       }
       if (!deps.policy.signup.allowUnverifiedEmailSignIns) {
         // Without an address to confirm (another account has it) nothing is written: there is nothing to wait for.
@@ -204,14 +194,21 @@ export async function notifyIdentity(
 }
 
 /**
- * A provider sign-in that mails a confirmation: no more than one per SMTP_MAX_FREQUENCY to the address (shared
- * with /signup and /resend), and only while the email quota has room, as GoTrue's sendConfirmation. Otherwise
- * every callback with an address the provider did not verify would mail it again.
+ * Mails the confirmation of an address a provider did not verify, in the caller's transaction: no more than one
+ * per SMTP_MAX_FREQUENCY to the address (shared with /signup and /resend), and only while the email quota has
+ * room, as GoTrue's sendConfirmation. Otherwise every callback with such an address would mail it again.
  */
-export async function limitConfirmationMails(deps: Deps, address: string): Promise<void> {
+export async function mailAddressConfirmation(
+  deps: Deps,
+  stores: Stores,
+  user: User,
+  address: string,
+  redirectTo: string,
+): Promise<void> {
   const seconds = deps.policy.otp.emailConfirmationFrequencySeconds;
   await limitFrequency(deps, { purpose: "confirmation", address, seconds, channel: "email" });
   await assertEmailQuotaLeft(deps);
+  await sendConfirmation(deps, stores, user, { provider: "email", address }, { redirectTo, choices: NO_CHOICES });
 }
 
 /** The user with this identity (added, or replacing its earlier self), its data merged into user_metadata. */

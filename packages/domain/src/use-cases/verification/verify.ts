@@ -16,8 +16,9 @@ import type { Stores } from "../../ports/stores.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
 import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
 import { grantSession, openSession } from "../sessions/sessions.ts";
+import { issueAuthCode } from "../sign-in/auth-code.ts";
 import { applyVerification } from "./apply-verification.ts";
-import { authCodeDigest, linkTokenDigest, otpDigest } from "./digests.ts";
+import { linkTokenDigest, otpDigest } from "./digests.ts";
 
 export interface VerifyInput {
   readonly type: VerifyType;
@@ -102,13 +103,9 @@ export async function verify(deps: Deps, input: VerifyInput): Promise<VerifyResu
     if (applied.kind === "awaiting_other_address") return applied;
 
     if (byLink && input.followedLink && token.codeChallenge !== null && token.codeChallengeMethod !== null) {
-      const authCode = deps.random.token(32);
-      await stores.flowStates.insert({
-        id: deps.random.uuid(),
-        authCodeHash: authCodeDigest(deps.secrets, authCode),
+      const authCode = await issueAuthCode(deps, stores, {
         userId: applied.user.id,
-        codeChallenge: token.codeChallenge,
-        codeChallengeMethod: token.codeChallengeMethod,
+        pkce: { challenge: token.codeChallenge, method: token.codeChallengeMethod },
         authenticationMethod: applied.method,
         provider: null,
         createdAt: deps.clock.now(),
