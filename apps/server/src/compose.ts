@@ -11,6 +11,7 @@ import { createConfiguredSmsSender } from "./delivery/sms-sender.ts";
 import { createClientAddress } from "./http/client-address.ts";
 import { readNodeBody } from "./http/node-request-body.ts";
 import { publicSettings } from "./http/public-settings.ts";
+import { type Metrics, startMetrics } from "./observability/metrics.ts";
 import { startTracing, type Tracing } from "./observability/tracing.ts";
 import { createRateLimiter } from "./rate-limiting/create-rate-limiter.ts";
 import { createConfiguredCaptcha } from "./sign-in/captcha.ts";
@@ -32,21 +33,28 @@ export interface Server {
   calibrateTimings(): Promise<void>;
   /**
    * Stops delivery (letting the current batch finish), closes the database, then exports the spans still buffered
-   * (at most 5 s); the HTTP listener is the caller's.
+   * (at most 5 s) and the last metrics (at most 5 s); the HTTP listener is the caller's.
    */
   close(): Promise<void>;
 }
 
 /**
  * The only place that knows every package: builds the adapters from the configuration and wires them. With
- * TRACING_ENABLED, tracing starts first, so that the database, the mailer and the HTTP layer are built traced.
+ * TRACING_ENABLED, tracing starts first, so that the database, the mailer and the HTTP layer are built traced; with
+ * METRICS_ENABLED, metrics start before it and stop after it.
  */
 export async function createServer(config: Config, log: Logger, overrides: Partial<Ports> = {}): Promise<Server> {
-  const tracing = await startTracing(config, log, version);
+  const metrics = await startMetrics(config, log, version);
   try {
-    return await compose(config, log, overrides, tracing);
+    const tracing = await startTracing(config, log, version);
+    try {
+      return await compose(config, log, overrides, tracing, metrics);
+    } catch (error) {
+      await tracing?.shutdown();
+      throw error;
+    }
   } catch (error) {
-    await tracing?.shutdown();
+    await metrics?.shutdown();
     throw error;
   }
 }
@@ -56,7 +64,9 @@ async function compose(
   log: Logger,
   overrides: Partial<Ports>,
   tracing: Tracing | null,
+  metrics: Metrics | null,
 ): Promise<Server> {
+  const observed = tracing || metrics ? await import("@latchkey/http-hono/tracing") : undefined;
   const postgres = await createPostgres({
     url: config.db.url,
     embeddedDataDir: config.db.embeddedDataDir,
@@ -65,6 +75,8 @@ async function compose(
     onPoolError: (error) => log.warn({ err: error }, "an idle database connection failed; it will be replaced"),
     tracer: tracing?.tracer,
   });
+  // PGlite has no pool to observe.
+  if (metrics && postgres.poolCounts) metrics.observePool(postgres.poolCounts);
   const mail = createMailer(config, log);
   const mailer = tracing
     ? (await import("./observability/traced-mailer.ts")).tracedMailer(mail.mailer, tracing.tracer, config.smtp)
@@ -98,7 +110,8 @@ async function compose(
     settings: publicSettings(config),
     version,
     requestIdHeader: config.api.requestIdHeader,
-    requestSpans: tracing ? (await import("@latchkey/http-hono/tracing")).requestSpans(tracing.tracer) : undefined,
+    requestSpans: tracing && observed ? observed.requestSpans(tracing.tracer) : undefined,
+    requestMetrics: metrics && observed ? observed.requestMetrics(metrics.meter) : undefined,
     clientAddress: createClientAddress(config),
     readBody: readNodeBody,
     actionLink: createActionLink(config),
@@ -129,7 +142,11 @@ async function compose(
         await limits.close();
         await postgres.close();
       } finally {
-        await tracing?.shutdown();
+        try {
+          await tracing?.shutdown();
+        } finally {
+          await metrics?.shutdown();
+        }
       }
     },
   };

@@ -1,6 +1,6 @@
 import type { Stores, Transactor } from "@latchkey/domain";
 import type { Tracer } from "@opentelemetry/api";
-import type { Database, Driver } from "./database.ts";
+import type { Database, Driver, PoolCounts } from "./database.ts";
 import { migrate } from "./migrations/migrate.ts";
 import { createSchema, type Schema } from "./schema/create-schema.ts";
 import { createPostgresStores } from "./stores/create-stores.ts";
@@ -32,6 +32,8 @@ export interface Postgres {
   readonly db: Database;
   /** Applies pending migrations and returns their versions; concurrent callers apply each one once. */
   migrate(): Promise<string[]>;
+  /** The connection pool's counts, for the metrics; absent with PGlite, which has no pool. */
+  readonly poolCounts: (() => PoolCounts) | undefined;
   /** Resolves when the database answers a query. */
   ping(): Promise<void>;
   /**
@@ -58,6 +60,7 @@ export async function createPostgres(options: PostgresOptions): Promise<Postgres
     schema,
     db: driver.db,
     migrate: () => migrate(driver.migrationTarget, schema.namespace),
+    poolCounts: driver.poolCounts,
     ping: driver.ping,
     onOutboxMessage: (onMessage) => driver.listen(outboxChannel(schema.namespace), onMessage),
     close: driver.close,

@@ -8,7 +8,19 @@ export type Database = PgDatabase<PgQueryResultHKT>;
 export type RunInTransaction = <T>(work: (db: Database) => Promise<T>) => Promise<T>;
 
 /** What a driver gives the stores, the migration runner and the host. */
+/** A connection pool's counts at one moment. */
+export interface PoolCounts {
+  /** Connections checked out, running a statement or holding a transaction. */
+  readonly used: number;
+  /** Connections open and waiting in the pool. */
+  readonly idle: number;
+  /** Requests for a connection waiting for one to be free. */
+  readonly pending: number;
+}
+
 export interface Driver {
+  /** The pool's counts; absent where there is no pool (PGlite). */
+  readonly poolCounts?: (() => PoolCounts) | undefined;
   /** Statements outside a transaction: each one commits on its own. */
   readonly db: Database;
   readonly transaction: RunInTransaction;

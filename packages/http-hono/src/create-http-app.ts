@@ -36,6 +36,11 @@ export interface HttpAppOptions {
    * Without it, no tracing middleware is installed and nothing of OpenTelemetry is loaded.
    */
   readonly requestSpans?: MiddlewareHandler<AppEnv> | undefined;
+  /**
+   * METRICS_ENABLED: the middleware that records each request's duration and status (`requestMetrics` of
+   * `@latchkey/http-hono/tracing`). Without it, no metrics middleware is installed.
+   */
+  readonly requestMetrics?: MiddlewareHandler<AppEnv> | undefined;
 }
 
 /** The GoTrue HTTP contract over the use cases. */
@@ -43,6 +48,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // First, so that the span covers everything the request does.
   if (options.requestSpans) app.use(options.requestSpans);
+  if (options.requestMetrics) app.use(options.requestMetrics);
   app.use(requestId(options.log, options.requestIdHeader));
   app.use(requestLog());
   app.use(securityHeaders());

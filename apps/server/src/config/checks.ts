@@ -104,15 +104,23 @@ const refuseAutoconfirmWithUnverifiedSignIns: Check = (env) =>
 
 /**
  * The OTLP protocol variables are read without a prefix, so other programs may share them: a value is checked only
- * once tracing is on, when Latchkey would export with it.
+ * once tracing (or metrics pushed over OTLP) is on, when Latchkey would export with it.
  */
 const requireKnownOtlpProtocols: Check = (env) => {
-  if (!isTrue(env, "TRACING_ENABLED")) return [];
-  return (["OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] as const).flatMap((key) => {
+  const traces = isTrue(env, "TRACING_ENABLED");
+  const metrics =
+    isTrue(env, "METRICS_ENABLED") && (env.get("METRICS_EXPORTER")?.value ?? "opentelemetry") === "opentelemetry";
+  const signals = [traces ? "traces" : [], metrics ? "metrics" : []].flat().join(" and ");
+  const keys = [
+    ...(traces || metrics ? [["OTEL_EXPORTER_OTLP_PROTOCOL", signals] as const] : []),
+    ...(traces ? [["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "traces"] as const] : []),
+    ...(metrics ? [["OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "metrics"] as const] : []),
+  ];
+  return keys.flatMap(([key, signal]) => {
     const variable = env.get(key);
     if (variable === undefined || (OTLP_PROTOCOLS as readonly string[]).includes(variable.value)) return [];
     return [
-      `${variable.name}: expected one of ${OTLP_PROTOCOLS.join(", ")} (the OTLP protocol traces are exported with), got ${JSON.stringify(variable.value)}`,
+      `${variable.name}: expected one of ${OTLP_PROTOCOLS.join(", ")} (the OTLP protocol ${signal} are exported with), got ${JSON.stringify(variable.value)}`,
     ];
   });
 };

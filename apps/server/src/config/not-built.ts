@@ -8,7 +8,6 @@ import { parseGoBool } from "./env-values.ts";
  */
 const NOT_BUILT: readonly { readonly name: RegExp; readonly feature: string }[] = [
   { name: /^EXTERNAL_/, feature: "This OAuth provider or setting" },
-  { name: /^METRICS_|^OTEL_EXPORTER_PROMETHEUS_/, feature: "OpenTelemetry metrics" },
   { name: /^JWT_ADMIN_GROUP_NAME$/, feature: "Editing app_metadata through PUT /user" },
   { name: /^MAILER_(SUBJECTS|TEMPLATES|NOTIFICATIONS)_MFA_/, feature: "MFA notifications" },
   { name: /^MFA_/, feature: "MFA" },

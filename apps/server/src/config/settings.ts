@@ -274,6 +274,40 @@ export const SETTINGS = {
         "to the programs that read it.",
     }),
   },
+  metrics: {
+    enabled: setting("METRICS_ENABLED", flag, {
+      default: "false",
+      doc:
+        "Record metrics with OpenTelemetry: HTTP request durations and status codes by route, and the runtime's " +
+        "(event-loop delay, heap, garbage collection, CPU, memory). The resource is the one traces carry " +
+        "(`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, `auth.version`). Off, the OpenTelemetry SDK is not even loaded.",
+    }),
+    exporter: setting("METRICS_EXPORTER", oneOf(["opentelemetry", "prometheus"]), {
+      default: "opentelemetry",
+      doc:
+        "`opentelemetry` pushes them over OTLP, configured by the standard variables as traces are " +
+        "(`OTEL_EXPORTER_OTLP_ENDPOINT` or `_METRICS_ENDPOINT`, `OTEL_EXPORTER_OTLP_HEADERS`, " +
+        "`OTEL_METRIC_EXPORT_INTERVAL` in ms, default 60000); `prometheus` serves them for scraping on " +
+        "OTEL_EXPORTER_PROMETHEUS_HOST and _PORT, at the path `/`.",
+    }),
+    prometheusHost: setting("OTEL_EXPORTER_PROMETHEUS_HOST", text, {
+      default: "0.0.0.0",
+      names: { unprefixed: true },
+      doc: "The address the Prometheus scrape endpoint listens on, with METRICS_EXPORTER=prometheus.",
+    }),
+    prometheusPort: setting("OTEL_EXPORTER_PROMETHEUS_PORT", listenPort, {
+      default: "9100",
+      names: { unprefixed: true },
+      doc: "The port of the Prometheus scrape endpoint (0 lets the system pick one).",
+    }),
+    metricsProtocol: setting("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", text, {
+      names: { unprefixed: true },
+      doc:
+        "OTEL_EXPORTER_OTLP_PROTOCOL for metrics alone; it wins over that one. Checked only while METRICS_ENABLED " +
+        "is true with METRICS_EXPORTER=opentelemetry: then a value other than `http/protobuf`, `http/json` or `grpc` " +
+        "stops the start.",
+    }),
+  },
   jwt: {
     secret: setting("JWT_SECRET", text, {
       required: production,

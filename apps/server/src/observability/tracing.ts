@@ -3,6 +3,7 @@ import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 import type { Logger } from "pino";
 import type { Config } from "../config/index.ts";
 import { OTLP_PROTOCOLS, type OtlpProtocol } from "../config/settings.ts";
+import { exportsOf } from "./exports-of.ts";
 
 // Tracing (TRACING_ENABLED): the OpenTelemetry SDK, set up by hand rather than through @opentelemetry/sdk-node,
 // which would configure itself from every OTEL_ variable and load exporters we never use. Every module of the SDK
@@ -128,19 +129,8 @@ async function exporterFor(protocol: OtlpProtocol): Promise<SpanExporter> {
   }
 }
 
-/**
- * A package's exports, however it was loaded. The SDK's packages are CommonJS: Node gives their named exports (and
- * the whole as the default), but the bundle's chunk of one, imported dynamically, has only the default. Named
- * exports win where there are any: the API's own default export is a small object of its own, not the whole.
- */
-async function exportsOf<T extends object>(loading: Promise<T>): Promise<T> {
-  const loaded = (await loading) as T & { readonly default?: unknown };
-  const named = Object.keys(loaded).some((key) => key !== "default");
-  return !named && typeof loaded.default === "object" && loaded.default !== null ? (loaded.default as T) : loaded;
-}
-
 /** The SDK's diagnostics as log lines: errors and warnings as such, the rest at debug. */
-function diagLogger(log: Logger): DiagLogger {
+export function diagLogger(log: Logger): DiagLogger {
   const write =
     (level: "error" | "warn" | "debug") =>
     (message: string, ...args: unknown[]) => {

@@ -97,9 +97,6 @@ describe("settings of features Latchkey does not have yet", () => {
       "remove this variable",
     ],
     ["AUTH_SAML_ENABLED", "true", "SAML SSO", "remove this variable or set it to false"],
-    ["AUTH_METRICS_ENABLED", "1", "OpenTelemetry metrics", "remove this variable or set it to false"],
-    ["AUTH_METRICS_EXPORTER", "prometheus", "OpenTelemetry metrics", "remove this variable"],
-    ["GOTRUE_OTEL_EXPORTER_PROMETHEUS_PORT", "9100", "OpenTelemetry metrics", "remove this variable"],
     ["AUTH_JWT_ADMIN_GROUP_NAME", "admin", "Editing app_metadata through PUT /user", "remove this variable"],
     [
       "AUTH_MAILER_NOTIFICATIONS_MFA_FACTOR_ENROLLED_ENABLED",

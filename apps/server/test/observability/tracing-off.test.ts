@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
-import { context, propagation, trace } from "@opentelemetry/api";
+import { context, metrics, propagation, trace } from "@opentelemetry/api";
 import { afterAll, describe, expect, it } from "vitest";
+import { startMetrics } from "../../src/observability/metrics.ts";
 import { startTracing } from "../../src/observability/tracing.ts";
 import { production } from "../config/support.ts";
 import { startTestServer } from "../support/start-test-server.ts";
@@ -21,6 +22,7 @@ function sdkModulesLoaded(): string[] {
 }
 
 afterAll(() => {
+  metrics.disable();
   trace.disable();
   context.disable();
   propagation.disable();
@@ -32,12 +34,18 @@ describe("with TRACING_ENABLED false (the default)", () => {
     expect(await startTracing(production(), log, "0.0.0")).toBeNull();
   });
 
+  it("with METRICS_ENABLED false (the default) too, starts no metrics", async () => {
+    const log = { child: () => log, info: () => undefined } as never;
+    expect(await startMetrics(production(), log, "0.0.0")).toBeNull();
+  });
+
   it("serves without loading the SDK or registering a tracer", async () => {
     const server = await startTestServer();
     try {
       expect((await server.fetch("/settings")).status).toBe(200);
       expect(sdkModulesLoaded()).toEqual([]);
       expect(registeredProvider()).toBe("NoopTracerProvider");
+      expect(metrics.getMeterProvider().constructor.name).toBe("NoopMeterProvider");
       const probe = trace.getTracer("probe").startSpan("probe");
       expect(probe.isRecording()).toBe(false);
       probe.end();
@@ -58,5 +66,22 @@ describe("with TRACING_ENABLED false (the default)", () => {
       await server.close();
     }
     expect(registeredProvider()).toBe("NoopTracerProvider");
+  });
+
+  it("sees the metrics SDK too: with metrics on it is loaded, and close unregisters the meter provider", async () => {
+    // Scraped, on a port the system picks, so that nothing is pushed anywhere.
+    const server = await startTestServer({
+      AUTH_METRICS_ENABLED: "true",
+      AUTH_METRICS_EXPORTER: "prometheus",
+      OTEL_EXPORTER_PROMETHEUS_HOST: "127.0.0.1",
+      OTEL_EXPORTER_PROMETHEUS_PORT: "0",
+    });
+    try {
+      expect(sdkModulesLoaded()).toEqual(expect.arrayContaining([expect.stringMatching(/sdk-metrics/)]));
+      expect(metrics.getMeterProvider().constructor.name).toBe("MeterProvider");
+    } finally {
+      await server.close();
+    }
+    expect(metrics.getMeterProvider().constructor.name).toBe("NoopMeterProvider");
   });
 });

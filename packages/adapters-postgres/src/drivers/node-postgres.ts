@@ -88,6 +88,11 @@ export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
   };
 
   return {
+    poolCounts: () => ({
+      used: pool.totalCount - pool.idleCount,
+      idle: pool.idleCount,
+      pending: pool.waitingCount,
+    }),
     db: drizzle({ client: pool }),
     transaction: (work) => withTransaction((client) => work(databaseOf(client))),
     migrationTarget: {

@@ -1,14 +1,7 @@
 import { context, propagation, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env.ts";
-
-/** What a request is named by when no route took it, as GoTrue names it. */
-const NO_ROUTE = "noroute";
-
-/** A route template as OpenTelemetry and GoTrue write them: `/admin/users/{user_id}`, not Hono's `:user_id`. */
-function templateOf(path: string): string {
-  return path.replace(/:([A-Za-z0-9_]+)/g, "{$1}");
-}
+import { NO_ROUTE, routeOf } from "./request-route.ts";
 
 /**
  * One SERVER span per request, the parent of what the request does (database statements, calls to providers),
@@ -40,8 +33,7 @@ export function requestSpans(tracer: Tracer): MiddlewareHandler<AppEnv> {
 
   function describe(span: Span, c: Parameters<MiddlewareHandler<AppEnv>>[0]) {
     const method = c.req.method;
-    const endpoint = c.get("endpoint");
-    const route = endpoint === undefined ? NO_ROUTE : templateOf(endpoint.slice(endpoint.indexOf(" ") + 1));
+    const route = routeOf(c);
     const status = c.res.status;
     span.updateName(`${method} ${route}`);
     span.setAttributes({
@@ -52,7 +44,7 @@ export function requestSpans(tracer: Tracer): MiddlewareHandler<AppEnv> {
       "http.status_code": status,
       "request.id": c.get("requestId") ?? "",
     });
-    if (endpoint !== undefined) {
+    if (route !== NO_ROUTE) {
       for (const [name, value] of Object.entries(c.req.param() as Record<string, string>)) {
         span.setAttribute(`http.route.params.${name}`, value);
         span.setAttribute(`http.route.param.${name}`, value);

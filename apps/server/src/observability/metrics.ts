@@ -1,0 +1,184 @@
+import type { PoolCounts } from "@latchkey/adapters-postgres";
+import type { Meter } from "@opentelemetry/api";
+import type { MetricReader, PushMetricExporter } from "@opentelemetry/sdk-metrics";
+import type { Logger } from "pino";
+import type { Config } from "../config/index.ts";
+import { OTLP_PROTOCOLS, type OtlpProtocol } from "../config/settings.ts";
+import { exportsOf } from "./exports-of.ts";
+import { diagLogger } from "./tracing.ts";
+
+// Metrics (METRICS_ENABLED): a MeterProvider set up by hand, as tracing's provider is. Every module of the SDK is
+// imported here, inside startMetrics, and only when metrics are on: with them off, none is even loaded. The HTTP
+// layer's metrics middleware comes from @latchkey/http-hono/tracing, imported by compose.ts only then too.
+
+export interface Metrics {
+  /** Where the HTTP layer (and, later, the auth flows) record their instruments. */
+  readonly meter: Meter;
+  /** Observes a connection pool's counts on each collection. */
+  observePool(counts: () => PoolCounts): void;
+  /** Exports what is still recorded (OTLP), stops the scrape endpoint (Prometheus); gives up after 5 s. Idempotent. */
+  shutdown(): Promise<void>;
+}
+
+const SHUTDOWN_MS = 5_000;
+/** The instrumentation scope of Latchkey's own instruments; GoTrue's is `gotrue`. */
+const METER_NAME = "latchkey";
+/** The SDK's default push interval, which OTEL_METRIC_EXPORT_INTERVAL changes. */
+const DEFAULT_EXPORT_INTERVAL_MS = 60_000;
+const DEFAULT_EXPORT_TIMEOUT_MS = 30_000;
+
+/**
+ * Sets a meter provider up as the global one, with the resource traces carry and one reader: a Prometheus scrape
+ * endpoint (OTEL_EXPORTER_PROMETHEUS_HOST:PORT, path `/`, as GoTrue serves it) or a periodic OTLP push with the
+ * protocol the configuration names. Runtime metrics (event loop, heap, GC) come from the runtime-node
+ * instrumentation; process CPU time and resident memory are read on each collection. Null when metrics are off.
+ */
+export async function startMetrics(
+  config: Pick<Config, "metrics" | "tracing">,
+  log: Logger,
+  version: string,
+): Promise<Metrics | null> {
+  if (!config.metrics.enabled) return null;
+  const [{ DiagLogLevel, diag, metrics }, resources, sdk, { registerInstrumentations }, runtime] = await Promise.all([
+    exportsOf(import("@opentelemetry/api")),
+    exportsOf(import("@opentelemetry/resources")),
+    exportsOf(import("@opentelemetry/sdk-metrics")),
+    exportsOf(import("@opentelemetry/instrumentation")),
+    exportsOf(import("@opentelemetry/instrumentation-runtime-node")),
+  ]);
+
+  const debug = config.tracing.debug;
+  const diagLog = log.child({ component: "opentelemetry" }, debug ? { level: "debug" } : {});
+  diag.setLogger(diagLogger(diagLog), {
+    logLevel: debug ? DiagLogLevel.DEBUG : DiagLogLevel.WARN,
+    suppressOverrideMessage: true,
+  });
+
+  const resource = resources
+    .defaultResource()
+    .merge(resources.resourceFromAttributes({ "service.name": "latchkey" }))
+    .merge(resources.detectResources({ detectors: [resources.envDetector] }))
+    .merge(resources.resourceFromAttributes({ "auth.version": version }));
+
+  let reader: MetricReader;
+  let described: Record<string, unknown>;
+  if (config.metrics.exporter === "prometheus") {
+    const { PrometheusExporter } = await exportsOf(import("@opentelemetry/exporter-prometheus"));
+    const { prometheusHost: host, prometheusPort: port } = config.metrics;
+    const exporter = new PrometheusExporter({ host, port, endpoint: "/", preventServerStart: true });
+    // Started here rather than by the constructor, so that a port in use stops the start.
+    await exporter.startServer();
+    reader = exporter;
+    described = { exporter: "prometheus", host, port };
+  } else {
+    const protocol = metricsProtocol(config);
+    const interval = positiveMs(process.env.OTEL_METRIC_EXPORT_INTERVAL) ?? DEFAULT_EXPORT_INTERVAL_MS;
+    const timeout = positiveMs(process.env.OTEL_METRIC_EXPORT_TIMEOUT) ?? DEFAULT_EXPORT_TIMEOUT_MS;
+    reader = new sdk.PeriodicExportingMetricReader({
+      exporter: await exporterFor(protocol),
+      exportIntervalMillis: interval,
+      // The SDK refuses a timeout longer than the interval.
+      exportTimeoutMillis: Math.min(timeout, interval),
+    });
+    described = { exporter: "opentelemetry", protocol, interval_ms: interval };
+  }
+
+  const provider = new sdk.MeterProvider({ resource, readers: [reader] });
+  metrics.setGlobalMeterProvider(provider);
+  const unloadInstrumentations = registerInstrumentations({
+    meterProvider: provider,
+    instrumentations: [new runtime.RuntimeNodeInstrumentation()],
+  });
+  const meter = provider.getMeter(METER_NAME, version);
+  observeProcess(meter);
+  log.info(described, "metrics on");
+
+  let stopping: Promise<void> | undefined;
+  const stop = async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), SHUTDOWN_MS);
+    });
+    try {
+      // Shutting the provider down makes a last collection: the OTLP reader pushes it, Prometheus closes its server.
+      const outcome = await Promise.race([provider.shutdown(), deadline]);
+      if (outcome === "late") log.warn({ timeout_ms: SHUTDOWN_MS }, "metrics: the last collection was dropped");
+    } catch (error) {
+      log.warn({ err: error }, "metrics: the last collection could not be exported");
+    } finally {
+      clearTimeout(timer);
+      // After the last collection, which still reads the runtime's instruments.
+      unloadInstrumentations();
+      metrics.disable();
+      diag.disable();
+    }
+  };
+  return { meter, observePool: (counts) => observePool(meter, counts), shutdown: () => (stopping ??= stop()) };
+}
+
+/** process.cpu.time and process.memory.usage (RSS), as OpenTelemetry's semantic conventions name them. */
+function observeProcess(meter: Meter) {
+  meter
+    .createObservableCounter("process.cpu.time", { unit: "s", description: "CPU time spent by this process." })
+    .addCallback((result) => {
+      const usage = process.cpuUsage();
+      result.observe(usage.user / 1e6, { "cpu.mode": "user" });
+      result.observe(usage.system / 1e6, { "cpu.mode": "system" });
+    });
+  meter
+    .createObservableGauge("process.memory.usage", {
+      unit: "By",
+      description: "The resident set size of this process.",
+    })
+    .addCallback((result) => result.observe(process.memoryUsage.rss()));
+}
+
+/**
+ * The database pool, with OpenTelemetry's names: `db.client.connection.count` by `db.client.connection.state`
+ * (`used`, `idle`) and `db.client.connection.pending_requests`, read on each collection.
+ */
+function observePool(meter: Meter, counts: () => PoolCounts) {
+  const pool = { "db.client.connection.pool.name": "latchkey" };
+  const connections = meter.createObservableUpDownCounter("db.client.connection.count", {
+    unit: "{connection}",
+    description: "The database connections open, by state.",
+  });
+  const pending = meter.createObservableUpDownCounter("db.client.connection.pending_requests", {
+    unit: "{request}",
+    description: "Requests for a database connection waiting for one.",
+  });
+  meter.addBatchObservableCallback(
+    (result) => {
+      const now = counts();
+      result.observe(connections, now.used, { ...pool, "db.client.connection.state": "used" });
+      result.observe(connections, now.idle, { ...pool, "db.client.connection.state": "idle" });
+      result.observe(pending, now.pending, pool);
+    },
+    [connections, pending],
+  );
+}
+
+/** OTEL_EXPORTER_OTLP_METRICS_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL; the start refused any other value. */
+function metricsProtocol(config: Pick<Config, "metrics" | "tracing">): OtlpProtocol {
+  const named = config.metrics.metricsProtocol ?? config.tracing.protocol;
+  const protocol = OTLP_PROTOCOLS.find((known) => known === named);
+  if (protocol === undefined) throw new Error(`unknown OTLP protocol ${JSON.stringify(named)}`);
+  return protocol;
+}
+
+function positiveMs(value: string | undefined): number | undefined {
+  const parsed = value === undefined ? Number.NaN : Number(value);
+  return Number.isFinite(parsed) && parsed > 0 ? parsed : undefined;
+}
+
+/** Each exporter reads its endpoint, headers, timeout and temporality from the OTEL_ variables itself. */
+async function exporterFor(protocol: OtlpProtocol): Promise<PushMetricExporter> {
+  switch (protocol) {
+    case "http/protobuf":
+      return new (await exportsOf(import("@opentelemetry/exporter-metrics-otlp-proto"))).OTLPMetricExporter();
+    case "http/json":
+      return new (await exportsOf(import("@opentelemetry/exporter-metrics-otlp-http"))).OTLPMetricExporter();
+    case "grpc":
+      return new (await exportsOf(import("@opentelemetry/exporter-metrics-otlp-grpc"))).OTLPMetricExporter();
+  }
+}
