@@ -107,28 +107,34 @@ async function main(): Promise<void> {
   }
   // The same paths with tracing on (TRACING_ENABLED), every span exported over OTLP to a collector that takes and
   // drops them: what a span per request, with its database children, costs.
-  if (wanted("GET /user traced") || wanted("refresh traced")) {
+  // And with metrics on as well (METRICS_ENABLED), pushed over OTLP every 10 s: what observing everything costs.
+  const observed = {
+    traced: { AUTH_TRACING_ENABLED: "true" },
+    observed: { AUTH_TRACING_ENABLED: "true", AUTH_METRICS_ENABLED: "true", OTEL_METRIC_EXPORT_INTERVAL: "10000" },
+  };
+  for (const [server, env] of Object.entries(observed)) {
+    if (!wanted(`GET /user ${server}`) && !wanted(`refresh ${server}`)) continue;
     const collector = await startOtlpSink();
-    const traced = await startServer(databaseUrl, jwtSecret, {
-      AUTH_TRACING_ENABLED: "true",
+    const started = await startServer(databaseUrl, jwtSecret, {
+      ...env,
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
       OTEL_EXPORTER_OTLP_ENDPOINT: collector,
     });
-    ringServers.set("traced", traced);
+    ringServers.set(server, started);
     const shapes: Scenario[] = [
       {
-        name: "GET /user traced",
+        name: `GET /user ${server}`,
         shape: scenarios.getUser(fixtures.accessTokens),
         ceiling: "read floor",
         target: 0.8,
-        server: "traced",
+        server,
       },
       {
-        name: "refresh traced",
+        name: `refresh ${server}`,
         shape: scenarios.refreshToken(refreshPool),
         ceiling: "rotation floor",
         target: 0.8,
-        server: "traced",
+        server,
       },
     ];
     measured.push(...shapes.filter((scenario) => wanted(scenario.name)));

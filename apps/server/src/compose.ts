@@ -1,6 +1,7 @@
 import { createArgon2PasswordHasher, createJwtSigner, createSecrets, cryptoRandom } from "@latchkey/adapters-crypto";
 import { createPostgres, type Postgres } from "@latchkey/adapters-postgres";
 import { type Clock, createAuth, type Ports } from "@latchkey/domain";
+import { ignoredFlowEvents } from "@latchkey/domain/in-memory";
 import { createHttpApp } from "@latchkey/http-hono";
 import type { Logger } from "pino";
 import packageJson from "../package.json" with { type: "json" };
@@ -85,7 +86,7 @@ async function compose(
   const ports: Ports = {
     stores: postgres.stores,
     tx: postgres.tx,
-    hasher: createArgon2PasswordHasher(),
+    hasher: metrics ? metrics.timed(createArgon2PasswordHasher()) : createArgon2PasswordHasher(),
     signer: createJwtSigner({
       secret: config.jwt.secret,
       keyId: config.jwt.keyId,
@@ -101,9 +102,11 @@ async function compose(
     rateLimiter: limits.limiter,
     oauthProviders: createConfiguredOAuthProviders(config),
     captcha: createConfiguredCaptcha(config),
+    events: metrics?.flowEvents ?? ignoredFlowEvents,
     ...overrides,
   };
   const auth = createAuth(ports, toPolicy(config));
+  metrics?.observeOutbox(auth.outboxDepth);
   const app = createHttpApp({
     auth,
     log,

@@ -278,8 +278,10 @@ export const SETTINGS = {
     enabled: setting("METRICS_ENABLED", flag, {
       default: "false",
       doc:
-        "Record metrics with OpenTelemetry: HTTP request durations and status codes by route, and the runtime's " +
-        "(event-loop delay, heap, garbage collection, CPU, memory). The resource is the one traces carry " +
+        "Record metrics with OpenTelemetry: HTTP request durations and status codes by route; sign-ins, sign-ups, " +
+        "refreshes, refresh-token reuses, rate-limit refusals and captcha failures; the outbox's backlog, deliveries " +
+        "and failures; password-hash durations; the database pool; and the runtime's (event-loop delay, heap, " +
+        "garbage collection, CPU, memory). The list is in the README. The resource is the one traces carry " +
         "(`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, `auth.version`). Off, the OpenTelemetry SDK is not even loaded.",
     }),
     exporter: setting("METRICS_EXPORTER", oneOf(["opentelemetry", "prometheus"]), {

@@ -1,10 +1,13 @@
 import type { PoolCounts } from "@latchkey/adapters-postgres";
+import type { FlowEvents, OutboxDepth, PasswordHasher } from "@latchkey/domain";
 import type { Meter } from "@opentelemetry/api";
 import type { MetricReader, PushMetricExporter } from "@opentelemetry/sdk-metrics";
 import type { Logger } from "pino";
 import type { Config } from "../config/index.ts";
 import { OTLP_PROTOCOLS, type OtlpProtocol } from "../config/settings.ts";
 import { exportsOf } from "./exports-of.ts";
+import { flowEventCounters, observeOutbox } from "./flow-metrics.ts";
+import { timedHasher } from "./timed-hasher.ts";
 import { diagLogger } from "./tracing.ts";
 
 // Metrics (METRICS_ENABLED): a MeterProvider set up by hand, as tracing's provider is. Every module of the SDK is
@@ -12,10 +15,16 @@ import { diagLogger } from "./tracing.ts";
 // layer's metrics middleware comes from @latchkey/http-hono/tracing, imported by compose.ts only then too.
 
 export interface Metrics {
-  /** Where the HTTP layer (and, later, the auth flows) record their instruments. */
+  /** Where the HTTP layer records its instruments. */
   readonly meter: Meter;
+  /** What the auth flows report, counted. */
+  readonly flowEvents: FlowEvents;
+  /** The password hasher, its hashes and verifications timed and counted. */
+  timed(hasher: PasswordHasher): PasswordHasher;
   /** Observes a connection pool's counts on each collection. */
   observePool(counts: () => PoolCounts): void;
+  /** Observes the outbox's backlog on each collection. */
+  observeOutbox(depth: () => Promise<readonly OutboxDepth[]>): void;
   /** Exports what is still recorded (OTLP), stops the scrape endpoint (Prometheus); gives up after 5 s. Idempotent. */
   shutdown(): Promise<void>;
 }
@@ -91,6 +100,7 @@ export async function startMetrics(
   });
   const meter = provider.getMeter(METER_NAME, version);
   observeProcess(meter);
+  observeVersion(meter, version);
   log.info(described, "metrics on");
 
   let stopping: Promise<void> | undefined;
@@ -113,7 +123,30 @@ export async function startMetrics(
       diag.disable();
     }
   };
-  return { meter, observePool: (counts) => observePool(meter, counts), shutdown: () => (stopping ??= stop()) };
+  return {
+    meter,
+    flowEvents: flowEventCounters(meter),
+    timed: (hasher) => timedHasher(hasher, meter),
+    observePool: (counts) => observePool(meter, counts),
+    observeOutbox: (depth) => observeOutbox(meter, depth),
+    shutdown: () => (stopping ??= stop()),
+  };
+}
+
+/**
+ * GoTrue's liveness and version gauges: `gotrue_running` (1 while the process runs) and
+ * `global_auth_version_major`, `_minor` and `_patch`, from the build's version.
+ */
+function observeVersion(meter: Meter, version: string) {
+  meter.createObservableGauge("gotrue_running").addCallback((result) => result.observe(1));
+  const [major = 0, minor = 0, patch = 0] = version.split(/[.+-]/, 3).map((part) => Number.parseInt(part, 10) || 0);
+  for (const [part, value] of [
+    ["major", major],
+    ["minor", minor],
+    ["patch", patch],
+  ] as const) {
+    meter.createObservableGauge(`global_auth_version_${part}`).addCallback((result) => result.observe(value));
+  }
 }
 
 /** process.cpu.time and process.memory.usage (RSS), as OpenTelemetry's semantic conventions name them. */

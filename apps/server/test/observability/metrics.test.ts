@@ -1,4 +1,5 @@
 import { createServer as createNetServer, type Server as NetServer } from "node:net";
+import { startSmtpSink } from "@latchkey/adapters-smtp/testing";
 import { context, metrics, propagation, trace } from "@opentelemetry/api";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { version } from "../../src/compose.ts";
@@ -128,6 +129,101 @@ describe("with METRICS_EXPORTER=prometheus", () => {
       ).rejects.toThrow(/EADDRINUSE/);
     } finally {
       await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+});
+
+describe("the auth flows' metrics", () => {
+  /** A server with Prometheus on a free port, and its scrape. */
+  async function scraped(env: Record<string, string>, options?: Parameters<typeof startTestServer>[2]) {
+    const port = await freePort();
+    const server = await startTestServer(
+      {
+        AUTH_METRICS_ENABLED: "true",
+        AUTH_METRICS_EXPORTER: "prometheus",
+        OTEL_EXPORTER_PROMETHEUS_HOST: "127.0.0.1",
+        OTEL_EXPORTER_PROMETHEUS_PORT: String(port),
+        ...env,
+      },
+      {},
+      options,
+    );
+    const scrape = async () => (await fetch(`http://127.0.0.1:${port}/`)).text();
+    return { server, scrape };
+  }
+  const json = (body: unknown) => ({ method: "POST", json: body });
+
+  it("count sign-ups, sign-ins, refreshes, refusals, mail sent and password hashes, and GoTrue's gauges", async () => {
+    const { server, scrape } = await scraped({ AUTH_MAILER_AUTOCONFIRM: "true" });
+    try {
+      const email = "ada@example.com";
+      const password = "correct-horse-battery";
+      // The start hashed already, timing the hashes that pad answers: counted from here.
+      const hashes = { operation: "hash", alg: "argon2id", le: "+Inf" };
+      const hashedAtStart = sample(await scrape(), "auth_password_hash_duration_bucket", hashes) ?? 0;
+      expect((await server.fetch("/signup", json({ email, password }))).status).toBe(200);
+      const signedIn = await server.fetch("/token?grant_type=password", json({ email, password }));
+      expect(signedIn.status).toBe(200);
+      const { refresh_token } = (await signedIn.json()) as { refresh_token: string };
+      const wrong = await server.fetch("/token?grant_type=password", json({ email, password: "not-the-password" }));
+      expect(wrong.status).toBe(400);
+      const refreshed = await server.fetch("/token?grant_type=refresh_token", json({ refresh_token }));
+      expect(refreshed.status).toBe(200);
+      // A magic link, then the same again within SMTP_MAX_FREQUENCY: refused by the address's send frequency.
+      expect((await server.fetch("/magiclink", json({ email }))).status).toBe(200);
+      expect((await server.fetch("/magiclink", json({ email }))).status).toBe(429);
+      await server.mail.waitFor(email);
+
+      const metrics = await scrape();
+      expect(sample(metrics, "auth_sign_ups_total", { provider: "email" })).toBe(1);
+      // The signup signed in (autoconfirmed), then the password grant did.
+      expect(sample(metrics, "auth_sign_ins_total", { method: "password" })).toBe(2);
+      expect(sample(metrics, "auth_token_refreshes_total", { rotated: "true" })).toBe(1);
+      expect(sample(metrics, "auth_rate_limit_refusals_total", { limit: "email_frequency" })).toBe(1);
+      expect(sample(metrics, "auth_outbox_deliveries_total", { channel: "email", kind: "magic_link" })).toBe(1);
+      expect(sample(metrics, "global_auth_email_send_operations_total", { type: "magiclink" })).toBe(1);
+      expect(sample(metrics, "auth_outbox_pending", { channel: "email" })).toBe(0);
+      expect(sample(metrics, "auth_outbox_oldest_pending_age", { channel: "sms" })).toBe(0);
+      // One hash at signup; two verifications, one of them a wrong password.
+      expect(sample(metrics, "auth_password_hash_duration_bucket", hashes)).toBe(hashedAtStart + 1);
+      expect(sample(metrics, "gotrue_generate_from_password_completed_total", { alg: "argon2id" })).toBe(
+        hashedAtStart + 1,
+      );
+      expect(sample(metrics, "auth_password_hash_duration_count", { operation: "verify" })).toBe(2);
+      expect(sample(metrics, "gotrue_compare_hash_and_password_completed_total", { match: "true" })).toBe(1);
+      expect(sample(metrics, "gotrue_compare_hash_and_password_completed_total", { match: "false" })).toBe(1);
+      expect(sample(metrics, "gotrue_running", {})).toBe(1);
+      expect(sample(metrics, "global_auth_version_major", {})).toBe(Number(version.split(".")[0]));
+
+      // Moving: a second refresh, of the token just replaced, is answered within the reuse interval.
+      expect((await server.fetch("/token?grant_type=refresh_token", json({ refresh_token }))).status).toBe(200);
+      expect(sample(await scrape(), "auth_token_refreshes_total", { rotated: "false" })).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("count failed deliveries, and show the backlog they leave and how long it has waited", async () => {
+    const refusing = await startSmtpSink({ rejectRcpt: { message: "try again later", responseCode: 451 } });
+    const { server, scrape } = await scraped({}, { mail: refusing });
+    try {
+      expect((await server.fetch("/otp", json({ email: "grace@example.com" }))).status).toBe(200);
+      const failed = { channel: "email", kind: "confirmation", will_retry: "true" };
+      let metrics = "";
+      for (let attempt = 0; attempt < 100 && sample(metrics, "auth_outbox_failures_total", failed) === undefined; ) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        metrics = await scrape();
+        attempt += 1;
+      }
+      expect(sample(metrics, "auth_outbox_failures_total", failed)).toBe(1);
+      expect(sample(metrics, "global_auth_email_send_errors_total", { type: "signup" })).toBe(1);
+      expect(sample(metrics, "auth_sign_ups_total", { provider: "email" })).toBe(1);
+      expect(sample(metrics, "auth_outbox_pending", { channel: "email" })).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect(sample(await scrape(), "auth_outbox_oldest_pending_age", { channel: "email" })).toBeGreaterThanOrEqual(1);
+    } finally {
+      await server.close();
+      await refusing.close();
     }
   });
 });

@@ -59,6 +59,19 @@ export function createOutboxStore(db: Database, schema: Schema): OutboxStore {
       return claimed.sort((a, b) => (a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0));
     },
 
+    async pending() {
+      // Only rows still to deliver carry next_attempt_at: the partial index holds exactly those.
+      return db
+        .select({
+          channel: outbox.channel,
+          count: sql<number>`count(*)::int`,
+          oldestCreatedAt: sql`min(${outbox.createdAt})`.mapWith(outbox.createdAt),
+        })
+        .from(outbox)
+        .where(isNotNull(outbox.nextAttemptAt))
+        .groupBy(outbox.channel);
+    },
+
     async markDelivered({ id, claim }, at) {
       const written = await db
         .update(outbox)

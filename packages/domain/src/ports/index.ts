@@ -1,5 +1,6 @@
 import type { CaptchaVerifier } from "./captcha-verifier.ts";
 import type { Clock } from "./clock.ts";
+import type { FlowEvents } from "./flow-events.ts";
 import type { Mailer } from "./mailer.ts";
 import type { OAuthProvider } from "./oauth-provider.ts";
 import type { PasswordHasher } from "./password-hasher.ts";
@@ -11,6 +12,7 @@ import type { Stores, Transactor } from "./stores.ts";
 import type { TokenSigner } from "./token-signer.ts";
 
 export type { CaptchaVerdict, CaptchaVerifier } from "./captcha-verifier.ts";
+export type { FlowEvent, FlowEvents, MessageKind, RateLimitName } from "./flow-events.ts";
 export type { AuthEmail } from "./mailer.ts";
 export type {
   AuthorizationRequest,
@@ -49,4 +51,6 @@ export interface Ports {
   readonly captcha: CaptchaVerifier | null;
   /** The enabled OAuth providers, by canonical name. */
   readonly oauthProviders: ReadonlyMap<string, OAuthProvider>;
+  /** What the flows did, for metrics; ignoredFlowEvents when metrics are off. */
+  readonly events: FlowEvents;
 }

@@ -221,6 +221,17 @@ export interface OutboxStore {
     held: OutboxClaim,
     failure: { attempts: number; nextAttemptAt: Date | null; error: string },
   ): Promise<boolean>;
+  /**
+   * The messages still to deliver (due, waiting for a retry, or being sent), per channel that has any, with the
+   * creation time of the oldest: what an operator watches the queue by.
+   */
+  pending(): Promise<readonly OutboxBacklog[]>;
+}
+
+export interface OutboxBacklog {
+  readonly channel: OutboxEntry["channel"];
+  readonly count: number;
+  readonly oldestCreatedAt: Date;
 }
 
 export interface Stores {

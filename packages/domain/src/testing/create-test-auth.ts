@@ -7,6 +7,7 @@ import type { AuthSms } from "../ports/sms-sender.ts";
 import { FastPasswordHasher } from "./fast-password-hasher.ts";
 import { createInMemoryStores } from "./in-memory-stores.ts";
 import { nodeRandom } from "./node-random.ts";
+import { RecordingFlowEvents } from "./recording-flow-events.ts";
 import { RecordingMailer, RecordingSmsSender } from "./recording-senders.ts";
 import { TestClock } from "./test-clock.ts";
 import { type DeepPartial, testPolicy } from "./test-policy.ts";
@@ -24,6 +25,7 @@ export function createTestAuth(options: TestAuthOptions = {}) {
   const mailer = new RecordingMailer();
   const sms = new RecordingSmsSender();
   const hasher = new FastPasswordHasher();
+  const events = new RecordingFlowEvents();
   const { stores, tx, readOutbox } = createInMemoryStores();
   const ports: Ports = {
     stores,
@@ -38,6 +40,7 @@ export function createTestAuth(options: TestAuthOptions = {}) {
     rateLimiter: createInMemoryRateLimiter(clock),
     oauthProviders: new Map(),
     captcha: null,
+    events,
     ...options.ports,
   };
   const policy = testPolicy(options.policy);
@@ -73,6 +76,7 @@ export function createTestAuth(options: TestAuthOptions = {}) {
     mailer,
     sms,
     hasher,
+    events,
     stores: ports.stores,
     readOutbox,
     deliver,

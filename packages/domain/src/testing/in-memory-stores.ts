@@ -399,6 +399,23 @@ export function createInMemoryStores(): StoreContractSubject {
       for (const entry of due) state.outbox.set(entry.id, { ...entry, leaseUntil, claim });
       return due.map(({ leaseUntil: _lease, claim: _claim, ...entry }) => copy(entry));
     },
+    async pending() {
+      const backlog = new Map<OutboxEntry["channel"], { count: number; oldestCreatedAt: Date }>();
+      for (const entry of state.outbox.values()) {
+        if (entry.nextAttemptAt === null) continue;
+        const seen = backlog.get(entry.channel);
+        if (!seen) backlog.set(entry.channel, { count: 1, oldestCreatedAt: entry.createdAt });
+        else {
+          seen.count += 1;
+          if (entry.createdAt < seen.oldestCreatedAt) seen.oldestCreatedAt = entry.createdAt;
+        }
+      }
+      return [...backlog].map(([channel, { count, oldestCreatedAt }]) => ({
+        channel,
+        count,
+        oldestCreatedAt: new Date(oldestCreatedAt),
+      }));
+    },
     async markDelivered({ id, claim }, at) {
       const entry = state.outbox.get(id);
       if (!entry || entry.claim !== claim) return false;

@@ -16,5 +16,6 @@ export { FakeOAuthProvider, fakeProfile, providerEmail } from "./fake-oauth-prov
 export { FastPasswordHasher, OUTDATED_PREFIX } from "./fast-password-hasher.ts";
 export { createInMemoryStores } from "./in-memory-stores.ts";
 export { nodeRandom } from "./node-random.ts";
+export { RecordingFlowEvents } from "./recording-flow-events.ts";
 export { TestClock } from "./test-clock.ts";
 export { createTestSecrets } from "./test-secrets.ts";

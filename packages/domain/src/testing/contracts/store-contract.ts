@@ -1402,6 +1402,29 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         ).toEqual([]);
       });
 
+      it("counts what is still to deliver, per channel, with the oldest's age", async () => {
+        await window();
+        // Only this test's messages are pending now, whatever earlier tests left behind.
+        const start = minute + 100;
+        minute = start;
+        const future = { nextAttemptAt: at(start + 50) };
+        const oldest = anEntry({ ...future, createdAt: at(start - 3) });
+        const retrying = anEntry({ ...future, createdAt: at(start - 1), attempts: 2, lastError: "421" });
+        const text = anEntry({ ...future, channel: "sms", createdAt: at(start - 2) });
+        const delivered = anEntry({ createdAt: at(start - 9), nextAttemptAt: null, deliveredAt: at(start - 8) });
+        const givenUp = anEntry({ createdAt: at(start - 9), nextAttemptAt: null, sealedMessage: null, attempts: 5 });
+        for (const entry of [retrying, delivered, oldest, text, givenUp]) await stores.outbox.enqueue(entry);
+        const claim = uuid();
+        await stores.outbox.claimDue({ now: at(start + 50), limit: 1, leaseUntil: at(start + 51), claim });
+
+        const byChannel = Object.fromEntries((await stores.outbox.pending()).map((each) => [each.channel, each]));
+        // A message being sent (claimed) is still pending until its outcome is recorded.
+        expect(byChannel).toEqual({
+          email: { channel: "email", count: 2, oldestCreatedAt: at(start - 3) },
+          sms: { channel: "sms", count: 1, oldestCreatedAt: at(start - 2) },
+        });
+      });
+
       it("reschedules a failed message, and erases one given up on", async () => {
         const start = await window();
         const retried = anEntry({ nextAttemptAt: at(start) });

@@ -16,12 +16,14 @@ export async function checkCaptcha(deps: Deps, input: CheckCaptchaInput): Promis
   if (deps.captcha === null) return;
   const token = input.token?.trim() ?? "";
   if (token === "") {
+    deps.events.record({ kind: "captcha_failed", reason: "missing" });
     throw new AuthError("captcha_failed", "captcha protection: request disallowed (no captcha_token found)");
   }
   const verdict = await deps.captcha.verify(token, input.ip).catch((error: unknown) => {
     throw new AuthError("unexpected_failure", "captcha verification process failed", { cause: error });
   });
   if (!verdict.success) {
+    deps.events.record({ kind: "captcha_failed", reason: "rejected" });
     throw new AuthError("captcha_failed", `captcha protection: request disallowed (${verdict.errorCodes.join(", ")})`);
   }
 }

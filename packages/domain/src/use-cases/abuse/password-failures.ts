@@ -3,6 +3,7 @@ import { normalizeEmail } from "../../model/email.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import type { User } from "../../model/user.ts";
 import type { Deps } from "../deps.ts";
+import { refusedBy } from "./refusal.ts";
 
 /**
  * Failed password sign-ins counted for one address, from every client and through every instance (the limiter is
@@ -35,7 +36,10 @@ export async function assertPasswordAttemptsLeft(
   if (key === null) return { key, events: 0 };
   const { events, secondsLeft } = await deps.rateLimiter.counted(key);
   if (events >= deps.policy.requestLimits.passwordFailures.events) {
-    throw new AuthError("over_request_rate_limit", messages.requestRateLimit, { retryAfterSeconds: secondsLeft });
+    const error = new AuthError("over_request_rate_limit", messages.requestRateLimit, {
+      retryAfterSeconds: secondsLeft,
+    });
+    throw refusedBy(deps, "password_failures", error);
   }
   return { key, events };
 }

@@ -1,6 +1,7 @@
 import { AuthError, messages } from "../../errors.ts";
 import type { RequestLimits, RequestRate } from "../../policy.ts";
 import type { Deps, RequestContext } from "../deps.ts";
+import { refusedBy } from "./refusal.ts";
 
 /**
  * What a client's requests are counted under, as GoTrue counts them: every grant on /token together, /verify by
@@ -39,8 +40,12 @@ export async function limitPerClient(deps: Deps, bucket: RequestBucket, context:
   const rate = rateOf(deps.policy.requestLimits, bucket);
   const decision = await deps.rateLimiter.consume(`ip:${bucket}:${context.ip}`, rate.events, rate.perSeconds);
   if (!decision.allowed) {
-    throw new AuthError("over_request_rate_limit", messages.requestRateLimit, {
-      retryAfterSeconds: decision.retryAfterSeconds,
-    });
+    throw refusedBy(
+      deps,
+      `client_${bucket}`,
+      new AuthError("over_request_rate_limit", messages.requestRateLimit, {
+        retryAfterSeconds: decision.retryAfterSeconds,
+      }),
+    );
   }
 }

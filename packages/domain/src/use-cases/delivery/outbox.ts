@@ -1,5 +1,6 @@
 import { isAuthError } from "../../errors.ts";
 import { nextAttemptAfterFailure, type OutboundMessage, type OutboxEntry } from "../../model/outbox.ts";
+import type { MessageKind } from "../../ports/flow-events.ts";
 import type { Stores } from "../../ports/stores.ts";
 import type { Deps } from "../deps.ts";
 
@@ -97,7 +98,7 @@ async function deliverOne(
     message = JSON.parse(deps.secrets.open(entry.sealedMessage ?? "")) as OutboundMessage;
   } catch {
     // Sealed under another key or damaged: no retry will read it either.
-    return fail(deps, entry, claim, "the queued message cannot be opened", false);
+    return fail(deps, entry, claim, null, "the queued message cannot be opened", false);
   }
   try {
     if (message.channel === "email") await deps.mailer.send(message.email);
@@ -105,16 +106,54 @@ async function deliverOne(
   } catch (error) {
     // A message the provider refused for good (a bad number) would be refused again.
     const retry = !isAuthError(error, "sms_send_failed");
-    return fail(deps, entry, claim, error instanceof Error ? error.message : String(error), retry);
+    return fail(deps, entry, claim, kindOf(message), error instanceof Error ? error.message : String(error), retry);
   }
+  deps.events.record({ kind: "message_delivered", message: kindOf(message) });
   await deps.stores.outbox.markDelivered({ id: entry.id, claim }, deps.clock.now());
   return "delivered";
 }
 
-async function fail(deps: Deps, entry: OutboxEntry, claim: string, error: string, retry: boolean) {
+function kindOf(message: OutboundMessage): MessageKind {
+  return message.channel === "email"
+    ? { channel: "email", kind: message.email.kind }
+    : { channel: "sms", kind: message.sms.kind };
+}
+
+async function fail(
+  deps: Deps,
+  entry: OutboxEntry,
+  claim: string,
+  message: MessageKind | null,
+  error: string,
+  retry: boolean,
+) {
   const attempts = entry.attempts + 1;
   const nextAttemptAt = retry ? nextAttemptAfterFailure(attempts, deps.clock.now(), entry.expiresAt) : null;
   const described = describeFailure(error);
+  deps.events.record({ kind: "message_failed", message, willRetry: nextAttemptAt !== null });
   await deps.stores.outbox.markFailed({ id: entry.id, claim }, { attempts, nextAttemptAt, error: described });
   return { id: entry.id, error: described, willRetry: nextAttemptAt !== null };
+}
+
+/** How far behind one channel's delivery is. */
+export interface OutboxDepth {
+  readonly channel: OutboxEntry["channel"];
+  /** Messages still to deliver: due, waiting for a retry, or being sent. */
+  readonly pending: number;
+  /** How long the oldest of them has waited; 0 when there is none. */
+  readonly oldestAgeSeconds: number;
+}
+
+/** The outbox's backlog, every channel reported (an empty one as zeros), for an operator's gauges. */
+export async function outboxDepth(deps: Deps): Promise<readonly OutboxDepth[]> {
+  const now = deps.clock.now().getTime();
+  const pending = await deps.stores.outbox.pending();
+  return (["email", "sms"] as const).map((channel) => {
+    const backlog = pending.find((each) => each.channel === channel);
+    return {
+      channel,
+      pending: backlog?.count ?? 0,
+      oldestAgeSeconds: backlog ? Math.max(0, (now - backlog.oldestCreatedAt.getTime()) / 1000) : 0,
+    };
+  });
 }

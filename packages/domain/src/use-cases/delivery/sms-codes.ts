@@ -3,6 +3,7 @@ import type { OneTimeTokenKind, PendingChoices } from "../../model/one-time-toke
 import type { User } from "../../model/user.ts";
 import type { AuthSms } from "../../ports/sms-sender.ts";
 import type { Stores } from "../../ports/stores.ts";
+import { refusedBy } from "../abuse/refusal.ts";
 import type { Deps } from "../deps.ts";
 import { issueToken, limitFrequency, type SendPurpose } from "../verification/one-time-tokens.ts";
 import { enqueueMessage } from "./outbox.ts";
@@ -33,9 +34,13 @@ export async function limitSmsCodes(deps: Deps, phone: string, purpose: SendPurp
   if (testOtpFor(deps, phone) !== null) return;
   const decision = await deps.rateLimiter.peek(SMS_QUOTA, deps.policy.sms.sendLimit.events);
   if (!decision.allowed) {
-    throw new AuthError("over_sms_send_rate_limit", "SMS rate limit exceeded", {
-      retryAfterSeconds: decision.retryAfterSeconds,
-    });
+    throw refusedBy(
+      deps,
+      "sms_quota",
+      new AuthError("over_sms_send_rate_limit", "SMS rate limit exceeded", {
+        retryAfterSeconds: decision.retryAfterSeconds,
+      }),
+    );
   }
 }
 
@@ -68,9 +73,12 @@ export async function sendSmsCode(
   const { events, perSeconds } = deps.policy.sms.sendLimit;
   await deps.rateLimiter.consume(SMS_QUOTA, events, perSeconds);
   const sms: AuthSms = { kind: request.sms, to: phone, otp: issued.otp };
+  const message = { channel: "sms", kind: sms.kind } as const;
   try {
     await deps.sms.send(sms);
   } catch (error) {
+    // Counted as it happens: whatever becomes of the transaction, the provider was asked.
+    deps.events.record({ kind: "message_failed", message, willRetry: !isAuthError(error) });
     // A refusal the sender decided (the provider refused the number, or there is no provider) fails the request.
     if (isAuthError(error)) throw error;
     const described = error instanceof Error ? error.message : String(error);
@@ -79,6 +87,7 @@ export async function sendSmsCode(
       error: described,
     });
   }
+  deps.events.record({ kind: "message_delivered", message });
   return enqueueMessage(deps, stores, { channel: "sms", sms }, issued.expiresAt, { outcome: "delivered" });
 }
 

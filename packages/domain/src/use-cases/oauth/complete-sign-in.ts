@@ -3,7 +3,7 @@ import { OAUTH_FLOW_LIFETIME_SECONDS, type OAuthFlow } from "../../model/oauth-f
 import { isUuid } from "../../model/uuid.ts";
 import type { ProviderTokens } from "../../ports/oauth-provider.ts";
 import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
-import { grantSession, openSession } from "../sessions/sessions.ts";
+import { grantSignIn, openSession } from "../sessions/sessions.ts";
 import { issueAuthCode } from "../sign-in/auth-code.ts";
 import { linkIdentityToUser } from "./link-identity.ts";
 import { providerFailed } from "./provider-failure.ts";
@@ -73,6 +73,7 @@ async function complete(deps: Deps, flow: OAuthFlow, input: CompleteOAuthInput):
   const signIn = await provider.complete({ params: input.params, secret }).catch((error: unknown) => {
     throw providerFailed(error, input.params["code"] ?? "");
   });
+  let signedUp = false;
   const outcome = await deps.tx.run(async (stores) => {
     // A linking flow (GET /user/identities/authorize) ends signed in as the user it linked to, as GoTrue's does.
     const result =
@@ -92,6 +93,7 @@ async function complete(deps: Deps, flow: OAuthFlow, input: CompleteOAuthInput):
             redirectTo: flow.redirectTo,
             context: input.context,
           });
+    signedUp = result.signedUp === true;
     if (result.kind === "needs_verification") return result;
     if (flow.codeChallenge !== null && flow.codeChallengeMethod !== null) {
       const authCode = await issueAuthCode(deps, stores, {
@@ -115,6 +117,8 @@ async function complete(deps: Deps, flow: OAuthFlow, input: CompleteOAuthInput):
       ...(await openSession(deps, stores, result.user, "oauth", input.context)),
     };
   });
+  // Counted once committed: the account exists even while its address waits for confirmation.
+  if (signedUp) deps.events.record({ kind: "signed_up", provider: provider.name });
   switch (outcome.kind) {
     case "needs_verification":
       // Committed: the confirmation mail is on its way. GoTrue says so in the same words when linking.
@@ -128,7 +132,7 @@ async function complete(deps: Deps, flow: OAuthFlow, input: CompleteOAuthInput):
     case "session":
       return {
         kind: "session",
-        grant: await grantSession(deps, outcome.user, outcome.session, outcome.refreshToken),
+        grant: await grantSignIn(deps, outcome.user, outcome.session, outcome.refreshToken, provider.name),
         provider: provider.name,
         tokens: signIn.tokens,
       };

@@ -27,10 +27,13 @@ export interface ProviderSignInInput {
   readonly context: RequestContext;
 }
 
-/** Signed in, or a confirmation mail sent (committed) for an address the provider did not verify. */
+/**
+ * Signed in, or a confirmation mail sent (committed) for an address the provider did not verify; `signedUp` when
+ * the sign-in created the account.
+ */
 export type ProviderSignInOutcome =
-  | { readonly kind: "signed_in"; readonly user: User }
-  | { readonly kind: "needs_verification"; readonly provider: string };
+  | { readonly kind: "signed_in"; readonly user: User; readonly signedUp?: boolean }
+  | { readonly kind: "needs_verification"; readonly provider: string; readonly signedUp?: boolean };
 
 /**
  * Who a provider sign-in is, in the caller's transaction (GoTrue's rules, reference in docs/compatibility.md):
@@ -55,6 +58,7 @@ export async function signInWithProviderProfile(
 
   let user: User;
   let audit: { action: AuditAction; traits: Metadata } | null = null;
+  let signedUp = false;
   if (input.inviteUserId) {
     user = await acceptInvite(stores, input.inviteUserId, profile, identityOf);
     audit = { action: "invite_accepted", traits: { provider } };
@@ -97,6 +101,7 @@ export async function signInWithProviderProfile(
           identities: [identity],
         };
         await stores.users.insert(user);
+        signedUp = true;
         // A new account is a signup, with an address or without (the confirmation below may replace this).
         audit = { action: "user_signedup", traits: { provider } };
         break;
@@ -142,7 +147,7 @@ export async function signInWithProviderProfile(
       if (!deps.policy.signup.allowUnverifiedEmailSignIns) {
         // Without an address to confirm (another account has it) nothing is written: there is nothing to wait for.
         if (email === null) throw needsVerification(provider, false);
-        return { kind: "needs_verification", provider };
+        return { kind: "needs_verification", provider, signedUp };
       }
       // MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS: signed in now, the address unconfirmed until its mail is followed.
     }
@@ -158,7 +163,7 @@ export async function signInWithProviderProfile(
       traits: audit.traits,
     });
   if (audit?.action === "identity_linked") await notifyIdentity(deps, stores, "identity_linked", user.email, provider);
-  return { kind: "signed_in", user };
+  return { kind: "signed_in", user, signedUp };
 }
 
 /**

@@ -3,7 +3,7 @@ import { nonceMatches } from "../../model/nonce.ts";
 import { canonicalProvider } from "../../model/oauth-providers.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
 import type { Deps, Principal, RequestContext, SessionGrant } from "../deps.ts";
-import { grantSession, openSession } from "../sessions/sessions.ts";
+import { grantSignIn, openSession } from "../sessions/sessions.ts";
 import { linkIdentityToUser } from "./link-identity.ts";
 import { providerFailed } from "./provider-failure.ts";
 import { needsVerification, signInWithProviderProfile } from "./provider-sign-in.ts";
@@ -53,6 +53,7 @@ export async function signInWithIdToken(deps: Deps, input: SignInWithIdTokenInpu
   }
 
   const redirectTo = deps.policy.redirect.siteUrl;
+  let signedUp = false;
   const outcome = await deps.tx.run(async (stores) => {
     const result = input.linkingTarget
       ? await linkIdentityToUser(deps, stores, {
@@ -69,9 +70,11 @@ export async function signInWithIdToken(deps: Deps, input: SignInWithIdTokenInpu
           redirectTo,
           context: input.context,
         });
+    signedUp = result.signedUp === true;
     if (result.kind === "needs_verification") return result;
     return { ...result, ...(await openSession(deps, stores, result.user, "oauth", input.context)) };
   });
+  if (signedUp) deps.events.record({ kind: "signed_up", provider: provider.name });
   if (outcome.kind === "needs_verification") {
     throw needsVerification(
       outcome.provider,
@@ -79,5 +82,5 @@ export async function signInWithIdToken(deps: Deps, input: SignInWithIdTokenInpu
       input.linkingTarget ? "email_not_confirmed" : "provider_email_needs_verification",
     );
   }
-  return grantSession(deps, outcome.user, outcome.session, outcome.refreshToken);
+  return grantSignIn(deps, outcome.user, outcome.session, outcome.refreshToken, provider.name);
 }

@@ -15,11 +15,17 @@ export interface RefreshSessionInput {
 }
 
 type Outcome =
-  | { readonly kind: "granted"; readonly user: User; readonly session: Session; readonly refreshToken: string }
+  | {
+      readonly kind: "granted";
+      readonly user: User;
+      readonly session: Session;
+      readonly refreshToken: string;
+      readonly rotated: boolean;
+    }
   | { readonly kind: "not_found" }
   | { readonly kind: "banned" }
   | { readonly kind: "session_ended" }
-  | { readonly kind: "reuse_detected" };
+  | { readonly kind: "reuse_detected"; readonly familyRevoked: boolean };
 
 /**
  * Exchanges a refresh token for a new session grant, following the state table of model/refresh-token.ts.
@@ -43,7 +49,7 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
   ) {
     const rotation = rotationOf(deps, input, seen, now);
     if (await deps.stores.sessions.rotate(rotation.session, rotation.childToken, [rotation.audit])) {
-      return grantSession(deps, seen.user, rotation.session, rotation.refreshToken);
+      return grantRefreshed(deps, seen.user, rotation.session, rotation.refreshToken, true);
     }
   }
 
@@ -67,7 +73,7 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
         const rotation = rotationOf(deps, input, found, now);
         if (!(await stores.sessions.rotate(rotation.session, rotation.childToken, [rotation.audit])))
           return { kind: "not_found" };
-        return { kind: "granted", user, session: rotation.session, refreshToken: rotation.refreshToken };
+        return { kind: "granted", user, session: rotation.session, refreshToken: rotation.refreshToken, rotated: true };
       }
       case "return_current": {
         const touched: Session = { ...session, ...lastSeen(input, session, now) };
@@ -79,6 +85,7 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
           user,
           session: touched,
           refreshToken: deps.secrets.nextRefreshToken(input.refreshToken),
+          rotated: false,
         };
       }
       case "reuse_detected":
@@ -89,7 +96,7 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
           const traits = { reason: "refresh_token_reused", session_id: session.id };
           await recordAudit(deps, stores, { action: "token_revoked", actor: user, context: input.context, traits });
         }
-        return { kind: "reuse_detected" };
+        return { kind: "reuse_detected", familyRevoked: decision.revokeFamily };
     }
   });
 
@@ -101,10 +108,17 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
     case "session_ended":
       throw new AuthError("session_expired", "Invalid Refresh Token: Session Expired");
     case "reuse_detected":
+      deps.events.record({ kind: "refresh_token_reused", familyRevoked: outcome.familyRevoked });
       throw new AuthError("refresh_token_already_used", messages.refreshTokenAlreadyUsed);
     case "granted":
-      return grantSession(deps, outcome.user, outcome.session, outcome.refreshToken);
+      return grantRefreshed(deps, outcome.user, outcome.session, outcome.refreshToken, outcome.rotated);
   }
+}
+
+async function grantRefreshed(deps: Deps, user: User, session: Session, refreshToken: string, rotated: boolean) {
+  const grant = await grantSession(deps, user, session, refreshToken);
+  deps.events.record({ kind: "refreshed", rotated });
+  return grant;
 }
 
 /** What the session records of the client on a refresh. */

@@ -70,6 +70,23 @@ export async function openSession(
   return { session, refreshToken };
 }
 
+/**
+ * The grant of a session just opened (and committed), counted as a sign-in by its method; `provider` names the
+ * OAuth provider of an `oauth` one.
+ */
+export async function grantSignIn(
+  deps: Deps,
+  user: User,
+  session: Session,
+  refreshToken: string,
+  provider?: string,
+): Promise<SessionGrant> {
+  const grant = await grantSession(deps, user, session, refreshToken);
+  const method = session.amr[0]?.method;
+  if (method !== undefined) deps.events.record({ kind: "signed_in", method, ...(provider ? { provider } : {}) });
+  return grant;
+}
+
 /** Signs the access token for a session and assembles the grant. */
 export async function grantSession(
   deps: Deps,

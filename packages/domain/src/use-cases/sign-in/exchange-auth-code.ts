@@ -5,7 +5,7 @@ import { isBanned } from "../../model/user.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
-import { grantSession, openSession } from "../sessions/sessions.ts";
+import { grantSignIn, openSession } from "../sessions/sessions.ts";
 import { authCodeDigest } from "../verification/digests.ts";
 
 export interface ExchangeAuthCodeInput {
@@ -50,7 +50,7 @@ export async function exchangeAuthCode(deps: Deps, input: ExchangeAuthCodeInput)
     });
     return { user: signedIn, ...(await openSession(deps, stores, signedIn, flow.authenticationMethod, input.context)) };
   });
-  const grant = await grantSession(deps, opened.user, opened.session, opened.refreshToken);
+  const grant = await grantSignIn(deps, opened.user, opened.session, opened.refreshToken, flow.provider?.name);
   if (flow.provider === null) return grant;
   const { sealedAccessToken, sealedRefreshToken } = flow.provider;
   const providerTokens = {

@@ -80,6 +80,8 @@ export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Prom
     await recordAudit(deps, stores, { action: "user_recovery_requested", actor: user, context: input.context });
     await sendSignInMail(deps, stores, { user, kind: "magic_link", address, redirectTo, pkce });
   });
+  // An address nobody had is an account now, waiting for its confirmation.
+  if (!existing) deps.events.record({ kind: "signed_up", provider: "email" });
 }
 
 /** An unknown address or number signs up, if the request and the instance allow it; GoTrue's refusals else. */

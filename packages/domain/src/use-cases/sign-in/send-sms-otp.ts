@@ -63,5 +63,7 @@ export async function sendSmsOtp(deps: Deps, input: SendSmsOtpInput): Promise<{ 
         : await choicesOfSignInCode(stores, pending, input.data);
     return sendSmsCode(deps, stores, { user: pending, kind: "confirmation", phone, sms: "otp", choices });
   });
+  // A number nobody had is an account now, waiting for its code.
+  if (!existing) deps.events.record({ kind: "signed_up", provider: "phone" });
   return { messageId };
 }

@@ -11,7 +11,7 @@ import {
 import { limitPerClient } from "../abuse/request-limits.ts";
 import { auditEntry } from "../audit.ts";
 import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
-import { grantSession, newSession } from "../sessions/sessions.ts";
+import { grantSignIn, newSession } from "../sessions/sessions.ts";
 
 export interface SignInWithPasswordInput {
   readonly email?: string | undefined;
@@ -70,7 +70,7 @@ export async function signInWithPassword(deps: Deps, input: SignInWithPasswordIn
   );
   if (!recorded) throw new AuthError("invalid_credentials", messages.invalidLogin);
   await forgetPasswordFailures(deps, failures);
-  const grant = await grantSession(deps, signedIn, opened.session, opened.refreshToken);
+  const grant = await grantSignIn(deps, signedIn, opened.session, opened.refreshToken);
   const weakPassword = weaknessOf(deps, input.password);
   return weakPassword ? { ...grant, weakPassword } : grant;
 }

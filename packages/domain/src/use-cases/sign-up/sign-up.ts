@@ -22,7 +22,7 @@ import { observeDuration, type PaddedOperation, padDuration } from "../abuse/tim
 import { type AuditEvent, auditEntry, recordAudit } from "../audit.ts";
 import { assertSmsChannel, limitSmsCodes } from "../delivery/sms-codes.ts";
 import type { Deps, LinkRequest, RequestContext, SessionGrant } from "../deps.ts";
-import { grantSession, newSession, openSession } from "../sessions/sessions.ts";
+import { grantSignIn, newSession, openSession } from "../sessions/sessions.ts";
 import { findUserByContact } from "../user/contact-holders.ts";
 import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
 import { sendConfirmation } from "./confirmation.ts";
@@ -132,7 +132,8 @@ async function signUpNew(
     const audit = signedUp(confirmed, contact.provider, input.context).map((event) => auditEntry(deps, event));
     // One write for the account, its identity, its session and the log, with no transaction round trips around it.
     await deps.stores.sessions.openForNewUser(confirmed, opened.session, opened.firstToken, audit);
-    return { kind: "session", grant: await grantSession(deps, confirmed, opened.session, opened.refreshToken) };
+    deps.events.record({ kind: "signed_up", provider: contact.provider });
+    return { kind: "session", grant: await grantSignIn(deps, confirmed, opened.session, opened.refreshToken) };
   }
 
   // security: until the address is proven, what this request chose (password and data) rides on the
@@ -150,6 +151,7 @@ async function signUpNew(
     });
     await sendConfirmation(deps, stores, pending, contact, { ...delivery, choices });
   });
+  deps.events.record({ kind: "signed_up", provider: contact.provider });
   observeDuration(deps, timingOf(contact), started);
   return { kind: "user", user: withChosenMetadata(pending, choices.userMetadata) };
 }
@@ -209,7 +211,7 @@ async function signUpExisting(
         )),
       };
     });
-    return { kind: "session", grant: await grantSession(deps, opened.user, opened.session, opened.refreshToken) };
+    return { kind: "session", grant: await grantSignIn(deps, opened.user, opened.session, opened.refreshToken) };
   }
 
   // security: the answer shows the account's id, as GoTrue's does (the client expects the same user back), and
@@ -332,5 +334,6 @@ async function signUpAnonymously(deps: Deps, input: SignUpInput): Promise<SignUp
     await stores.users.insert(user);
     return openSession(deps, stores, user, "anonymous", input.context, signedUp(user, "anonymous", input.context));
   });
-  return { kind: "session", grant: await grantSession(deps, user, opened.session, opened.refreshToken) };
+  deps.events.record({ kind: "signed_up", provider: "anonymous" });
+  return { kind: "session", grant: await grantSignIn(deps, user, opened.session, opened.refreshToken) };
 }

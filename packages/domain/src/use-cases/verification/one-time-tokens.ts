@@ -4,6 +4,7 @@ import type { PkceChallenge } from "../../model/pkce.ts";
 import type { User } from "../../model/user.ts";
 import type { AuthEmail } from "../../ports/mailer.ts";
 import type { Stores } from "../../ports/stores.ts";
+import { refusedBy } from "../abuse/refusal.ts";
 import { enqueueMessage } from "../delivery/outbox.ts";
 import type { Deps } from "../deps.ts";
 import { linkTokenDigest, otpDigest } from "./digests.ts";
@@ -80,9 +81,13 @@ const EMAIL_QUOTA = "email_sent";
 export async function assertEmailQuotaLeft(deps: Deps): Promise<void> {
   const decision = await deps.rateLimiter.peek(EMAIL_QUOTA, deps.policy.email.sendLimit.events);
   if (!decision.allowed) {
-    throw new AuthError("over_email_send_rate_limit", "email rate limit exceeded", {
-      retryAfterSeconds: decision.retryAfterSeconds,
-    });
+    throw refusedBy(
+      deps,
+      "email_quota",
+      new AuthError("over_email_send_rate_limit", "email rate limit exceeded", {
+        retryAfterSeconds: decision.retryAfterSeconds,
+      }),
+    );
   }
 }
 
@@ -111,9 +116,13 @@ export async function limitFrequency(
   const key = `${request.purpose}:${deps.secrets.digest(request.address)}`;
   const decision = await deps.rateLimiter.consume(key, 1, request.seconds);
   if (decision.allowed) return;
-  throw new AuthError(
-    request.channel === "email" ? "over_email_send_rate_limit" : "over_sms_send_rate_limit",
-    `For security purposes, you can only request this after ${decision.retryAfterSeconds} seconds.`,
-    { retryAfterSeconds: decision.retryAfterSeconds },
+  throw refusedBy(
+    deps,
+    request.channel === "email" ? "email_frequency" : "sms_frequency",
+    new AuthError(
+      request.channel === "email" ? "over_email_send_rate_limit" : "over_sms_send_rate_limit",
+      `For security purposes, you can only request this after ${decision.retryAfterSeconds} seconds.`,
+      { retryAfterSeconds: decision.retryAfterSeconds },
+    ),
   );
 }

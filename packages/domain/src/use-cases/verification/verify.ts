@@ -13,9 +13,10 @@ import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { isBanned, type User } from "../../model/user.ts";
 import type { Stores } from "../../ports/stores.ts";
+import { refusedBy } from "../abuse/refusal.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
 import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
-import { grantSession, openSession } from "../sessions/sessions.ts";
+import { grantSignIn, openSession } from "../sessions/sessions.ts";
 import { issueAuthCode } from "../sign-in/auth-code.ts";
 import { applyVerification } from "./apply-verification.ts";
 import { linkTokenDigest, otpDigest } from "./digests.ts";
@@ -123,7 +124,7 @@ export async function verify(deps: Deps, input: VerifyInput): Promise<VerifyResu
       if (outcome.wrongCode) await countWrongCode(deps, input.context);
       throw outcome.error;
     case "session":
-      return { kind: "session", grant: await grantSession(deps, outcome.user, outcome.session, outcome.refreshToken) };
+      return { kind: "session", grant: await grantSignIn(deps, outcome.user, outcome.session, outcome.refreshToken) };
     default:
       return outcome;
   }
@@ -181,9 +182,13 @@ async function assertWrongCodesLeft(deps: Deps, context: RequestContext): Promis
   if (context.ip === null) return;
   const decision = await deps.rateLimiter.peek(wrongCodesKey(context), MAX_WRONG_CODES_PER_CLIENT);
   if (!decision.allowed) {
-    throw new AuthError("over_request_rate_limit", messages.requestRateLimit, {
-      retryAfterSeconds: decision.retryAfterSeconds,
-    });
+    throw refusedBy(
+      deps,
+      "wrong_codes",
+      new AuthError("over_request_rate_limit", messages.requestRateLimit, {
+        retryAfterSeconds: decision.retryAfterSeconds,
+      }),
+    );
   }
 }
 

@@ -1,0 +1,49 @@
+import type { AuthMethod } from "../model/session.ts";
+import type { AuthEmailKind } from "./mailer.ts";
+import type { AuthSms } from "./sms-sender.ts";
+
+/**
+ * The limits a request can be refused by: a client's requests per route group (`client_<bucket>`, see
+ * request-limits.ts), the instance-wide send quotas, one address's send frequency, a client's wrong codes, and an
+ * account's failed passwords.
+ */
+export type RateLimitName =
+  | `client_${string}`
+  | "email_quota"
+  | "sms_quota"
+  | "email_frequency"
+  | "sms_frequency"
+  | "wrong_codes"
+  | "password_failures";
+
+/** A message of the outbox, by channel and kind (`email`/`recovery`, `sms`/`otp`). */
+export type MessageKind =
+  | { readonly channel: "email"; readonly kind: AuthEmailKind }
+  | { readonly channel: "sms"; readonly kind: AuthSms["kind"] };
+
+/**
+ * What happened in a flow, for an operator's counters. Recorded once the change it reports has committed, so a
+ * rolled-back attempt is never counted.
+ */
+export type FlowEvent =
+  /** A session began; `provider` names the OAuth provider of an `oauth` sign-in. */
+  | { readonly kind: "signed_in"; readonly method: AuthMethod; readonly provider?: string }
+  /** Someone created their own account: by email, phone, anonymously or through an OAuth provider (its name). */
+  | { readonly kind: "signed_up"; readonly provider: string }
+  /** A refresh token was exchanged: rotated to a child, or answered with the current one within the reuse interval. */
+  | { readonly kind: "refreshed"; readonly rotated: boolean }
+  /** A revoked refresh token came back; with `familyRevoked`, its session was ended for it. */
+  | { readonly kind: "refresh_token_reused"; readonly familyRevoked: boolean }
+  | { readonly kind: "rate_limited"; readonly limit: RateLimitName }
+  /** `missing`: no token; `rejected`: the provider said no. A provider that cannot be asked is no captcha failure. */
+  | { readonly kind: "captcha_failed"; readonly reason: "missing" | "rejected" }
+  | { readonly kind: "message_delivered"; readonly message: MessageKind }
+  | { readonly kind: "message_failed"; readonly message: MessageKind | null; readonly willRetry: boolean };
+
+/**
+ * Where the flows report what happened, so that metrics can count it without the domain knowing any metrics
+ * library. Recording is synchronous and never fails the flow: an implementation swallows its own errors.
+ */
+export interface FlowEvents {
+  record(event: FlowEvent): void;
+}
