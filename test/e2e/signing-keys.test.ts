@@ -207,7 +207,8 @@ describe("a JWT_SECRET rotation", () => {
     const oldSecret = TEST_JWT_SECRET;
     const newSecret = "a-new-jwt-secret-of-at-least-32-characters";
     const before = await startTestServer(
-      { AUTH_JWT_SECRET: oldSecret, AUTH_MAILER_AUTOCONFIRM: "true" },
+      // DB_SECRET unset: JWT_SECRET keys what is stored, as in a deployment from before DB_SECRET.
+      { AUTH_JWT_SECRET: oldSecret, AUTH_DB_SECRET: undefined, AUTH_MAILER_AUTOCONFIRM: "true" },
       {},
       { namespace, dropTablesOnClose: false },
     );

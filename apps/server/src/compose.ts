@@ -1,4 +1,12 @@
-import { createArgon2PasswordHasher, createJwtSigner, createSecrets, cryptoRandom } from "@latchkey/adapters-crypto";
+import {
+  createArgon2PasswordHasher,
+  createFactorSecrets,
+  createJwtSigner,
+  createSecrets,
+  cryptoRandom,
+  deriveFactorKey,
+  totpAuthenticator,
+} from "@latchkey/adapters-crypto";
 import { createPostgres, type Postgres } from "@latchkey/adapters-postgres";
 import { type Clock, createAuth, type Ports } from "@latchkey/domain";
 import { ignoredFlowEvents } from "@latchkey/domain/in-memory";
@@ -60,6 +68,24 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
   }
 }
 
+/** The id stored with secrets sealed under the key derived from DB_SECRET. */
+const DERIVED_FACTOR_KEY_ID = "latchkey-db-secret";
+
+/**
+ * TOTP secrets are sealed with SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY when set, else a key derived from DB_SECRET
+ * (the start refuses production without one of them while TOTP is on). The derived key and
+ * SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS still open what they sealed, so setting or changing the key later loses
+ * no factor.
+ */
+function factorSecretsOf(config: Config) {
+  const derived = deriveFactorKey(config.db.secret ?? config.jwt.secret);
+  const { encryptionKey, encryptionKeyId, decryptionKeys } = config.security;
+  const older = new Map([[DERIVED_FACTOR_KEY_ID, derived], ...decryptionKeys]);
+  return encryptionKey !== undefined && encryptionKeyId !== undefined
+    ? createFactorSecrets({ keyId: encryptionKeyId, key: encryptionKey, decryptionKeys: older })
+    : createFactorSecrets({ keyId: DERIVED_FACTOR_KEY_ID, key: derived, decryptionKeys: older });
+}
+
 async function compose(
   config: Config,
   log: Logger,
@@ -102,6 +128,8 @@ async function compose(
     rateLimiter: limits.limiter,
     oauthProviders: createConfiguredOAuthProviders(config),
     captcha: createConfiguredCaptcha(config),
+    totp: totpAuthenticator,
+    factorSecrets: factorSecretsOf(config),
     events: metrics?.flowEvents ?? ignoredFlowEvents,
     ...overrides,
   };

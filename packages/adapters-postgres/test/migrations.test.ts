@@ -1,4 +1,4 @@
-import { aUser } from "@latchkey/domain/testing";
+import { aSession, aUser } from "@latchkey/domain/testing";
 import { getTableName, sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
@@ -92,11 +92,23 @@ describe.each(backends)("$name migrations", (backend) => {
           token.createdAt,
         ],
       );
+      const session = aSession(user.id);
+      await client.query(
+        `INSERT INTO "${namespace}sessions" (id, user_id, aal, amr, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+        [session.id, session.userId, session.aal, JSON.stringify(session.amr), session.createdAt, session.updatedAt],
+      );
       expect(await postgres.migrate()).toEqual(versions.slice(-1));
       expect(await postgres.stores.oneTimeTokens.findByUser(user.id, token.kind)).toEqual(token);
       expect(await postgres.stores.users.findById(user.id)).toMatchObject({
         email: user.email,
         emailChangeConfirmedBy: null,
+        factors: [],
+      });
+      // A session signed in before MFA existed: at aal1, through no factor.
+      expect((await postgres.stores.users.findWithSession(user.id, session.id))?.session).toMatchObject({
+        aal: "aal1",
+        factorId: null,
+        amr: session.amr,
       });
     } finally {
       await client.end();

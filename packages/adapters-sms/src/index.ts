@@ -12,7 +12,7 @@ export type {
 } from "./options.ts";
 export { DEFAULT_SMS_TIMEOUT_MS } from "./provider-http.ts";
 export { SmsProviderError } from "./sms-provider-error.ts";
-export { DEFAULT_SMS_TEMPLATE, smsText } from "./sms-text.ts";
+export { DEFAULT_MFA_PHONE_TEMPLATE, DEFAULT_SMS_TEMPLATE, type SmsTemplates, smsText, smsTextOf } from "./sms-text.ts";
 export { createTextlocalSmsSender, TEXTLOCAL_API_URL } from "./textlocal-sms-sender.ts";
 export { createTwilioSmsSender, TWILIO_API_URL } from "./twilio-sms-sender.ts";
 export { createVonageSmsSender, VONAGE_API_URL } from "./vonage-sms-sender.ts";

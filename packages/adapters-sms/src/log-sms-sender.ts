@@ -1,5 +1,5 @@
 import type { AuthSms, SmsSender } from "@latchkey/domain";
-import { smsText } from "./sms-text.ts";
+import { smsTextOf } from "./sms-text.ts";
 
 /** What the log SMS sender writes for each SMS. */
 export interface LoggedSms {
@@ -12,6 +12,8 @@ export interface LoggedSms {
 export interface LogSmsSenderOptions {
   /** SMS_TEMPLATE, as a provider would use it. */
   readonly template?: string | undefined;
+  /** MFA_PHONE_TEMPLATE, for a phone factor's challenge. */
+  readonly mfaTemplate?: string | undefined;
   /** Receives each SMS instead of a provider. */
   readonly write: (sms: LoggedSms) => void;
 }
@@ -23,7 +25,7 @@ export interface LogSmsSenderOptions {
 export function createLogSmsSender(options: LogSmsSenderOptions): SmsSender {
   return {
     async send(sms) {
-      options.write({ kind: sms.kind, to: sms.to, text: smsText(options.template, sms.otp), code: sms.otp });
+      options.write({ kind: sms.kind, to: sms.to, text: smsTextOf(sms, options), code: sms.otp });
     },
   };
 }

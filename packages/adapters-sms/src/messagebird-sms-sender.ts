@@ -7,7 +7,7 @@ import { isSuccessStatus, providerHttp } from "./provider-http.ts";
 import { requireSettings } from "./require-settings.ts";
 import { SmsProviderError } from "./sms-provider-error.ts";
 import { smsRefused } from "./sms-refused.ts";
-import { smsText } from "./sms-text.ts";
+import { smsTextOf } from "./sms-text.ts";
 
 /** MessageBird's REST API origin. */
 export const MESSAGEBIRD_API_URL = "https://rest.messagebird.com";
@@ -25,7 +25,7 @@ export function createMessageBirdSmsSender(options: MessageBirdSmsOptions): SmsS
     async send(sms: AuthSms): Promise<void> {
       const fields = {
         originator: options.originator,
-        body: smsText(options.template, sms.otp),
+        body: smsTextOf(sms, options),
         recipients: bareNumber(sms.to),
         type: "sms",
         // Unicode keeps a template in any script intact, at the cost of shorter parts, as Supabase sends it.

@@ -5,6 +5,8 @@ export type SmsProviderName = "twilio" | "messagebird" | "textlocal" | "vonage";
 export interface SmsSenderBaseOptions {
   /** SMS_TEMPLATE; only `{{ .Code }}` is expanded. Unset or empty: "Your code is {{ .Code }}". */
   readonly template?: string;
+  /** MFA_PHONE_TEMPLATE, for a phone factor's challenge (`mfa`); as SMS_TEMPLATE otherwise. */
+  readonly mfaTemplate?: string;
   /** Bound on each request to the provider, answer included; default 10 000 ms. */
   readonly timeoutMs?: number;
   /** The provider's API origin; default the real one. Tests point it at a local stand-in. */

@@ -7,7 +7,7 @@ import { isSuccessStatus, providerHttp } from "./provider-http.ts";
 import { requireSettings } from "./require-settings.ts";
 import { SmsProviderError } from "./sms-provider-error.ts";
 import { smsRefused } from "./sms-refused.ts";
-import { smsText } from "./sms-text.ts";
+import { smsTextOf } from "./sms-text.ts";
 
 /**
  * Textlocal's API origin: Supabase's, the Indian service (api.textlocal.in), whose API keys GoTrue
@@ -26,7 +26,7 @@ export function createTextlocalSmsSender(options: TextlocalSmsOptions): SmsSende
         apikey: options.apiKey,
         sender: options.sender,
         numbers: bareNumber(sms.to),
-        message: smsText(options.template, sms.otp),
+        message: smsTextOf(sms, options),
       };
       const answer = await http.postForm("/send/", fields);
       const redact = [sms.otp, options.apiKey];

@@ -7,7 +7,7 @@ import { isSuccessStatus, providerHttp } from "./provider-http.ts";
 import { requireSettings } from "./require-settings.ts";
 import { SmsProviderError } from "./sms-provider-error.ts";
 import { smsRefused } from "./sms-refused.ts";
-import { smsText } from "./sms-text.ts";
+import { smsTextOf } from "./sms-text.ts";
 
 /** Twilio's API origin. */
 export const TWILIO_API_URL = "https://api.twilio.com";
@@ -35,7 +35,7 @@ export function createTwilioSmsSender(options: TwilioSmsOptions): SmsSender {
 
   return {
     async send(sms: AuthSms): Promise<void> {
-      const fields = { To: plusNumber(sms.to), ...sender, Body: smsText(options.template, sms.otp) };
+      const fields = { To: plusNumber(sms.to), ...sender, Body: smsTextOf(sms, options) };
       const answer = await http.postForm(path, fields, { Authorization: authorization });
       const redact = [sms.otp, options.authToken];
       const body = objectOf(answer.body);

@@ -7,7 +7,7 @@ import { isSuccessStatus, providerHttp } from "./provider-http.ts";
 import { requireSettings } from "./require-settings.ts";
 import { SmsProviderError } from "./sms-provider-error.ts";
 import { smsRefused } from "./sms-refused.ts";
-import { smsText } from "./sms-text.ts";
+import { smsTextOf } from "./sms-text.ts";
 
 /** Vonage's (formerly Nexmo's) SMS API origin. */
 export const VONAGE_API_URL = "https://rest.nexmo.com";
@@ -27,7 +27,7 @@ export function createVonageSmsSender(options: VonageSmsOptions): SmsSender {
 
   return {
     async send(sms: AuthSms): Promise<void> {
-      const text = smsText(options.template, sms.otp);
+      const text = smsTextOf(sms, options);
       const fields: Record<string, string> = {
         api_key: options.apiKey,
         api_secret: options.apiSecret,

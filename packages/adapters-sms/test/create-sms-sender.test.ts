@@ -49,6 +49,21 @@ describe("createSmsSender", () => {
     },
   );
 
+  it.each(PROVIDERS)("%s: texts a phone factor's challenge with MFA_PHONE_TEMPLATE", async (provider) => {
+    const sent: string[] = [];
+    const fetch: typeof globalThis.fetch = async (_input, init) => {
+      sent.push(...new URLSearchParams(String(init?.body)).values());
+      return new Response("{}", { status: 503 });
+    };
+    const templates = { template: "Sign in: {{ .Code }}", mfaTemplate: "Second step: {{ .Code }}" };
+    const sender = createSmsSender(optionsFor(provider, { fetch, ...templates }));
+    await expectTransient(sender.send({ ...SMS, kind: "mfa" }));
+    await expectTransient(sender.send(SMS));
+    expect(sent).toContain(`Second step: ${SMS.otp}`);
+    expect(sent).toContain(`Sign in: ${SMS.otp}`);
+    expect(sent.filter((value) => value.includes(SMS.otp))).toHaveLength(2);
+  });
+
   it.each(PROVIDERS)("%s: a 500 is left to a retry", async (provider, _url, label) => {
     const standIn = await startStandIn(() => ({ status: 500, json: { error: "boom" } }));
     const sender = createSmsSender(optionsFor(provider, { baseUrl: standIn.url }));

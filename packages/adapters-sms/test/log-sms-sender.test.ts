@@ -8,4 +8,15 @@ describe("log SMS sender", () => {
     await sender.send({ kind: "confirmation", to: "+15550100000", otp: "112233" });
     expect(written).toEqual([{ kind: "confirmation", to: "+15550100000", text: "Code: 112233", code: "112233" }]);
   });
+
+  it("writes a phone factor's challenge with MFA_PHONE_TEMPLATE", async () => {
+    const written: LoggedSms[] = [];
+    const sender = createLogSmsSender({
+      template: "Code: {{ .Code }}",
+      mfaTemplate: "MFA code: {{ .Code }}",
+      write: (sms) => written.push(sms),
+    });
+    await sender.send({ kind: "mfa", to: "+15550100000", otp: "445566" });
+    expect(written).toEqual([{ kind: "mfa", to: "+15550100000", text: "MFA code: 445566", code: "445566" }]);
+  });
 });

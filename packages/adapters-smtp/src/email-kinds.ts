@@ -39,8 +39,16 @@ export interface EmailKind<K extends AuthEmailKind> {
   readonly body: (email: EmailOf<K>, link: string, siteUrl: string) => BodyContent;
 }
 
+type FactorType = EmailOf<"mfa_factor_enrolled">["factorType"];
+
 const IGNORE = "If you did not ask for this, you can ignore this email.";
 const ALARM = "If you did not make this change, reset your password right away and contact the site's support.";
+
+/** How the built-in bodies name a second factor: its type as GoTrue spells it (`FactorType`), then what it is. */
+const FACTOR_NAMES: { readonly [T in FactorType]: string } = {
+  totp: "totp (codes from an authenticator app)",
+  phone: "phone (codes sent by SMS)",
+};
 
 /**
  * Every email the domain sends (its AuthEmail union), keyed by its kind: a new kind is one entry here, and the
@@ -198,6 +206,38 @@ export const EMAIL_KINDS: { readonly [K in AuthEmailKind]: EmailKind<K> } = {
     body: (email) => ({
       heading: "A sign-in method was removed from your account",
       paragraphs: [`Your account ${email.to} can no longer be signed in to with ${email.provider}.`],
+      closing: ALARM,
+    }),
+  },
+  mfa_factor_enrolled: {
+    setting: "MFA_FACTOR_ENROLLED_NOTIFICATION",
+    subject: "A new verification method was added to your account",
+    notification: "MFA_FACTOR_ENROLLED",
+    variables: (email) => [
+      ["Email", email.to],
+      ["FactorType", email.factorType],
+    ],
+    body: (email) => ({
+      heading: "A new verification method was added to your account",
+      paragraphs: [
+        `The verification method ${FACTOR_NAMES[email.factorType]} was added to your account ${email.to}, as a second step of signing in.`,
+      ],
+      closing: ALARM,
+    }),
+  },
+  mfa_factor_unenrolled: {
+    setting: "MFA_FACTOR_UNENROLLED_NOTIFICATION",
+    subject: "A verification method was removed from your account",
+    notification: "MFA_FACTOR_UNENROLLED",
+    variables: (email) => [
+      ["Email", email.to],
+      ["FactorType", email.factorType],
+    ],
+    body: (email) => ({
+      heading: "A verification method was removed from your account",
+      paragraphs: [
+        `The verification method ${FACTOR_NAMES[email.factorType]} was removed from your account ${email.to}: it can no longer be used to sign in.`,
+      ],
       closing: ALARM,
     }),
   },

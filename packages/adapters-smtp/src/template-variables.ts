@@ -8,7 +8,8 @@ const NO_DATA: Readonly<Record<string, unknown>> = Object.freeze({});
 
 /**
  * The variables an email's subject and template can use: the specification's table (SiteURL, Email, NewEmail,
- * ConfirmationURL, Token, OldEmail, Phone, OldPhone) plus Supabase's TokenHash, RedirectTo, SendingTo and Data.
+ * ConfirmationURL, Token, OldEmail, Phone, OldPhone, Provider, FactorType) plus Supabase's TokenHash, RedirectTo,
+ * SendingTo and Data.
  * Each kind adds its own (email-kinds.ts); a mail with a link adds the link's.
  */
 export function templateVariables(email: AuthEmail, options: RenderOptions): TemplateVariables {

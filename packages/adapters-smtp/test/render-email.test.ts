@@ -88,6 +88,15 @@ describe("templates", () => {
     );
   });
 
+  it("gives a second factor's notifications its type as FactorType, in the subject and the template", () => {
+    const subjects = { mfa_factor_unenrolled: "{{ .FactorType }} was removed" };
+    const template = "{{ .SiteURL }}|{{ .Email }}|{{ .FactorType }}|{{ .Data.x }}|{{ .Token }}";
+    const rendered = renderEmail(emailOf("mfa_factor_unenrolled"), { ...options, subjects }, template);
+    expect(rendered.subject).toBe("phone was removed");
+    expect(rendered.html).toBe(`https://app.example.com|${TO}|phone||`);
+    expect(renderEmail(emailOf("mfa_factor_enrolled"), options, "{{ .FactorType }}").html).toBe("totp");
+  });
+
   it("never expands template syntax that came from user data", () => {
     const email = { ...emailOf("confirmation"), data: { name: "{{ .Token }} {{ .ConfirmationURL }}" } };
     const subjects = { confirmation: "Hi {{ .Data.name }}" };
@@ -128,6 +137,16 @@ describe("built-in bodies", () => {
       expect(rendered.html).toContain(`<strong style="font-size:20px;letter-spacing:2px">${CODE}</strong>`);
       expect(rendered.text).toContain(CODE);
     }
+  });
+
+  it.each([
+    ["mfa_factor_enrolled", "totp", "was added to your account"],
+    ["mfa_factor_unenrolled", "phone", "was removed from your account"],
+  ] as const)("%s: says which verification method, as GoTrue names it", (kind, factorType, what) => {
+    const rendered = renderEmail(emailOf(kind), options);
+    expect(rendered.text).toContain(`The verification method ${factorType} (`);
+    expect(rendered.text).toContain(`${what} ${TO}`);
+    expect(rendered.html).toContain(`The verification method ${factorType} (`);
   });
 
   it("escapes addresses and names in the HTML", () => {

@@ -23,6 +23,8 @@ export const EMAILS: readonly AuthEmail[] = [
   { kind: "phone_changed", to: TO, phone: "+15550100", oldPhone: "+15550199" },
   { kind: "identity_linked", to: TO, provider: "github" },
   { kind: "identity_unlinked", to: TO, provider: "github" },
+  { kind: "mfa_factor_enrolled", to: TO, factorType: "totp" },
+  { kind: "mfa_factor_unenrolled", to: TO, factorType: "phone" },
 ];
 
 /** Finds the sample email of a kind, typed as that kind. */

@@ -13,6 +13,17 @@ import { type AdminUpdateUserInput, adminUpdateUser } from "./use-cases/admin/up
 import { deliverDueMessages, outboxDepth } from "./use-cases/delivery/outbox.ts";
 import { type ResendInput, resend } from "./use-cases/delivery/resend.ts";
 import type { Deps, Principal, RequestContext } from "./use-cases/deps.ts";
+import {
+  type AdminDeleteFactorInput,
+  type AdminUpdateFactorInput,
+  adminDeleteFactor,
+  adminListFactors,
+  adminUpdateFactor,
+} from "./use-cases/mfa/admin-factors.ts";
+import { type ChallengeFactorInput, challengeFactor } from "./use-cases/mfa/challenge-factor.ts";
+import { type EnrollFactorInput, enrollFactor } from "./use-cases/mfa/enroll-factor.ts";
+import { type UnenrollFactorInput, unenrollFactor } from "./use-cases/mfa/unenroll-factor.ts";
+import { type VerifyFactorInput, verifyFactor } from "./use-cases/mfa/verify-factor.ts";
 import { type CompleteOAuthInput, completeOAuth } from "./use-cases/oauth/complete-sign-in.ts";
 import { type SignInWithIdTokenInput, signInWithIdToken } from "./use-cases/oauth/sign-in-with-id-token.ts";
 import { type StartOAuthInput, startOAuth } from "./use-cases/oauth/start-sign-in.ts";
@@ -53,6 +64,12 @@ export function createAuth(ports: Ports, policy: AuthPolicy) {
       unlinkIdentity: (input: UnlinkIdentityInput) => unlinkIdentity(deps, input),
       signInWithIdToken: (input: SignInWithIdTokenInput) => signInWithIdToken(deps, input),
     },
+    mfa: {
+      enroll: (input: EnrollFactorInput) => enrollFactor(deps, input),
+      challenge: (input: ChallengeFactorInput) => challengeFactor(deps, input),
+      verify: (input: VerifyFactorInput) => verifyFactor(deps, input),
+      unenroll: (input: UnenrollFactorInput) => unenrollFactor(deps, input),
+    },
     sendSmsOtp: (input: SendSmsOtpInput) => sendSmsOtp(deps, input),
     recoverPassword: (input: RecoverPasswordInput) => recoverPassword(deps, input),
     resend: (input: ResendInput) => resend(deps, input),
@@ -68,6 +85,9 @@ export function createAuth(ports: Ports, policy: AuthPolicy) {
       listUsers: (input: AdminListUsersInput) => adminListUsers(deps, input),
       listAudit: (input: AdminListAuditInput) => adminListAudit(deps, input),
       generateLink: (input: GenerateLinkInput) => generateLink(deps, input),
+      listFactors: (input: { userId: string }) => adminListFactors(deps, input),
+      deleteFactor: (input: AdminDeleteFactorInput) => adminDeleteFactor(deps, input),
+      updateFactor: (input: AdminUpdateFactorInput) => adminUpdateFactor(deps, input),
     },
     deliverDueMessages: (options?: { limit?: number }) => deliverDueMessages(deps, options),
     /** The outbox's backlog per channel, for metrics. */

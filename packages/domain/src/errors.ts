@@ -66,7 +66,17 @@ export type ErrorCode =
   | "mfa_totp_enroll_not_enabled"
   | "mfa_phone_enroll_not_enabled"
   | "mfa_webauthn_enroll_not_enabled"
-  | "mfa_factor_not_found";
+  | "mfa_factor_not_found"
+  /** MFA (use-cases/mfa). */
+  | "mfa_totp_verify_not_enabled"
+  | "mfa_phone_verify_not_enabled"
+  | "mfa_factor_name_conflict"
+  | "mfa_verified_factor_exists"
+  | "too_many_enrolled_mfa_factors"
+  | "insufficient_aal"
+  | "mfa_ip_address_mismatch"
+  | "mfa_challenge_expired"
+  | "mfa_verification_failed";
 
 /**
  * Cases the domain tells apart within one code because GoTrue answers them with another status than the code's
@@ -82,7 +92,9 @@ export type ErrorCase =
   /** A phone number already registered, met by a signup that would sign straight in. */
   | "phone_already_registered"
   /** An id naming the resource asked for (in a path) that cannot be one. */
-  | "malformed_id";
+  | "malformed_id"
+  /** A challenge id that names no challenge of the factor: the request is wrong, not the path. */
+  | "unknown_challenge";
 
 export interface AuthErrorOptions {
   /** Structured extras that are part of the response (`{ reasons }` for weak_password). */

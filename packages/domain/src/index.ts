@@ -7,6 +7,7 @@ export { AuthError, type AuthErrorOptions, type ErrorCase, type ErrorCode, isAut
 // The model, as adapters store it and the HTTP layer presents it.
 export { type AuditAction, type AuditEntry, auditLogType } from "./model/audit.ts";
 export { bannedUntil } from "./model/ban.ts";
+export { amrMethodOf, type Factor, type FactorStatus, type FactorType, type MfaChallenge } from "./model/factor.ts";
 export type { FlowState } from "./model/flow-state.ts";
 export { parseGoDuration } from "./model/go-duration.ts";
 export { type Identity, identityEmail } from "./model/identity.ts";
@@ -32,7 +33,7 @@ export { normalizePhone } from "./model/phone.ts";
 export { chooseRedirect } from "./model/redirect.ts";
 export type { RefreshToken } from "./model/refresh-token.ts";
 export type { Aal, AuthMethod, LogoutScope, Session } from "./model/session.ts";
-export { confirmedAt, type User } from "./model/user.ts";
+export { confirmedAt, hasVerifiedFactor, type User } from "./model/user.ts";
 export { isUuid } from "./model/uuid.ts";
 export type {
   AuthPolicy,
@@ -58,6 +59,11 @@ export type { DeliveryReport, OutboxDepth } from "./use-cases/delivery/outbox.ts
 export type { ResendInput } from "./use-cases/delivery/resend.ts";
 // The use cases' inputs and results.
 export type { LinkRequest, Principal, RequestContext, SessionGrant } from "./use-cases/deps.ts";
+export type { AdminDeleteFactorInput, AdminUpdateFactorInput } from "./use-cases/mfa/admin-factors.ts";
+export type { ChallengeFactorInput, FactorChallenge } from "./use-cases/mfa/challenge-factor.ts";
+export type { EnrolledFactor, EnrollFactorInput } from "./use-cases/mfa/enroll-factor.ts";
+export type { UnenrollFactorInput } from "./use-cases/mfa/unenroll-factor.ts";
+export type { VerifyFactorInput } from "./use-cases/mfa/verify-factor.ts";
 export type { CompleteOAuthInput, CompleteOAuthResult } from "./use-cases/oauth/complete-sign-in.ts";
 export type { StartOAuthInput } from "./use-cases/oauth/start-sign-in.ts";
 export type { RecoverPasswordInput } from "./use-cases/recovery/recover-password.ts";

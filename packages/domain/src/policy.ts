@@ -27,6 +27,29 @@ export interface AuthPolicy {
   readonly adminRoles: readonly string[];
   /** Per client IP (failed passwords per account), across every instance when the rate limiter is shared. */
   readonly requestLimits: RequestLimits;
+  readonly mfa: MfaPolicy;
+}
+
+/** MFA_*: which factors may be enrolled and verified, and their limits. */
+export interface MfaPolicy {
+  /** MFA_TOTP_ENROLL_ENABLED, MFA_TOTP_VERIFY_ENABLED */
+  readonly totp: { readonly enroll: boolean; readonly verify: boolean };
+  /** MFA_PHONE_ENROLL_ENABLED, MFA_PHONE_VERIFY_ENABLED */
+  readonly phone: { readonly enroll: boolean; readonly verify: boolean };
+  /** MFA_MAX_ENROLLED_FACTORS: factors of a user, verified or not. */
+  readonly maxEnrolledFactors: number;
+  /** MFA_MAX_VERIFIED_FACTORS */
+  readonly maxVerifiedFactors: number;
+  /** MFA_CHALLENGE_EXPIRY_DURATION: how long a challenge can be answered. */
+  readonly challengeExpirySeconds: number;
+  /** MFA_FACTOR_EXPIRY_DURATION: how long an unverified factor lives without a challenge. */
+  readonly factorExpirySeconds: number;
+  /** MFA_PHONE_OTP_LENGTH */
+  readonly phoneOtpLength: number;
+  /** MFA_PHONE_MAX_FREQUENCY: between two codes texted for one phone factor. */
+  readonly phoneMaxFrequencySeconds: number;
+  /** MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY: challenges, and verifications, per client IP per minute. */
+  readonly challengeAndVerifyPerMinute: number;
 }
 
 /** A number of events allowed per window, per client IP unless said otherwise. */

@@ -4,6 +4,7 @@ import * as adminAudit from "./handlers/admin-audit.ts";
 import * as adminLinks from "./handlers/admin-links.ts";
 import * as adminUsers from "./handlers/admin-users.ts";
 import type { HandlerDeps } from "./handlers/deps.ts";
+import * as factors from "./handlers/factors.ts";
 import * as health from "./handlers/health.ts";
 import * as invite from "./handlers/invite.ts";
 import * as oauth from "./handlers/oauth.ts";
@@ -70,6 +71,12 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("GET /user/identities/authorize", signedIn, oauth.linkIdentity(deps));
   route("DELETE /user/identities/:identity_id", signedIn, oauth.unlinkIdentity(deps));
 
+  // Second factors: anonymous users have none
+  route("POST /factors", signedIn, off.notAnonymous, factors.enroll(deps));
+  route("POST /factors/:factor_id/challenge", signedIn, off.notAnonymous, factors.challenge(deps));
+  route("POST /factors/:factor_id/verify", signedIn, off.notAnonymous, factors.verify(deps));
+  route("DELETE /factors/:factor_id", signedIn, off.notAnonymous, factors.unenroll(deps));
+
   // Administration
   route("POST /invite", admin, invite.invite(deps));
   route("GET /admin/users", admin, adminUsers.listUsers(deps));
@@ -80,6 +87,9 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("DELETE /admin/users/:user_id", admin, adminUsers.deleteUser(deps));
   route("POST /admin/generate_link", admin, adminLinks.generateLink(deps));
   route("GET /admin/audit", admin, adminAudit.listAudit(deps));
+  route("GET /admin/users/:user_id/factors", admin, factors.adminList(deps));
+  route("PUT /admin/users/:user_id/factors/:factor_id", admin, factors.adminUpdate(deps));
+  route("DELETE /admin/users/:user_id/factors/:factor_id", admin, factors.adminDelete(deps));
 
   // Features Latchkey does not have yet, answered as GoTrue answers them switched off (handlers/switched-off.ts)
   route("POST /sso", off.samlOff);
@@ -91,13 +101,6 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("ALL /oauth/*", off.oauthServerOff);
   route("ALL /scim/v2/*", off.scimOff);
   route("ALL /user/oauth/grants", signedIn, off.oauthServerOff);
-  route("POST /factors", signedIn, off.notAnonymous, off.enrollFactor());
-  route("POST /factors/:factor_id/challenge", signedIn, off.notAnonymous, off.factorNotFound());
-  route("POST /factors/:factor_id/verify", signedIn, off.notAnonymous, off.factorNotFound());
-  route("DELETE /factors/:factor_id", signedIn, off.notAnonymous, off.factorNotFound());
-  route("GET /admin/users/:user_id/factors", admin, off.listUserFactors(deps));
-  route("PUT /admin/users/:user_id/factors/:factor_id", admin, off.userFactorNotFound(deps));
-  route("DELETE /admin/users/:user_id/factors/:factor_id", admin, off.userFactorNotFound(deps));
   route("ALL /admin/users/:user_id/passkeys", admin, off.passkeysOff);
   route("ALL /admin/users/:user_id/passkeys/*", admin, off.passkeysOff);
   route("ALL /admin/sso/*", admin, off.samlOff);

@@ -35,7 +35,18 @@ export function buildConfig(settings: Settings, { profile, cwd, jwtSecret }: Bui
       linkFrequencySeconds: maxFrequencySeconds ?? DEFAULT_LINK_FREQUENCY_SECONDS,
     },
     smtp: buildSmtp(settings.smtp),
+    mfa: buildMfa(settings, profile),
   };
+}
+
+/**
+ * TOTP is off in production while its secrets would have no key of their own (checks.ts: an explicit switch is
+ * refused then, the default gives way with a warning).
+ */
+function buildMfa(settings: Settings, profile: Profile): Settings["mfa"] {
+  const keyed =
+    profile !== "production" || settings.db.secret !== undefined || settings.security.encryptionKey !== undefined;
+  return keyed ? settings.mfa : { ...settings.mfa, totpEnrollEnabled: false, totpVerifyEnabled: false };
 }
 
 function buildJwt(jwt: Settings["jwt"], { profile, cwd, jwtSecret }: BuildContext, externalUrl: string): Config["jwt"] {

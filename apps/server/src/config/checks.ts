@@ -125,7 +125,43 @@ const requireKnownOtlpProtocols: Check = (env) => {
   });
 };
 
+/**
+ * Whether TOTP factors have a key of their own for their secrets: SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY, else one
+ * derived from DB_SECRET. In production, JWT_SECRET (DB_SECRET's stand-in) may not be that key: whoever can read
+ * the tokens' key could then read every factor's secret.
+ */
+export function hasFactorSecretKey(env: ResolvedEnv, profile: Profile): boolean {
+  return profile !== "production" || env.has("DB_SECRET") || env.has("SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY");
+}
+
+const TOTP_SWITCHES = ["MFA_TOTP_ENROLL_ENABLED", "MFA_TOTP_VERIFY_ENABLED"] as const;
+
+/**
+ * TOTP asked for explicitly without a key of its own stops the start (left at its default, it is off instead: see
+ * configWarnings). A key needs its id, which is stored with what it seals.
+ */
+const requireFactorSecretKey: Check = (env, profile) => {
+  const problems: string[] = [];
+  if (env.has("SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY") && !env.has("SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID")) {
+    problems.push(
+      `${displayName(env, "SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID")} is required when ${displayName(env, "SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY")} is set`,
+    );
+  }
+  if (!hasFactorSecretKey(env, profile)) {
+    for (const key of TOTP_SWITCHES.filter((switchKey) => isTrue(env, switchKey))) {
+      problems.push(`${displayName(env, key)}: ${NO_FACTOR_KEY(env)}`);
+    }
+  }
+  return problems;
+};
+
+const NO_FACTOR_KEY = (env: ResolvedEnv) =>
+  `TOTP factors need a key of their own for their secrets, not JWT_SECRET: set ${displayName(env, "DB_SECRET")} ` +
+  `(to JWT_SECRET's value, to keep every session and code working) or ` +
+  `${displayName(env, "SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY")}`;
+
 const CHECKS: readonly Check[] = [
+  requireFactorSecretKey,
   refuseMultiInstanceMode,
   requireDeclared,
   requireStrongSecrets,
@@ -154,6 +190,9 @@ export function configWarnings(env: ResolvedEnv, profile: Profile): string[] {
     warnings.push(
       `${displayName(env, "JWT_VALID_METHODS")} leaves out HS256: tokens signed with JWT_SECRET, the anon and service_role keys among them, are refused`,
     );
+  }
+  if (!hasFactorSecretKey(env, profile) && !TOTP_SWITCHES.some((key) => env.has(key))) {
+    warnings.push(`TOTP factors are off. ${NO_FACTOR_KEY(env)}`);
   }
   if (profile === "production" && !env.has("DB_SECRET")) {
     warnings.push(

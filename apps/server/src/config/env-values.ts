@@ -257,3 +257,25 @@ export const timestamp = parsed((input) => {
   const date = new Date(input);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }, "expected an RFC 3339 timestamp (2030-01-01T00:00:00Z)");
+
+/** A 32-byte key in base64url (GoTrue's) or standard base64, padded or not. */
+function parseKey(input: string): Buffer | undefined {
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(input)) return undefined;
+  const key = Buffer.from(input.replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, ""), "base64url");
+  return key.length === 32 ? key : undefined;
+}
+
+export const encryptionKey = parsed(parseKey, "expected 32 bytes in base64url (openssl rand -base64 32)");
+
+/** `id:key,id2:key2`, each key as encryptionKey reads it. */
+export const keyIdMap = parsed((input): ReadonlyMap<string, Buffer> | undefined => {
+  const keys = new Map<string, Buffer>();
+  for (const entry of input.split(",").map((part) => part.trim())) {
+    if (entry === "") continue;
+    const colon = entry.indexOf(":");
+    const key = colon > 0 ? parseKey(entry.slice(colon + 1)) : undefined;
+    if (key === undefined) return undefined;
+    keys.set(entry.slice(0, colon), key);
+  }
+  return keys;
+}, "expected id:key pairs separated by commas, each key 32 bytes in base64url");

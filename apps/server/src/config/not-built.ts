@@ -9,8 +9,8 @@ import { parseGoBool } from "./env-values.ts";
 const NOT_BUILT: readonly { readonly name: RegExp; readonly feature: string }[] = [
   { name: /^EXTERNAL_/, feature: "This OAuth provider or setting" },
   { name: /^JWT_ADMIN_GROUP_NAME$/, feature: "Editing app_metadata through PUT /user" },
-  { name: /^MAILER_(SUBJECTS|TEMPLATES|NOTIFICATIONS)_MFA_/, feature: "MFA notifications" },
-  { name: /^MFA_/, feature: "MFA" },
+  { name: /^MFA_WEB_AUTHN_/, feature: "WebAuthn factors" },
+  { name: /^MFA_/, feature: "This MFA setting" },
   { name: /^SAML_/, feature: "SAML SSO" },
   { name: /^SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD$/, feature: "Asking for the current password" },
   { name: /^HOOK_/, feature: "Auth hooks" },

@@ -9,14 +9,18 @@ const GROUPS: Readonly<Record<string, string>> = {
   db: "Database",
   log: "Log",
   tracing: "Tracing",
+  metrics: "Metrics",
   jwt: "Access tokens",
   signup: "Sign-up and sign-in",
+  external: "OAuth providers",
+  captcha: "Captcha",
   security: "Security",
   password: "Passwords",
   mailer: "Mail",
   smtp: "SMTP",
   sms: "SMS",
   rateLimit: "Limits",
+  mfa: "Multi-factor authentication",
   multiInstance: "Refused (GoTrue's multi-instance mode)",
 };
 

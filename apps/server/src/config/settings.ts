@@ -12,8 +12,10 @@ import {
   countPer,
   dbNamespace,
   emailAddress,
+  encryptionKey,
   flag,
   httpUrl,
+  keyIdMap,
   keyRing,
   lenientFlag,
   list,
@@ -45,6 +47,11 @@ export type SmsProviderName = (typeof SMS_PROVIDERS)[number];
 
 const production = { profile: "production" } as const;
 const OTP_LENGTH = wholeNumber({ min: 6, max: 10 });
+/** compat: GoTrue raises MFA durations below 300 seconds to 300 rather than refusing them. */
+const atLeast300Seconds = v.pipe(
+  seconds(),
+  v.transform((value) => Math.max(value, 300)),
+);
 
 /** compat: GoTrue raises a shorter minimum to 6 rather than refusing it. */
 const passwordMinLength = v.pipe(
@@ -404,6 +411,19 @@ export const SETTINGS = {
       default: "false",
       doc: "Take the client's address from `Auth-Forwarded-For`, which a trusted proxy sets.",
     }),
+    encryptionKeyId: setting("SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID", text, {
+      doc: "The name stored with each secret sealed under SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY; required with it.",
+    }),
+    encryptionKey: setting("SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY", encryptionKey, {
+      doc:
+        "32 random bytes, base64url (`openssl rand -base64 32 | tr '+/' '-_' | tr -d =`): the key TOTP secrets are " +
+        "sealed with (AES-256-GCM, a key per factor derived with HKDF, GoTrue's format). Unset, a key derived from " +
+        "DB_SECRET seals them.",
+    }),
+    decryptionKeys: setting("SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS", keyIdMap, {
+      default: "",
+      doc: "Earlier keys still needed to open secrets sealed under them: `id:key,id2:key2` (after a key change).",
+    }),
   },
   password: {
     minLength: setting("PASSWORD_MIN_LENGTH", passwordMinLength, {
@@ -472,6 +492,10 @@ export const SETTINGS = {
       default: "Your code is {{ .Code }}",
       doc: "The text of an SMS; `{{ .Code }}` is the code.",
     }),
+    mfaTemplate: setting("MFA_PHONE_TEMPLATE", text, {
+      default: "Your code is {{ .Code }}",
+      doc: "The text of the SMS that challenges a phone factor (MFA), instead of SMS_TEMPLATE; `{{ .Code }}` is the code.",
+    }),
     testOtp: setting("SMS_TEST_OTP", testOtpMap, {
       default: "",
       doc: "Numbers with fixed codes, to which nothing is sent: `15550100000:123456,...` (app-review accounts).",
@@ -539,6 +563,52 @@ export const SETTINGS = {
     redisUrl: setting("REDIS_URL", redisUrl, {
       names: { unprefixed: true },
       doc: "A Redis every instance counts the limits in; this process's memory when unset.",
+    }),
+  },
+  mfa: {
+    totpEnrollEnabled: setting("MFA_TOTP_ENROLL_ENABLED", flag, {
+      default: "true",
+      doc: "Users may enroll TOTP factors (authenticator apps).",
+    }),
+    totpVerifyEnabled: setting("MFA_TOTP_VERIFY_ENABLED", flag, {
+      default: "true",
+      doc: "TOTP factors may be challenged and verified.",
+    }),
+    phoneEnrollEnabled: setting("MFA_PHONE_ENROLL_ENABLED", flag, {
+      default: "false",
+      doc: "Users may enroll phone factors (codes by SMS, through SMS_PROVIDER).",
+    }),
+    phoneVerifyEnabled: setting("MFA_PHONE_VERIFY_ENABLED", flag, {
+      default: "false",
+      doc: "Phone factors may be challenged and verified.",
+    }),
+    maxEnrolledFactors: setting("MFA_MAX_ENROLLED_FACTORS", wholeNumber({ min: 1 }), {
+      default: "10",
+      doc: "Factors a user may have, verified or not.",
+    }),
+    maxVerifiedFactors: setting("MFA_MAX_VERIFIED_FACTORS", wholeNumber({ min: 1 }), {
+      default: "10",
+      doc: "Verified factors a user may have.",
+    }),
+    challengeExpirySeconds: setting("MFA_CHALLENGE_EXPIRY_DURATION", atLeast300Seconds, {
+      default: "300",
+      doc: "How long a challenge can be answered; at least 300 seconds (GoTrue raises shorter values).",
+    }),
+    factorExpirySeconds: setting("MFA_FACTOR_EXPIRY_DURATION", atLeast300Seconds, {
+      default: "300",
+      doc: "How long an unverified factor lives without a challenge before it is removed; at least 300 seconds.",
+    }),
+    phoneOtpLength: setting("MFA_PHONE_OTP_LENGTH", OTP_LENGTH, {
+      default: "6",
+      doc: "Digits of a phone factor's code, 6 to 10.",
+    }),
+    phoneMaxFrequencySeconds: setting("MFA_PHONE_MAX_FREQUENCY", seconds(), {
+      default: "60",
+      doc: "Time between two codes texted for one phone factor.",
+    }),
+    rateLimitChallengeAndVerify: setting("MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY", wholeNumber({ min: 1 }), {
+      default: "15",
+      doc: "Challenges, and verifications, per client per minute.",
     }),
   },
   /** Inherited multi-instance mode, which Latchkey does not have: read only to refuse it (see checks.ts). */

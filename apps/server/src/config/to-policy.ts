@@ -52,5 +52,16 @@ export function toPolicy(config: Config): AuthPolicy {
       anonymousSignIns: config.rateLimit.anonymousUsers,
       passwordFailures: config.rateLimit.passwordFailures,
     },
+    mfa: {
+      totp: { enroll: config.mfa.totpEnrollEnabled, verify: config.mfa.totpVerifyEnabled },
+      phone: { enroll: config.mfa.phoneEnrollEnabled, verify: config.mfa.phoneVerifyEnabled },
+      maxEnrolledFactors: config.mfa.maxEnrolledFactors,
+      maxVerifiedFactors: config.mfa.maxVerifiedFactors,
+      challengeExpirySeconds: config.mfa.challengeExpirySeconds,
+      factorExpirySeconds: config.mfa.factorExpirySeconds,
+      phoneOtpLength: config.mfa.phoneOtpLength,
+      phoneMaxFrequencySeconds: config.mfa.phoneMaxFrequencySeconds,
+      challengeAndVerifyPerMinute: config.mfa.rateLimitChallengeAndVerify,
+    },
   };
 }

@@ -11,7 +11,11 @@ import type { Config } from "../config/index.ts";
 export function createConfiguredSmsSender(config: Config, log: Logger): SmsSender {
   const provider = config.sms.provider;
   if (!provider) return config.profile === "development" ? logSmsSender(config, log) : noSmsProvider;
-  const common = { template: config.sms.template, ...(config.sms.apiUrl ? { baseUrl: config.sms.apiUrl } : {}) };
+  const common = {
+    template: config.sms.template,
+    mfaTemplate: config.sms.mfaTemplate,
+    ...(config.sms.apiUrl ? { baseUrl: config.sms.apiUrl } : {}),
+  };
   // The credentials are declared under the adapter's own option names (settings.ts, sms.<provider>), and the
   // configuration's checks made sure the chosen provider's are set; the adapter checks again that none is empty.
   return createSmsSender({ provider, ...config.sms[provider], ...common } as SmsSenderOptions);
@@ -24,6 +28,7 @@ export function createConfiguredSmsSender(config: Config, log: Logger): SmsSende
 function logSmsSender(config: Config, log: Logger): SmsSender {
   return createLogSmsSender({
     template: config.sms.template,
+    mfaTemplate: config.sms.mfaTemplate,
     write: ({ kind, to, code }) =>
       log.info({ sms: { kind, to, code } }, "SMS not sent (development profile), written here instead"),
   });

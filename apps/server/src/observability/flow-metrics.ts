@@ -18,6 +18,8 @@ const GOTRUE_EMAIL_TYPE: Record<AuthEmailKind, string> = {
   phone_changed: "phone_changed_notification",
   identity_linked: "identity_linked_notification",
   identity_unlinked: "identity_unlinked_notification",
+  mfa_factor_enrolled: "mfa_factor_enrolled_notification",
+  mfa_factor_unenrolled: "mfa_factor_unenrolled_notification",
 };
 
 /** The counters each flow event adds to. Recording never throws into a flow (the port's promise). */

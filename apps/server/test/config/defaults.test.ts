@@ -61,6 +61,9 @@ describe("defaults, with only the required production settings", () => {
       updatePasswordRequireReauthentication: false,
       manualLinkingEnabled: false,
       sbForwardedForEnabled: false,
+      encryptionKeyId: undefined,
+      encryptionKey: undefined,
+      decryptionKeys: new Map(),
     });
   });
 
@@ -98,6 +101,8 @@ describe("defaults, with only the required production settings", () => {
       phone_changed: "Your phone number was changed",
       identity_linked: "A new sign-in method was linked to your account",
       identity_unlinked: "A sign-in method was removed from your account",
+      mfa_factor_enrolled: "A new verification method was added to your account",
+      mfa_factor_unenrolled: "A verification method was removed from your account",
     });
   });
 
@@ -121,6 +126,7 @@ describe("defaults, with only the required production settings", () => {
       otpExpSeconds: 60,
       otpLength: 6,
       template: "Your code is {{ .Code }}",
+      mfaTemplate: "Your code is {{ .Code }}",
       testOtp: {},
       testOtpValidUntil: undefined,
     });

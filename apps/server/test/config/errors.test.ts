@@ -98,13 +98,7 @@ describe("settings of features Latchkey does not have yet", () => {
     ],
     ["AUTH_SAML_ENABLED", "true", "SAML SSO", "remove this variable or set it to false"],
     ["AUTH_JWT_ADMIN_GROUP_NAME", "admin", "Editing app_metadata through PUT /user", "remove this variable"],
-    [
-      "AUTH_MAILER_NOTIFICATIONS_MFA_FACTOR_ENROLLED_ENABLED",
-      "true",
-      "MFA notifications",
-      "remove this variable or set it to false",
-    ],
-    ["GOTRUE_MFA_TOTP_ENROLL_ENABLED", "true", "MFA", "remove this variable or set it to false"],
+    ["GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED", "true", "WebAuthn factors", "remove this variable or set it to false"],
   ])("stop the start: %s", (name, value, feature, advice) => {
     expect(problemsOf({ [name]: value })).toEqual([`${name}: ${feature} is not built in Latchkey yet; ${advice}`]);
   });

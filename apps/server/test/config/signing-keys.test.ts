@@ -75,3 +75,45 @@ describe("DB_SECRET", () => {
     ]);
   });
 });
+
+describe("the key of TOTP secrets", () => {
+  const key = Buffer.alloc(32, 7).toString("base64url");
+
+  it("is DB_SECRET's, or SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY with its id; production without either keeps TOTP off, saying so", () => {
+    const unkeyed = production();
+    expect(unkeyed.mfa).toMatchObject({ totpEnrollEnabled: false, totpVerifyEnabled: false });
+    expect(unkeyed.warnings).toContain(
+      "TOTP factors are off. TOTP factors need a key of their own for their secrets, not JWT_SECRET: set AUTH_DB_SECRET (to JWT_SECRET's value, to keep every session and code working) or AUTH_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY",
+    );
+    expect(production({ AUTH_DB_SECRET: "s".repeat(32) }).mfa.totpEnrollEnabled).toBe(true);
+    const keyed = production({
+      AUTH_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY: key,
+      AUTH_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID: "key-2026",
+      AUTH_SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS: `key-2025:${Buffer.alloc(32, 1).toString("base64")}`,
+    });
+    expect(keyed.mfa.totpEnrollEnabled).toBe(true);
+    expect(keyed.security.encryptionKey).toEqual(Buffer.alloc(32, 7));
+    expect([...keyed.security.decryptionKeys.keys()]).toEqual(["key-2025"]);
+  });
+
+  it("stops the start when TOTP is asked for without one, or a key comes without its id or is not 32 bytes", () => {
+    expect(problemsOf({ ...PRODUCTION_ENV, AUTH_MFA_TOTP_ENROLL_ENABLED: "true" })).toEqual([
+      "AUTH_MFA_TOTP_ENROLL_ENABLED: TOTP factors need a key of their own for their secrets, not JWT_SECRET: set AUTH_DB_SECRET (to JWT_SECRET's value, to keep every session and code working) or AUTH_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY",
+    ]);
+    expect(problemsOf({ ...PRODUCTION_ENV, AUTH_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY: key })).toEqual([
+      "AUTH_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID is required when AUTH_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY is set",
+    ]);
+    const short = Buffer.alloc(16).toString("base64url");
+    expect(
+      problemsOf({
+        ...PRODUCTION_ENV,
+        AUTH_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY: short,
+        AUTH_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID: "k",
+      }),
+    ).toEqual(["AUTH_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY: expected 32 bytes in base64url (openssl rand -base64 32)"]);
+    // A switch turned off asks for nothing.
+    expect(
+      production({ AUTH_MFA_TOTP_ENROLL_ENABLED: "false", AUTH_MFA_TOTP_VERIFY_ENABLED: "false" }).warnings,
+    ).not.toContain(expect.stringMatching(/^TOTP factors are off/));
+  });
+});

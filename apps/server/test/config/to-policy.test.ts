@@ -27,11 +27,22 @@ describe("toPolicy", () => {
       AUTH_SMS_MAX_FREQUENCY: "20",
       AUTH_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION: "true",
       AUTH_SECURITY_MANUAL_LINKING_ENABLED: "true",
+      AUTH_DB_SECRET: "7d1c9e3b5a2f4c6e8d0b1a3c5e7f9b2d4a6c8e0f",
+      AUTH_MFA_TOTP_VERIFY_ENABLED: "false",
+      AUTH_MFA_PHONE_ENROLL_ENABLED: "true",
+      AUTH_MFA_MAX_ENROLLED_FACTORS: "4",
+      AUTH_MFA_MAX_VERIFIED_FACTORS: "3",
+      AUTH_MFA_CHALLENGE_EXPIRY_DURATION: "600",
+      AUTH_MFA_FACTOR_EXPIRY_DURATION: "10m",
+      AUTH_MFA_PHONE_OTP_LENGTH: "8",
+      AUTH_MFA_PHONE_MAX_FREQUENCY: "30s",
+      AUTH_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY: "5",
       AUTH_URI_ALLOW_LIST: "https://app.example.com/**, myapp://callback",
       AUTH_EXTERNAL_EMAIL_MAGIC_LINK_ENABLED: "false",
       AUTH_MAILER_SECURE_EMAIL_CHANGE_ENABLED: "false",
       AUTH_MAILER_NOTIFICATIONS_PASSWORD_CHANGED_ENABLED: "true",
       AUTH_MAILER_NOTIFICATIONS_PHONE_CHANGED_ENABLED: "true",
+      GOTRUE_MAILER_NOTIFICATIONS_MFA_FACTOR_ENROLLED_ENABLED: "true",
       AUTH_RATE_LIMIT_EMAIL_SENT: "10/1m",
       AUTH_RATE_LIMIT_SMS_SENT: "5",
       AUTH_RATE_LIMIT_ANONYMOUS_USERS: "12",
@@ -79,6 +90,8 @@ describe("toPolicy", () => {
           phone_changed: true,
           identity_linked: false,
           identity_unlinked: false,
+          mfa_factor_enrolled: true,
+          mfa_factor_unenrolled: false,
         },
         sendLimit: { events: 10, perSeconds: 60 },
       },
@@ -95,7 +108,27 @@ describe("toPolicy", () => {
         anonymousSignIns: { events: 12, perSeconds: 3600 },
         passwordFailures: { events: 5, perSeconds: 900 },
       },
+      mfa: {
+        totp: { enroll: true, verify: false },
+        phone: { enroll: true, verify: false },
+        maxEnrolledFactors: 4,
+        maxVerifiedFactors: 3,
+        challengeExpirySeconds: 600,
+        factorExpirySeconds: 600,
+        phoneOtpLength: 8,
+        phoneMaxFrequencySeconds: 30,
+        challengeAndVerifyPerMinute: 5,
+      },
     });
+  });
+
+  it("raises MFA durations below 300 seconds to 300, as GoTrue does, and keeps TOTP off in production without a key of its own", () => {
+    const policy = toPolicy(
+      production({ AUTH_MFA_CHALLENGE_EXPIRY_DURATION: "60", AUTH_MFA_FACTOR_EXPIRY_DURATION: "1m" }),
+    );
+    expect(policy.mfa).toMatchObject({ challengeExpirySeconds: 300, factorExpirySeconds: 300 });
+    expect(policy.mfa.totp).toEqual({ enroll: false, verify: false });
+    expect(toPolicy(production({ AUTH_DB_SECRET: "d".repeat(32) })).mfa.totp).toEqual({ enroll: true, verify: true });
   });
 
   it("uses the spec's 900 s for confirmations, 60 s for links, Supabase's per-address limits and API_EXTERNAL_URL as issuer by default", () => {

@@ -123,6 +123,21 @@ describe("URLs", () => {
     expect(config.mailer.notifications.password_changed).toBe(true);
     expect(config.mailer.notifications.email_changed).toBe(false);
   });
+
+  it("reads the MFA notifications' settings like the others, and MFA_PHONE_TEMPLATE beside SMS_TEMPLATE", () => {
+    const config = load({
+      AUTH_MAILER_NOTIFICATIONS_MFA_FACTOR_UNENROLLED_ENABLED: "true",
+      GOTRUE_MAILER_SUBJECTS_MFA_FACTOR_ENROLLED_NOTIFICATION: "New factor: {{ .FactorType }}",
+      AUTH_MAILER_TEMPLATES_MFA_FACTOR_UNENROLLED_NOTIFICATION: "https://cdn.example.com/mfa-removed.html",
+      AUTH_MFA_PHONE_TEMPLATE: "Your sign-in step: {{ .Code }}",
+    });
+    expect(config.mailer.notifications.mfa_factor_unenrolled).toBe(true);
+    expect(config.mailer.notifications.mfa_factor_enrolled).toBe(false);
+    expect(config.mailer.subjects.mfa_factor_enrolled).toBe("New factor: {{ .FactorType }}");
+    expect(config.mailer.templates.mfa_factor_unenrolled).toBe("https://cdn.example.com/mfa-removed.html");
+    expect(config.sms.mfaTemplate).toBe("Your sign-in step: {{ .Code }}");
+    expect(config.sms.template).toBe("Your code is {{ .Code }}");
+  });
 });
 
 describe("choices", () => {

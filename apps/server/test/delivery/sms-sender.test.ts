@@ -102,6 +102,26 @@ describe("the configured SMS sender", () => {
     expect(provider.authenticated(request)).toBe(true);
   });
 
+  it("texts a phone factor's challenge with MFA_PHONE_TEMPLATE, every other code with SMS_TEMPLATE", async () => {
+    const standIn = await providerStandIn();
+    const config = production({
+      AUTH_SMS_PROVIDER: "vonage",
+      AUTH_SMS_PROVIDER_API_URL: standIn.url,
+      AUTH_SMS_TEMPLATE: "Latchkey code: {{ .Code }}",
+      AUTH_MFA_PHONE_TEMPLATE: "Latchkey second step: {{ .Code }}",
+      AUTH_SMS_VONAGE_API_KEY: "vn-key",
+      AUTH_SMS_VONAGE_API_SECRET: "vn-secret",
+      AUTH_SMS_VONAGE_FROM: "Latchkey",
+    });
+    const sender = createConfiguredSmsSender(config, silent);
+    await sender.send({ kind: "mfa", to: "+15550100000", otp: "135790" });
+    await sender.send({ kind: "otp", to: "+15550100000", otp: "246800" });
+    expect(standIn.received.map((request) => request.form["text"])).toEqual([
+      "Latchkey second step: 135790",
+      "Latchkey code: 246800",
+    ]);
+  });
+
   it("refuses to send in production when no provider is set, with GoTrue's error, and logs no code", async () => {
     const lines: string[] = [];
     const log = pino({ level: "info" }, { write: (line: string) => void lines.push(line) });

@@ -22,6 +22,7 @@ export const REQUIRED_SETTINGS: Readonly<Record<string, string>> = {
   AUTH_SITE_URL: "http://localhost:3000",
   AUTH_API_EXTERNAL_URL: "http://localhost:9999",
   AUTH_JWT_SECRET: TEST_JWT_SECRET,
+  AUTH_DB_SECRET: "test-db-secret-with-at-least-32-characters",
   AUTH_SMTP_HOST: "127.0.0.1",
   AUTH_SMTP_PORT: "9",
   AUTH_SMTP_ADMIN_EMAIL: "auth@example.com",
@@ -72,7 +73,8 @@ export interface TestServerOptions {
  * TEST_DATABASE_URL, else an in-memory PGlite), configured like production unless `env` says otherwise.
  */
 export async function startTestServer(
-  env: Record<string, string> = {},
+  /** Settings over the test defaults; `undefined` unsets one. */
+  env: Record<string, string | undefined> = {},
   overrides: Partial<Ports> = {},
   options: TestServerOptions = {},
 ): Promise<TestServer> {

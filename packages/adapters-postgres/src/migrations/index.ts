@@ -7,6 +7,7 @@ import { outboxClaim } from "./0006_outbox_claim.ts";
 import { adminLists } from "./0007_admin_lists.ts";
 import { provenChoices } from "./0008_proven_choices.ts";
 import { oauth } from "./0009_oauth.ts";
+import { mfa } from "./0010_mfa.ts";
 import type { Migration } from "./migration.ts";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -20,4 +21,5 @@ export const migrations: readonly Migration[] = [
   adminLists,
   provenChoices,
   oauth,
+  mfa,
 ];

@@ -18,6 +18,7 @@ export interface SessionJson {
   readonly not_after: string | null;
   readonly created_at: string;
   readonly updated_at: string;
+  readonly factor_id: string | null;
 }
 
 /** The session's columns; amr times as ISO 8601 strings inside the jsonb. */
@@ -35,6 +36,7 @@ export function toSessionRow(session: Session): SessionRow {
     notAfter: session.notAfter,
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
+    factorId: session.factorId,
   };
 }
 
@@ -61,5 +63,6 @@ export function fromSessionJson(json: SessionJson): SessionRow {
     notAfter: fromOptionalTimestampJson(json.not_after),
     createdAt: fromTimestampJson(json.created_at),
     updatedAt: fromTimestampJson(json.updated_at),
+    factorId: json.factor_id,
   };
 }

@@ -1,4 +1,4 @@
-import type { Identity, Metadata, User } from "@latchkey/domain";
+import type { Factor, Identity, Metadata, User } from "@latchkey/domain";
 import type { UsersTable } from "../schema/users.ts";
 import { fromOptionalTimestampJson, fromTimestampJson } from "./timestamp-json.ts";
 
@@ -33,7 +33,7 @@ export interface UserJson {
   readonly deleted_at: string | null;
 }
 
-/** The user's columns; its identities live in their own table. */
+/** The user's columns; its identities and factors live in tables of their own. */
 export function toUserRow(user: User): UserRow {
   return {
     id: user.id,
@@ -64,9 +64,9 @@ export function toUserRow(user: User): UserRow {
   };
 }
 
-/** The domain's User from its row and its identities, oldest first. */
-export function fromUserRow(row: UserRow, identities: readonly Identity[]): User {
-  return { ...row, identities };
+/** The domain's User from its row, its identities and its factors, each oldest first. */
+export function fromUserRow(row: UserRow, identities: readonly Identity[], factors: readonly Factor[]): User {
+  return { ...row, identities, factors };
 }
 
 /** The user's columns from their `row_to_json` rendering. */

@@ -2,6 +2,8 @@ import { validateNamespace } from "../namespace.ts";
 import { auditLogEntriesTable } from "./audit-log-entries.ts";
 import { flowStatesTable } from "./flow-states.ts";
 import { identitiesTable } from "./identities.ts";
+import { mfaChallengesTable } from "./mfa-challenges.ts";
+import { mfaFactorsTable } from "./mfa-factors.ts";
 import { oauthFlowsTable } from "./oauth-flows.ts";
 import { oneTimeTokensTable } from "./one-time-tokens.ts";
 import { outboxTable } from "./outbox.ts";
@@ -18,10 +20,13 @@ export function createSchema(namespace: string) {
   const ns = validateNamespace(namespace);
   const users = usersTable(ns);
   const sessions = sessionsTable(ns, users);
+  const mfaFactors = mfaFactorsTable(ns, users);
   return {
     namespace: ns,
     users,
     identities: identitiesTable(ns, users),
+    mfaFactors,
+    mfaChallenges: mfaChallengesTable(ns, mfaFactors),
     sessions,
     refreshTokens: refreshTokensTable(ns, sessions),
     oneTimeTokens: oneTimeTokensTable(ns, users),
@@ -40,6 +45,8 @@ export function tablesOf(schema: Schema) {
   return [
     schema.users,
     schema.identities,
+    schema.mfaFactors,
+    schema.mfaChallenges,
     schema.sessions,
     schema.refreshTokens,
     schema.oneTimeTokens,

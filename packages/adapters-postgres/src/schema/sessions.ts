@@ -11,7 +11,11 @@ export interface AmrJson {
 
 /**
  * `<ns>sessions`: one row per sign-in. `refresh_token_id` has no foreign key: a session is written before its
- * first token, and a pointer to a token that is gone simply matches nothing.
+ * first token, and a pointer to a token that is gone simply matches nothing. Neither has `factor_id` (GoTrue's
+ * has none either): SessionStore.downgradeFactor finds the sessions a factor raised to aal2 by it, and must still
+ * find them when the factor was deleted first in the same transaction, which ON DELETE SET NULL would prevent
+ * (and CASCADE would sign them out). Factor ids are random uuids, never reused, so a stale pointer names no other factor.
+ * `factor_id` comes last: a later migration added it, and ADD COLUMN appends.
  */
 export function sessionsTable(ns: string, users: UsersTable) {
   return pgTable(
@@ -29,6 +33,7 @@ export function sessionsTable(ns: string, users: UsersTable) {
       notAfter: timestamptz("not_after"),
       createdAt: timestamptz("created_at").notNull(),
       updatedAt: timestamptz("updated_at").notNull(),
+      factorId: uuid("factor_id"),
     },
     (t) => [
       primaryKey({ name: `${ns}sessions_pkey`, columns: [t.id] }),

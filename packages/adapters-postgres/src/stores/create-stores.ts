@@ -4,6 +4,7 @@ import type { Schema } from "../schema/create-schema.ts";
 import type { Atomic } from "./atomic.ts";
 import { createAuditLogStore } from "./audit-log-store.ts";
 import { translatingErrors } from "./database-error.ts";
+import { createFactorStore } from "./factor-store.ts";
 import { createFlowStateStore } from "./flow-state-store.ts";
 import { createIdentityStore } from "./identity-store.ts";
 import { createOAuthFlowStore } from "./oauth-flow-store.ts";
@@ -17,6 +18,7 @@ import { createUserStore } from "./user-store.ts";
 export function createStores(db: Database, schema: Schema, atomic: Atomic): Stores {
   return {
     users: translatingErrors(createUserStore(db, schema, atomic)),
+    factors: translatingErrors(createFactorStore(db, schema)),
     identities: translatingErrors(createIdentityStore(db, schema)),
     sessions: translatingErrors(createSessionStore(db, schema)),
     refreshTokens: translatingErrors(createRefreshTokenStore(db, schema, atomic)),

@@ -1,16 +1,14 @@
 import type { RefreshTokenStore } from "@latchkey/domain";
 import { eq, inArray, type Placeholder, sql } from "drizzle-orm";
 import type { Database } from "../database.ts";
-import type { IdentityJson } from "../rows/identity-row.ts";
 import { fromRefreshTokenJson, fromRefreshTokenRow, type RefreshTokenJson } from "../rows/refresh-token-row.ts";
 import { fromSessionJson, fromSessionRow, type SessionJson } from "../rows/session-row.ts";
-import type { UserJson } from "../rows/user-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import type { Atomic } from "./atomic.ts";
 import { prepared } from "./prepared.ts";
-import { rowJson, toUser, userColumns } from "./user-query.ts";
+import { rowJson, toUser, type UserColumnsJson, userColumns } from "./user-query.ts";
 
-type FoundRow = { token: RefreshTokenJson; session: SessionJson; user: UserJson; identities: IdentityJson[] };
+type FoundRow = UserColumnsJson & { token: RefreshTokenJson; session: SessionJson };
 
 const toFound = (row: FoundRow) => ({
   token: fromRefreshTokenRow(fromRefreshTokenJson(row.token)),
@@ -36,12 +34,12 @@ export function createRefreshTokenStore(db: Database, schema: Schema, atomic: At
       .limit(1);
   return {
     // Refreshes of one family queue on the session row. Usually nobody else holds it, and one statement locks it
-    // and reads the token, the user and the identities with it (SKIP LOCKED: it never waits). When another refresh
-    // holds it, waiting inside that statement would not do: once the lock is granted, READ COMMITTED's EvalPlanQual
-    // hands back the newest version of the locked row only, and the token, the user and the identities would still
-    // come from the snapshot taken before the wait. So the slow path waits for the lock in one statement and reads
-    // in a second, whose new snapshot sees the session, its user and identities as the previous holder committed
-    // them. An unknown digest costs both paths' locking statements.
+    // and reads the token, the user, its identities and factors with it (SKIP LOCKED: it never waits). When another
+    // refresh holds it, waiting inside that statement would not do: once the lock is granted, READ COMMITTED's
+    // EvalPlanQual hands back the newest version of the locked row only, and the token, the user, its identities and
+    // factors would still come from the snapshot taken before the wait. So the slow path waits for the lock in one
+    // statement and reads in a second, whose new snapshot sees the session, its user, identities and factors as the
+    // previous holder committed them. An unknown digest costs both paths' locking statements.
     async lockForRefresh(tokenHash) {
       return atomic(async (db) => {
         const uncontended = prepared(db, schema.namespace, "refresh_lock", (name) =>

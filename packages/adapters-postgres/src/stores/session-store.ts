@@ -1,4 +1,4 @@
-import type { AuditEntry, RefreshToken, Session, SessionStore } from "@latchkey/domain";
+import { type AuditEntry, isUuid, type RefreshToken, type Session, type SessionStore } from "@latchkey/domain";
 import { and, eq, gt, isNull, ne, or, type SQLWrapper, sql } from "drizzle-orm";
 import type { Database } from "../database.ts";
 import { toIdentityRow } from "../rows/identity-row.ts";
@@ -6,6 +6,7 @@ import { toRefreshTokenRow } from "../rows/refresh-token-row.ts";
 import { type SessionRow, toSessionRow } from "../rows/session-row.ts";
 import { toUserRow } from "../rows/user-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
+import type { AmrJson } from "../schema/sessions.ts";
 import { rethrowAddressConflict } from "./address-conflict.ts";
 import { toAuditRow } from "./audit-log-store.ts";
 import {
@@ -27,13 +28,26 @@ const UPDATED_COLUMNS = [
   "rotatedAt",
   "aal",
   "amr",
+  "factorId",
   "ip",
   "userAgent",
   "updatedAt",
 ] as const satisfies readonly (keyof SessionRow)[];
 
-/** What a rotation writes to the session row, and the guard it checks the row against. */
-const ROTATION_COLUMNS = [...UPDATED_COLUMNS, "notAfter"] as const satisfies readonly (keyof SessionRow)[];
+/**
+ * What a rotation writes to the session row: the token pointers and the client last seen, never the assurance level
+ * (a rotation decided on a read without a lock must not undo a factor's removal that landed after the read).
+ */
+const ROTATED_COLUMNS = [
+  "refreshTokenId",
+  "previousRefreshTokenId",
+  "rotatedAt",
+  "ip",
+  "userAgent",
+  "updatedAt",
+] as const satisfies readonly (keyof SessionRow)[];
+/** ...and the guard it checks the row against. */
+const ROTATION_COLUMNS = [...ROTATED_COLUMNS, "notAfter"] as const satisfies readonly (keyof SessionRow)[];
 
 /**
  * Sessions; deleting one deletes its refresh tokens through ON DELETE CASCADE. Opening a session and rotating its
@@ -134,7 +148,7 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
       const statement = prepared(db, schema.namespace, `session_rotate_${audit.length}`, (name) => {
         const moved = db
           .update(sessions)
-          .set(setParams(session, UPDATED_COLUMNS))
+          .set(setParams(session, ROTATED_COLUMNS))
           .where(
             and(
               eq(sessions.id, param(session, "id")),
@@ -160,10 +174,28 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
       await db
         .delete(sessions)
         .where(
-          except === undefined
-            ? eq(sessions.userId, userId)
-            : and(eq(sessions.userId, userId), ne(sessions.id, except)),
+          and(
+            eq(sessions.userId, userId),
+            except === undefined ? undefined : ne(sessions.id, except),
+            options?.onlyAal1 ? eq(sessions.aal, "aal1") : undefined,
+          ),
         );
+    },
+
+    async downgradeFactor(userId, factorId, method, at) {
+      if (!isUuid(userId) || !isUuid(factorId)) return;
+      // amr keeps its other entries in their order; the sessions are found through the user's index.
+      const entry = sql.identifier("entry");
+      const position = sql.identifier("position");
+      const remainingAmr = sql<AmrJson[]>`coalesce((
+        select jsonb_agg(${entry} order by ${position})
+        from jsonb_array_elements(${sessions.amr}) with ordinality as amr_entry(${entry}, ${position})
+        where ${entry} ->> 'method' <> ${method}
+      ), '[]'::jsonb)`;
+      await db
+        .update(sessions)
+        .set({ aal: "aal1", factorId: null, amr: remainingAmr, updatedAt: at })
+        .where(and(eq(sessions.userId, userId), eq(sessions.factorId, factorId)));
     },
 
     async deleteOne(userId, sessionId) {

@@ -1,24 +1,39 @@
-import type { Identity, User } from "@latchkey/domain";
+import type { Factor, Identity, User } from "@latchkey/domain";
 import { type Column, eq, getTableName, type SQL, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "../database.ts";
+import { type FactorJson, fromFactorJson } from "../rows/factor-row.ts";
 import { fromIdentityJson, type IdentityJson } from "../rows/identity-row.ts";
 import { fromUserJson, fromUserRow, type UserJson } from "../rows/user-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import { prepared } from "./prepared.ts";
 
-/** The identities of the selected user as one json array, oldest first: no second query, no row fan-out. */
-export function identitiesOfUser(schema: Schema): SQL<IdentityJson[]> {
-  const { identities, users } = schema;
+/**
+ * The rows of `table` whose `userId` column names the selected user, as one json array in `order` (oldest first):
+ * no second query, no row fan-out.
+ */
+function rowsOfUser<T>(schema: Schema, table: PgTable, userIdColumn: Column, order: readonly Column[]): SQL<T[]> {
   // Names spelled out: drizzle leaves columns unqualified in a single-table select, where `user_id = id` would
-  // compare the identity with itself.
-  const i = sql.identifier("i");
-  const column = (c: Column) => sql`${i}.${sql.identifier(c.name)}`;
-  const userId = sql`${sql.identifier(getTableName(users))}.${sql.identifier(users.id.name)}`;
-  return sql<IdentityJson[]>`coalesce((
-    select json_agg(${i} order by ${column(identities.createdAt)}, ${column(identities.id)})
-    from ${identities} as ${i} where ${column(identities.userId)} = ${userId}
+  // compare the row with itself.
+  const r = sql.identifier("r");
+  const column = (c: Column) => sql`${r}.${sql.identifier(c.name)}`;
+  const userId = sql`${sql.identifier(getTableName(schema.users))}.${sql.identifier(schema.users.id.name)}`;
+  return sql<T[]>`coalesce((
+    select json_agg(${r} order by ${sql.join(order.map(column), sql`, `)})
+    from ${table} as ${r} where ${column(userIdColumn)} = ${userId}
   ), '[]'::json)`;
+}
+
+/** The identities of the selected user as one json array, oldest first. */
+export function identitiesOfUser(schema: Schema): SQL<IdentityJson[]> {
+  const { identities } = schema;
+  return rowsOfUser(schema, identities, identities.userId, [identities.createdAt, identities.id]);
+}
+
+/** The factors of the selected user as one json array, oldest first: every user read carries them. */
+export function factorsOfUser(schema: Schema): SQL<FactorJson[]> {
+  const { mfaFactors } = schema;
+  return rowsOfUser(schema, mfaFactors, mfaFactors.userId, [mfaFactors.createdAt, mfaFactors.id]);
 }
 
 /**
@@ -30,18 +45,30 @@ export function rowJson<T>(table: PgTable): SQL<T> {
   return sql<T>`row_to_json(${sql.identifier(getTableName(table))})`;
 }
 
-/** The user row together with its identities: the columns every user query selects. */
+/** The user row together with its identities and factors: the columns every user query selects. */
 export function userColumns(schema: Schema) {
-  return { user: rowJson<UserJson>(schema.users), identities: identitiesOfUser(schema) };
+  return {
+    user: rowJson<UserJson>(schema.users),
+    identities: identitiesOfUser(schema),
+    factors: factorsOfUser(schema),
+  };
+}
+
+/** What a query that selected userColumns answers for each user. */
+export interface UserColumnsJson {
+  readonly user: UserJson;
+  readonly identities: IdentityJson[];
+  readonly factors: FactorJson[];
 }
 
 /** Maps one result of a query that selected userColumns. */
-export function toUser(row: { user: UserJson; identities: IdentityJson[] }): User {
+export function toUser(row: UserColumnsJson): User {
   const identities: Identity[] = row.identities.map(fromIdentityJson);
-  return fromUserRow(fromUserJson(row.user), identities);
+  const factors: Factor[] = row.factors.map(fromFactorJson);
+  return fromUserRow(fromUserJson(row.user), identities, factors);
 }
 
-/** The user whose `key` column holds `value`, with its identities, in one prepared query. */
+/** The user whose `key` column holds `value`, with its identities and factors, in one prepared query. */
 export async function selectUserBy(
   db: Database,
   schema: Schema,

@@ -1,6 +1,7 @@
-import { type Identity, isUuid, type UserStore } from "@latchkey/domain";
+import { type Factor, type Identity, isUuid, type UserStore } from "@latchkey/domain";
 import { and, asc, count, desc, eq, inArray, or, sql } from "drizzle-orm";
 import type { Database } from "../database.ts";
+import { fromFactorRow } from "../rows/factor-row.ts";
 import { toIdentityRow } from "../rows/identity-row.ts";
 import { fromSessionJson, fromSessionRow, type SessionJson } from "../rows/session-row.ts";
 import { fromUserRow, toUserRow } from "../rows/user-row.ts";
@@ -13,9 +14,9 @@ import { rowJson, selectUserBy, toUser, userColumns } from "./user-query.ts";
 
 const NIL_UUID = "00000000-0000-0000-0000-000000000000";
 
-/** Users with their identities. */
+/** Users with their identities and factors (which UserStore reads, and FactorStore writes). */
 export function createUserStore(db: Database, schema: Schema, atomic: Atomic): UserStore {
-  const { users, identities, sessions } = schema;
+  const { users, identities, mfaFactors, sessions } = schema;
   const rethrowConflict = rethrowAddressConflict(schema.namespace);
 
   return {
@@ -42,8 +43,8 @@ export function createUserStore(db: Database, schema: Schema, atomic: Atomic): U
       if (!isUuid(id)) return null;
       if (!options?.forUpdate) return selectUserBy(db, schema, "id", id);
       // Lock first, then read in a second statement: under READ COMMITTED that statement sees everything
-      // committed before the lock was granted, identities included, where a single locking statement would
-      // re-read only the locked row and return identities from before the wait.
+      // committed before the lock was granted, identities and factors included, where a single locking statement
+      // would re-read only the locked row and return identities and factors from before the wait.
       return atomic(async (db) => {
         const locked = await db.select({ id: users.id }).from(users).where(eq(users.id, id)).for("update");
         return locked.length === 0 ? null : selectUserBy(db, schema, "id", id);
@@ -56,7 +57,8 @@ export function createUserStore(db: Database, schema: Schema, atomic: Atomic): U
 
     async findWithSession(userId, sessionId) {
       if (!isUuid(userId)) return null;
-      // GET /user and every authenticated request: the user, its identities and the session in one prepared query.
+      // GET /user and every authenticated request: the user, its identities and factors and the session in one
+      // prepared query.
       const statement = prepared(db, schema.namespace, "user_with_session", (name) =>
         db
           .select({ ...userColumns(schema), session: rowJson<SessionJson | null>(sessions) })
@@ -94,22 +96,36 @@ export function createUserStore(db: Database, schema: Schema, atomic: Atomic): U
           .offset((page - 1) * perPage),
         db.select({ total: count() }).from(users).where(where),
       ]);
-      // The page's identities in one query, rather than one subquery per user.
-      const byUser = new Map<string, Identity[]>(rows.map((row) => [row.id, []]));
+      // The page's identities and factors in one query each, rather than subqueries per user.
+      const identitiesByUser = new Map<string, Identity[]>(rows.map((row) => [row.id, []]));
+      const factorsByUser = new Map<string, Factor[]>(rows.map((row) => [row.id, []]));
       if (rows.length > 0) {
-        const ofPage = await db
-          .select()
-          .from(identities)
-          .where(inArray(identities.userId, [...byUser.keys()]))
-          .orderBy(asc(identities.createdAt), asc(identities.id));
-        for (const identity of ofPage) byUser.get(identity.userId)?.push(identity);
+        const ids = [...identitiesByUser.keys()];
+        const [identitiesOfPage, factorsOfPage] = await Promise.all([
+          db
+            .select()
+            .from(identities)
+            .where(inArray(identities.userId, ids))
+            .orderBy(asc(identities.createdAt), asc(identities.id)),
+          db
+            .select()
+            .from(mfaFactors)
+            .where(inArray(mfaFactors.userId, ids))
+            .orderBy(asc(mfaFactors.createdAt), asc(mfaFactors.id)),
+        ]);
+        for (const identity of identitiesOfPage) identitiesByUser.get(identity.userId)?.push(identity);
+        for (const factor of factorsOfPage) factorsByUser.get(factor.userId)?.push(fromFactorRow(factor));
       }
-      return { users: rows.map((row) => fromUserRow(row, byUser.get(row.id) ?? [])), total: counted?.total ?? 0 };
+      return {
+        users: rows.map((row) => fromUserRow(row, identitiesByUser.get(row.id) ?? [], factorsByUser.get(row.id) ?? [])),
+        total: counted?.total ?? 0,
+      };
     },
 
     async delete(id) {
       if (!isUuid(id)) return false;
-      // Identities, sessions (and so refresh tokens), one-time tokens and flows go by ON DELETE CASCADE.
+      // Identities, factors (and so challenges), sessions (and so refresh tokens), one-time tokens and flows go by
+      // ON DELETE CASCADE.
       const deleted = await db.delete(users).where(eq(users.id, id)).returning({ id: users.id });
       return deleted.length > 0;
     },

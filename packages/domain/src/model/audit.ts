@@ -19,6 +19,12 @@ export const AUDIT_ACTIONS = [
   "token_revoked",
   "identity_linked",
   "identity_unlinked",
+  "factor_in_progress",
+  "factor_unenrolled",
+  "challenge_created",
+  "verification_attempted",
+  "factor_deleted",
+  "factor_updated",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -41,7 +47,7 @@ export interface AuditEntry {
 }
 
 /** GoTrue's grouping of actions, derived rather than stored. */
-export function auditLogType(action: AuditAction): "account" | "team" | "token" | "user" {
+export function auditLogType(action: AuditAction): "account" | "team" | "token" | "user" | "factor" {
   switch (action) {
     case "login":
     case "logout":
@@ -54,6 +60,13 @@ export function auditLogType(action: AuditAction): "account" | "team" | "token" 
     case "token_refreshed":
     case "token_revoked":
       return "token";
+    case "factor_in_progress":
+    case "factor_unenrolled":
+    case "challenge_created":
+    case "verification_attempted":
+    case "factor_deleted":
+    case "factor_updated":
+      return "factor";
     default:
       return "user";
   }

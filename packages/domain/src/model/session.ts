@@ -9,7 +9,10 @@ export type AuthMethod =
   | "email_change"
   | "sms"
   | "oauth"
-  | "anonymous";
+  | "anonymous"
+  /** Second factors: a TOTP code, a code texted to a phone factor. */
+  | "totp"
+  | "mfa/phone";
 
 export type Aal = "aal1" | "aal2";
 
@@ -38,6 +41,8 @@ export interface Session {
   readonly ip: string | null;
   /** When the session ended (a ban ends them): from then on neither its access nor its refresh tokens work. */
   readonly notAfter: Date | null;
+  /** The factor whose verification took the session to aal2; null at aal1. */
+  readonly factorId: string | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }

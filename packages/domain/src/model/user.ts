@@ -1,3 +1,4 @@
+import type { Factor } from "./factor.ts";
 import type { Identity } from "./identity.ts";
 import { providersOf } from "./identity.ts";
 import type { Metadata } from "./metadata.ts";
@@ -39,6 +40,13 @@ export interface User {
   readonly deletedAt: Date | null;
   /** Oldest first. */
   readonly identities: readonly Identity[];
+  /** Second factors, verified or not, oldest first. Written through the FactorStore, never by UserStore.update. */
+  readonly factors: readonly Factor[];
+}
+
+/** Whether the user has a verified second factor: then aal2 is the level to reach. */
+export function hasVerifiedFactor(user: User): boolean {
+  return user.factors.some((factor) => factor.status === "verified");
 }
 
 /** The two addresses of an email change: the account's current one and the one it moves to. */
@@ -99,6 +107,7 @@ export function newUser(fields: { id: string; aud: string; role: string; now: Da
     updatedAt: fields.now,
     deletedAt: null,
     identities: [],
+    factors: [],
   };
 }
 

@@ -1,5 +1,6 @@
 import type { CaptchaVerifier } from "./captcha-verifier.ts";
 import type { Clock } from "./clock.ts";
+import type { FactorSecrets } from "./factor-secrets.ts";
 import type { FlowEvents } from "./flow-events.ts";
 import type { Mailer } from "./mailer.ts";
 import type { OAuthProvider } from "./oauth-provider.ts";
@@ -10,8 +11,10 @@ import type { Secrets } from "./secrets.ts";
 import type { SmsSender } from "./sms-sender.ts";
 import type { Stores, Transactor } from "./stores.ts";
 import type { TokenSigner } from "./token-signer.ts";
+import type { TotpAuthenticator } from "./totp.ts";
 
 export type { CaptchaVerdict, CaptchaVerifier } from "./captcha-verifier.ts";
+export type { FactorSecrets } from "./factor-secrets.ts";
 export type { FlowEvent, FlowEvents, MessageKind, RateLimitName } from "./flow-events.ts";
 export type { AuthEmail } from "./mailer.ts";
 export type {
@@ -31,6 +34,7 @@ export type { PasswordVerification } from "./password-hasher.ts";
 export type { RateCount, RateDecision } from "./rate-limiter.ts";
 export type { AuthSms } from "./sms-sender.ts";
 export type * from "./stores.ts";
+export type { TotpAuthenticator, TotpEnrollment } from "./totp.ts";
 export type { Clock, Mailer, PasswordHasher, Random, RateLimiter, Secrets, SmsSender, Stores, TokenSigner, Transactor };
 
 /** Everything the domain needs from the outside world. */
@@ -51,6 +55,10 @@ export interface Ports {
   readonly captcha: CaptchaVerifier | null;
   /** The enabled OAuth providers, by canonical name. */
   readonly oauthProviders: ReadonlyMap<string, OAuthProvider>;
+  /** TOTP codes, secrets and enrollment URIs (MFA). */
+  readonly totp: TotpAuthenticator;
+  /** Seals TOTP secrets for storage, with a key of their own. */
+  readonly factorSecrets: FactorSecrets;
   /** What the flows did, for metrics; ignoredFlowEvents when metrics are off. */
   readonly events: FlowEvents;
 }

@@ -1,3 +1,4 @@
+import type { FactorType } from "../model/factor.ts";
 import type { Metadata } from "../model/metadata.ts";
 
 /** GoTrue's verification types: the `type` of a link, and of POST /verify. */
@@ -38,7 +39,10 @@ export type AuthEmail =
   | { readonly kind: "phone_changed"; readonly to: string; readonly phone: string; readonly oldPhone: string }
   /** `provider` is the identity's: `github`, `google`, ... */
   | { readonly kind: "identity_linked"; readonly to: string; readonly provider: string }
-  | { readonly kind: "identity_unlinked"; readonly to: string; readonly provider: string };
+  | { readonly kind: "identity_unlinked"; readonly to: string; readonly provider: string }
+  /** A second factor was verified for the first time, or removed: `factorType` is GoTrue's `FactorType`. */
+  | { readonly kind: "mfa_factor_enrolled"; readonly to: string; readonly factorType: FactorType }
+  | { readonly kind: "mfa_factor_unenrolled"; readonly to: string; readonly factorType: FactorType };
 
 export type AuthEmailKind = AuthEmail["kind"];
 
@@ -48,7 +52,9 @@ export type NotificationKind =
   | "email_changed"
   | "phone_changed"
   | "identity_linked"
-  | "identity_unlinked";
+  | "identity_unlinked"
+  | "mfa_factor_enrolled"
+  | "mfa_factor_unenrolled";
 
 /** An email that carries a link. */
 export type LinkEmail = Extract<AuthEmail, LinkFields>;

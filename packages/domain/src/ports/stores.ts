@@ -1,15 +1,16 @@
 import type { AuditAction, AuditEntry } from "../model/audit.ts";
+import type { Factor, FactorType, MfaChallenge } from "../model/factor.ts";
 import type { FlowState } from "../model/flow-state.ts";
 import type { Identity } from "../model/identity.ts";
 import type { OAuthFlow } from "../model/oauth-flow.ts";
 import type { OneTimeToken, OneTimeTokenKind } from "../model/one-time-token.ts";
 import type { OutboxEntry } from "../model/outbox.ts";
 import type { RefreshToken } from "../model/refresh-token.ts";
-import type { Session } from "../model/session.ts";
+import type { AuthMethod, Session } from "../model/session.ts";
 import type { User } from "../model/user.ts";
 
 /**
- * Users with their identities. Emails are stored lower-cased and phones in E.164, so lookups are exact.
+ * Users with their identities and factors. Emails are stored lower-cased and phones in E.164, so lookups are exact.
  * Methods never throw for "not found": they return null.
  */
 export interface UserStore {
@@ -75,7 +76,7 @@ export interface IdentityStore {
 }
 
 export interface SessionStore {
-  /** Writes the mutable columns: refresh-token pointers, rotatedAt, aal, amr, ip, userAgent, updatedAt. */
+  /** Writes the mutable columns: refresh-token pointers, rotatedAt, aal, amr, factorId, ip, userAgent, updatedAt. */
   update(session: Session): Promise<void>;
   /** Inserts a session and the first refresh token of its family, and the audit entries that record it, as one write. */
   open(session: Session, firstToken: RefreshToken, audit?: readonly AuditEntry[]): Promise<void>;
@@ -98,15 +99,24 @@ export interface SessionStore {
    */
   openForNewUser(user: User, session: Session, firstToken: RefreshToken, audit: readonly AuditEntry[]): Promise<void>;
   /**
-   * Inserts the child token of a rotation and writes the session now pointing at it (as `update`), with the audit
-   * entries that record it, as one write. Only while the stored session still points at the child's parent and
+   * Inserts the child token of a rotation and writes the session's token pointers, rotatedAt, ip, userAgent and
+   * updatedAt (never its aal, amr or factorId: a rotation decided on a read taken without a lock must not undo a
+   * change of level that landed after the read), with the audit entries that record it, as one write. Only while the stored session still points at the child's parent and
    * still has `session.notAfter`: otherwise, as when the session is gone, it writes nothing and returns false, so
    * that a rotation decided on a read taken without a lock never overwrites a rotation, an end or a sign-out that
    * landed after that read.
    */
   rotate(session: Session, child: RefreshToken, audit?: readonly AuditEntry[]): Promise<boolean>;
-  /** Deletes the user's sessions (and with them their refresh tokens), except the one named in `except`. */
-  deleteAllOfUser(userId: string, options?: { except?: string }): Promise<void>;
+  /**
+   * Deletes the user's sessions (and with them their refresh tokens), except the one named in `except`; with
+   * `onlyAal1`, only those at aal1.
+   */
+  deleteAllOfUser(userId: string, options?: { except?: string; onlyAal1?: boolean }): Promise<void>;
+  /**
+   * The user's sessions that the factor took to aal2 go back to aal1: `factorId` null, `method`'s entry gone from
+   * their amr, `updatedAt` set to `at`.
+   */
+  downgradeFactor(userId: string, factorId: string, method: AuthMethod, at: Date): Promise<void>;
   /** Deletes one session of the user; a session of another user is left alone. */
   deleteOne(userId: string, sessionId: string): Promise<void>;
   /** Ends the user's sessions at `at` (their `notAfter`), unless they already end sooner. */
@@ -234,8 +244,41 @@ export interface OutboxBacklog {
   readonly oldestCreatedAt: Date;
 }
 
+/**
+ * Second factors and their challenges. A factor's friendly name, trimmed and when not empty, is unique per user; a
+ * phone number has at most one verified factor per user. Deleting a factor (or its user) deletes its challenges.
+ */
+export interface FactorStore {
+  /**
+   * Inserts a factor. Throws AuthError `mfa_factor_name_conflict` when the user has a factor of that friendly name,
+   * and `mfa_verified_factor_exists` when a verified factor of the user has that phone number.
+   */
+  insert(factor: Factor): Promise<void>;
+  /** Writes the mutable columns: status, friendlyName, phone, lastTotpStep, lastChallengedAt, updatedAt. */
+  update(factor: Factor): Promise<void>;
+  /** The user's factor; null when there is none of that id, or it is another user's. `forUpdate` locks it. */
+  find(userId: string, factorId: string, options?: { forUpdate?: boolean }): Promise<Factor | null>;
+  /** Deletes the user's factor and its challenges; returns whether there was one. */
+  delete(userId: string, factorId: string): Promise<boolean>;
+  /**
+   * Deletes the user's unverified factors that match every condition given: of `type`; with `phone`; idle since
+   * before `idleBefore` (their last challenge, else their creation); other than `except`.
+   */
+  deleteUnverified(
+    userId: string,
+    match: { type?: FactorType; phone?: string; idleBefore?: Date; except?: string },
+  ): Promise<void>;
+  insertChallenge(challenge: MfaChallenge): Promise<void>;
+  /** The factor's challenge, locked until the transaction ends; null when the factor has none of that id. */
+  lockChallenge(factorId: string, challengeId: string): Promise<MfaChallenge | null>;
+  /** Records that the challenge was answered: it answers nothing again. */
+  markChallengeVerified(challengeId: string, at: Date): Promise<void>;
+  deleteChallenge(challengeId: string): Promise<void>;
+}
+
 export interface Stores {
   readonly users: UserStore;
+  readonly factors: FactorStore;
   readonly identities: IdentityStore;
   readonly sessions: SessionStore;
   readonly refreshTokens: RefreshTokenStore;

@@ -46,6 +46,7 @@ export function aSession(userId: string, overrides: Partial<Session> = {}): Sess
     userAgent: "vitest",
     ip: "127.0.0.1",
     notAfter: null,
+    factorId: null,
     createdAt: at,
     updatedAt: at,
     ...overrides,

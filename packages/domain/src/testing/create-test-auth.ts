@@ -10,9 +10,11 @@ import { nodeRandom } from "./node-random.ts";
 import { RecordingFlowEvents } from "./recording-flow-events.ts";
 import { RecordingMailer, RecordingSmsSender } from "./recording-senders.ts";
 import { TestClock } from "./test-clock.ts";
+import { testFactorSecrets } from "./test-factor-secrets.ts";
 import { type DeepPartial, testPolicy } from "./test-policy.ts";
 import { createTestSecrets } from "./test-secrets.ts";
 import { TestTokenSigner } from "./test-token-signer.ts";
+import { TestTotp } from "./test-totp.ts";
 
 export interface TestAuthOptions {
   readonly policy?: DeepPartial<AuthPolicy>;
@@ -40,6 +42,8 @@ export function createTestAuth(options: TestAuthOptions = {}) {
     rateLimiter: createInMemoryRateLimiter(clock),
     oauthProviders: new Map(),
     captcha: null,
+    totp: new TestTotp(),
+    factorSecrets: testFactorSecrets,
     events,
     ...options.ports,
   };

@@ -1,5 +1,6 @@
 import { AuthError, messages } from "../errors.ts";
 import type { AuditEntry } from "../model/audit.ts";
+import type { Factor, MfaChallenge } from "../model/factor.ts";
 import type { FlowState } from "../model/flow-state.ts";
 import { type Identity, identityEmail } from "../model/identity.ts";
 import type { OAuthFlow } from "../model/oauth-flow.ts";
@@ -10,6 +11,7 @@ import type { Session } from "../model/session.ts";
 import type { User } from "../model/user.ts";
 import type {
   AuditLogStore,
+  FactorStore,
   FlowStateStore,
   IdentityStore,
   OAuthFlowStore,
@@ -22,11 +24,13 @@ import type {
 } from "../ports/stores.ts";
 import type { StoreContractSubject } from "./contracts/store-contract.ts";
 
-type UserRow = Omit<User, "identities">;
+type UserRow = Omit<User, "identities" | "factors">;
 
 interface State {
   users: Map<string, UserRow>;
   identities: Map<string, Identity>;
+  factors: Map<string, Factor>;
+  challenges: Map<string, MfaChallenge>;
   sessions: Map<string, Session>;
   refreshTokens: Map<string, RefreshToken>;
   oneTimeTokens: Map<string, OneTimeToken>;
@@ -39,6 +43,8 @@ interface State {
 const emptyState = (): State => ({
   users: new Map(),
   identities: new Map(),
+  factors: new Map(),
+  challenges: new Map(),
   sessions: new Map(),
   refreshTokens: new Map(),
   oneTimeTokens: new Map(),
@@ -61,6 +67,9 @@ const fullName = (user: UserRow) => {
 
 // Uuids compare as their lower-case text does, as PostgreSQL orders them.
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** A factor's friendly name as its unique index compares it: PostgreSQL's trim(), which removes spaces only. */
+const trimmedName = (factor: Factor) => factor.friendlyName?.replace(/^ +| +$/g, "") ?? "";
 
 /** How long an OAuth flow nobody came back for is kept, as the PostgreSQL store keeps it. */
 const OAUTH_FLOW_ABANDONED_AFTER_MS = 24 * 60 * 60 * 1000;
@@ -101,6 +110,10 @@ export function createInMemoryStores(): StoreContractSubject {
       .filter((identity) => identity.userId === row.id)
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
       .map(copy),
+    factors: [...state.factors.values()]
+      .filter((factor) => factor.userId === row.id)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || byId(a, b))
+      .map(copy),
   });
 
   const assertUnique = (user: UserRow) => {
@@ -122,6 +135,43 @@ export function createInMemoryStores(): StoreContractSubject {
     state.identities.set(same?.id ?? identity.id, copy({ ...identity, id: same?.id ?? identity.id }));
   };
 
+  /** What the factors' partial unique indexes refuse, with GoTrue's answers. */
+  const assertFactorUnique = (factor: Factor) => {
+    for (const other of state.factors.values()) {
+      if (other.id === factor.id || other.userId !== factor.userId) continue;
+      const name = trimmedName(factor);
+      if (name !== "" && trimmedName(other) === name) {
+        throw new AuthError(
+          "mfa_factor_name_conflict",
+          `A factor with the friendly name "${factor.friendlyName ?? ""}" for this user already exists`,
+        );
+      }
+      if (
+        factor.status === "verified" &&
+        other.status === "verified" &&
+        factor.phone !== null &&
+        other.phone === factor.phone
+      ) {
+        throw new AuthError(
+          "mfa_verified_factor_exists",
+          "A verified phone factor already exists, unenroll the existing factor to continue",
+        );
+      }
+    }
+  };
+
+  /** Deletes the factors that match, with their challenges (ON DELETE CASCADE in the database). */
+  const deleteFactors = (matches: (factor: Factor) => boolean): number => {
+    let deleted = 0;
+    for (const factor of [...state.factors.values()]) {
+      if (!matches(factor)) continue;
+      state.factors.delete(factor.id);
+      deleteWhere(state.challenges, (challenge) => challenge.factorId === factor.id);
+      deleted += 1;
+    }
+    return deleted;
+  };
+
   const deleteSessions = (keep: (session: Session) => boolean) => {
     for (const session of [...state.sessions.values()]) {
       if (keep(session)) continue;
@@ -135,14 +185,15 @@ export function createInMemoryStores(): StoreContractSubject {
   const users: UserStore = {
     async insert(user) {
       if (state.users.has(user.id)) throw new Error(`duplicate user id ${user.id}`);
-      const { identities, ...row } = user;
+      // Factors are the FactorStore's to write.
+      const { identities, factors: _factors, ...row } = user;
       assertUnique(row);
       state.users.set(row.id, copy(row));
       for (const identity of identities) saveIdentity(identity);
     },
     async update(user) {
       if (!state.users.has(user.id)) return;
-      const { identities: _ignored, ...row } = user;
+      const { identities: _identities, factors: _factors, ...row } = user;
       assertUnique(row);
       state.users.set(row.id, copy(row));
     },
@@ -184,6 +235,7 @@ export function createInMemoryStores(): StoreContractSubject {
       if (!state.users.delete(id)) return false;
       // What ON DELETE CASCADE takes with the user in the database; audit entries stay.
       deleteWhere(state.identities, (identity) => identity.userId === id);
+      deleteFactors((factor) => factor.userId === id);
       deleteSessions((session) => session.userId !== id);
       deleteWhere(state.oneTimeTokens, (token) => token.userId === id);
       deleteWhere(state.flowStates, (flow) => flow.userId === id);
@@ -264,12 +316,25 @@ export function createInMemoryStores(): StoreContractSubject {
       )
         return false;
       insertRefreshToken(child);
-      await sessions.update(session);
+      const { refreshTokenId, previousRefreshTokenId, rotatedAt, ip, userAgent, updatedAt } = session;
+      await sessions.update({ ...stored, refreshTokenId, previousRefreshTokenId, rotatedAt, ip, userAgent, updatedAt });
       for (const entry of audit ?? []) await auditLog.append(entry);
       return true;
     },
     async deleteAllOfUser(userId, options) {
-      deleteSessions((session) => session.userId !== userId || session.id === options?.except);
+      deleteSessions(
+        (session) =>
+          session.userId !== userId ||
+          session.id === options?.except ||
+          (options?.onlyAal1 === true && session.aal !== "aal1"),
+      );
+    },
+    async downgradeFactor(userId, factorId, method, at) {
+      for (const [id, session] of state.sessions) {
+        if (session.userId !== userId || session.factorId !== factorId) continue;
+        const amr = session.amr.filter((entry) => entry.method !== method);
+        state.sessions.set(id, copy({ ...session, aal: "aal1", factorId: null, amr, updatedAt: at }));
+      }
     },
     async deleteOne(userId, sessionId) {
       deleteSessions((session) => session.userId !== userId || session.id !== sessionId);
@@ -329,6 +394,59 @@ export function createInMemoryStores(): StoreContractSubject {
       for (const token of [...state.oneTimeTokens.values()]) {
         if (token.userId === userId) state.oneTimeTokens.delete(token.id);
       }
+    },
+  };
+
+  const factors: FactorStore = {
+    async insert(factor) {
+      if (!state.users.has(factor.userId)) throw new Error(`no user ${factor.userId}`);
+      if (state.factors.has(factor.id)) throw new Error(`duplicate factor id ${factor.id}`);
+      assertFactorUnique(factor);
+      state.factors.set(factor.id, copy(factor));
+    },
+    async update(factor) {
+      const stored = state.factors.get(factor.id);
+      if (!stored || stored.userId !== factor.userId) return;
+      // The mutable columns only: type, secret and creation stay as inserted.
+      const { status, friendlyName, phone, lastTotpStep, lastChallengedAt, updatedAt } = factor;
+      const updated = { ...stored, status, friendlyName, phone, lastTotpStep, lastChallengedAt, updatedAt };
+      assertFactorUnique(updated);
+      state.factors.set(factor.id, copy(updated));
+    },
+    async find(userId, factorId) {
+      const factor = state.factors.get(factorId);
+      return factor && factor.userId === userId ? copy(factor) : null;
+    },
+    async delete(userId, factorId) {
+      return deleteFactors((factor) => factor.id === factorId && factor.userId === userId) > 0;
+    },
+    async deleteUnverified(userId, { type, phone, idleBefore, except }) {
+      deleteFactors(
+        (factor) =>
+          factor.userId === userId &&
+          factor.status === "unverified" &&
+          (type === undefined || factor.type === type) &&
+          (phone === undefined || factor.phone === phone) &&
+          (idleBefore === undefined || (factor.lastChallengedAt ?? factor.createdAt) < idleBefore) &&
+          (except === undefined || factor.id !== except),
+      );
+    },
+    async insertChallenge(challenge) {
+      if (!state.factors.has(challenge.factorId)) throw new Error(`no factor ${challenge.factorId}`);
+      if (state.challenges.has(challenge.id)) throw new Error(`duplicate challenge id ${challenge.id}`);
+      state.challenges.set(challenge.id, copy(challenge));
+    },
+    async lockChallenge(factorId, challengeId) {
+      // Transactions run one at a time here: holding the challenge needs nothing more.
+      const challenge = state.challenges.get(challengeId);
+      return challenge && challenge.factorId === factorId ? copy(challenge) : null;
+    },
+    async markChallengeVerified(challengeId, at) {
+      const challenge = state.challenges.get(challengeId);
+      if (challenge) state.challenges.set(challengeId, copy({ ...challenge, verifiedAt: at }));
+    },
+    async deleteChallenge(challengeId) {
+      state.challenges.delete(challengeId);
     },
   };
 
@@ -448,6 +566,7 @@ export function createInMemoryStores(): StoreContractSubject {
 
   const bound: Stores = {
     users,
+    factors,
     identities,
     sessions,
     refreshTokens,
@@ -470,6 +589,7 @@ export function createInMemoryStores(): StoreContractSubject {
   return {
     stores: {
       users: single(users),
+      factors: single(factors),
       identities: single(identities),
       sessions: single(sessions),
       refreshTokens: single(refreshTokens),

@@ -18,4 +18,6 @@ export { createInMemoryStores } from "./in-memory-stores.ts";
 export { nodeRandom } from "./node-random.ts";
 export { RecordingFlowEvents } from "./recording-flow-events.ts";
 export { TestClock } from "./test-clock.ts";
+export { testFactorSecrets } from "./test-factor-secrets.ts";
 export { createTestSecrets } from "./test-secrets.ts";
+export { TestTotp, totpCode, totpStep } from "./test-totp.ts";

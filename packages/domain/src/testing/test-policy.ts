@@ -45,6 +45,8 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
         phone_changed: false,
         identity_linked: false,
         identity_unlinked: false,
+        mfa_factor_enrolled: false,
+        mfa_factor_unenrolled: false,
         ...overrides.email?.notifications,
       },
       sendLimit: { events: 30, perSeconds: 3600, ...overrides.email?.sendLimit },
@@ -62,6 +64,18 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       otp: { events: 30, perSeconds: 300, ...overrides.requestLimits?.otp },
       anonymousSignIns: { events: 30, perSeconds: 3600, ...overrides.requestLimits?.anonymousSignIns },
       passwordFailures: { events: 20, perSeconds: 900, ...overrides.requestLimits?.passwordFailures },
+    },
+    mfa: {
+      maxEnrolledFactors: 10,
+      maxVerifiedFactors: 10,
+      challengeExpirySeconds: 300,
+      factorExpirySeconds: 300,
+      phoneOtpLength: 6,
+      phoneMaxFrequencySeconds: 60,
+      challengeAndVerifyPerMinute: 15,
+      ...(overrides.mfa as Partial<AuthPolicy["mfa"]> | undefined),
+      totp: { enroll: true, verify: true, ...overrides.mfa?.totp },
+      phone: { enroll: true, verify: true, ...overrides.mfa?.phone },
     },
   };
 }

@@ -67,6 +67,15 @@ const BY_CODE = {
   mfa_phone_enroll_not_enabled: 422,
   mfa_webauthn_enroll_not_enabled: 422,
   mfa_factor_not_found: 404,
+  mfa_totp_verify_not_enabled: 422,
+  mfa_phone_verify_not_enabled: 422,
+  mfa_factor_name_conflict: 422,
+  mfa_verified_factor_exists: 422,
+  too_many_enrolled_mfa_factors: 422,
+  insufficient_aal: 422,
+  mfa_ip_address_mismatch: 422,
+  mfa_challenge_expired: 422,
+  mfa_verification_failed: 422,
 } satisfies Record<ErrorCode, ContentfulStatusCode>;
 
 /** Cases of a code that GoTrue answers with another status than the code's (see ErrorCase). */
@@ -78,6 +87,7 @@ const BY_CASE = {
   phone_already_registered: 400,
   // An id in the path that cannot name anything: the resource is not found.
   malformed_id: 404,
+  unknown_challenge: 422,
 } satisfies Record<ErrorCase, ContentfulStatusCode>;
 
 /** Endpoints whose handler in GoTrue answers a code with another status than elsewhere. */
@@ -86,6 +96,9 @@ export const BY_ENDPOINT: Partial<Record<Endpoint, Partial<Record<ErrorCode, Con
   "POST /otp": { email_provider_disabled: 422 },
   "POST /magiclink": { email_provider_disabled: 422 },
   "GET /reauthenticate": { email_not_confirmed: 422, phone_not_confirmed: 422 },
+  // GoTrue's enroll refuses an aal1 session as forbidden and PUT /user as unauthorized; unenrolling answers 422.
+  "POST /factors": { insufficient_aal: 403 },
+  "PUT /user": { insufficient_aal: 401 },
 };
 
 /** The status of `error` raised while serving `endpoint` (none when no endpoint matched). */

@@ -1,4 +1,5 @@
 import { confirmedAt, type Identity, identityEmail, type User } from "@latchkey/domain";
+import { presentFactor } from "./factor.ts";
 import { optionalTimestamp, timestamp } from "./timestamp.ts";
 
 /** GoTrue's identity JSON; note its swapped names: `identity_id` is the row, `id` the subject at the provider. */
@@ -40,6 +41,8 @@ export function presentUser(user: User) {
     app_metadata: user.appMetadata,
     user_metadata: user.userMetadata,
     identities: user.identities.map(presentIdentity),
+    // Omitted when there are none, as GoTrue does.
+    ...(user.factors.length > 0 ? { factors: user.factors.map(presentFactor) } : {}),
     created_at: timestamp(user.createdAt),
     updated_at: timestamp(user.updatedAt),
     ...optionalTimestamp("banned_until", user.bannedUntil),

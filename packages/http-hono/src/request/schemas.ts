@@ -171,3 +171,7 @@ export const GenerateLinkBody = v.object({
 });
 
 export const EnrollFactorBody = v.object({ factor_type: text, friendly_name: text, issuer: text, phone: text });
+/** auth-js sends its whole params object, `factorId` included, which is ignored. */
+export const ChallengeFactorBody = v.object({ channel: text });
+export const VerifyFactorBody = v.object({ challenge_id: text, code: text });
+export const AdminFactorBody = v.object({ friendly_name: text, phone: text });

@@ -48,6 +48,8 @@ const SAMPLES: { readonly [K in AuthEmailKind]: Extract<AuthEmail, { kind: K }> 
   phone_changed: { kind: "phone_changed", to: "phone@example.com", phone: "+15550100777", oldPhone: "+15550100666" },
   identity_linked: { kind: "identity_linked", to: "linked@example.com", provider: "github" },
   identity_unlinked: { kind: "identity_unlinked", to: "unlinked@example.com", provider: "gitlab" },
+  mfa_factor_enrolled: { kind: "mfa_factor_enrolled", to: "enrolled@example.com", factorType: "totp" },
+  mfa_factor_unenrolled: { kind: "mfa_factor_unenrolled", to: "unenrolled@example.com", factorType: "phone" },
 };
 
 /** What the recipient must be able to read in each: the link's token, the code, the addresses it is about. */
@@ -71,6 +73,9 @@ function essentials(email: AuthEmail): string[] {
     case "identity_linked":
     case "identity_unlinked":
       return [email.provider];
+    case "mfa_factor_enrolled":
+    case "mfa_factor_unenrolled":
+      return [email.factorType];
   }
 }
 

@@ -1,5 +1,5 @@
 import { AuthError, messages } from "../../errors.ts";
-import type { RequestLimits, RequestRate } from "../../policy.ts";
+import type { MfaPolicy, RequestLimits, RequestRate } from "../../policy.ts";
 import type { Deps, RequestContext } from "../deps.ts";
 import { refusedBy } from "./refusal.ts";
 
@@ -16,9 +16,12 @@ export type RequestBucket =
   | "resend"
   | "signup"
   | "user"
-  | "anonymous_sign_ins";
+  | "anonymous_sign_ins"
+  /** MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY, counted apart for challenges and for verifications, as GoTrue does. */
+  | "mfa_challenge"
+  | "mfa_verify";
 
-function rateOf(limits: RequestLimits, bucket: RequestBucket): RequestRate {
+function rateOf(limits: RequestLimits, mfa: MfaPolicy, bucket: RequestBucket): RequestRate {
   switch (bucket) {
     case "token":
       return limits.token;
@@ -26,6 +29,9 @@ function rateOf(limits: RequestLimits, bucket: RequestBucket): RequestRate {
       return limits.verify;
     case "anonymous_sign_ins":
       return limits.anonymousSignIns;
+    case "mfa_challenge":
+    case "mfa_verify":
+      return { events: mfa.challengeAndVerifyPerMinute, perSeconds: 60 };
     default:
       return limits.otp;
   }
@@ -37,7 +43,7 @@ function rateOf(limits: RequestLimits, bucket: RequestBucket): RequestRate {
  */
 export async function limitPerClient(deps: Deps, bucket: RequestBucket, context: RequestContext): Promise<void> {
   if (context.ip === null) return;
-  const rate = rateOf(deps.policy.requestLimits, bucket);
+  const rate = rateOf(deps.policy.requestLimits, deps.policy.mfa, bucket);
   const decision = await deps.rateLimiter.consume(`ip:${bucket}:${context.ip}`, rate.events, rate.perSeconds);
   if (!decision.allowed) {
     throw refusedBy(

@@ -31,6 +31,11 @@ const SMS_QUOTA = "sms_sent";
  */
 export async function limitSmsCodes(deps: Deps, phone: string, purpose: SendPurpose): Promise<void> {
   await limitFrequency(deps, { purpose, address: phone, seconds: deps.policy.otp.smsFrequencySeconds, channel: "sms" });
+  await assertSmsQuotaLeft(deps, phone);
+}
+
+/** Room left in RATE_LIMIT_SMS_SENT for an SMS to `phone`; a number of SMS_TEST_OTP, sent nothing, needs none. */
+export async function assertSmsQuotaLeft(deps: Deps, phone: string): Promise<void> {
   if (testOtpFor(deps, phone) !== null) return;
   const decision = await deps.rateLimiter.peek(SMS_QUOTA, deps.policy.sms.sendLimit.events);
   if (!decision.allowed) {
@@ -69,10 +74,16 @@ export async function sendSmsCode(
     ...(testOtp === null ? {} : { otp: testOtp }),
   });
   if (testOtp !== null) return TEST_OTP_MESSAGE_ID;
+  return textAtOnce(deps, stores, { kind: request.sms, to: phone, otp: issued.otp }, issued.expiresAt);
+}
 
+/**
+ * Texts `sms` now, in the caller's transaction, spending one of RATE_LIMIT_SMS_SENT (see sendSmsCode for what
+ * becomes of a failure), and returns the message id.
+ */
+export async function textAtOnce(deps: Deps, stores: Stores, sms: AuthSms, expiresAt: Date): Promise<string> {
   const { events, perSeconds } = deps.policy.sms.sendLimit;
   await deps.rateLimiter.consume(SMS_QUOTA, events, perSeconds);
-  const sms: AuthSms = { kind: request.sms, to: phone, otp: issued.otp };
   const message = { channel: "sms", kind: sms.kind } as const;
   try {
     await deps.sms.send(sms);
@@ -82,13 +93,10 @@ export async function sendSmsCode(
     // A refusal the sender decided (the provider refused the number, or there is no provider) fails the request.
     if (isAuthError(error)) throw error;
     const described = error instanceof Error ? error.message : String(error);
-    return enqueueMessage(deps, stores, { channel: "sms", sms }, issued.expiresAt, {
-      outcome: "failed",
-      error: described,
-    });
+    return enqueueMessage(deps, stores, { channel: "sms", sms }, expiresAt, { outcome: "failed", error: described });
   }
   deps.events.record({ kind: "message_delivered", message });
-  return enqueueMessage(deps, stores, { channel: "sms", sms }, issued.expiresAt, { outcome: "delivered" });
+  return enqueueMessage(deps, stores, { channel: "sms", sms }, expiresAt, { outcome: "delivered" });
 }
 
 /**

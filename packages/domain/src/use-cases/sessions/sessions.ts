@@ -36,6 +36,7 @@ export function newSession(deps: Deps, user: User, method: AuthMethod, context: 
     userAgent: context.userAgent,
     ip: context.ip,
     notAfter: null,
+    factorId: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -6,7 +6,7 @@ import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
-import { type User, withEmailChangeRequested } from "../../model/user.ts";
+import { hasVerifiedFactor, type User, withEmailChangeRequested } from "../../model/user.ts";
 import { forgetAccountPasswordFailures } from "../abuse/password-failures.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
 import { recordAudit } from "../audit.ts";
@@ -59,6 +59,18 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
   const changesEmail = email !== undefined && email !== caller.email;
   if (changesEmail) await assertContactFree(deps, { provider: "email", address: email }, caller.id);
   const changesPhone = phone !== undefined && phone !== caller.phone;
+  // security: with a second factor verified, what signs the account in changes only from an aal2 session, as
+  // GoTrue's PUT /user requires: a stolen password alone must not let its holder take the account over.
+  if (
+    (password !== undefined || changesEmail || changesPhone) &&
+    hasVerifiedFactor(caller) &&
+    session?.aal !== "aal2"
+  ) {
+    throw new AuthError(
+      "insufficient_aal",
+      "AAL2 session is required to update email or password when MFA is enabled.",
+    );
+  }
   if (changesPhone) {
     assertSmsChannel(input.channel);
     await assertContactFree(deps, { provider: "phone", address: phone }, caller.id);

@@ -12,3 +12,7 @@ export const otpDigest = (secrets: Secrets, relatesTo: string, otp: string): str
 
 /** The code a PKCE flow hands the browser, exchanged at POST /token?grant_type=pkce. */
 export const authCodeDigest = (secrets: Secrets, code: string): string => secrets.digest(`auth-code:${code}`);
+
+/** A phone factor's texted code, bound to its challenge. */
+export const mfaCodeDigest = (secrets: Secrets, challengeId: string, code: string): string =>
+  secrets.digest(`mfa:${challengeId}:${code}`);

@@ -1,0 +1,170 @@
+import { AuthError, messages } from "../../errors.ts";
+import { amrMethodOf, type Factor, type MfaChallenge } from "../../model/factor.ts";
+import type { RefreshToken } from "../../model/refresh-token.ts";
+import type { Session } from "../../model/session.ts";
+import type { User } from "../../model/user.ts";
+import { isUuid } from "../../model/uuid.ts";
+import { refusedBy } from "../abuse/refusal.ts";
+import { limitPerClient } from "../abuse/request-limits.ts";
+import { auditEntry } from "../audit.ts";
+import type { Deps, Principal, RequestContext, SessionGrant } from "../deps.ts";
+import { grantSession } from "../sessions/sessions.ts";
+import { mfaCodeDigest, refreshTokenDigest } from "../verification/digests.ts";
+import { assertVerifyEnabled, factorOf, notifyFactor, sessionOf } from "./factors.ts";
+
+export interface VerifyFactorInput {
+  readonly principal: Principal;
+  readonly factorId: string;
+  readonly challengeId: string;
+  readonly code: string;
+  readonly context: RequestContext;
+}
+
+/**
+ * security: wrong codes a factor may take per window, whatever the client: a TOTP code is one of a million, and
+ * three are valid at any moment, so this bounds a guesser to a negligible chance, while the owner can mistype.
+ */
+const MAX_WRONG_CODES = 10;
+const WRONG_CODES_WINDOW_SECONDS = 900;
+const REFRESH_TOKEN_BYTES = 32;
+
+type Outcome =
+  | { readonly kind: "verified"; readonly user: User; readonly session: Session; readonly refreshToken: string }
+  | { readonly kind: "failed"; readonly error: AuthError; readonly wrongCode: boolean };
+
+/**
+ * POST /factors/<id>/verify: a code answering a challenge of the factor. On success, in one transaction, as
+ * GoTrue does: the challenge is used up, the factor is verified (the first time), the session goes to aal2 with the
+ * factor's method first in its amr and a new refresh token (the aal1 one can no longer refresh; presented again, it
+ * ends the session as any replaced token does), the user's other aal1 sessions end, and the user's other unverified
+ * factors of the type go. A TOTP code is accepted for a later time step than the last one accepted only. Where
+ * this differs from GoTrue: docs/compatibility.md, "MFA".
+ */
+export async function verifyFactor(deps: Deps, input: VerifyFactorInput): Promise<SessionGrant> {
+  const session = sessionOf(input.principal);
+  await limitPerClient(deps, "mfa_verify", input.context);
+  if (!isUuid(input.challengeId)) throw new AuthError("validation_failed", "challenge_id must be an UUID");
+  if (input.code === "") throw new AuthError("validation_failed", "Code must be provided");
+  const wrongCodes = `mfa_wrong_codes:${input.factorId}`;
+  const left = await deps.rateLimiter.peek(wrongCodes, MAX_WRONG_CODES);
+  if (!left.allowed) {
+    const error = new AuthError("over_request_rate_limit", messages.requestRateLimit, {
+      retryAfterSeconds: left.retryAfterSeconds,
+    });
+    throw refusedBy(deps, "wrong_codes", error);
+  }
+
+  const userId = input.principal.user.id;
+  // Failures are returned, so that an expired challenge's removal commits although the request fails.
+  const outcome = await deps.tx.run(async (stores): Promise<Outcome> => {
+    const factor = await factorOf(stores, userId, input.factorId, true);
+    assertVerifyEnabled(deps, factor.type);
+    const challenge = await stores.factors.lockChallenge(factor.id, input.challengeId);
+    if (!challenge) {
+      throw new AuthError("mfa_factor_not_found", "MFA factor with the provided challenge ID not found", {
+        case: "unknown_challenge",
+      });
+    }
+    const now = deps.clock.now();
+    if (challenge.verifiedAt !== null || challenge.ip !== input.context.ip) {
+      throw new AuthError("mfa_ip_address_mismatch", "Challenge and verify IP addresses mismatch.");
+    }
+    if (now.getTime() >= challenge.createdAt.getTime() + deps.policy.mfa.challengeExpirySeconds * 1000) {
+      await stores.factors.deleteChallenge(challenge.id);
+      const error = new AuthError(
+        "mfa_challenge_expired",
+        `MFA challenge ${challenge.id} has expired, verify against another challenge or create a new challenge.`,
+      );
+      return { kind: "failed", error, wrongCode: false };
+    }
+    const step = acceptedStep(deps, factor, challenge, input.code, now);
+    if (step === undefined) {
+      const message = factor.type === "totp" ? "Invalid TOTP code entered" : "Invalid MFA Phone code entered";
+      return { kind: "failed", error: new AuthError("mfa_verification_failed", message), wrongCode: true };
+    }
+
+    const first = factor.status === "unverified";
+    const verified: Factor = {
+      ...factor,
+      status: "verified",
+      lastTotpStep: step ?? factor.lastTotpStep,
+      updatedAt: now,
+    };
+    await stores.factors.markChallengeVerified(challenge.id, now);
+    await stores.factors.update(verified);
+    const refreshToken = deps.random.token(REFRESH_TOKEN_BYTES);
+    const { upgraded, child } = stepUp(deps, session, verified, refreshToken, now);
+    const audit = auditEntry(deps, {
+      action: "verification_attempted",
+      actor: input.principal.user,
+      context: input.context,
+      traits: { factor_id: factor.id, factor_type: factor.type, challenge_id: challenge.id },
+    });
+    if (!(await stores.sessions.rotate(upgraded, child, [audit]))) {
+      // The session was refreshed, ended or signed out since this request read it.
+      throw new AuthError("session_not_found", "Session not found");
+    }
+    // The level, which a rotation never writes; the new pointer keeps any other rotation off the row now.
+    await stores.sessions.update(upgraded);
+    await stores.sessions.deleteAllOfUser(userId, { except: session.id, onlyAal1: true });
+    await stores.factors.deleteUnverified(userId, { type: factor.type, except: factor.id });
+    const user = await stores.users.findById(userId);
+    if (!user) throw new AuthError("user_not_found", "User not found");
+    if (first) await notifyFactor(deps, stores, "mfa_factor_enrolled", user, verified);
+    return { kind: "verified", user, session: upgraded, refreshToken };
+  });
+
+  if (outcome.kind === "failed") {
+    if (outcome.wrongCode) await deps.rateLimiter.consume(wrongCodes, MAX_WRONG_CODES, WRONG_CODES_WINDOW_SECONDS);
+    throw outcome.error;
+  }
+  return grantSession(deps, outcome.user, outcome.session, outcome.refreshToken);
+}
+
+/**
+ * Whether `code` answers the challenge: for TOTP, the time step it was computed for (a step after the last one
+ * accepted), for phone null; undefined when it does not.
+ */
+function acceptedStep(
+  deps: Deps,
+  factor: Factor,
+  challenge: MfaChallenge,
+  code: string,
+  now: Date,
+): number | null | undefined {
+  if (factor.type === "phone") {
+    const expected = challenge.codeDigest;
+    return expected !== null && deps.secrets.equal(mfaCodeDigest(deps.secrets, challenge.id, code), expected)
+      ? null
+      : undefined;
+  }
+  if (factor.sealedSecret === null) return undefined;
+  const step = deps.totp.matchingStep(deps.factorSecrets.open(factor.id, factor.sealedSecret), code, now);
+  if (step === null || (factor.lastTotpStep !== null && step <= factor.lastTotpStep)) return undefined;
+  return step;
+}
+
+/** The session at aal2 through `factor`, pointing at a new first token, and that token. */
+function stepUp(deps: Deps, session: Session, factor: Factor, refreshToken: string, now: Date) {
+  const method = amrMethodOf(factor.type);
+  const child: RefreshToken = {
+    id: deps.random.uuid(),
+    sessionId: session.id,
+    parentId: session.refreshTokenId,
+    tokenHash: refreshTokenDigest(deps.secrets, refreshToken),
+    createdAt: now,
+  };
+  const upgraded: Session = {
+    ...session,
+    aal: "aal2",
+    // Newest first, each method once (GoTrue's amr).
+    amr: [{ method, at: now }, ...session.amr.filter((entry) => entry.method !== method)],
+    factorId: factor.id,
+    refreshTokenId: child.id,
+    // No reuse interval for the aal1 token: it must not be answered with an aal2 one.
+    previousRefreshTokenId: null,
+    rotatedAt: now,
+    updatedAt: now,
+  };
+  return { upgraded, child };
+}
