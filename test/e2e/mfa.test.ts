@@ -1,6 +1,7 @@
 import { totpCode, totpStep } from "@latchkey/domain/testing";
 import type { GoTrueClient } from "@supabase/auth-js";
 import { createClient } from "@supabase/supabase-js";
+import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import ws from "ws";
 import { startTestServer, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
@@ -63,6 +64,15 @@ describe("TOTP factors with the official client", () => {
     expect(totp.qr_code).not.toContain("#");
     expect(totp.secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(totp.uri).toMatch(/^otpauth:\/\/totp\/localhost%3A3000:/);
+
+    // At rest, the table holds the secret sealed (GoTrue's aes-gcm-hkdf JSON), nothing usable in clear.
+    const [row] = await server.db.db
+      .select()
+      .from(server.db.schema.mfaFactors)
+      .where(eq(server.db.schema.mfaFactors.id, factorId));
+    expect(JSON.parse(row!.secret!)).toMatchObject({ alg: "aes-gcm-hkdf", key_id: "latchkey-db-secret" });
+    expect(row!.secret).not.toContain(totp.secret);
+    expect(row!.secret).not.toContain(Buffer.from(totp.secret).toString("base64"));
 
     let factors = (await auth.mfa.listFactors()).data!;
     expect(factors.all).toMatchObject([
