@@ -1,11 +1,12 @@
 import { AuthError } from "../../errors.ts";
 import { amrMethodOf, type Factor } from "../../model/factor.ts";
-import { normalizePhone } from "../../model/phone.ts";
+import type { User } from "../../model/user.ts";
+import type { Stores } from "../../ports/stores.ts";
 import { findUserOrFail } from "../admin/find-user.ts";
 import { recordAdminAudit } from "../audit.ts";
 import type { Deps, RequestContext } from "../deps.ts";
 import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
-import { assertFactorId } from "./factors.ts";
+import { assertFactorId, factorPhone } from "./factors.ts";
 
 /** GET /admin/users/<id>/factors: the user's factors, verified or not, oldest first. */
 export async function adminListFactors(deps: Deps, input: { readonly userId: string }): Promise<readonly Factor[]> {
@@ -33,13 +34,7 @@ export async function adminDeleteFactor(deps: Deps, input: AdminDeleteFactorInpu
       throw new AuthError("mfa_factor_not_found", "Factor not found");
     }
     await stores.sessions.downgradeFactor(user.id, factor.id, amrMethodOf(factor.type), deps.clock.now());
-    await recordAdminAudit(deps, stores, {
-      action: "factor_deleted",
-      admin: input.admin,
-      target: user,
-      context: input.context,
-      traits: { factor_id: factor.id, factor_type: factor.type },
-    });
+    await auditAdminFactor(deps, stores, "factor_deleted", input, user, factor);
     return factor;
   });
 }
@@ -63,24 +58,28 @@ export async function adminUpdateFactor(deps: Deps, input: AdminUpdateFactorInpu
     if (!factor) throw new AuthError("mfa_factor_not_found", "Factor not found");
     let phone = factor.phone;
     if (input.phone !== undefined && input.phone !== "") {
-      if (factor.type !== "phone")
+      if (factor.type !== "phone") {
         throw new AuthError("validation_failed", "Phone number can only be set on a phone factor");
-      try {
-        phone = normalizePhone(input.phone);
-      } catch {
-        throw new AuthError("validation_failed", "Invalid phone number format (E.164 required)");
       }
+      phone = factorPhone(input.phone);
     }
     const friendlyName = input.friendlyName === undefined ? factor.friendlyName : input.friendlyName || null;
     const updated: Factor = { ...factor, friendlyName, phone, updatedAt: deps.clock.now() };
     await stores.factors.update(updated);
-    await recordAdminAudit(deps, stores, {
-      action: "factor_updated",
-      admin: input.admin,
-      target: user,
-      context: input.context,
-      traits: { factor_id: factor.id, factor_type: factor.type },
-    });
+    await auditAdminFactor(deps, stores, "factor_updated", input, user, factor);
     return updated;
   });
+}
+
+/** The admin's change to a user's factor, in the audit log: the admin acting, the factor named. */
+function auditAdminFactor(
+  deps: Deps,
+  stores: Stores,
+  action: "factor_deleted" | "factor_updated",
+  input: { readonly admin: AdminPrincipal; readonly context: RequestContext },
+  user: User,
+  factor: Factor,
+): Promise<void> {
+  const traits = { factor_id: factor.id, factor_type: factor.type };
+  return recordAdminAudit(deps, stores, { action, admin: input.admin, target: user, context: input.context, traits });
 }

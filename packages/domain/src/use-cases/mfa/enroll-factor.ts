@@ -1,10 +1,9 @@
 import { AuthError } from "../../errors.ts";
 import type { Factor, FactorType } from "../../model/factor.ts";
-import { normalizePhone } from "../../model/phone.ts";
 import type { User } from "../../model/user.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps, Principal, RequestContext } from "../deps.ts";
-import { sessionOf } from "./factors.ts";
+import { factorPhone, sessionOf } from "./factors.ts";
 
 export interface EnrollFactorInput {
   readonly principal: Principal;
@@ -35,7 +34,10 @@ export type EnrolledFactor =
 export async function enrollFactor(deps: Deps, input: EnrollFactorInput): Promise<EnrolledFactor> {
   const session = sessionOf(input.principal);
   const type = enrollableType(deps, input.factorType ?? "totp");
-  const phone = type === "phone" ? phoneOf(input.phone) : null;
+  if (type === "phone" && !input.phone) {
+    throw new AuthError("validation_failed", "Phone number required to enroll Phone factor");
+  }
+  const phone = type === "phone" ? factorPhone(input.phone ?? "") : null;
   const name = input.friendlyName ?? "";
   const now = deps.clock.now();
   const secret = type === "totp" ? deps.totp.newSecret() : null;
@@ -106,15 +108,6 @@ function enrollableType(deps: Deps, requested: string): FactorType {
       throw new AuthError("mfa_webauthn_enroll_not_enabled", "MFA enroll is disabled for WebAuthn");
     default:
       throw new AuthError("validation_failed", "factor_type needs to be totp, phone, or webauthn");
-  }
-}
-
-function phoneOf(phone: string | undefined): string {
-  if (!phone) throw new AuthError("validation_failed", "Phone number required to enroll Phone factor");
-  try {
-    return normalizePhone(phone);
-  } catch {
-    throw new AuthError("validation_failed", "Invalid phone number format (E.164 required)");
   }
 }
 

@@ -1,5 +1,6 @@
 import { AuthError } from "../../errors.ts";
 import type { Factor, FactorType } from "../../model/factor.ts";
+import { normalizePhone } from "../../model/phone.ts";
 import type { Session } from "../../model/session.ts";
 import type { User } from "../../model/user.ts";
 import { isUuid } from "../../model/uuid.ts";
@@ -25,6 +26,15 @@ export async function factorOf(stores: Stores, userId: string, factorId: string,
   const factor = await stores.factors.find(userId, factorId, { forUpdate });
   if (!factor) throw new AuthError("mfa_factor_not_found", "Factor not found");
   return factor;
+}
+
+/** A phone factor's number, E.164, in GoTrue's words when it is not one. */
+export function factorPhone(phone: string): string {
+  try {
+    return normalizePhone(phone);
+  } catch {
+    throw new AuthError("validation_failed", "Invalid phone number format (E.164 required)");
+  }
 }
 
 /** MFA_<TYPE>_VERIFY_ENABLED: challenges and verifications of a type switched off are refused, as GoTrue does. */

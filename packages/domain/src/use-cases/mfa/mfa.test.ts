@@ -317,6 +317,46 @@ describe("a user with a verified factor", () => {
   });
 });
 
+describe("an admin's changes to a factor", () => {
+  it("renames a factor, moves a phone factor to another number, and refuses a number on a TOTP factor", async () => {
+    const testAuth = await signedIn();
+    const { auth, user, grant } = testAuth;
+    const totp = (await enrollTotp(testAuth, grant, "Old name")).factor;
+    const principal = await principalOf(testAuth, grant);
+    const phone = (
+      await auth.mfa.enroll({
+        principal,
+        factorType: "phone",
+        friendlyName: "Phone",
+        issuer: undefined,
+        phone: "+14155550123",
+        context,
+      })
+    ).factor;
+    const update = (factorId: string, changes: { friendlyName?: string; phone?: string }) =>
+      auth.admin.updateFactor({
+        admin,
+        userId: user.id,
+        factorId,
+        friendlyName: changes.friendlyName,
+        phone: changes.phone,
+        context,
+      });
+
+    expect(await update(totp.id, { friendlyName: "Laptop" })).toMatchObject({ id: totp.id, friendlyName: "Laptop" });
+    expect(await update(phone.id, { phone: "+1 415 555 0124" })).toMatchObject({
+      friendlyName: "Phone",
+      phone: "+14155550124",
+    });
+    await failsWith("validation_failed", update(totp.id, { phone: "+14155550125" }));
+    await failsWith("validation_failed", update(phone.id, { phone: "not a number" }));
+    await failsWith("mfa_factor_name_conflict", update(phone.id, { friendlyName: "Laptop" }));
+    await failsWith("mfa_factor_not_found", update(crypto.randomUUID(), { friendlyName: "Nobody" }));
+    const audit = await testAuth.stores.auditLog.list({ page: 1, perPage: 50 });
+    expect(audit.entries.filter((entry) => entry.action === "factor_updated")).toHaveLength(2);
+  });
+});
+
 describe("phone factors", () => {
   const phone = "+14155550111";
 
