@@ -69,6 +69,36 @@ describe("mail when things go wrong", () => {
     40_000,
   );
 
+  it("delivers everyone else's confirmation within 2 s while five recipients' servers never answer it", async () => {
+    const stuck = Array.from({ length: 5 }, (_, n) => `stuck-${n}@example.com`);
+    const mail = await startSmtpSink({
+      stallData: (recipients) => recipients.some((address) => stuck.includes(address)),
+    });
+    const server = await startTestServer({}, {}, { mail });
+    try {
+      for (const address of stuck) expect((await signUp(server, address)).status).toBe(200);
+      // Their attempts are under way, and stay stuck for the rest of the test (SMTP's own timeouts are longer).
+      await new Promise((resolve) => setTimeout(resolve, 500));
+
+      const others = Array.from({ length: 20 }, (_, n) => `on-time-${n}@example.com`);
+      const delays = await Promise.all(
+        others.map(async (address, n) => {
+          await new Promise((resolve) => setTimeout(resolve, n * 50));
+          expect((await signUp(server, address)).status).toBe(200);
+          // From the answer: the mail was queued by then, and the time the signup took is not the outbox's.
+          const answered = Date.now();
+          return (await mail.waitFor(address, undefined, 10_000)).receivedAt - answered;
+        }),
+      );
+      expect(Math.max(...delays)).toBeLessThan(2_000);
+      for (const address of stuck) expect(mail.to(address)).toEqual([]);
+    } finally {
+      // The sink first: its stalled connections end, so the worker's drain has nothing to wait for.
+      await mail.close();
+      await server.close();
+    }
+  }, 40_000);
+
   it("falls back to the built-in body, in bounded time, when a template hangs or is huge", async () => {
     const sockets = new Set<import("node:net").Socket>();
     let hugeBytesWritten = 0;

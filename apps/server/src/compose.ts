@@ -14,12 +14,15 @@ import { createHttpApp } from "@latchkey/http-hono";
 import type { Logger } from "pino";
 import packageJson from "../package.json" with { type: "json" };
 import { type Config, toPolicy } from "./config/index.ts";
+import { logListenConnection } from "./delivery/listen-connection-log.ts";
 import { createActionLink, createMailer } from "./delivery/mailer.ts";
 import { type OutboxWorker, startOutboxWorker } from "./delivery/outbox-worker.ts";
 import { createConfiguredSmsSender } from "./delivery/sms-sender.ts";
 import { createClientAddress } from "./http/client-address.ts";
 import { readNodeBody } from "./http/node-request-body.ts";
 import { publicSettings } from "./http/public-settings.ts";
+import { createReadiness } from "./http/readiness.ts";
+import { createRequestDeadlines } from "./http/request-deadline.ts";
 import { type Metrics, startMetrics } from "./observability/metrics.ts";
 import { startTracing, type Tracing } from "./observability/tracing.ts";
 import { createRateLimiter } from "./rate-limiting/create-rate-limiter.ts";
@@ -41,8 +44,8 @@ export interface Server {
   /** Times a password hash and a write here, for the timing pads that hide accounts; call once migrated. */
   calibrateTimings(): Promise<void>;
   /**
-   * Stops delivery (letting the current batch finish), closes the database, then exports the spans still buffered
-   * (at most 5 s) and the last metrics (at most 5 s); the HTTP listener is the caller's.
+   * Stops delivery (a drain of at most 5 s for mail in flight and due), closes the database, then exports the spans
+   * still buffered (at most 5 s) and the last metrics (at most 5 s); the HTTP listener is the caller's.
    */
   close(): Promise<void>;
 }
@@ -94,13 +97,17 @@ async function compose(
   metrics: Metrics | null,
 ): Promise<Server> {
   const observed = tracing || metrics ? await import("@latchkey/http-hono/tracing") : undefined;
+  const deadlines = createRequestDeadlines(config.api.maxRequestDurationSeconds);
   const postgres = await createPostgres({
     url: config.db.url,
     embeddedDataDir: config.db.embeddedDataDir,
     maxPoolSize: config.db.maxPoolSize,
     namespace: config.db.namespace,
     onPoolError: (error) => log.warn({ err: error }, "an idle database connection failed; it will be replaced"),
+    listenConnection: config.db.url === undefined ? undefined : logListenConnection(log, config.db.url),
     tracer: tracing?.tracer,
+    // A request's statements get what is left of its API_MAX_REQUEST_DURATION; other work gets all of it.
+    timeouts: { timeoutMs: config.api.maxRequestDurationSeconds * 1000, deadline: deadlines.current },
   });
   // PGlite has no pool to observe.
   if (metrics && postgres.poolCounts) metrics.observePool(postgres.poolCounts);
@@ -138,6 +145,7 @@ async function compose(
   const app = createHttpApp({
     auth,
     log,
+    withinDeadline: deadlines.within,
     settings: publicSettings(config),
     version,
     requestIdHeader: config.api.requestIdHeader,
@@ -150,6 +158,10 @@ async function compose(
       jwks: (config.jwt.keys?.keys ?? []).flatMap((key) => (key.publicJwk ? [key.publicJwk] : [])),
       algorithms: config.jwt.validMethods,
     },
+    readiness: createReadiness({
+      database: postgres.ping,
+      ...(limits.pingRedis ? { redis: limits.pingRedis } : {}),
+    }),
   });
   let worker: OutboxWorker | undefined;
   return {
@@ -161,9 +173,12 @@ async function compose(
     },
     startDelivery: async () => {
       worker ??= await startOutboxWorker({
-        deliver: () => auth.deliverDueMessages(),
+        claim: (limit) => auth.claimDueMessages({ limit }),
+        deliver: (message) => auth.deliverClaimedMessage(message),
         subscribe: postgres.onOutboxMessage,
         log,
+        // Attempts the drain could not wait for fail at once, so they are rescheduled before the database closes.
+        abandon: () => mail.close(),
       });
     },
     close: async () => {

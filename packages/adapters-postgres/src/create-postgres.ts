@@ -1,6 +1,7 @@
 import type { Stores, Transactor } from "@latchkey/domain";
 import type { Tracer } from "@opentelemetry/api";
-import type { Database, Driver, PoolCounts } from "./database.ts";
+import type { ConnectionEvents, Database, Driver, PoolCounts } from "./database.ts";
+import type { TimeBudgetOptions } from "./drivers/time-budget.ts";
 import { migrate } from "./migrations/migrate.ts";
 import { createSchema, type Schema } from "./schema/create-schema.ts";
 import { createPostgresStores } from "./stores/create-stores.ts";
@@ -11,12 +12,27 @@ export interface PostgresOptions {
   readonly url?: string;
   /** Where the embedded PGlite keeps its files; in memory when absent. Unused with `url`. */
   readonly embeddedDataDir?: string;
-  /** Most connections the pool opens at once; 0 for no limit. Unused by PGlite, which is one connection. */
+  /**
+   * Most connections the pool opens at once; 0 for no limit of its own (PostgreSQL's then: work refused a connection
+   * for a full server waits for one of the pool's, within its time). Unused by PGlite, which is one connection.
+   */
   readonly maxPoolSize: number;
   /** DB_NAMESPACE: prefix of every table, index and constraint name; empty or a plain SQL identifier. */
   readonly namespace: string;
   /** Hears about pooled connections that broke while idle (ignored without it); the pool drops them and reconnects. */
   readonly onPoolError?: (error: Error) => void;
+  /**
+   * Hears when the connection that LISTENs for outbox messages (onOutboxMessage) breaks and when it listens again,
+   * once each per outage however many reconnections fail (ignored without it). PGlite has no such connection.
+   */
+  readonly listenConnection?: ConnectionEvents;
+  /**
+   * How long the database may take (PostgreSQL only; PGlite has no such limits): `timeoutMs` bounds every statement
+   * and lock wait (the connections' statement_timeout and lock_timeout) and every wait for a connection; work with
+   * a `deadline` (a request's) gets what is left of it instead. Past them PostgreSQL cancels the statement, its
+   * transaction rolls back, and the stores reject with AuthError `request_timeout`. No limit when absent.
+   */
+  readonly timeouts?: TimeBudgetOptions | undefined;
   /**
    * Makes each statement on PostgreSQL run within a traced operation a child span (drivers/query-spans.ts). Without
    * it nothing of the kind is loaded. PGlite's statements are not traced.
@@ -76,6 +92,8 @@ async function openDriver(options: PostgresOptions): Promise<Driver> {
       url: options.url,
       maxPoolSize: options.maxPoolSize,
       onPoolError: options.onPoolError,
+      listenConnection: options.listenConnection,
+      timeouts: options.timeouts,
       wrapQuery: options.tracer && spans ? spans.querySpans(options.tracer, options.url) : undefined,
     });
   }

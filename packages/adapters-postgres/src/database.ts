@@ -18,6 +18,14 @@ export interface PoolCounts {
   readonly pending: number;
 }
 
+/** Hears when a connection held for the server's life breaks and when it is back: once each per outage. */
+export interface ConnectionEvents {
+  /** The connection broke or a reconnection failed; not told again until `restored`. */
+  lost(error: Error): void;
+  /** Connected again after `lost`. */
+  restored(): void;
+}
+
 export interface Driver {
   /** The pool's counts; absent where there is no pool (PGlite). */
   readonly poolCounts?: (() => PoolCounts) | undefined;

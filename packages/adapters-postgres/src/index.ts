@@ -1,5 +1,5 @@
 export { createPostgres, type Postgres, type PostgresOptions } from "./create-postgres.ts";
-export type { Database, PoolCounts } from "./database.ts";
+export type { ConnectionEvents, Database, PoolCounts } from "./database.ts";
 export { migrations } from "./migrations/index.ts";
 export { type MigrationConnection, type MigrationTarget, migrate } from "./migrations/migrate.ts";
 export type { Migration } from "./migrations/migration.ts";

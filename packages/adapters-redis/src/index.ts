@@ -1,1 +1,7 @@
-export { connectRedis, createRedisRateLimiter, DEFAULT_RATE_LIMIT_PREFIX } from "./redis-rate-limiter.ts";
+export {
+  connectRedis,
+  createRedisRateLimiter,
+  DEFAULT_RATE_LIMIT_PREFIX,
+  type RedisConnectionEvents,
+  redisAddress,
+} from "./redis-rate-limiter.ts";

@@ -72,8 +72,10 @@ async function ask(command: () => Promise<unknown>): Promise<unknown> {
   try {
     return await command();
   } catch (error) {
-    // ioredis's own messages ("Stream isn't writeable…") do not say what was being done.
-    const reason = error instanceof Error ? error.message : String(error);
+    // ioredis's own messages do not say what was being done, and the one for a command sent while disconnected
+    // ("Stream isn't writeable and enableOfflineQueue options is false") does not plainly say why.
+    const message = error instanceof Error ? error.message : String(error);
+    const reason = message.includes("enableOfflineQueue") ? "not connected" : message;
     throw new Error(`rate limiter: Redis did not answer: ${reason}`, { cause: error });
   }
 }
@@ -99,13 +101,21 @@ const COMMAND_TIMEOUT_MS = 1_000;
 /** How long one connection attempt may take. */
 const CONNECT_TIMEOUT_MS = 2_000;
 
+/** Hears when Redis stops being reachable and when it is back, once each, however often the client retries. */
+export interface RedisConnectionEvents {
+  /** A connection attempt failed or the connection broke; not told again until `onReachable`. */
+  onUnreachable(error: Error): void;
+  /** Connected and ready again after `onUnreachable`; not told for the first connection. */
+  onReachable(): void;
+}
+
 /**
  * A Redis client for REDIS_URL (redis:// or rediss://, which means TLS), connecting at once. Made to fail fast
  * rather than wait: while Redis is unreachable every command rejects, and the client keeps reconnecting in the
- * background (every 2 s at most), so the limiter works again as soon as Redis is back. `onError` hears every
- * connection error; without a listener ioredis would print them itself.
+ * background (every 2 s at most), so the limiter works again as soon as Redis is back. ioredis reports an error on
+ * every attempt; `events` hears only the changes (without a listener ioredis would print every one itself).
  */
-export function connectRedis(url: string, onError: (error: Error) => void): Redis {
+export function connectRedis(url: string, events: RedisConnectionEvents): Redis {
   const redis = new Redis(url, {
     // Connect now: a wrong address or password shows in the log at start. The server migrates its database before
     // it listens, so the connection is normally ready by the first request; commands sent before that fail.
@@ -121,6 +131,26 @@ export function connectRedis(url: string, onError: (error: Error) => void): Redi
     commandTimeout: COMMAND_TIMEOUT_MS,
     connectTimeout: CONNECT_TIMEOUT_MS,
   });
-  redis.on("error", onError);
+  let unreachable = false;
+  redis.on("error", (error: Error) => {
+    if (unreachable) return;
+    unreachable = true;
+    events.onUnreachable(error);
+  });
+  redis.on("ready", () => {
+    if (!unreachable) return;
+    unreachable = false;
+    events.onReachable();
+  });
   return redis;
+}
+
+/** Where REDIS_URL points, as `host:port`, without its user or password: what a log line may say. */
+export function redisAddress(url: string): string {
+  try {
+    const { hostname, port } = new URL(url);
+    return `${hostname}:${port || "6379"}`;
+  } catch {
+    return "(REDIS_URL is not a URL)";
+  }
 }

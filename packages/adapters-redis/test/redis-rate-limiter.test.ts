@@ -4,8 +4,13 @@ import { connect as connectTcp, createServer, type Server, type Socket } from "n
 import { describeRateLimiterContract } from "@latchkey/domain/testing";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectRedis, createRedisRateLimiter, DEFAULT_RATE_LIMIT_PREFIX } from "../src/redis-rate-limiter.ts";
-import { testRedisUrl } from "../src/testing/index.ts";
+import {
+  connectRedis,
+  createRedisRateLimiter,
+  DEFAULT_RATE_LIMIT_PREFIX,
+  redisAddress,
+} from "../src/redis-rate-limiter.ts";
+import { hasRedisServer, startThrowawayRedis, testRedisUrl } from "../src/testing/index.ts";
 
 const TEST_REDIS_URL = await testRedisUrl();
 const REDIS_URL = TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -14,11 +19,13 @@ const withRedis = describe.skipIf(TEST_REDIS_URL === undefined);
 // Every key this file writes starts with it, so runs and other users of the same Redis never meet.
 const prefix = `latchkey-test:${randomBytes(4).toString("hex")}:`;
 
+const quiet = { onUnreachable: () => undefined, onReachable: () => undefined };
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A client of the test Redis, once it is ready (commands sent before that fail, by design). */
 async function readyClient(url = REDIS_URL): Promise<Redis> {
-  const redis = connectRedis(url, () => undefined);
+  const redis = connectRedis(url, quiet);
   if (redis.status !== "ready") await once(redis, "ready");
   return redis;
 }
@@ -100,7 +107,10 @@ withRedis("redis rate limiter", () => {
 describe("redis rate limiter without Redis", () => {
   it("rejects at once, with an error, when nothing listens, and keeps doing so", async () => {
     const errors: Error[] = [];
-    const redis = connectRedis("redis://127.0.0.1:1", (error) => errors.push(error));
+    const redis = connectRedis("redis://127.0.0.1:1", {
+      onUnreachable: (error) => errors.push(error),
+      onReachable: () => undefined,
+    });
     try {
       const limiter = createRedisRateLimiter(redis, { prefix });
       await expectFastFailure(limiter.consume("key", 5, 60));
@@ -118,7 +128,7 @@ describe("redis rate limiter without Redis", () => {
     "rejects within the command timeout when Redis stops answering on an open connection",
     async () => {
       const proxy = await frozenProxy();
-      const redis = connectRedis(`redis://127.0.0.1:${proxy.port}`, () => undefined);
+      const redis = connectRedis(`redis://127.0.0.1:${proxy.port}`, quiet);
       try {
         if (redis.status !== "ready") await once(redis, "ready");
         const limiter = createRedisRateLimiter(redis, { prefix });
@@ -131,6 +141,38 @@ describe("redis rate limiter without Redis", () => {
       }
     },
   );
+});
+
+describe.skipIf(!hasRedisServer)("redis connection events", () => {
+  it("tell once that Redis is unreachable, however many reconnections fail, and once that it is back", async () => {
+    const server = await startThrowawayRedis();
+    const told: string[] = [];
+    const redis = connectRedis(server.url, {
+      onUnreachable: (error) => told.push(`unreachable: ${error.message}`),
+      onReachable: () => told.push("reachable"),
+    });
+    try {
+      if (redis.status !== "ready") await once(redis, "ready");
+      expect(told).toEqual([]);
+      await server.kill();
+      // ioredis retries every 50 ms at first, then up to every 2 s: a dozen attempts in this time.
+      await sleep(4_000);
+      expect(told).toEqual([`unreachable: connect ECONNREFUSED ${new URL(server.url).host}`]);
+      await server.start();
+      await expect.poll(() => told.length, { timeout: 5_000 }).toBe(2);
+      expect(told[1]).toBe("reachable");
+      expect(await redis.ping()).toBe("PONG");
+    } finally {
+      redis.disconnect();
+      await server.stop();
+    }
+  }, 20_000);
+
+  it("name where Redis is without its credentials", () => {
+    expect(redisAddress("redis://user:secret@cache.internal:6380/2")).toBe("cache.internal:6380");
+    expect(redisAddress("rediss://:secret@cache.internal")).toBe("cache.internal:6379");
+    expect(redisAddress("not a url")).not.toContain("not a url");
+  });
 });
 
 /** Expects `consume` to reject with an error well within 3 s. */

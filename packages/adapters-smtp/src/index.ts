@@ -12,4 +12,10 @@ export type {
 } from "./options.ts";
 export { type RenderedEmail, renderEmail } from "./render-email.ts";
 export { SmtpDeliveryError } from "./smtp-delivery-error.ts";
+export {
+  SMTP_ATTEMPT_TIMEOUT_MS,
+  SMTP_COMMAND_TIMEOUT_MS,
+  SMTP_CONNECTION_TIMEOUT_MS,
+  SMTP_GREETING_TIMEOUT_MS,
+} from "./smtp-exchange.ts";
 export { createSmtpMailer, type SmtpMailer } from "./smtp-mailer.ts";

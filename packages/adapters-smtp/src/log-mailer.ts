@@ -9,9 +9,10 @@ import type { LogMailerOptions } from "./options.ts";
 export function createLogMailer(options: LogMailerOptions): Mailer {
   const render = createEmailRenderer(options);
   return {
-    async send(email) {
+    async send(email, { messageId }) {
       const { to, subject, text, link, code } = await render(email);
       options.write({
+        messageId,
         to,
         subject,
         text,

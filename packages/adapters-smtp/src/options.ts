@@ -48,18 +48,20 @@ export interface SmtpMailerOptions extends MailerOptions {
   readonly adminEmail: string;
   /** SMTP_SENDER_NAME; default the admin email. */
   readonly senderName?: string | undefined;
-  /** Default 10 000 ms: to open the TCP connection. */
+  /** To resolve the host and open the connection; default SMTP_CONNECTION_TIMEOUT_MS (10 s). */
   readonly connectionTimeoutMs?: number;
-  /** Default 10 000 ms: for the server's greeting once connected. */
+  /** For the server's greeting once connected; default SMTP_GREETING_TIMEOUT_MS (10 s). */
   readonly greetingTimeoutMs?: number;
-  /** Default 30 000 ms: of silence on an open connection. */
-  readonly socketTimeoutMs?: number;
-  /** Default 5: pooled connections open at once. */
-  readonly maxConnections?: number;
+  /** For each command's reply, the message's included; default SMTP_COMMAND_TIMEOUT_MS (15 s). */
+  readonly commandTimeoutMs?: number;
+  /** For a whole attempt, connection to acceptance; default SMTP_ATTEMPT_TIMEOUT_MS (30 s). */
+  readonly attemptTimeoutMs?: number;
 }
 
 /** One email as the log mailer writes it. */
 export interface LogEntry {
+  /** The outbox message's id, the same on every attempt at it. */
+  readonly messageId: string;
   readonly to: string;
   readonly subject: string;
   readonly text: string;

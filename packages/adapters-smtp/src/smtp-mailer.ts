@@ -1,74 +1,93 @@
+import { domainToASCII } from "node:url";
 import type { AuthEmail, Mailer } from "@latchkey/domain";
-import nodemailer from "nodemailer";
-import type SMTPPool from "nodemailer/lib/smtp-pool";
 import { createEmailRenderer } from "./email-renderer.ts";
 import type { SmtpMailerOptions } from "./options.ts";
 import type { RenderedEmail } from "./render-email.ts";
 import { SmtpDeliveryError } from "./smtp-delivery-error.ts";
+import {
+  checkServer,
+  SMTP_ATTEMPT_TIMEOUT_MS,
+  SMTP_COMMAND_TIMEOUT_MS,
+  SMTP_CONNECTION_TIMEOUT_MS,
+  SMTP_GREETING_TIMEOUT_MS,
+  type SmtpServer,
+  sendMessage,
+} from "./smtp-exchange.ts";
 
 export interface SmtpMailer extends Mailer {
   /** Connects and authenticates once, to check the settings at start; throws SmtpDeliveryError. */
   verify(): Promise<void>;
-  /** Closes the pooled connections (a mail being sent finishes first). */
+  /** Ends the attempts in flight at once (they fail, so the outbox reschedules them) and refuses new ones. */
   close(): Promise<void>;
 }
 
-// nodemailer's types lack this pool option: without it a connection closed mid-send requeues the mail forever.
-type PoolOptions = SMTPPool.Options & { readonly maxRequeues: number };
-
-/** A Mailer delivering over one pooled SMTP transport; `send` throws SmtpDeliveryError so the outbox retries. */
+/**
+ * A Mailer delivering over SMTP, each attempt on a connection of its own and bounded in time at every stage; `send`
+ * throws SmtpDeliveryError so the outbox retries. A connection per mail, as GoTrue does: the outbox bounds how many
+ * are open at once, and a server stuck on one mail holds that connection only, never one another mail waits for.
+ */
 export function createSmtpMailer(options: SmtpMailerOptions): SmtpMailer {
   const render = createEmailRenderer(options);
-  const poolOptions: PoolOptions = {
-    pool: true,
+  const server: SmtpServer = {
     host: options.host,
     port: options.port,
-    // Implicit TLS on 465; elsewhere nodemailer upgrades with STARTTLS whenever the server offers it, and a failed
-    // upgrade fails the send rather than falling back to plain text.
-    secure: options.port === 465,
-    ...(options.user ? { auth: { user: options.user, pass: options.pass ?? "" } } : {}),
-    // Bounded at every step so a hung server fails a send instead of holding it.
-    connectionTimeout: options.connectionTimeoutMs ?? 10_000,
-    greetingTimeout: options.greetingTimeoutMs ?? 10_000,
-    socketTimeout: options.socketTimeoutMs ?? 30_000,
-    maxConnections: options.maxConnections ?? 5,
-    // One retry covers a pooled connection the server dropped while idle; the outbox handles the rest.
-    maxRequeues: 1,
-    // Message bodies are our own strings: nothing may make nodemailer read files or URLs.
-    disableFileAccess: true,
-    disableUrlAccess: true,
-    logger: false,
-    debug: false,
+    auth: options.user ? { user: options.user, pass: options.pass ?? "" } : undefined,
+    connectionTimeoutMs: options.connectionTimeoutMs ?? SMTP_CONNECTION_TIMEOUT_MS,
+    greetingTimeoutMs: options.greetingTimeoutMs ?? SMTP_GREETING_TIMEOUT_MS,
+    commandTimeoutMs: options.commandTimeoutMs ?? SMTP_COMMAND_TIMEOUT_MS,
+    attemptTimeoutMs: options.attemptTimeoutMs ?? SMTP_ATTEMPT_TIMEOUT_MS,
   };
-  const transport = nodemailer.createTransport(poolOptions);
+  const closed = new AbortController();
   // An address object, so nodemailer quotes and encodes the display name itself.
   const from = { name: options.senderName || options.adminEmail, address: options.adminEmail };
+  const messageIdOf = messageIds(options.adminEmail);
 
   return {
-    async send(email) {
+    async send(email, { messageId }) {
       const rendered = await render(email);
       try {
-        await transport.sendMail({
-          from,
-          to: rendered.to,
-          subject: rendered.subject,
-          text: rendered.text,
-          html: rendered.html,
-        });
+        await sendMessage(
+          server,
+          {
+            from,
+            to: rendered.to,
+            subject: rendered.subject,
+            text: rendered.text,
+            html: rendered.html,
+            messageId: messageIdOf(messageId),
+            // Message bodies are our own strings: nothing may make nodemailer read files or URLs.
+            disableFileAccess: true,
+            disableUrlAccess: true,
+          },
+          closed.signal,
+        );
       } catch (error) {
         throw new SmtpDeliveryError(error, secretsOf(email, rendered));
       }
     },
     async verify() {
       try {
-        await transport.verify();
+        await checkServer(server, closed.signal);
       } catch (error) {
         throw new SmtpDeliveryError(error, []);
       }
     },
     async close() {
-      transport.close();
+      closed.abort();
     },
+  };
+}
+
+/**
+ * `<message id@domain of SMTP_ADMIN_EMAIL>`: the same on every attempt at one outbox message, so a client shows a copy
+ * sent again after a crash as the mail it already has.
+ */
+function messageIds(adminEmail: string): (messageId: string) => string {
+  const domain = domainToASCII(adminEmail.slice(adminEmail.lastIndexOf("@") + 1)) || "latchkey.invalid";
+  return (messageId) => {
+    // The outbox's ids are UUIDs; anything else would need quoting in the header.
+    if (!/^[A-Za-z0-9._-]+$/.test(messageId)) throw new TypeError(`not usable in a Message-ID: ${messageId}`);
+    return `<${messageId}@${domain}>`;
   };
 }
 

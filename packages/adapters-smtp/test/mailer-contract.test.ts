@@ -16,7 +16,13 @@ describeMailerContract("SMTP", async () => {
     unreachable,
     delivered: async (count) => {
       await sink.received(count);
-      return sink.messages.map((mail): DeliveredMail => ({ to: mail.to, text: `${mail.subject}\n${mail.text}` }));
+      return sink.messages.map(
+        (mail): DeliveredMail => ({
+          to: mail.to,
+          text: `${mail.subject}\n${mail.text}`,
+          messageId: mail.parsed.messageId ?? "",
+        }),
+      );
     },
     close: async () => {
       await Promise.all([mailer.close(), unreachable.close()]);
@@ -29,6 +35,7 @@ describeMailerContract("log", async () => {
   const written: LogEntry[] = [];
   return {
     mailer: createLogMailer({ ...options, write: (entry) => written.push(entry) }),
-    delivered: async () => written.map((entry) => ({ to: entry.to, text: `${entry.subject}\n${entry.text}` })),
+    delivered: async () =>
+      written.map((entry) => ({ to: entry.to, text: `${entry.subject}\n${entry.text}`, messageId: entry.messageId })),
   };
 });

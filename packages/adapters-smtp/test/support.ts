@@ -53,6 +53,48 @@ export async function startSilentServer(greeting?: string): Promise<{ port: numb
   };
 }
 
+/**
+ * A scripted SMTP server that greets, and answers every command, `delayMs` after it is due: each reply comes in time,
+ * the whole exchange slowly. It accepts every message.
+ */
+export async function startSlowSmtpServer(delayMs: number): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.on("error", () => undefined);
+    const reply = (line: string) => setTimeout(() => socket.writable && socket.write(`${line}\r\n`), delayMs);
+    let buffered = "";
+    let inData = false;
+    socket.on("data", (chunk) => {
+      buffered += chunk.toString("latin1");
+      for (let end = buffered.indexOf("\r\n"); end >= 0; end = buffered.indexOf("\r\n")) {
+        const line = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        if (inData) {
+          if (line === ".") {
+            inData = false;
+            reply("250 queued");
+          }
+          continue;
+        }
+        const verb = line.slice(0, 4).toUpperCase();
+        if (verb === "DATA") inData = true;
+        reply(verb === "DATA" ? "354 go ahead" : verb === "QUIT" ? "221 bye" : "250 slow.example");
+      }
+    });
+    reply("220 slow.example ESMTP");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    port,
+    close() {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
 export interface HttpTestServer {
   readonly origin: string;
   /** Paths requested, in order. */

@@ -59,7 +59,7 @@ describe("templates by URL", () => {
       templates: { confirmation: `${http.origin}/t` },
     });
     cleanups.push(() => mailer.close());
-    await mailer.send(emailOf("confirmation"));
+    await mailer.send(emailOf("confirmation"), { messageId: "template-1" });
     await smtp.received(1);
     expect(smtp.messages[0]?.html).toContain("<h1>Hello Ada</h1>");
     expect(smtp.messages[0]?.text).toContain(TOKEN);

@@ -10,7 +10,8 @@ import { type InviteUserInput, inviteUser } from "./use-cases/admin/invite-user.
 import { type AdminListAuditInput, adminListAudit } from "./use-cases/admin/list-audit.ts";
 import { type AdminListUsersInput, adminGetUser, adminListUsers } from "./use-cases/admin/list-users.ts";
 import { type AdminUpdateUserInput, adminUpdateUser } from "./use-cases/admin/update-user.ts";
-import { deliverDueMessages, outboxDepth } from "./use-cases/delivery/outbox.ts";
+import { type ClaimedMessage, deliverClaimedMessage } from "./use-cases/delivery/deliver-message.ts";
+import { claimDueMessages, deliverDueMessages, outboxDepth } from "./use-cases/delivery/outbox.ts";
 import { type ResendInput, resend } from "./use-cases/delivery/resend.ts";
 import type { Deps, Principal, RequestContext } from "./use-cases/deps.ts";
 import {
@@ -90,6 +91,8 @@ export function createAuth(ports: Ports, policy: AuthPolicy) {
       updateFactor: (input: AdminUpdateFactorInput) => adminUpdateFactor(deps, input),
     },
     deliverDueMessages: (options?: { limit?: number }) => deliverDueMessages(deps, options),
+    claimDueMessages: (options: { limit: number }) => claimDueMessages(deps, options),
+    deliverClaimedMessage: (message: ClaimedMessage) => deliverClaimedMessage(deps, message),
     /** The outbox's backlog per channel, for metrics. */
     outboxDepth: () => outboxDepth(deps),
     /** Once at start: times a hash and a write here, so that answers padded to hide accounts are padded from the first. */

@@ -7,6 +7,13 @@ export type ErrorCode =
   | "validation_failed"
   | "bad_json"
   | "request_entity_too_large"
+  /** The request ran out of API_MAX_REQUEST_DURATION: the database gave up on its statement, or had no connection. */
+  | "request_timeout"
+  /**
+   * Latchkey's own, GoTrue has none: a dependency cannot serve now (the database is unreachable, shutting down,
+   * read-only during a failover). Answered 503 with Retry-After, which clients treat as retryable.
+   */
+  | "service_unavailable"
   | "not_found"
   | "email_exists"
   | "phone_exists"
@@ -141,4 +148,6 @@ export const messages = {
   emailExists: "A user with this email address has already been registered",
   phoneExists: "A user with this phone number has already been registered",
   requestRateLimit: "Request rate limit reached",
+  requestTimeout: "Processing this request timed out, please retry after a moment.",
+  serviceUnavailable: "The service is unavailable, please retry after a moment.",
 } as const;

@@ -55,7 +55,12 @@ export type { InviteUserInput } from "./use-cases/admin/invite-user.ts";
 export type { AdminListAuditInput, AuditPage } from "./use-cases/admin/list-audit.ts";
 export type { AdminListUsersInput, UserPage } from "./use-cases/admin/list-users.ts";
 export type { AdminUpdateUserInput } from "./use-cases/admin/update-user.ts";
-export type { DeliveryReport, OutboxDepth } from "./use-cases/delivery/outbox.ts";
+export type {
+  ClaimedMessage,
+  DeliveryFailure,
+  DeliveryOutcome,
+} from "./use-cases/delivery/deliver-message.ts";
+export { type DeliveryReport, OUTBOX_LEASE_SECONDS, type OutboxDepth } from "./use-cases/delivery/outbox.ts";
 export type { ResendInput } from "./use-cases/delivery/resend.ts";
 // The use cases' inputs and results.
 export type { LinkRequest, Principal, RequestContext, SessionGrant } from "./use-cases/deps.ts";

@@ -2,7 +2,7 @@ import { type Auth, AuthError } from "@latchkey/domain";
 import { Hono, type MiddlewareHandler } from "hono";
 import type { AppEnv } from "./app-env.ts";
 import { errorResponse, handleAuthErrors } from "./errors/error-response.ts";
-import type { ActionLink, SigningKeys } from "./handlers/deps.ts";
+import type { ActionLink, Readiness, SigningKeys } from "./handlers/deps.ts";
 import type { Logger } from "./logger.ts";
 import { cors } from "./middleware/cors.ts";
 import { requestId } from "./middleware/request-id.ts";
@@ -31,6 +31,13 @@ export interface HttpAppOptions {
   readonly actionLink: ActionLink;
   /** What /.well-known publishes: the public keys of JWT_KEYS, and the algorithms tokens may have. */
   readonly signingKeys: SigningKeys;
+  /** What GET /ready checks: the database, and Redis when configured. */
+  readonly readiness: Readiness;
+  /**
+   * API_MAX_REQUEST_DURATION: runs the handling of each request (all the middleware and the handler) with its
+   * deadline set where the database adapter reads it. Without it a request has no deadline of its own.
+   */
+  readonly withinDeadline?: ((handle: () => Promise<void>) => Promise<void>) | undefined;
   /**
    * TRACING_ENABLED: the middleware that makes a span per request (`requestSpans` of `@latchkey/http-hono/tracing`).
    * Without it, no tracing middleware is installed and nothing of OpenTelemetry is loaded.
@@ -46,7 +53,10 @@ export interface HttpAppOptions {
 /** The GoTrue HTTP contract over the use cases. */
 export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  // First, so that the span covers everything the request does.
+  // The deadline first, so that it counts from the start of the handling; then the span, so that it covers
+  // everything the request does.
+  const { withinDeadline } = options;
+  if (withinDeadline) app.use((_c, next) => withinDeadline(next));
   if (options.requestSpans) app.use(options.requestSpans);
   if (options.requestMetrics) app.use(options.requestMetrics);
   app.use(requestId(options.log, options.requestIdHeader));
@@ -84,8 +94,8 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
     return next();
   });
 
-  const { auth, settings, version, actionLink, signingKeys } = options;
-  const api = apiRoutes({ auth, settings, version, actionLink, signingKeys });
+  const { auth, settings, version, actionLink, signingKeys, readiness } = options;
+  const api = apiRoutes({ auth, settings, version, actionLink, signingKeys, readiness });
   // The same API at the root and under /auth/v1, where supabase-js's createClient(url, key) calls it (as a
   // Supabase project's gateway serves it), so that an app works with nothing in front.
   app.route("/", api);

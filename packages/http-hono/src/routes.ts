@@ -43,6 +43,7 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   const captcha = requireCaptcha(deps.auth);
 
   route("GET /health", health.health(deps));
+  route("GET /ready", health.ready(deps));
   route("GET /settings", health.settings(deps));
   route("GET /.well-known/jwks.json", wellKnown.jwks(deps));
   route("GET /.well-known/openid-configuration", wellKnown.openidConfiguration(deps));

@@ -1,6 +1,6 @@
 import { createTestAuth, type TestAuthOptions } from "@latchkey/domain/testing";
 import type { Tracer } from "@opentelemetry/api";
-import { createHttpApp, type Logger, type PublicSettings, type SigningKeys } from "../src/index.ts";
+import { createHttpApp, type Logger, type PublicSettings, type Readiness, type SigningKeys } from "../src/index.ts";
 import { requestSpans } from "../src/tracing.ts";
 
 export interface LogLine {
@@ -37,7 +37,13 @@ export const testSettings: PublicSettings = {
 
 /** The HTTP app over the in-memory domain, plus JSON helpers. */
 export function createTestApp(
-  options: TestAuthOptions & { requestIdHeader?: string; signingKeys?: SigningKeys; tracer?: Tracer } = {},
+  options: TestAuthOptions & {
+    requestIdHeader?: string;
+    signingKeys?: SigningKeys;
+    tracer?: Tracer;
+    /** What GET /ready answers; by default a database that answers. */
+    readiness?: Readiness;
+  } = {},
 ) {
   const testAuth = createTestAuth(options);
   const log = recordingLogger();
@@ -50,6 +56,7 @@ export function createTestApp(
     clientAddress: () => "198.51.100.4",
     signingKeys: options.signingKeys ?? { jwks: [], algorithms: ["HS256"] },
     requestSpans: options.tracer ? requestSpans(options.tracer) : undefined,
+    readiness: options.readiness ?? (async () => ({ database: "ok" })),
     actionLink: (email) =>
       `http://localhost:8081/verify?token=${email.linkToken}&type=${email.linkType}&redirect_to=${encodeURIComponent(email.redirectTo)}`,
   });

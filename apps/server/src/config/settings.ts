@@ -214,9 +214,12 @@ export const SETTINGS = {
     maxRequestDurationSeconds: setting("API_MAX_REQUEST_DURATION", seconds({ positive: true }), {
       default: "30",
       doc:
-        "How long a client may take to send a request, headers and body, from its first byte (from the " +
-        "connection's opening for its first request); past it the server answers 408 and closes the connection. " +
-        "Work already under way is not cut short, unlike GoTrue (504 `request_timeout`, by default after 10s).",
+        "How long a request may take. Sending it, headers and body, from its first byte (from the connection's " +
+        "opening for its first request): past it the server answers 408 and closes the connection. Answering it, " +
+        "from its headers' arrival: each database statement, lock wait and wait for a connection gets what is " +
+        "left, and past it PostgreSQL cancels the statement, the transaction rolls back and the answer is 504 " +
+        "`request_timeout` (GoTrue's answer; its default is 10s). Work outside requests (mail delivery) gets the " +
+        "same bound per statement. The embedded database of the development profile has no such limits.",
     }),
   },
   db: {
@@ -227,7 +230,11 @@ export const SETTINGS = {
     }),
     maxPoolSize: setting("DB_MAX_POOL_SIZE", wholeNumber({ min: 0 }), {
       default: "0",
-      doc: "Connections to PostgreSQL at most; 0 sets no limit.",
+      doc:
+        "Connections to PostgreSQL at most, per instance; 0 sets no limit of its own (PostgreSQL's " +
+        "`max_connections` is then the limit: a request refused a connection for a full server waits for one " +
+        "within its API_MAX_REQUEST_DURATION). Size it so that instances × (this + 1, the connection that listens " +
+        "for queued mail) stays under `max_connections` minus what other clients use.",
     }),
     namespace: setting("DB_NAMESPACE", dbNamespace, {
       doc: "A prefix of every table, index and constraint name, so deployments can share a database.",

@@ -24,8 +24,11 @@ export function createMailer(config: Config, log: Logger): { mailer: Mailer; clo
   }
   const mailer = createLogMailer({
     ...options,
-    write: ({ to, subject, link, code }) =>
-      log.info({ mail: { to, subject, link, code } }, "mail not sent (development profile), written here instead"),
+    write: ({ messageId, to, subject, link, code }) =>
+      log.info(
+        { mail: { message_id: messageId, to, subject, link, code } },
+        "mail not sent (development profile), written here instead",
+      ),
   });
   return { mailer, close: async () => undefined };
 }

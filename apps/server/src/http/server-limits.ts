@@ -14,9 +14,9 @@ export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
  * a tenth of the bound, at most a second. Reading is evented, so a client that trickles holds a socket and a few
  * bytes, and the others are served meanwhile.
  *
- * The answer's work is not bounded here: once a request has arrived, what it waits on has limits of its own (calls
- * to providers, captcha, Redis), and answering 504 while a write may still commit would tell the client of a
- * failure that then succeeds.
+ * The answer's work is not bounded here, by a timer that would answer 504 while a write may still commit: the
+ * database bounds it (request-deadline.ts), and what else a request waits on has limits of its own (calls to
+ * providers, captcha, Redis).
  */
 export function serverLimits(api: Pick<Config["api"], "maxRequestDurationSeconds">): ServerOptions {
   const deadlineMs = Math.max(1, Math.round(api.maxRequestDurationSeconds * 1000));

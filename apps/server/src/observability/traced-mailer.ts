@@ -17,14 +17,14 @@ export function tracedMailer(mailer: Mailer, tracer: Tracer, target: MailTarget 
   const name = target ? "smtp send" : "mail send";
   const server = target ? { "server.address": target.host, "server.port": target.port } : {};
   return {
-    send: async (email) => {
+    send: async (email, delivery) => {
       const span = tracer.startSpan(
         name,
         { kind: SpanKind.CLIENT, attributes: { "auth.email.kind": email.kind, ...server } },
         context.active(),
       );
       try {
-        await mailer.send(email);
+        await mailer.send(email, delivery);
       } catch (error) {
         span.setAttribute("error.type", errorType(error));
         span.setStatus({ code: SpanStatusCode.ERROR });

@@ -13,6 +13,12 @@ export interface FallbackOptions {
   readonly now?: () => number;
 }
 
+/** A limiter that can be told the shared store is back, so that the next request uses it at once. */
+export interface FallbackRateLimiter extends RateLimiter {
+  /** The shared store answers again (its client reconnected): the next request tries it without waiting. */
+  retrySharedNow(): void;
+}
+
 /** A Redis that stops answering costs its command timeout per attempt: made once per this, not per request. */
 const DEFAULT_RETRY_AFTER_MS = 5_000;
 
@@ -30,7 +36,7 @@ export function createFallbackRateLimiter(
   local: RateLimiter,
   events: FallbackEvents,
   options: FallbackOptions = {},
-): RateLimiter {
+): FallbackRateLimiter {
   const retryAfterMs = options.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
   const now = options.now ?? Date.now;
   let degraded = false;
@@ -60,5 +66,8 @@ export function createFallbackRateLimiter(
     peek: (key, limit) => either((limiter) => limiter.peek(key, limit)),
     counted: (key) => either((limiter) => limiter.counted(key)),
     reset: (keys) => either((limiter) => limiter.reset(keys)),
+    retrySharedNow: () => {
+      retryAt = 0;
+    },
   };
 }

@@ -79,6 +79,19 @@ describe("fallback rate limiter", () => {
     expect(shared.state.attempts).toBe(2);
   });
 
+  it("tries the shared limiter at the next request once told it is back, without waiting out the retry period", async () => {
+    const { limiter, shared, told } = setup();
+    shared.state.down = true;
+    await limiter.consume("k", 5, 60);
+    shared.state.down = false;
+    await limiter.consume("k", 5, 60);
+    expect(shared.state.attempts).toBe(1);
+    limiter.retrySharedNow();
+    await limiter.consume("k", 5, 60);
+    expect(shared.state.attempts).toBe(2);
+    expect(told).toEqual(["fallback: rate limiter: Redis did not answer", "recovered"]);
+  });
+
   it("peeks in memory too while the shared limiter fails", async () => {
     const { limiter, shared } = setup();
     shared.state.down = true;

@@ -1,78 +1,168 @@
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
-import { closeOnce, type Database, type Driver } from "../database.ts";
+import { type ConnectionEvents, closeOnce, type Database, type Driver } from "../database.ts";
 import type { MigrationConnection } from "../migrations/migrate.ts";
+import { createAcquirer } from "./acquire.ts";
 import type { WrapQuery } from "./query-spans.ts";
+import { createTimeBudget, type TimeBudgetOptions, type TransactionClock } from "./time-budget.ts";
 
 export interface NodePostgresOptions {
   readonly url: string;
   /** 0 for no limit. */
   readonly maxPoolSize: number;
   readonly onPoolError?: (error: Error) => void;
+  readonly listenConnection?: ConnectionEvents | undefined;
   /** Traces the statements run through the pool and in transactions (query-spans.ts); none when absent. */
   readonly wrapQuery?: WrapQuery;
+  /** How long statements, lock waits and connections may take (time-budget.ts); no limit when absent. */
+  readonly timeouts?: TimeBudgetOptions | undefined;
 }
 
 /** What a transaction's work runs its statements on: the connection, or a traced view of it. */
 type Queries = Pick<pg.PoolClient, "query">;
+/** node-postgres's `query`, in the forms used here (text or config, then values), whatever each returns. */
+type RunQuery = (...args: unknown[]) => Promise<unknown>;
+const runner =
+  (queries: Queries): RunQuery =>
+  (...args) =>
+    Reflect.apply(queries.query, queries, args) as Promise<unknown>;
 
-/** A pool of node-postgres connections; every transaction holds one connection from BEGIN to COMMIT. */
+/** A connection's queries for its life: as they are (traced when tracing is on), and checked against the deadline. */
+interface Views {
+  readonly plain: Queries;
+  readonly timed: Queries;
+}
+
+// The locking reads rely on READ COMMITTED (each statement sees what committed before it), whatever the database's
+// default.
+const BEGIN = "BEGIN ISOLATION LEVEL READ COMMITTED";
+
+/**
+ * A pool of node-postgres connections; every transaction holds one connection from BEGIN to COMMIT. With
+ * `timeouts`, each connection gets statement_timeout and lock_timeout from it, connecting and waiting for a
+ * connection end at it too, and the work of a request (its `deadline`) gets what is left of its time: a
+ * transaction sets it after BEGIN (in the same round trip) and lowers it before a statement when much less is
+ * left; a statement outside a transaction started late runs in one of its own that sets it.
+ */
 export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
+  const budget = createTimeBudget(options.timeouts ?? {});
+  const { sessionSettings } = budget;
+  const timeoutMs = options.timeouts?.timeoutMs;
   const pool = new pg.Pool({
     connectionString: options.url,
     // pg-pool reads `max` as `max || 10`, so 0 would mean 10; it refuses a new client when
     // `clients.length >= max`, which never holds for Infinity.
     max: options.maxPoolSize === 0 ? Infinity : options.maxPoolSize,
+    // Waiting in the pool's queue, and establishing a connection, end at the bound (a host that drops packets would
+    // otherwise be waited on for minutes); a request's deadline may end them sooner (acquire.ts).
+    ...(timeoutMs === undefined ? {} : { connectionTimeoutMillis: Math.ceil(timeoutMs) }),
+    // Run before the connection is first handed out. A SET, not startup parameters, which PgBouncer refuses.
+    ...(sessionSettings === undefined
+      ? {}
+      : { onConnect: async (client: pg.ClientBase) => void (await client.query(sessionSettings)) }),
   });
   // An idle connection that breaks (server restart, network) is reported here and dropped by the pool; without a
   // listener the 'error' event would crash the process.
   pool.on("error", (error) => options.onPoolError?.(error));
+  const { acquire, waitingCount } = createAcquirer(pool);
 
-  // Traced, the pool's own query (statements outside a transaction) and, through a view kept for the connection's
-  // life, the query of each connection a transaction holds. Not the connections' themselves: pool.query runs on
-  // one, and its statement would be traced twice.
+  // The transaction each checked-out connection is running, with its deadline: what its statements check.
+  const clocks = new WeakMap<pg.PoolClient, TransactionClock>();
+  // Traced, the query of each connection, through a view kept for the connection's life: every statement runs on a
+  // connection checked out here, the pool's own query included (below), so each is traced once.
   const { wrapQuery } = options;
-  if (wrapQuery) pool.query = wrapQuery(pool.query.bind(pool));
-  const views = new WeakMap<pg.PoolClient, Queries>();
-  const queriesOf = (client: pg.PoolClient): Queries => {
-    if (!wrapQuery) return client;
-    let view = views.get(client);
-    if (!view) {
-      view = { query: wrapQuery(client.query.bind(client)) };
-      views.set(client, view);
+  const views = new WeakMap<pg.PoolClient, Views>();
+  const viewsOf = (client: pg.PoolClient): Views => {
+    let found = views.get(client);
+    if (!found) {
+      const plain: Queries = wrapQuery ? { query: wrapQuery(client.query.bind(client)) } : client;
+      const run = runner(plain);
+      const timed = async (...args: unknown[]) => {
+        const clock = clocks.get(client);
+        const settings = clock && budget.beforeStatement(clock);
+        if (settings !== undefined) await run(settings);
+        return run(...args);
+      };
+      found = { plain, timed: { query: timed as unknown as Queries["query"] } };
+      views.set(client, found);
     }
-    return view;
+    return found;
   };
 
-  const withTransaction = async <T>(work: (client: Queries) => Promise<T>): Promise<T> => {
-    const client = await pool.connect();
-    const queries = queriesOf(client);
+  /** Runs `work` on a connection checked out for it, then gives it back; one that broke meanwhile is destroyed. */
+  const withConnection = async <T>(
+    deadlineAt: number | undefined,
+    work: (client: pg.PoolClient, broke: (error: Error) => void) => Promise<T>,
+  ): Promise<T> => {
+    const client = await acquire(deadlineAt);
     // While checked out, the client has no pool listener: a connection lost between two statements would emit
     // 'error' with nobody listening. Record it instead, so the client is destroyed rather than reused.
     let broken: Error | undefined;
-    const onError = (error: Error) => (broken ??= error);
+    const onError = (error: Error) => {
+      broken ??= error;
+    };
     client.on("error", onError);
     try {
-      // The locking reads rely on READ COMMITTED (each statement sees what committed before it), whatever the
-      // database's default.
-      await queries.query("BEGIN ISOLATION LEVEL READ COMMITTED");
-      try {
-        const result = await work(queries);
-        const commit = await queries.query("COMMIT");
-        // COMMIT of a transaction in which a statement failed answers ROLLBACK instead of an error; that happens
-        // when `work` swallowed the failure, and it must not look like success.
-        if (commit.command === "ROLLBACK")
-          throw new Error("the transaction was rolled back: one of its statements failed");
-        return result;
-      } catch (error) {
-        await queries.query("ROLLBACK").catch((rollbackError: Error) => (broken ??= rollbackError));
-        throw error;
-      }
+      return await work(client, onError);
     } finally {
       client.off("error", onError);
       client.release(broken);
     }
   };
+
+  /**
+   * Runs `work` in a transaction on a connection already checked out. What it sets after BEGIN is decided now, once
+   * the connection is there: waiting for one may have taken most of the time.
+   */
+  const inTransaction = async <T>(
+    client: pg.PoolClient,
+    broke: (error: Error) => void,
+    deadlineAt: number | undefined,
+    work: (client: Queries) => Promise<T>,
+    bounded: boolean,
+  ): Promise<T> => {
+    const { plain, timed } = viewsOf(client);
+    const { settings, clock } = bounded ? budget.begin(deadlineAt) : { settings: budget.unbounded, clock: undefined };
+    // Several statements in one simple query: one round trip.
+    await plain.query(settings === undefined ? BEGIN : `${BEGIN}; ${settings}`);
+    if (clock) clocks.set(client, clock);
+    try {
+      const result = await work(timed);
+      // Not checked against the deadline: the work is done, and finishing it costs less than undoing it.
+      const commit = await plain.query("COMMIT");
+      // COMMIT of a transaction in which a statement failed answers ROLLBACK instead of an error; that happens
+      // when `work` swallowed the failure, and it must not look like success.
+      if (commit.command === "ROLLBACK")
+        throw new Error("the transaction was rolled back: one of its statements failed");
+      return result;
+    } catch (error) {
+      await plain.query("ROLLBACK").catch(broke);
+      throw error;
+    } finally {
+      clocks.delete(client);
+    }
+  };
+
+  const withTransaction = <T>(
+    deadlineAt: number | undefined,
+    work: (client: Queries) => Promise<T>,
+    bounded = true,
+  ): Promise<T> =>
+    withConnection(deadlineAt, (client, broke) => inTransaction(client, broke, deadlineAt, work, bounded));
+
+  // The pool's own query, which drizzle outside a transaction and ping use: on a connection whose own timeouts end
+  // the statement by the deadline (give or take a tenth of the bound), or else in a transaction of its own that sets
+  // what is left. The callback forms are not supported: nothing here uses them.
+  const statement: RunQuery = async (...args) => {
+    const deadlineAt = budget.deadlineAt();
+    // Decided once the connection is there: a request that waited for one may have little time left.
+    return withConnection(deadlineAt, (client, broke) =>
+      deadlineAt === undefined || budget.sessionFits(deadlineAt)
+        ? runner(viewsOf(client).plain)(...args)
+        : inTransaction(client, broke, deadlineAt, (queries) => runner(queries)(...args), true),
+    );
+  };
+  pool.query = statement as unknown as typeof pool.query;
 
   // One Database per pooled connection, kept for the connection's life: the statements prepared on it (see
   // stores/prepared.ts) are built once per connection, as PostgreSQL parses them once per connection.
@@ -91,21 +181,26 @@ export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
     poolCounts: () => ({
       used: pool.totalCount - pool.idleCount,
       idle: pool.idleCount,
-      pending: pool.waitingCount,
+      pending: pool.waitingCount + waitingCount(),
     }),
     db: drizzle({ client: pool }),
-    transaction: (work) => withTransaction((client) => work(databaseOf(client))),
+    transaction: (work) => withTransaction(budget.deadlineAt(), (client) => work(databaseOf(client))),
     migrationTarget: {
+      // No statement timeout: a migration may rewrite a big table, and waits its turn on the migration lock.
       transaction: (work) =>
-        withTransaction((client) => {
-          const connection: MigrationConnection = {
-            query: async <Row>(text: string, params: readonly unknown[]) =>
-              (await client.query(text, [...params])).rows as Row[],
-            // Without parameters node-postgres uses the simple protocol, which accepts several statements.
-            exec: async (script) => void (await client.query(script)),
-          };
-          return work(connection);
-        }),
+        withTransaction(
+          budget.deadlineAt(),
+          (client) => {
+            const connection: MigrationConnection = {
+              query: async <Row>(text: string, params: readonly unknown[]) =>
+                (await client.query(text, [...params])).rows as Row[],
+              // Without parameters node-postgres uses the simple protocol, which accepts several statements.
+              exec: async (script) => void (await client.query(script)),
+            };
+            return work(connection);
+          },
+          false,
+        ),
     },
     ping: async () => void (await pool.query("SELECT 1")),
     listen: (channel, onNotify) => listenOn(options, channel, onNotify),
@@ -113,13 +208,23 @@ export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
   };
 }
 
+/** The first wait before reconnecting the LISTEN connection, doubled after each failed attempt. */
 const RECONNECT_FIRST_MS = 500;
-const RECONNECT_LONGEST_MS = 30_000;
+/**
+ * The longest wait between attempts. Short: until it is back, new mail waits for the outbox worker's poll, and an
+ * attempt costs a refused connection; a long backoff would keep it away for up to this long after the database is.
+ */
+const RECONNECT_LONGEST_MS = 2_000;
+/** How long one attempt to connect may take: a database host that drops packets is otherwise waited on for minutes. */
+const CONNECT_TIMEOUT_MS = 5_000;
+/** TCP keepalive probes notice a connection that went silent (a lost host): nothing else is sent on this one. */
+const KEEPALIVE_DELAY_MS = 10_000;
 
 /**
  * LISTEN on a connection of its own, outside the pool (it is held for as long as the server runs). When the
- * connection drops it is re-established with backoff, and `onNotify` is called once since notifications sent in
- * between were lost.
+ * connection drops it is re-established, waiting RECONNECT_FIRST_MS then twice as long after each failed attempt up
+ * to RECONNECT_LONGEST_MS, and `onNotify` is called once since notifications sent in between were lost. The
+ * first connection's failure is the caller's; `listenConnection` hears of later ones, once per outage.
  */
 async function listenOn(
   options: NodePostgresOptions,
@@ -127,44 +232,87 @@ async function listenOn(
   onNotify: () => void,
 ): Promise<() => Promise<void>> {
   let stopped = false;
+  /** The connection listening now; none between a loss and the next successful attempt. */
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
+  let lost = false;
 
-  const connect = async (delayMs: number): Promise<void> => {
-    const next = new pg.Client({ connectionString: options.url });
-    const reconnect = (error?: Error) => {
-      if (error) options.onPoolError?.(error);
-      next.removeAllListeners();
-      void next.end().catch(() => undefined);
-      if (stopped || client !== next) return;
-      client = undefined;
-      retry = setTimeout(
-        () => void connect(Math.min(delayMs * 2, RECONNECT_LONGEST_MS)).then(onNotify, () => undefined),
-        delayMs,
-      );
-    };
-    next.on("notification", (message) => {
-      if (message.channel === channel) onNotify();
+  const reportLost = (error: unknown) => {
+    if (lost) return;
+    lost = true;
+    options.listenConnection?.lost(error instanceof Error ? error : new Error(String(error)));
+  };
+
+  const open = async (): Promise<pg.Client> => {
+    const next = new pg.Client({
+      connectionString: options.url,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
     });
-    next.on("error", reconnect);
-    next.on("end", () => reconnect());
-    client = next;
+    // Until it listens, a failure rejects connect() or query(); an 'error' without a listener would crash.
+    next.on("error", () => undefined);
     try {
       await next.connect();
       await next.query(`LISTEN "${channel}"`);
+      return next;
     } catch (error) {
-      reconnect(error instanceof Error ? error : new Error(String(error)));
+      void next.end().catch(() => undefined);
       throw error;
     }
   };
 
-  await connect(RECONNECT_FIRST_MS);
+  const watch = (listening: pg.Client) => {
+    const broke = (error: Error) => {
+      listening.removeAllListeners();
+      listening.on("error", () => undefined);
+      void listening.end().catch(() => undefined);
+      if (stopped || client !== listening) return;
+      client = undefined;
+      reportLost(error);
+      reconnectAfter(RECONNECT_FIRST_MS);
+    };
+    listening.removeAllListeners();
+    listening.on("notification", (message) => {
+      if (message.channel === channel) onNotify();
+    });
+    listening.on("error", broke);
+    listening.on("end", () => broke(new Error("the LISTEN connection was closed")));
+    client = listening;
+  };
+
+  const reconnectAfter = (delayMs: number) => {
+    retry = setTimeout(async () => {
+      if (stopped) return;
+      let next: pg.Client;
+      try {
+        next = await open();
+      } catch (error) {
+        reportLost(error);
+        if (!stopped) reconnectAfter(Math.min(delayMs * 2, RECONNECT_LONGEST_MS));
+        return;
+      }
+      if (stopped) {
+        await next.end().catch(() => undefined);
+        return;
+      }
+      watch(next);
+      if (lost) {
+        lost = false;
+        options.listenConnection?.restored();
+      }
+      onNotify();
+    }, delayMs);
+  };
+
+  watch(await open());
   return async () => {
     stopped = true;
     clearTimeout(retry);
     const last = client;
     client = undefined;
     last?.removeAllListeners();
+    last?.on("error", () => undefined);
     await last?.end().catch(() => undefined);
   };
 }

@@ -11,6 +11,7 @@ import { createOAuthFlowStore } from "./oauth-flow-store.ts";
 import { createOneTimeTokenStore } from "./one-time-token-store.ts";
 import { createOutboxStore } from "./outbox-store.ts";
 import { createRefreshTokenStore } from "./refresh-token-store.ts";
+import { asServiceFailure } from "./service-failure.ts";
 import { createSessionStore } from "./session-store.ts";
 import { createUserStore } from "./user-store.ts";
 
@@ -46,6 +47,12 @@ export function createPostgresStores(
     }
     return stores;
   };
-  const tx: Transactor = { run: (work) => transaction((txDb) => work(storesOf(txDb))) };
+  // Failing to connect, BEGIN or COMMIT reaches here untranslated: what the stores' methods throw already is.
+  const tx: Transactor = {
+    run: (work) =>
+      transaction((txDb) => work(storesOf(txDb))).catch((error: unknown) => {
+        throw asServiceFailure(error);
+      }),
+  };
   return { stores: createStores(db, schema, transaction), tx };
 }

@@ -1,4 +1,6 @@
 import { DrizzleQueryError } from "drizzle-orm/errors";
+import { DeadlinePassed } from "../drivers/time-budget.ts";
+import { asServiceFailure } from "./service-failure.ts";
 
 /**
  * A statement the database refused. drizzle's own error puts the statement's parameters in its message (and
@@ -25,10 +27,14 @@ const field = (value: unknown, key: string): string | undefined => {
   return typeof found === "string" ? found : undefined;
 };
 
-/** The error a store should throw for `error`: a DatabaseError in place of drizzle's wrapper, anything else as is. */
+/**
+ * The error a store should throw for `error`: a DatabaseError in place of drizzle's wrapper (or what it wraps when
+ * the statement was never sent, for want of time), anything else as is.
+ */
 export function toDatabaseError(error: unknown): unknown {
   if (!(error instanceof DrizzleQueryError)) return error;
   const cause: unknown = error.cause;
+  if (cause instanceof DeadlinePassed) return cause;
   const message = cause instanceof Error ? cause.message : "query failed";
   return new DatabaseError(
     message,
@@ -46,7 +52,10 @@ export function violatedUniqueConstraint(error: unknown): string | null {
   return translated.constraint ?? null;
 }
 
-/** The same store, whose methods reject with toDatabaseError's translation. */
+/**
+ * The same store, whose methods reject with toDatabaseError's translation, or with the AuthError a timeout or an
+ * unavailable database is to the client (asServiceFailure).
+ */
 export function translatingErrors<S extends object>(store: S): S {
   const translated: Record<string, unknown> = {};
   for (const [name, member] of Object.entries(store)) {
@@ -56,7 +65,7 @@ export function translatingErrors<S extends object>(store: S): S {
             try {
               return await member.apply(store, args);
             } catch (error) {
-              throw toDatabaseError(error);
+              throw asServiceFailure(toDatabaseError(error));
             }
           }
         : member;

@@ -1,4 +1,6 @@
 // Test support for packages that need a real database; never imported by production code.
+
+export { type BlockableRole, createBlockableRole } from "./blockable-role.ts";
 export {
   createTestDatabase,
   dropTables,
@@ -6,4 +8,5 @@ export {
   type TestDatabase,
   testDatabaseUrl,
 } from "./create-test-database.ts";
+export { connectDirectly, type DirectConnection } from "./direct-connection.ts";
 export { readOutboxEntry } from "./read-outbox.ts";

@@ -14,6 +14,8 @@ export interface ReceivedMail {
   /** The first run of 6 to 10 digits in the text part, if any: the code. */
   readonly code: string | undefined;
   readonly parsed: ParsedMail;
+  /** Date.now() when its DATA was accepted. */
+  readonly receivedAt: number;
 }
 
 export interface SmtpSinkOptions {
@@ -21,6 +23,18 @@ export interface SmtpSinkOptions {
   readonly rejectRcpt?: { readonly message: string; readonly responseCode: number };
   /** Reply to the end of DATA with this error. */
   readonly rejectData?: { readonly message: string; readonly responseCode: number };
+  /**
+   * Never greet a connection opened while this returns true: a mail server that accepts connections and then hangs.
+   * Asked at each connection, so a test can switch it on and off.
+   */
+  readonly stallGreeting?: () => boolean;
+  /**
+   * Never answer the end of DATA of a message this returns true for (given its recipients): a recipient whose mail
+   * server hangs. Asked for each message. The connection stays open until the client gives up or the sink closes.
+   */
+  readonly stallData?: (recipients: readonly string[]) => boolean;
+  /** Wait this many milliseconds before answering the end of each DATA: a slow mail server. */
+  readonly dataDelayMs?: number;
 }
 
 /** A real SMTP server in this process that keeps and parses what arrives. */
@@ -46,7 +60,7 @@ const firstAddress = (field: AddressObject | AddressObject[] | undefined) => {
   return { name: value?.name ?? "", address: value?.address ?? "" };
 };
 
-function received(parsed: ParsedMail): ReceivedMail {
+function received(parsed: ParsedMail, receivedAt: number): ReceivedMail {
   const text = parsed.text ?? "";
   const html = typeof parsed.html === "string" ? parsed.html : "";
   const href = /href="([^"]+)"/.exec(html)?.[1]?.replaceAll("&amp;", "&");
@@ -59,6 +73,7 @@ function received(parsed: ParsedMail): ReceivedMail {
     link: href ?? /https?:\/\/[^\s<>"]+/.exec(text)?.[0],
     code: /\b\d{6,10}\b/.exec(text)?.[0],
     parsed,
+    receivedAt,
   };
 }
 
@@ -73,13 +88,17 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     for (const wake of woken) wake();
   };
 
-  const create = () =>
-    new SMTPServer({
+  const create = () => {
+    const created = new SMTPServer({
       authOptional: true,
       allowInsecureAuth: true,
       disabledCommands: ["STARTTLS"],
       closeTimeout: 200,
       logger: false,
+      onConnect(_session, callback) {
+        if (options.stallGreeting?.()) return; // no callback: no greeting
+        callback();
+      },
       onAuth(auth, _session, callback) {
         auths.push({ username: auth.username, password: auth.password ?? undefined });
         callback(null, { user: auth.username ?? "" });
@@ -88,13 +107,15 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
         const reject = options.rejectRcpt;
         callback(reject ? Object.assign(new Error(reject.message), { responseCode: reject.responseCode }) : null);
       },
-      onData(stream, _session, callback) {
+      onData(stream, session, callback) {
         simpleParser(stream).then(
-          (mail) => {
+          async (mail) => {
+            if (options.stallData?.(session.envelope.rcptTo.map((rcpt) => rcpt.address))) return; // never answered
+            if (options.dataDelayMs) await new Promise((resolve) => setTimeout(resolve, options.dataDelayMs));
             const reject = options.rejectData;
             if (reject)
               return callback(Object.assign(new Error(reject.message), { responseCode: reject.responseCode }));
-            messages.push(received(mail));
+            messages.push(received(mail, Date.now()));
             wakeAll();
             callback();
           },
@@ -102,6 +123,11 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
         );
       },
     });
+    // A client that dies mid-session (a process killed by a test) resets its connection: no failure of the sink's,
+    // and without a listener the server's "error" event would be thrown in the test process.
+    created.on("error", () => undefined);
+    return created;
+  };
 
   let server = create();
   const listen = (port: number) =>

@@ -35,3 +35,8 @@ export function nextAttemptAfterFailure(attempts: number, now: Date, expiresAt: 
   const next = new Date(now.getTime() + delaySeconds * 1000);
   return next.getTime() < expiresAt.getTime() ? next : null;
 }
+
+/** What an entry keeps of a failure: a bounded text for operators. */
+export function describeFailure(error: string): string {
+  return error.slice(0, 500);
+}

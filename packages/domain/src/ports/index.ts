@@ -16,7 +16,7 @@ import type { TotpAuthenticator } from "./totp.ts";
 export type { CaptchaVerdict, CaptchaVerifier } from "./captcha-verifier.ts";
 export type { FactorSecrets } from "./factor-secrets.ts";
 export type { FlowEvent, FlowEvents, MessageKind, RateLimitName } from "./flow-events.ts";
-export type { AuthEmail } from "./mailer.ts";
+export type { AuthEmail, MailDelivery } from "./mailer.ts";
 export type {
   AuthorizationRequest,
   AuthorizationStart,

@@ -59,7 +59,20 @@ export type NotificationKind =
 /** An email that carries a link. */
 export type LinkEmail = Extract<AuthEmail, LinkFields>;
 
+/** What stays the same on every attempt at one email. */
+export interface MailDelivery {
+  /**
+   * The outbox message's id. The mailer gives the mail an id derived from it alone (SMTP: the Message-ID), so a
+   * copy sent again after a crash is the same mail to the recipient's client, which shows it once.
+   */
+  readonly messageId: string;
+}
+
 export interface Mailer {
-  /** Sends one email; throws when the mail server refuses it or cannot be reached (the outbox retries). */
-  send(email: AuthEmail): Promise<void>;
+  /**
+   * Sends one email and resolves once the mail server has accepted it; throws when the server refuses it, cannot be
+   * reached or does not answer in time (the outbox retries). Either way it ends within a bounded time, well inside
+   * the outbox's lease (OUTBOX_LEASE_SECONDS), so a stuck server fails an attempt instead of holding it.
+   */
+  send(email: AuthEmail, delivery: MailDelivery): Promise<void>;
 }

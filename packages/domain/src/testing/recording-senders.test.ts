@@ -6,7 +6,11 @@ import { RecordingMailer, RecordingSmsSender } from "./recording-senders.ts";
 
 describeMailerContract("recording mailer", async () => {
   const mailer = new RecordingMailer();
-  return { mailer, delivered: async () => mailer.sent.map((email) => ({ to: email.to, text: JSON.stringify(email) })) };
+  return {
+    mailer,
+    delivered: async () =>
+      mailer.sent.map((email, n) => ({ to: email.to, text: JSON.stringify(email), messageId: mailer.messageIds[n]! })),
+  };
 });
 
 describeSmsSenderContract("recording SMS sender", async () => {

@@ -1,12 +1,15 @@
-import type { AuthEmail, Mailer } from "../ports/mailer.ts";
+import type { AuthEmail, MailDelivery, Mailer } from "../ports/mailer.ts";
 import type { AuthSms, SmsSender } from "../ports/sms-sender.ts";
 
 /** Keeps every email it is asked to send. */
 export class RecordingMailer implements Mailer {
   readonly sent: AuthEmail[] = [];
+  /** The message id each was sent under, in the same order. */
+  readonly messageIds: string[] = [];
 
-  async send(email: AuthEmail): Promise<void> {
+  async send(email: AuthEmail, delivery: MailDelivery): Promise<void> {
     this.sent.push(email);
+    this.messageIds.push(delivery.messageId);
   }
 
   /** The latest email to `to`, if any. */

@@ -1,4 +1,4 @@
-import { AuthError } from "@latchkey/domain";
+import { AuthError, type ErrorCode } from "@latchkey/domain";
 import type { Context, ErrorHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../app-env.ts";
@@ -38,6 +38,8 @@ export function errorResponse(c: Context<AppEnv>, error: AuthError, status: Cont
   return c.json({ code: status, error_code: error.code, msg: message, ...errorId, ...weakPassword }, status);
 }
 
+const OUTAGES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["service_unavailable", "request_timeout"]);
+
 function reasonOf(cause: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);
 }
@@ -47,7 +49,14 @@ export function handleAuthErrors(): ErrorHandler<AppEnv> {
   return (thrown, c) => {
     const error = asAuthError(thrown);
     const status = statusOf(error, c.get("endpoint"));
-    if (status >= 500) c.get("log")?.error({ err: error.cause ?? error }, "request failed");
+    // A database that is down or out of time is expected now and then, and the stack of its socket error says
+    // nothing: one line with the reason.
+    if (OUTAGES.has(error.code)) {
+      c.get("log")?.warn(
+        { code: error.code, reason: reasonOf(error.cause) },
+        "request failed: a dependency could not serve it",
+      );
+    } else if (status >= 500) c.get("log")?.error({ err: error.cause ?? error }, "request failed");
     // The client gets a clean refusal; why a dependency refused (the SMS provider's code and words, already
     // stripped of codes and credentials by the adapter) is for the operator, in one line: a refusal is expected,
     // and its stack would say nothing.

@@ -12,6 +12,9 @@ const BY_CODE = {
   validation_failed: 400,
   bad_json: 400,
   request_entity_too_large: 413,
+  request_timeout: 504,
+  // Latchkey's own code (docs/compatibility.md, Errors): auth-js retries 502, 503 and 504.
+  service_unavailable: 503,
   not_found: 404,
   email_exists: 422,
   phone_exists: 422,

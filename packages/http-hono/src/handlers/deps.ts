@@ -11,6 +11,15 @@ export interface SigningKeys {
   readonly algorithms: readonly string[];
 }
 
+/** What GET /ready found of each dependency it checked, by name (`{ database: "ok", redis: "unavailable" }`). */
+export type ReadinessReport = Readonly<Record<string, "ok" | "unavailable">>;
+
+/**
+ * Checks what the server needs to answer requests, each within a short time, and never rejects: a dependency that
+ * fails or does not answer in time is "unavailable". The deployment decides what is checked.
+ */
+export type Readiness = () => Promise<ReadinessReport>;
+
 /** What handlers are made from. */
 export interface HandlerDeps {
   readonly auth: Auth;
@@ -19,4 +28,5 @@ export interface HandlerDeps {
   readonly version: string;
   readonly actionLink: ActionLink;
   readonly signingKeys: SigningKeys;
+  readonly readiness: Readiness;
 }

@@ -5,6 +5,8 @@ import type { AuthEmail, AuthEmailKind, Mailer } from "../../ports/mailer.ts";
 export interface DeliveredMail {
   readonly to: string;
   readonly text: string;
+  /** The id the recipient's client knows the mail by (SMTP: the Message-ID header). */
+  readonly messageId: string;
 }
 
 export interface MailerSubject {
@@ -79,18 +81,23 @@ function essentials(email: AuthEmail): string[] {
   }
 }
 
-/** What every Mailer must do: deliver each kind of mail, whole, to its recipient, or throw so the outbox retries. */
+/**
+ * What every Mailer must do: deliver each kind of mail, whole, to its recipient, or throw so the outbox retries; and
+ * give the mail an id that depends on the message id alone, so a copy sent again reads as the same mail.
+ */
 export function describeMailerContract(name: string, setup: () => Promise<MailerSubject>): void {
   describe(`${name}: mailer contract`, () => {
     it.each(Object.values(SAMPLES))(
       "delivers a $kind mail to its recipient with what they need in it",
       async (email) => {
         const { mailer, delivered, close } = await setup();
-        await mailer.send(email);
+        await mailer.send(email, { messageId: `contract-${email.kind}` });
         const [mail, ...more] = await delivered(1);
         expect(more).toEqual([]);
         expect(mail?.to).toBe(email.to);
         for (const needed of essentials(email)) expect(mail?.text).toContain(needed);
+        // An operator can find the outbox entry from the mail.
+        expect(mail?.messageId).toContain(`contract-${email.kind}`);
         await close?.();
       },
     );
@@ -98,7 +105,7 @@ export function describeMailerContract(name: string, setup: () => Promise<Mailer
     it("keeps mails sent at once apart", async () => {
       const { mailer, delivered, close } = await setup();
       const emails = [1, 2, 3, 4, 5].map((n) => ({ ...SAMPLES.magic_link, ...link(`parallel${n}@example.com`, n) }));
-      await Promise.all(emails.map((email) => mailer.send(email)));
+      await Promise.all(emails.map((email, n) => mailer.send(email, { messageId: `parallel-${n}` })));
       const mails = await delivered(emails.length);
       for (const email of emails) {
         const mine = mails.filter((mail) => mail.to === email.to);
@@ -108,10 +115,27 @@ export function describeMailerContract(name: string, setup: () => Promise<Mailer
       await close?.();
     });
 
+    it("gives a mail sent again under one message id the same id, and other messages other ids", async () => {
+      const { mailer, delivered, close } = await setup();
+      const again = { ...SAMPLES.recovery, to: "again@example.com" };
+      const other = { ...SAMPLES.recovery, to: "other@example.com" };
+      await mailer.send(again, { messageId: "7d1c0f52-retried" });
+      await mailer.send(again, { messageId: "7d1c0f52-retried" });
+      await mailer.send(other, { messageId: "9a4e3b10-other" });
+      const mails = await delivered(3);
+      const [first, second] = mails.filter((mail) => mail.to === again.to).map((mail) => mail.messageId);
+      const [others] = mails.filter((mail) => mail.to === other.to).map((mail) => mail.messageId);
+      expect(first).toBeDefined();
+      expect(second).toBe(first);
+      expect(others).toBeDefined();
+      expect(others).not.toBe(first);
+      await close?.();
+    });
+
     it("throws when its server cannot be reached, so the outbox tries again", async (context) => {
       const { unreachable, close } = await setup();
       if (!unreachable) return context.skip();
-      await expect(unreachable.send(SAMPLES.recovery)).rejects.toBeInstanceOf(Error);
+      await expect(unreachable.send(SAMPLES.recovery, { messageId: "unreachable" })).rejects.toBeInstanceOf(Error);
       await close?.();
     });
   });

@@ -6,18 +6,20 @@ import { context } from "../../testing/fails-with.ts";
 
 const password = "secret-password";
 
-/** A mailer that refuses some addresses, and can be switched off and on. */
+/** A mailer that refuses some addresses, and can be switched off and on; `attempts` holds every call's message id. */
 function flakyMailer() {
   const sent: AuthEmail[] = [];
+  const attempts: { to: string; messageId: string }[] = [];
   const state = { down: false, refused: new Set<string>() };
   const mailer: Mailer = {
-    async send(email) {
+    async send(email, { messageId }) {
+      attempts.push({ to: email.to, messageId });
       if (state.down) throw new Error("connect ECONNREFUSED 127.0.0.1:2525");
       if (state.refused.has(email.to)) throw new Error(`550 mailbox unavailable <${email.to}>`);
       sent.push(email);
     },
   };
-  return { mailer, sent, state };
+  return { mailer, sent, attempts, state };
 }
 
 describe("the outbox", () => {
@@ -81,6 +83,76 @@ describe("the outbox", () => {
     clock.advance({ seconds: 2 * FIRST_RETRY_SECONDS });
     expect(await auth.deliverDueMessages()).toMatchObject({ claimed: 1, delivered: 1 });
     expect(sent.map((email) => email.to)).toEqual(["retry@example.com"]);
+  });
+
+  it("sends every attempt at a message under its outbox id, and each message under its own", async () => {
+    const { mailer, attempts, state } = flakyMailer();
+    const { auth, clock } = createTestAuth({ ports: { mailer } });
+    await auth.signUp({ email: "first@example.com", password, context });
+    await auth.signUp({ email: "second@example.com", password, context });
+    state.down = true;
+    const failed = await auth.deliverDueMessages();
+    state.down = false;
+    clock.advance({ seconds: FIRST_RETRY_SECONDS });
+    expect(await auth.deliverDueMessages()).toMatchObject({ claimed: 2, delivered: 2 });
+
+    const idsOf = (to: string) => attempts.filter((attempt) => attempt.to === to).map((attempt) => attempt.messageId);
+    const [first, firstAgain] = idsOf("first@example.com");
+    const [second, secondAgain] = idsOf("second@example.com");
+    expect(firstAgain).toBe(first);
+    expect(secondAgain).toBe(second);
+    expect(second).not.toBe(first);
+    // The outbox entries' ids.
+    expect(failed.failures.map((failure) => failure.id).sort()).toEqual([first, second].sort());
+  });
+
+  it("keeps trying to record a delivery the database missed, rather than sending the mail again", async () => {
+    const { mailer, sent } = flakyMailer();
+    const testAuth = createTestAuth({ ports: { mailer } });
+    const { outbox } = testAuth.stores;
+    let refusals = 2;
+    const { auth, clock } = createTestAuth({
+      ports: {
+        mailer,
+        tx: testAuth.ports.tx,
+        stores: {
+          ...testAuth.stores,
+          outbox: {
+            ...outbox,
+            markDelivered: async (held, at) => {
+              if (refusals-- > 0) throw new Error("terminating connection due to administrator command");
+              return outbox.markDelivered(held, at);
+            },
+          },
+        },
+      },
+    });
+    await auth.signUp({ email: "restart@example.com", password, context });
+    const [claimed] = await auth.claimDueMessages({ limit: 10 });
+    const started = clock.now().getTime();
+    expect(await auth.deliverClaimedMessage(claimed!)).toBe("delivered");
+    // Two short waits, far inside the lease.
+    expect(clock.now().getTime() - started).toBeLessThan(5_000);
+    expect(await testAuth.readOutbox(claimed!.entry.id)).toMatchObject({
+      deliveredAt: expect.any(Date),
+      sealedMessage: null,
+    });
+    clock.advance({ minutes: 10 });
+    expect((await auth.deliverDueMessages()).claimed).toBe(0);
+    expect(sent.map((email) => email.to)).toEqual(["restart@example.com"]);
+  });
+
+  it("claims no more than asked, and never a message already leased", async () => {
+    const { mailer, sent } = flakyMailer();
+    const { auth } = createTestAuth({ ports: { mailer } });
+    for (const name of ["a", "b", "c"]) await auth.signUp({ email: `${name}@example.com`, password, context });
+    const first = await auth.claimDueMessages({ limit: 2 });
+    const second = await auth.claimDueMessages({ limit: 2 });
+    expect(first).toHaveLength(2);
+    expect(second).toHaveLength(1);
+    expect(await auth.claimDueMessages({ limit: 2 })).toEqual([]);
+    for (const message of [...second, ...first]) expect(await auth.deliverClaimedMessage(message)).toBe("delivered");
+    expect(sent.map((email) => email.to).sort()).toEqual(["a@example.com", "b@example.com", "c@example.com"]);
   });
 
   it("lets no failing address hold up the others", async () => {

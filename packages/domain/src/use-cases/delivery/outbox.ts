@@ -1,16 +1,21 @@
-import { isAuthError } from "../../errors.ts";
-import { nextAttemptAfterFailure, type OutboundMessage, type OutboxEntry } from "../../model/outbox.ts";
-import type { MessageKind } from "../../ports/flow-events.ts";
+import {
+  describeFailure,
+  nextAttemptAfterFailure,
+  type OutboundMessage,
+  type OutboxEntry,
+} from "../../model/outbox.ts";
 import type { Stores } from "../../ports/stores.ts";
 import type { Deps } from "../deps.ts";
+import { type ClaimedMessage, type DeliveryFailure, deliverClaimedMessage } from "./deliver-message.ts";
 
 /**
- * How long a claim keeps other workers off a message: longer than any send may take (an SMTP connection, greeting
- * and reply each wait up to tens of seconds; an SMS provider ten), even behind the rest of its batch. A worker
- * that overruns it anyway cannot overwrite what the next one recorded (see OutboxStore.markDelivered).
+ * How long a claim keeps other workers off a message: far longer than one attempt may take (an SMTP attempt ends
+ * within 30 s, a template fetch before it within 5 s, an SMS within 10 s; recording the outcome retries for about
+ * 3 s), since each claimed message is attempted at once. A worker that overruns it anyway cannot overwrite what the
+ * next one recorded (see OutboxStore.markDelivered).
  */
-const LEASE_SECONDS = 300;
-/** Small batches: each message waits for those sent ahead of it on a shared connection pool. */
+export const OUTBOX_LEASE_SECONDS = 300;
+/** deliverDueMessages' batch when the caller names none. */
 const DEFAULT_BATCH = 5;
 
 /** What became of a first attempt the caller made itself, before queueing (see sms-codes.ts). */
@@ -58,81 +63,38 @@ export async function enqueueMessage(
   return id;
 }
 
-/** What an entry keeps of a failure: a bounded text for operators. */
-function describeFailure(error: string): string {
-  return error.slice(0, 500);
-}
-
 export interface DeliveryReport {
   /** How many messages were claimed: a full batch means more may be waiting. */
   readonly claimed: number;
   readonly delivered: number;
-  readonly failures: readonly { readonly id: string; readonly error: string; readonly willRetry: boolean }[];
+  readonly failures: readonly DeliveryFailure[];
 }
 
 /**
- * Claims the messages due and hands each to the mailer or SMS sender. Messages are independent: one that fails
- * is rescheduled with backoff and never holds up the others.
+ * Leases up to `limit` messages that are due to this caller, each to be attempted at once with
+ * deliverClaimedMessage: a worker claims as many as it has room for, as room frees up.
  */
-export async function deliverDueMessages(deps: Deps, options: { limit?: number } = {}): Promise<DeliveryReport> {
+export async function claimDueMessages(deps: Deps, options: { limit: number }): Promise<readonly ClaimedMessage[]> {
   const now = deps.clock.now();
   const claim = deps.random.uuid();
-  const claimed = await deps.stores.outbox.claimDue({
+  const entries = await deps.stores.outbox.claimDue({
     now,
-    limit: options.limit ?? DEFAULT_BATCH,
-    leaseUntil: new Date(now.getTime() + LEASE_SECONDS * 1000),
+    limit: options.limit,
+    leaseUntil: new Date(now.getTime() + OUTBOX_LEASE_SECONDS * 1000),
     claim,
   });
-  const outcomes = await Promise.all(claimed.map((entry) => deliverOne(deps, entry, claim)));
+  return entries.map((entry) => ({ entry, claim }));
+}
+
+/**
+ * Claims the messages due and attempts them all at once, waiting for the slowest. Messages are independent: one
+ * that fails is rescheduled with backoff. (The server's worker claims and delivers one by one instead.)
+ */
+export async function deliverDueMessages(deps: Deps, options: { limit?: number } = {}): Promise<DeliveryReport> {
+  const claimed = await claimDueMessages(deps, { limit: options.limit ?? DEFAULT_BATCH });
+  const outcomes = await Promise.all(claimed.map((message) => deliverClaimedMessage(deps, message)));
   const failures = outcomes.filter((outcome) => outcome !== "delivered");
   return { claimed: claimed.length, delivered: outcomes.length - failures.length, failures };
-}
-
-async function deliverOne(
-  deps: Deps,
-  entry: OutboxEntry,
-  claim: string,
-): Promise<"delivered" | DeliveryReport["failures"][number]> {
-  let message: OutboundMessage;
-  try {
-    message = JSON.parse(deps.secrets.open(entry.sealedMessage ?? "")) as OutboundMessage;
-  } catch {
-    // Sealed under another key or damaged: no retry will read it either.
-    return fail(deps, entry, claim, null, "the queued message cannot be opened", false);
-  }
-  try {
-    if (message.channel === "email") await deps.mailer.send(message.email);
-    else await deps.sms.send(message.sms);
-  } catch (error) {
-    // A message the provider refused for good (a bad number) would be refused again.
-    const retry = !isAuthError(error, "sms_send_failed");
-    return fail(deps, entry, claim, kindOf(message), error instanceof Error ? error.message : String(error), retry);
-  }
-  deps.events.record({ kind: "message_delivered", message: kindOf(message) });
-  await deps.stores.outbox.markDelivered({ id: entry.id, claim }, deps.clock.now());
-  return "delivered";
-}
-
-function kindOf(message: OutboundMessage): MessageKind {
-  return message.channel === "email"
-    ? { channel: "email", kind: message.email.kind }
-    : { channel: "sms", kind: message.sms.kind };
-}
-
-async function fail(
-  deps: Deps,
-  entry: OutboxEntry,
-  claim: string,
-  message: MessageKind | null,
-  error: string,
-  retry: boolean,
-) {
-  const attempts = entry.attempts + 1;
-  const nextAttemptAt = retry ? nextAttemptAfterFailure(attempts, deps.clock.now(), entry.expiresAt) : null;
-  const described = describeFailure(error);
-  deps.events.record({ kind: "message_failed", message, willRetry: nextAttemptAt !== null });
-  await deps.stores.outbox.markFailed({ id: entry.id, claim }, { attempts, nextAttemptAt, error: described });
-  return { id: entry.id, error: described, willRetry: nextAttemptAt !== null };
 }
 
 /** How far behind one channel's delivery is. */

@@ -1,0 +1,95 @@
+import { isAuthError } from "../../errors.ts";
+import {
+  describeFailure,
+  nextAttemptAfterFailure,
+  type OutboundMessage,
+  type OutboxEntry,
+} from "../../model/outbox.ts";
+import type { MessageKind } from "../../ports/flow-events.ts";
+import type { OutboxClaim } from "../../ports/stores.ts";
+import type { Deps } from "../deps.ts";
+
+/** A message leased to this worker: no other may attempt it until the lease runs out. */
+export interface ClaimedMessage {
+  readonly entry: OutboxEntry;
+  readonly claim: string;
+}
+
+export interface DeliveryFailure {
+  readonly id: string;
+  readonly error: string;
+  readonly willRetry: boolean;
+}
+
+export type DeliveryOutcome = "delivered" | DeliveryFailure;
+
+/**
+ * Waits before trying again to record a delivery the server accepted. Until it is recorded, the message is sent
+ * again once its lease runs out: these cover a database that restarts quickly, or a connection cut mid-statement.
+ * About 3 s in all: far inside the lease, and inside the worker's drain at shutdown.
+ */
+const MARK_DELIVERED_RETRY_MS = [250, 1_000, 2_000] as const;
+
+/**
+ * Makes one attempt at a claimed message: delivered is recorded as soon as the server accepted it, and a failure is
+ * rescheduled with backoff, unless a retry could not succeed. Rejects only when the outcome could not be recorded.
+ */
+export async function deliverClaimedMessage(deps: Deps, claimed: ClaimedMessage): Promise<DeliveryOutcome> {
+  const { entry } = claimed;
+  const held = { id: entry.id, claim: claimed.claim };
+  let message: OutboundMessage;
+  try {
+    message = JSON.parse(deps.secrets.open(entry.sealedMessage ?? "")) as OutboundMessage;
+  } catch {
+    // Sealed under another key or damaged: no retry will read it either.
+    return fail(deps, entry, held, null, "the queued message cannot be opened", false);
+  }
+  try {
+    // The entry's id on every attempt: a duplicate after a crash carries the same Message-ID as the first copy.
+    if (message.channel === "email") await deps.mailer.send(message.email, { messageId: entry.id });
+    else await deps.sms.send(message.sms);
+  } catch (error) {
+    // A message the provider refused for good (a bad number) would be refused again.
+    const retry = !isAuthError(error, "sms_send_failed");
+    return fail(deps, entry, held, kindOf(message), error instanceof Error ? error.message : String(error), retry);
+  }
+  // Nothing between acceptance and the mark: that gap is where a crash turns into a duplicate.
+  await recordDelivered(deps, held);
+  deps.events.record({ kind: "message_delivered", message: kindOf(message) });
+  return "delivered";
+}
+
+async function recordDelivered(deps: Deps, held: OutboxClaim): Promise<void> {
+  for (let retries = 0; ; retries += 1) {
+    try {
+      await deps.stores.outbox.markDelivered(held, deps.clock.now());
+      return;
+    } catch (error) {
+      const wait = MARK_DELIVERED_RETRY_MS[retries];
+      if (wait === undefined) throw error;
+      await deps.clock.sleep(wait);
+    }
+  }
+}
+
+function kindOf(message: OutboundMessage): MessageKind {
+  return message.channel === "email"
+    ? { channel: "email", kind: message.email.kind }
+    : { channel: "sms", kind: message.sms.kind };
+}
+
+async function fail(
+  deps: Deps,
+  entry: OutboxEntry,
+  held: OutboxClaim,
+  message: MessageKind | null,
+  error: string,
+  retry: boolean,
+): Promise<DeliveryFailure> {
+  const attempts = entry.attempts + 1;
+  const nextAttemptAt = retry ? nextAttemptAfterFailure(attempts, deps.clock.now(), entry.expiresAt) : null;
+  const described = describeFailure(error);
+  deps.events.record({ kind: "message_failed", message, willRetry: nextAttemptAt !== null });
+  await deps.stores.outbox.markFailed(held, { attempts, nextAttemptAt, error: described });
+  return { id: entry.id, error: described, willRetry: nextAttemptAt !== null };
+}

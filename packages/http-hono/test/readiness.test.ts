@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import type { Readiness } from "../src/index.ts";
+import { createTestApp, json } from "./support.ts";
+
+describe("GET /ready", () => {
+  it("answers 200 with what was checked when everything answers, at the root and under /auth/v1", async () => {
+    const { send } = createTestApp({ readiness: async () => ({ database: "ok", redis: "ok" }) });
+    for (const path of ["/ready", "/auth/v1/ready"]) {
+      const answer = await send("GET", path);
+      expect(answer.status).toBe(200);
+      expect(await json(answer)).toEqual({ database: "ok", redis: "ok" });
+    }
+  });
+
+  it("answers 503 naming what did not answer", async () => {
+    const { send } = createTestApp({ readiness: async () => ({ database: "ok", redis: "unavailable" }) });
+    const answer = await send("GET", "/ready");
+    expect(answer.status).toBe(503);
+    expect(await json(answer)).toEqual({ database: "ok", redis: "unavailable" });
+    expect(answer.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("checks on every request, while /health checks nothing", async () => {
+    let checks = 0;
+    const readiness: Readiness = async () => {
+      checks++;
+      return { database: "unavailable" };
+    };
+    const { send } = createTestApp({ readiness });
+    expect((await send("GET", "/health")).status).toBe(200);
+    expect(checks).toBe(0);
+    expect((await send("GET", "/ready")).status).toBe(503);
+    expect((await send("GET", "/ready")).status).toBe(503);
+    expect(checks).toBe(2);
+  });
+});
