@@ -10,6 +10,7 @@ import { type DotenvSource, readSources } from "./env-sources.ts";
 import { notBuiltProblems } from "./not-built.ts";
 import { mapSettings } from "./setting.ts";
 import { isSecret, SETTINGS, type SettingKey } from "./settings.ts";
+import { unknownNameWarnings } from "./unknown-names.ts";
 
 export interface ConfigSources {
   /** The process environment; it wins over the .env file. */
@@ -51,7 +52,7 @@ export function loadConfig(sources: ConfigSources = { env: process.env, cwd: pro
   const jwtSecret = settings.jwt.secret ?? developmentJwtSecret(sources.cwd);
   return deepFreeze({
     ...buildConfig(settings, { profile, cwd: sources.cwd, jwtSecret }),
-    warnings: configWarnings(env, profile),
+    warnings: [...configWarnings(env, profile), ...unknownNameWarnings(variables)],
   });
 }
 

@@ -20,6 +20,11 @@ const NOT_BUILT: readonly { readonly name: RegExp; readonly feature: string }[] 
   { name: /^DB_CLEANUP_ENABLED$/, feature: "Database clean-up" },
 ];
 
+/** Whether a setting's bare name belongs to a feature not built (and is refused when set). */
+export function isNotBuilt(bare: string): boolean {
+  return NOT_BUILT.some((entry) => entry.name.test(bare));
+}
+
 /**
  * One problem for each variable of `sources` that sets a setting of a feature not built, under its AUTH_ or
  * GOTRUE_ name. Unprefixed names (OTEL_SERVICE_NAME, say) may be meant for other programs: they are left alone.
