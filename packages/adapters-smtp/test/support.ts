@@ -35,33 +35,18 @@ export function emailOf<K extends AuthEmail["kind"]>(kind: K): Extract<AuthEmail
 }
 
 /** A TCP server that accepts connections and never says a word (with `greeting`, says only that). */
-export async function startSilentServer(greeting?: string): Promise<{ port: number; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server = createTcpServer((socket) => {
-    sockets.add(socket);
-    socket.on("error", () => undefined);
+export function startSilentServer(greeting?: string): Promise<TcpServer> {
+  return listenOnLoopback((socket) => {
     if (greeting) socket.write(`${greeting}\r\n`);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    port,
-    close() {
-      for (const socket of sockets) socket.destroy();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 /**
  * A scripted SMTP server that greets, and answers every command, `delayMs` after it is due: each reply comes in time,
  * the whole exchange slowly. It accepts every message.
  */
-export async function startSlowSmtpServer(delayMs: number): Promise<{ port: number; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server = createTcpServer((socket) => {
-    sockets.add(socket);
-    socket.on("error", () => undefined);
+export function startSlowSmtpServer(delayMs: number): Promise<TcpServer> {
+  return listenOnLoopback((socket) => {
     const reply = (line: string) => setTimeout(() => socket.writable && socket.write(`${line}\r\n`), delayMs);
     let buffered = "";
     let inData = false;
@@ -83,6 +68,22 @@ export async function startSlowSmtpServer(delayMs: number): Promise<{ port: numb
       }
     });
     reply("220 slow.example ESMTP");
+  });
+}
+
+export interface TcpServer {
+  readonly port: number;
+  /** Drops every connection, then stops listening. */
+  close(): Promise<void>;
+}
+
+/** A TCP server on a free loopback port running `onConnection` for each client; closing it drops them all. */
+async function listenOnLoopback(onConnection: (socket: Socket) => void): Promise<TcpServer> {
+  const sockets = new Set<Socket>();
+  const server = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.on("error", () => undefined);
+    onConnection(socket);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
