@@ -1,86 +1,10 @@
-import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request } from "node:http";
-import { createServer as createNetServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { parseKeyRing } from "@latchkey/adapters-crypto";
-import { createPostgres, migrations } from "@latchkey/adapters-postgres";
-import { dropTables, randomNamespace, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
-import { afterEach, describe, expect, it } from "vitest";
-import { startOtlpReceiver } from "./observability/otlp-receiver.ts";
-import { productionEnv } from "./support/start-test-server.ts";
-
-const repo = join(import.meta.dirname, "..", "..", "..");
-// tsx as a loader in the server's own process: its CLI would start the server as a grandchild, which a SIGKILL
-// of the CLI leaves running.
-const tsxLoader = pathToFileURL(join(repo, "node_modules", "tsx", "dist", "loader.mjs")).href;
-const main = join(repo, "apps", "server", "src", "main.ts");
-const databaseUrl = testDatabaseUrl();
-const cleanups: (() => void | Promise<void>)[] = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
-
-function tempDir() {
-  const dir = mkdtempSync(join(tmpdir(), "latchkey-bin-"));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** Production settings on the test database when there is one; the development profile otherwise. */
-function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const namespace = randomNamespace();
-  if (databaseUrl) {
-    cleanups.push(async () => {
-      const postgres = await createPostgres({ url: databaseUrl, namespace, maxPoolSize: 1 });
-      await dropTables(postgres).finally(() => postgres.close());
-    });
-  }
-  return { PATH: process.env["PATH"] ?? "", AUTH_DB_NAMESPACE: namespace, ...productionEnv(databaseUrl), ...extra };
-}
-
-function run(args: string[], env: Record<string, string>, cwd: string) {
-  const child = spawn(process.execPath, ["--import", tsxLoader, main, ...args], {
-    cwd,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  cleanups.push(() => void child.kill("SIGKILL"));
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => (stdout += chunk));
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, exited, output: () => ({ stdout, stderr }) };
-}
-
-/** The file's text; empty until it exists. */
-function textOf(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return "";
-  }
-}
-
-async function waitFor(predicate: () => boolean, what: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { migrations } from "@latchkey/adapters-postgres";
+import { describe, expect, it } from "vitest";
+import { startOtlpReceiver } from "../observability/otlp-receiver.ts";
+import { databaseUrl, freePort, onCleanup, run, serverEnv, tempDir, textOf, waitFor } from "../support/binary.ts";
 
 describe("the latchkey binary", () => {
   it.skipIf(!databaseUrl)(
@@ -201,7 +125,7 @@ describe("the latchkey binary", () => {
 
   it("with TRACING_ENABLED, on SIGTERM exports the spans still buffered before it stops", async () => {
     const receiver = await startOtlpReceiver();
-    cleanups.push(() => receiver.close());
+    onCleanup(() => receiver.close());
     const cwd = tempDir();
     const port = await freePort();
     const logFile = join(cwd, "latchkey.log");
