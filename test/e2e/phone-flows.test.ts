@@ -104,6 +104,13 @@ describe("phone flows with the official client", () => {
     expect(data.messageId).toMatch(UUID);
     const sms = await inbox.waitFor(phone);
     expect(sms.body).toBe(`Your code is ${sms.code}`);
+    // Texted within the request, and logged as the outbox worker's deliveries are: by kind and id alone.
+    const delivered = server
+      .logLines()
+      .filter((line) => line["msg"] === "message delivered" && line["message_id"] === data.messageId);
+    expect(delivered).toEqual([expect.objectContaining({ level: 30, channel: "sms", kind: "otp" })]);
+    expect(JSON.stringify(delivered)).not.toContain(phone.slice(1));
+    expect(JSON.stringify(delivered)).not.toContain(sms.code);
 
     const verified = await auth.verifyOtp({ phone, token: sms.code!, type: "sms" });
     expect(verified.error).toBeNull();

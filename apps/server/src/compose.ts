@@ -9,7 +9,6 @@ import {
 } from "@latchkey/adapters-crypto";
 import { createPostgres, type Postgres } from "@latchkey/adapters-postgres";
 import { type Clock, createAuth, type Ports } from "@latchkey/domain";
-import { ignoredFlowEvents } from "@latchkey/domain/in-memory";
 import { createHttpApp } from "@latchkey/http-hono";
 import type { Logger } from "pino";
 import packageJson from "../package.json" with { type: "json" };
@@ -23,6 +22,7 @@ import { readNodeBody } from "./http/node-request-body.ts";
 import { publicSettings } from "./http/public-settings.ts";
 import { createReadiness } from "./http/readiness.ts";
 import { createRequestDeadlines } from "./http/request-deadline.ts";
+import { deliveryLog, eachOf } from "./logging/delivery-log.ts";
 import { type Metrics, startMetrics } from "./observability/metrics.ts";
 import { startTracing, type Tracing } from "./observability/tracing.ts";
 import { createRateLimiter } from "./rate-limiting/create-rate-limiter.ts";
@@ -137,7 +137,7 @@ async function compose(
     captcha: createConfiguredCaptcha(config),
     totp: totpAuthenticator,
     factorSecrets: factorSecretsOf(config),
-    events: metrics?.flowEvents ?? ignoredFlowEvents,
+    events: metrics ? eachOf(metrics.flowEvents, deliveryLog(log)) : deliveryLog(log),
     ...overrides,
   };
   const auth = createAuth(ports, toPolicy(config));

@@ -2,31 +2,76 @@ import "./runtime/heap-growth.ts";
 import "./runtime/thread-pool.ts";
 import type { Server as HttpServer } from "node:http";
 import { serve } from "@hono/node-server";
+import { createPostgres, EmbeddedDatabaseInUseError } from "@latchkey/adapters-postgres";
+import type { Logger } from "pino";
+import { clientKeys } from "./cli/client-keys.ts";
 import { keysCommand } from "./cli/keys-command.ts";
-import { createServer, version } from "./compose.ts";
-import { type Config, ConfigError, loadConfig } from "./config/index.ts";
+import { createServer, type Server, version } from "./compose.ts";
+import { type Config, ConfigError, type DatabaseConfig, loadConfig, loadDatabaseConfig } from "./config/index.ts";
 import { serverLimits } from "./http/server-limits.ts";
 import { createLogger } from "./logging/pino-logger.ts";
+import { databaseTarget, describeDatabaseFailure } from "./startup/database-failures.ts";
+import { listenFailure } from "./startup/listen-failure.ts";
+import { StartupFailure } from "./startup/startup-failure.ts";
+import { waitForDatabase } from "./startup/wait-for-database.ts";
 
 const USAGE = "usage: latchkey [serve | migrate | keys …]";
 /** How long in-flight requests get to finish after SIGTERM before their connections are cut. */
 const DRAIN_MS = 10_000;
 
-async function main(command: string): Promise<void> {
-  if (command !== "serve" && command !== "migrate") {
-    console.error(USAGE);
-    process.exitCode = 2;
-    return;
-  }
-  let config: Config;
+/** The configuration, or undefined once its problems are printed. */
+function configured<T>(load: () => T): T | undefined {
   try {
-    config = loadConfig();
+    return load();
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     console.error(error.message);
     process.exitCode = 1;
-    return;
+    return undefined;
   }
+}
+
+/** Waits for the database (DB_STARTUP_WAIT), then applies what migrations are pending. */
+async function migrateOnce(
+  postgres: { ping(): Promise<void>; migrate(): Promise<string[]> },
+  db: DatabaseConfig["db"],
+  log: Logger,
+): Promise<void> {
+  const target = db.url === undefined ? undefined : databaseTarget(db.url);
+  if (target) await waitForDatabase({ ping: postgres.ping, target, waitSeconds: db.startupWaitSeconds, log });
+  let applied: string[];
+  try {
+    applied = await postgres.migrate();
+  } catch (error) {
+    const failure = describeDatabaseFailure(error, target ?? { host: "", port: "", database: "", user: "" });
+    throw failure ? new StartupFailure(failure.line, { cause: error }) : error;
+  }
+  log.info({ applied }, applied.length > 0 ? "migrations applied" : "database schema is up to date");
+}
+
+/** `latchkey migrate`: needs the database settings alone, so it can run before the rest is configured. */
+async function migrate(): Promise<void> {
+  const config = configured(() => loadDatabaseConfig());
+  if (!config) return;
+  const log = createLogger(config.log);
+  await failingClearly(log, config.log.file, async () => {
+    const postgres = await createPostgres({
+      url: config.db.url,
+      embeddedDataDir: config.db.embeddedDataDir,
+      maxPoolSize: config.db.maxPoolSize,
+      namespace: config.db.namespace,
+    });
+    try {
+      await migrateOnce(postgres, config.db, log);
+    } finally {
+      await postgres.close();
+    }
+  });
+}
+
+async function serveCommand(): Promise<void> {
+  const config = configured(() => loadConfig());
+  if (!config) return;
   const log = createLogger(config.log);
   for (const warning of config.warnings) log.warn(warning);
   if (config.profile === "development") {
@@ -40,26 +85,38 @@ async function main(command: string): Promise<void> {
       "EXTERNAL_PHONE_ENABLED without SMS_PROVIDER: requests that text a code fail (500 Unable to get SMS provider), but for SMS_TEST_OTP numbers",
     );
   }
+  await failingClearly(log, config.log.file, async () => {
+    const server = await createServer(config, log);
+    try {
+      await migrateOnce(server.postgres, config.db, log);
+      await server.calibrateTimings();
+      await server.startDelivery();
+      await listen(server, config, log);
+    } catch (error) {
+      await server.close();
+      throw error;
+    }
+    if (config.profile === "development") await sayDevelopmentKeys(config, log);
+  });
+}
 
-  const server = await createServer(config, log);
-  const applied = await server.postgres.migrate();
-  log.info({ applied }, applied.length > 0 ? "migrations applied" : "database schema is up to date");
-  if (command === "migrate") {
-    await server.close();
-    return;
-  }
-  await server.calibrateTimings();
-  await server.startDelivery();
-
-  const http = serve(
-    {
-      fetch: server.app.fetch,
-      port: config.api.port,
-      hostname: config.api.host,
-      serverOptions: serverLimits(config.api),
-    },
-    (info) => log.info({ address: info.address, port: info.port, version }, "listening"),
-  ) as HttpServer;
+/** Listens, then stops gracefully on SIGTERM or SIGINT. A port that cannot be had is a StartupFailure. */
+async function listen(server: Server, config: Config, log: Logger): Promise<void> {
+  const http = await new Promise<HttpServer>((resolve, reject) => {
+    const started = serve(
+      {
+        fetch: server.app.fetch,
+        port: config.api.port,
+        hostname: config.api.host,
+        serverOptions: serverLimits(config.api),
+      },
+      (info) => {
+        log.info({ address: info.address, port: info.port, version }, "listening");
+        resolve(started);
+      },
+    ) as HttpServer;
+    started.once("error", (error) => reject(listenFailure(error, config.api) ?? error));
+  });
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -79,18 +136,52 @@ async function main(command: string): Promise<void> {
   process.once("SIGINT", () => stop("SIGINT"));
 }
 
-/** `latchkey keys …`: prints a key ring; needs no configuration and touches nothing. */
-function keys(args: readonly string[]): void {
-  const result = keysCommand(args, process.env);
+/** What a developer gives `createClient` (`latchkey keys` prints the same for any configuration). */
+async function sayDevelopmentKeys(config: Config, log: Logger): Promise<void> {
+  const keys = await clientKeys({ profile: config.profile, externalUrl: config.api.externalUrl, jwt: config.jwt });
+  log.info(
+    { url: keys.url, anon_key: keys.anonKey, service_role_key: keys.serviceRoleKey },
+    "for supabase-js: createClient(url, anon_key); admin calls take service_role_key (development only: `latchkey keys` prints them for any configuration)",
+  );
+}
+
+/**
+ * Runs the start; a StartupFailure (or a second server on one embedded database) is printed as its one line on stderr (and in LOG_FILE, whose log would end
+ * without a word otherwise), with exit code 1. Anything else is a bug, shown whole.
+ */
+async function failingClearly(log: Logger, logFile: string | undefined, start: () => Promise<void>): Promise<void> {
+  try {
+    await start();
+  } catch (error) {
+    // The embedded database's lock says it in one line already.
+    if (!(error instanceof StartupFailure || error instanceof EmbeddedDatabaseInUseError)) throw error;
+    if (logFile !== undefined) {
+      log.fatal(error.message);
+      log.flush();
+    }
+    console.error(`latchkey: ${error.message}`);
+    process.exitCode = 1;
+  }
+}
+
+/** `latchkey keys …`: prints the client keys, or a key ring; touches nothing but a development secret's first creation. */
+async function keys(args: readonly string[]): Promise<void> {
+  const result = await keysCommand(args, { env: process.env, cwd: process.cwd() });
   if (result.out !== undefined) process.stdout.write(`${result.out}\n`);
   if (result.error !== undefined) console.error(result.error);
   process.exitCode = result.exitCode;
 }
 
+async function run(command: string, args: readonly string[]): Promise<void> {
+  if (command === "keys") return keys(args);
+  if (command === "migrate" && args.length === 0) return migrate();
+  if (command === "serve" && args.length === 0) return serveCommand();
+  console.error(USAGE);
+  process.exitCode = 2;
+}
+
 const [command = "serve", ...args] = process.argv.slice(2);
-if (command === "keys") keys(args);
-else
-  main(command).catch((error: unknown) => {
-    console.error("latchkey failed to start:", error);
-    process.exitCode = 1;
-  });
+run(command, args).catch((error: unknown) => {
+  console.error("latchkey failed to start:", error);
+  process.exitCode = 1;
+});

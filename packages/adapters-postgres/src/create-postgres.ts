@@ -10,7 +10,10 @@ import { outboxChannel } from "./stores/outbox-store.ts";
 export interface PostgresOptions {
   /** A PostgreSQL connection string. Without one, an embedded PGlite. */
   readonly url?: string;
-  /** Where the embedded PGlite keeps its files; in memory when absent. Unused with `url`. */
+  /**
+   * Where the embedded PGlite keeps its files; in memory when absent. Unused with `url`. Locked while open: opening
+   * it again, here or in another process, rejects with EmbeddedDatabaseInUseError.
+   */
   readonly embeddedDataDir?: string;
   /**
    * Most connections the pool opens at once; 0 for no limit of its own (PostgreSQL's then: work refused a connection

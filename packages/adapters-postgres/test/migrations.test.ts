@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import {
   createPostgres,
   createSchema,
+  ForeignTablesError,
   type MigrationTarget,
   migrate,
   migrations,
@@ -140,6 +141,50 @@ describe.each(backends)("$name migrations", (backend) => {
     expect(() => createSchema("1starts_with_digit")).toThrow(/DB_NAMESPACE/);
     const target = { transaction: () => Promise.reject(new Error("must not be reached")) };
     await expect(migrate(target, "bad-name")).rejects.toThrow(/DB_NAMESPACE/);
+  });
+
+  it("refuses, before writing anything, a schema that holds Supabase Auth's tables under our names", async () => {
+    const namespace = randomNamespace();
+    const postgres = await open(namespace);
+    // GoTrue's shapes, as far as the check looks: a migrations table without applied_at, users with encrypted_password.
+    for (const statement of [
+      `CREATE TABLE "${namespace}schema_migrations" (version varchar(255) PRIMARY KEY)`,
+      `INSERT INTO "${namespace}schema_migrations" VALUES ('20171026211738')`,
+      `CREATE TABLE "${namespace}users" (id uuid PRIMARY KEY, encrypted_password varchar(255))`,
+      `CREATE TABLE "${namespace}identities" (id uuid PRIMARY KEY)`,
+    ]) {
+      await postgres.db.execute(sql.raw(statement));
+    }
+    const refused = await postgres.migrate().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(ForeignTablesError);
+    expect(refused).toMatchObject({
+      supabaseAuth: true,
+      tables: [`${namespace}schema_migrations`, `${namespace}users`, `${namespace}identities`].sort(),
+    });
+    const [row] = await queryRows<{ schema: string }>(postgres.db, sql`select current_schema() as schema`);
+    expect((refused as ForeignTablesError).schema).toBe(row?.schema);
+    const sessions = await queryRows<{ found: string | null }>(
+      postgres.db,
+      sql`select to_regclass(${`"${namespace}sessions"`})::text as found`,
+    );
+    expect(sessions).toEqual([{ found: null }]);
+  });
+
+  it("refuses an application's own table of one of our names, and then migrates once it is out of the way", async () => {
+    const namespace = randomNamespace();
+    const postgres = await open(namespace);
+    await postgres.db.execute(sql.raw(`CREATE TABLE "${namespace}sessions" (id serial PRIMARY KEY)`));
+    await expect(postgres.migrate()).rejects.toMatchObject({
+      name: "ForeignTablesError",
+      supabaseAuth: false,
+      tables: [`${namespace}sessions`],
+    });
+    await postgres.db.execute(sql.raw(`DROP TABLE "${namespace}sessions"`));
+    expect(await postgres.migrate()).toEqual(versions);
+    expect(await postgres.migrate()).toEqual([]);
   });
 });
 

@@ -14,6 +14,8 @@ export interface AppEnv {
     caller: RequestContext;
     /** The request body, read once; null when it is over the limit. Set for methods that carry a body. */
     body: () => Promise<Uint8Array | null>;
+    /** The code of the error the request was answered with, in a body or a redirect: for the request log. */
+    errorCode: string;
     /** The endpoint serving the request, set by the route table; unset when none matched. */
     endpoint: Endpoint;
     /** Set by requireUser. */

@@ -230,17 +230,26 @@ describe("CORS", () => {
 });
 
 describe("logging", () => {
-  it("writes one line per request with its id, and never the query string or the body", async () => {
+  it("writes one line per request with its id, route and caller, and never the query string or the body", async () => {
     const { send, log } = createTestApp({ requestIdHeader: "x-request-id" });
     await send(
       "POST",
-      "/token?grant_type=password&secret=q",
+      "/auth/v1/token?grant_type=password&secret=q",
       { email: "a@b.co", password: "hunter2-hunter2" },
-      { "x-request-id": "abc" },
+      { "x-request-id": "abc", "user-agent": "test-agent/1.0" },
     );
     const line = log.lines.find((entry) => entry.message === "request");
-    expect(line?.fields).toMatchObject({ request_id: "abc", method: "POST", path: "/token", status: 400 });
-    expect(JSON.stringify(log.lines)).not.toMatch(/hunter2|secret=q/);
+    expect(line?.fields).toMatchObject({
+      request_id: "abc",
+      method: "POST",
+      path: "/auth/v1/token",
+      route: "/token",
+      status: 400,
+      error_code: "invalid_credentials",
+      client_address: "198.51.100.4",
+      user_agent: "test-agent/1.0",
+    });
+    expect(JSON.stringify(log.lines)).not.toMatch(/hunter2|secret=q|a@b\.co/);
   });
 
   it("makes up a request id when none is inherited", async () => {

@@ -9,13 +9,18 @@ import {
   withoutKey,
   withSigner,
 } from "@latchkey/adapters-crypto";
+import { ConfigError, type ConfigSources, loadClientKeysConfig } from "../config/index.ts";
+import { clientKeys, clientKeysText } from "./client-keys.ts";
 
 export const KEYS_USAGE = `usage:
+  latchkey keys                                the URL, anon key and service_role key to give clients
   latchkey keys generate [--alg ${ASYMMETRIC_ALGORITHMS.join("|")}]   a new ring for JWT_KEYS (${DEFAULT_KEY_ALGORITHM} by default)
   latchkey keys add [--to RING] [--alg ALG]   the ring with a new key that only verifies
   latchkey keys use KID [--in RING]           the ring with KID as its signer
   latchkey keys remove KID [--in RING]        the ring without KID
-RING is a JWT_KEYS value; AUTH_JWT_KEYS from the environment when not given. The ring is printed on one line.`;
+RING is a JWT_KEYS value; AUTH_JWT_KEYS from the environment when not given. The ring is printed on one line.
+The client keys are signed as the configuration (environment and .env) says: JWT_SECRET, or in the development
+profile the secret generated into .latchkey/.`;
 
 /** What `latchkey keys …` printed, or why it could not: the exit code says which. */
 export interface CommandResult {
@@ -27,10 +32,25 @@ export interface CommandResult {
 const usage = (problem: string): CommandResult => ({ error: `${problem}\n${KEYS_USAGE}`, exitCode: 2 });
 
 /**
- * The key ring commands of a rotation (README, "Signing keys"): generate a ring, add a key that only verifies,
- * make it the signer, remove the old one. Each prints the new JWT_KEYS value and changes nothing else.
+ * Without arguments, the keys a client needs (client-keys.ts), for the configuration in `sources`. Else the key
+ * ring commands of a rotation (README, "Signing keys"): generate a ring, add a key that only verifies, make it the
+ * signer, remove the old one. Each prints the new JWT_KEYS value and changes nothing else.
  */
-export function keysCommand(args: readonly string[], env: Readonly<Record<string, string | undefined>>): CommandResult {
+export async function keysCommand(args: readonly string[], sources: ConfigSources): Promise<CommandResult> {
+  if (args.length === 0) return printClientKeys(sources);
+  return keyRingCommand(args, sources.env);
+}
+
+async function printClientKeys(sources: ConfigSources): Promise<CommandResult> {
+  try {
+    return { out: clientKeysText(await clientKeys(loadClientKeysConfig(sources))), exitCode: 0 };
+  } catch (error) {
+    if (error instanceof ConfigError) return { error: error.message, exitCode: 1 };
+    throw error;
+  }
+}
+
+export function keyRingCommand(args: readonly string[], env: ConfigSources["env"]): CommandResult {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(args);

@@ -49,7 +49,11 @@ function buildMfa(settings: Settings, profile: Profile): Settings["mfa"] {
   return keyed ? settings.mfa : { ...settings.mfa, totpEnrollEnabled: false, totpVerifyEnabled: false };
 }
 
-function buildJwt(jwt: Settings["jwt"], { profile, cwd, jwtSecret }: BuildContext, externalUrl: string): Config["jwt"] {
+export function buildJwt(
+  jwt: Settings["jwt"],
+  { profile, cwd, jwtSecret }: BuildContext,
+  externalUrl: string,
+): Config["jwt"] {
   const keys = jwt.keys ?? (profile === "development" ? developmentKeyRing(cwd) : undefined);
   return {
     ...jwt,
@@ -60,10 +64,11 @@ function buildJwt(jwt: Settings["jwt"], { profile, cwd, jwtSecret }: BuildContex
   };
 }
 
-function buildDb(db: Settings["db"], cwd: string): DbConfig {
+export function buildDb(db: Settings["db"], cwd: string): DbConfig {
   const settings = {
     driver: db.driver ?? "postgres",
     maxPoolSize: db.maxPoolSize,
+    startupWaitSeconds: db.startupWaitSeconds,
     namespace: db.namespace ?? "",
     secret: db.secret,
   } as const;

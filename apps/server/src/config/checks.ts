@@ -2,12 +2,16 @@ import { KeyRingError, parseKeyRing, type SigningAlgorithm } from "@latchkey/ada
 import type { Profile } from "./config.ts";
 import { displayName, type ResolvedEnv, SETTINGS_BY_KEY } from "./env-names.ts";
 import { parseGoBool } from "./env-values.ts";
+import { placeholderReason } from "./placeholder-secrets.ts";
 import { OTLP_PROTOCOLS, type SettingKey } from "./settings.ts";
 
 // Checks across settings and profiles. They read what was set, not the parsed values, so they run, and report,
 // even when some value failed to parse; a value that fails to parse is reported by its schema, not again here.
 
-type Check = (env: ResolvedEnv, profile: Profile) => string[];
+type Check = (env: ResolvedEnv, profile: Profile, inScope: InScope) => string[];
+
+/** Whether a setting is among those read: a subcommand reads only the groups it needs (load-config.ts). */
+export type InScope = (key: SettingKey) => boolean;
 
 const isTrue = (env: ResolvedEnv, key: SettingKey) => {
   const variable = env.get(key);
@@ -18,10 +22,10 @@ const isTrue = (env: ResolvedEnv, key: SettingKey) => {
 const MIN_PRODUCTION_SECRET_LENGTH = 32;
 
 /** What each setting's declaration requires: in the production profile, or while another setting has a value. */
-const requireDeclared: Check = (env, profile) =>
+const requireDeclared: Check = (env, profile, inScope) =>
   [...SETTINGS_BY_KEY].flatMap(([key, declared]) => {
     const required = declared.required;
-    if (required === undefined || env.has(key)) return [];
+    if (required === undefined || env.has(key) || !inScope(key)) return [];
     if ("profile" in required) return required.profile === profile ? [`${displayName(env, key)} is required`] : [];
     const other = env.get(required.when as SettingKey);
     const matches =
@@ -44,14 +48,17 @@ const refuseMultiInstanceMode: Check = (env) => {
   );
 };
 
-const requireStrongSecrets: Check = (env, profile) =>
+/** In production, JWT_SECRET and DB_SECRET must be long, and not a value someone else has published or a placeholder. */
+const requireStrongSecrets: Check = (env, profile, inScope) =>
   (["JWT_SECRET", "DB_SECRET"] as const).flatMap((key) => {
     const secret = env.get(key);
-    if (profile !== "production" || secret === undefined || secret.value.length >= MIN_PRODUCTION_SECRET_LENGTH) {
-      return [];
-    }
+    if (profile !== "production" || secret === undefined || !inScope(key)) return [];
     const advice = "generate one with `openssl rand -hex 32`";
-    return [`${secret.name}: must be at least ${MIN_PRODUCTION_SECRET_LENGTH} characters; ${advice}`];
+    if (secret.value.length < MIN_PRODUCTION_SECRET_LENGTH) {
+      return [`${secret.name}: must be at least ${MIN_PRODUCTION_SECRET_LENGTH} characters; ${advice}`];
+    }
+    const placeholder = placeholderReason(secret.value);
+    return placeholder === undefined ? [] : [`${secret.name}: ${placeholder}; ${advice}`];
   });
 
 /** The algorithms JWT_VALID_METHODS names, when it is set and valid. */
@@ -160,19 +167,26 @@ const NO_FACTOR_KEY = (env: ResolvedEnv) =>
   `(to JWT_SECRET's value, to keep every session and code working) or ` +
   `${displayName(env, "SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY")}`;
 
+/** A check of settings of one group, run only when that group is read (`key` is one of its settings). */
+const readingOf =
+  (key: SettingKey, check: Check): Check =>
+  (env, profile, inScope) =>
+    inScope(key) ? check(env, profile, inScope) : [];
+
 const CHECKS: readonly Check[] = [
-  requireFactorSecretKey,
-  refuseMultiInstanceMode,
+  readingOf("MFA_TOTP_ENROLL_ENABLED", requireFactorSecretKey),
+  readingOf("MULTI_INSTANCE_MODE", refuseMultiInstanceMode),
   requireDeclared,
   requireStrongSecrets,
-  requireSignerAlgorithmValid,
-  requireCompleteSmtpInDevelopment,
-  refuseAutoconfirmWithUnverifiedSignIns,
-  requireKnownOtlpProtocols,
+  readingOf("JWT_VALID_METHODS", requireSignerAlgorithmValid),
+  readingOf("SMTP_HOST", requireCompleteSmtpInDevelopment),
+  readingOf("MAILER_AUTOCONFIRM", refuseAutoconfirmWithUnverifiedSignIns),
+  readingOf("TRACING_ENABLED", requireKnownOtlpProtocols),
 ];
 
-export function checkConsistency(env: ResolvedEnv, profile: Profile): string[] {
-  return CHECKS.flatMap((check) => check(env, profile));
+/** Every problem across settings; with `inScope`, only those of the settings read. */
+export function checkConsistency(env: ResolvedEnv, profile: Profile, inScope: InScope = () => true): string[] {
+  return CHECKS.flatMap((check) => check(env, profile, inScope));
 }
 
 /**

@@ -1,5 +1,12 @@
 export type * from "./config.ts";
 export { ConfigError } from "./config-error.ts";
 export type { DotenvSource } from "./env-sources.ts";
-export { type ConfigSources, loadConfig } from "./load-config.ts";
+export {
+  type ClientKeysConfig,
+  type ConfigSources,
+  type DatabaseConfig,
+  loadClientKeysConfig,
+  loadConfig,
+  loadDatabaseConfig,
+} from "./load-config.ts";
 export { toPolicy } from "./to-policy.ts";

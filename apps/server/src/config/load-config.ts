@@ -1,14 +1,14 @@
 import { KeyObject } from "node:crypto";
 import * as v from "valibot";
-import { buildConfig } from "./build-config.ts";
+import { buildConfig, buildDb, buildJwt } from "./build-config.ts";
 import { checkConsistency, configWarnings } from "./checks.ts";
-import type { Config, Profile, Settings } from "./config.ts";
+import type { Config, DbConfig, Profile, Settings } from "./config.ts";
 import { ConfigError } from "./config-error.ts";
-import { developmentJwtSecret } from "./development.ts";
+import { developmentApiUrl, developmentJwtSecret } from "./development.ts";
 import { displayName, type ResolvedEnv, resolveEnv, SETTINGS_BY_KEY } from "./env-names.ts";
 import { type DotenvSource, readSources } from "./env-sources.ts";
 import { notBuiltProblems } from "./not-built.ts";
-import { mapSettings } from "./setting.ts";
+import { mapSettings, settingsOf } from "./setting.ts";
 import { isSecret, SETTINGS, type SettingKey } from "./settings.ts";
 import { unknownNameWarnings } from "./unknown-names.ts";
 
@@ -21,39 +21,98 @@ export interface ConfigSources {
   readonly dotenv?: DotenvSource;
 }
 
-/** Every declared setting as a valibot schema, a default standing in for a setting that was not set. */
-const SettingsSchema = v.object(
-  Object.fromEntries(
-    [...SETTINGS_BY_KEY].map(([key, declared]) => [
-      key,
-      declared.default === undefined ? v.optional(declared.schema) : v.optional(declared.schema, declared.default),
-    ]),
-  ),
-);
+/** A group of settings, as declared (settings.ts): `db`, `jwt`, `log`, … */
+export type SettingGroup = keyof typeof SETTINGS;
 
-/** Reads, checks and freezes the configuration; throws one ConfigError listing every problem. */
-export function loadConfig(sources: ConfigSources = { env: process.env, cwd: process.cwd() }): Config {
+/** The declared settings of `keys` as one valibot schema, a default standing in for a setting that was not set. */
+function schemaOf(keys: ReadonlySet<SettingKey>) {
+  return v.object(
+    Object.fromEntries(
+      [...SETTINGS_BY_KEY]
+        .filter(([key]) => keys.has(key))
+        .map(([key, declared]) => [
+          key,
+          declared.default === undefined ? v.optional(declared.schema) : v.optional(declared.schema, declared.default),
+        ]),
+    ),
+  );
+}
+
+const ALL_KEYS: ReadonlySet<SettingKey> = new Set(SETTINGS_BY_KEY.keys());
+const FULL_SCHEMA = schemaOf(ALL_KEYS);
+
+interface Read<Groups extends SettingGroup> {
+  readonly profile: Profile;
+  readonly env: ResolvedEnv;
+  readonly variables: readonly Record<string, string>[];
+  readonly settings: Pick<Settings, Groups>;
+}
+
+/**
+ * Reads and checks the settings of `groups` (all of them when absent); throws one ConfigError listing every
+ * problem. A subcommand reads only what it uses, so `migrate` runs with the database settings alone.
+ */
+function readSettings<Groups extends SettingGroup>(sources: ConfigSources, groups?: readonly Groups[]): Read<Groups> {
   const variables = sourcesOf(sources);
   const env = resolveEnv(variables);
   const profile: Profile = env.has("DATABASE_URL") ? "production" : "development";
+  const tree = groups === undefined ? SETTINGS : Object.fromEntries(groups.map((group) => [group, SETTINGS[group]]));
+  const keys =
+    groups === undefined ? ALL_KEYS : new Set(settingsOf(tree).map((declared) => declared.key as SettingKey));
 
-  const parsed = v.safeParse(SettingsSchema, inputOf(env), { abortPipeEarly: true });
+  const input = Object.fromEntries([...env].filter(([key]) => keys.has(key)).map(([key, set]) => [key, set.value]));
+  const parsed = v.safeParse(groups === undefined ? FULL_SCHEMA : schemaOf(keys), input, { abortPipeEarly: true });
   const problems = [
     ...(parsed.issues ?? []).map((issue) => describeIssue(issue, env)),
-    ...notBuiltProblems(variables),
-    ...checkConsistency(env, profile),
+    ...(groups === undefined ? notBuiltProblems(variables) : []),
+    ...checkConsistency(env, profile, (key) => keys.has(key)),
   ];
   if (!parsed.success || problems.length > 0) {
     throw new ConfigError(problems, `Invalid configuration (${profile} profile)`);
   }
-
   const values = parsed.output as Record<string, unknown>;
-  const settings = mapSettings(SETTINGS, (declared) => values[declared.key]) as unknown as Settings;
+  const settings = mapSettings(tree, (declared) => values[declared.key]) as unknown as Pick<Settings, Groups>;
+  return { profile, env, variables, settings };
+}
+
+/** Reads, checks and freezes the configuration; throws one ConfigError listing every problem. */
+export function loadConfig(sources: ConfigSources = { env: process.env, cwd: process.cwd() }): Config {
+  const { profile, env, variables, settings } = readSettings(sources);
   const jwtSecret = settings.jwt.secret ?? developmentJwtSecret(sources.cwd);
   return deepFreeze({
     ...buildConfig(settings, { profile, cwd: sources.cwd, jwtSecret }),
     warnings: [...configWarnings(env, profile), ...unknownNameWarnings(variables)],
   });
+}
+
+/** What `latchkey migrate` needs: the database and the log, nothing else. */
+export interface DatabaseConfig {
+  readonly profile: Profile;
+  readonly db: DbConfig;
+  readonly log: Settings["log"];
+}
+
+export function loadDatabaseConfig(sources: ConfigSources = { env: process.env, cwd: process.cwd() }): DatabaseConfig {
+  const { profile, settings } = readSettings(sources, ["db", "log"]);
+  return deepFreeze({ profile, db: buildDb(settings.db, sources.cwd), log: settings.log });
+}
+
+/** What the anon and service_role keys are made from: the signing settings, and the URL a client is given. */
+export interface ClientKeysConfig {
+  readonly profile: Profile;
+  /** API_EXTERNAL_URL; this server's local URL in the development profile when unset. */
+  readonly externalUrl: string;
+  readonly jwt: Config["jwt"];
+}
+
+export function loadClientKeysConfig(
+  sources: ConfigSources = { env: process.env, cwd: process.cwd() },
+): ClientKeysConfig {
+  const { profile, settings } = readSettings(sources, ["api", "jwt"]);
+  const externalUrl = settings.api.externalUrl ?? developmentApiUrl(settings.api.port);
+  const jwtSecret = settings.jwt.secret ?? developmentJwtSecret(sources.cwd);
+  const jwt = buildJwt(settings.jwt, { profile, cwd: sources.cwd, jwtSecret }, externalUrl);
+  return deepFreeze({ profile, externalUrl, jwt });
 }
 
 function sourcesOf({ env, dotenv, cwd }: ConfigSources): readonly Record<string, string>[] {
@@ -62,10 +121,6 @@ function sourcesOf({ env, dotenv, cwd }: ConfigSources): readonly Record<string,
   } catch (error) {
     throw new ConfigError([`cannot read the .env file: ${error instanceof Error ? error.message : String(error)}`]);
   }
-}
-
-function inputOf(env: ResolvedEnv): Partial<Record<SettingKey, string>> {
-  return Object.fromEntries([...env].map(([key, variable]) => [key, variable.value]));
 }
 
 /** `NAME: what was expected, got "value"`, naming the variable as the operator wrote it; secrets are not echoed. */

@@ -236,6 +236,12 @@ export const SETTINGS = {
         "within its API_MAX_REQUEST_DURATION). Size it so that instances × (this + 1, the connection that listens " +
         "for queued mail) stays under `max_connections` minus what other clients use.",
     }),
+    startupWaitSeconds: setting("DB_STARTUP_WAIT", seconds(), {
+      default: "30s",
+      doc:
+        "How long the start waits for PostgreSQL to come up (containers start in any order), saying so once; then " +
+        "it stops with what failed. A wrong password or a missing database stops it at once. 0 tries once.",
+    }),
     namespace: setting("DB_NAMESPACE", dbNamespace, {
       doc: "A prefix of every table, index and constraint name, so deployments can share a database.",
     }),

@@ -65,11 +65,13 @@ export async function startOutboxWorker(options: OutboxWorkerOptions): Promise<O
   const attempt = (message: ClaimedMessage) => {
     const running = options
       .deliver(message)
-      .then(report, (error: unknown) =>
-        log.error(
-          { err: error, message_id: message.entry.id },
-          "message delivery could not be recorded; it is sent again once its lease runs out",
-        ),
+      .then(
+        (outcome) => report(message, outcome),
+        (error: unknown) =>
+          log.error(
+            { err: error, channel: message.entry.channel, message_id: message.entry.id },
+            "message delivery could not be recorded; it is sent again once its lease runs out",
+          ),
       )
       .finally(() => {
         inFlight.delete(running);
@@ -78,12 +80,12 @@ export async function startOutboxWorker(options: OutboxWorkerOptions): Promise<O
     inFlight.add(running);
   };
 
-  const report = (outcome: DeliveryOutcome) => {
-    if (outcome === "delivered") return log.debug("message delivered");
-    log.warn(
-      { message_id: outcome.id, error: outcome.error, will_retry: outcome.willRetry },
-      "message delivery failed",
-    );
+  // A delivery is logged where the domain reports it (logging/delivery-log.ts), as are codes texted at once.
+  // security: what a message is and its outbox id (a mail's Message-ID), never whom it is for or what it says.
+  const report = ({ entry }: ClaimedMessage, outcome: DeliveryOutcome) => {
+    if (outcome.outcome === "delivered") return;
+    const fields = { channel: entry.channel, kind: outcome.message?.kind ?? null, message_id: entry.id };
+    log.warn({ ...fields, error: outcome.error, will_retry: outcome.willRetry }, "message delivery failed");
   };
 
   const claimMore = async () => {

@@ -1,8 +1,8 @@
 import { parseKeyRing } from "@latchkey/adapters-crypto";
 import { describe, expect, it } from "vitest";
-import { keysCommand } from "../../src/cli/keys-command.ts";
+import { keyRingCommand } from "../../src/cli/keys-command.ts";
 
-const run = (...args: string[]) => keysCommand(args, {});
+const run = (...args: string[]) => keyRingCommand(args, {});
 const kids = (ring: string) => parseKeyRing(ring).keys.map((key) => [key.kid, key.alg, key.signs]);
 
 describe("latchkey keys", () => {
@@ -23,7 +23,7 @@ describe("latchkey keys", () => {
       [oldKid, "RS256", true],
       [newKid, "ES256", false],
     ]);
-    const switched = keysCommand(["use", newKid], { AUTH_JWT_KEYS: added }).out!;
+    const switched = keyRingCommand(["use", newKid], { AUTH_JWT_KEYS: added }).out!;
     expect(kids(switched)).toEqual([
       [oldKid, "RS256", false],
       [newKid, "ES256", true],

@@ -17,6 +17,7 @@ describe("defaults, with only the required production settings", () => {
       url: "postgres://latchkey:db-password-9f3k@db.internal:5432/latchkey",
       embeddedDataDir: undefined,
       maxPoolSize: 0,
+      startupWaitSeconds: 30,
       namespace: "",
     });
     expect(config.log).toEqual({ level: "info", file: undefined });

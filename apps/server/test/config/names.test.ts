@@ -22,7 +22,7 @@ describe("variable names", () => {
       GOTRUE_API_PORT: "9999",
       API_EXTERNAL_URL: "http://localhost:8000",
       GOTRUE_SITE_URL: "http://localhost:3000",
-      GOTRUE_JWT_SECRET: "super-secret-jwt-token-with-at-least-32-characters-long",
+      GOTRUE_JWT_SECRET: "b8e1f04c7a2d95e3c6f1a08d4b7e2c59f3a6d1e8",
       GOTRUE_JWT_EXP: "3600",
       GOTRUE_SMTP_ADMIN_EMAIL: "admin@example.com",
       GOTRUE_SMTP_HOST: "supabase-mail",

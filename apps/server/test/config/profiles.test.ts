@@ -106,7 +106,9 @@ describe("the production profile, when a database URL is set", () => {
     expect(problemsOf({ ...PRODUCTION_ENV, AUTH_JWT_SECRET: "a".repeat(31) })).toEqual([
       "AUTH_JWT_SECRET: must be at least 32 characters; generate one with `openssl rand -hex 32`",
     ]);
-    expect(load({ ...PRODUCTION_ENV, AUTH_JWT_SECRET: "a".repeat(32) }).jwt.secret).toHaveLength(32);
+    expect(load({ ...PRODUCTION_ENV, AUTH_JWT_SECRET: "3b9f1d7a5c2e8f0a4d6b1c3e5f7a9d0b" }).jwt.secret).toHaveLength(
+      32,
+    );
   });
 
   it("writes nothing to the working directory", () => {

@@ -47,7 +47,11 @@ describe("JWT_KEYS", () => {
     expect(problemsOf({ ...PRODUCTION_ENV, AUTH_JWT_KEYS: ring, AUTH_JWT_VALID_METHODS: "HS256,RS256" })).toEqual([
       `AUTH_JWT_VALID_METHODS leaves out ES256, the algorithm of the signing key (kid "${kidOf(ring)}"): every token it signs would be refused`,
     ]);
-    const strict = production({ AUTH_JWT_KEYS: ring, AUTH_JWT_VALID_METHODS: "ES256", AUTH_DB_SECRET: "d".repeat(32) });
+    const strict = production({
+      AUTH_JWT_KEYS: ring,
+      AUTH_JWT_VALID_METHODS: "ES256",
+      AUTH_DB_SECRET: "7d1c9e3b5a2f4c6e8d0b1a3c5e7f9b2d",
+    });
     expect(strict.warnings).toEqual([
       "AUTH_JWT_VALID_METHODS leaves out HS256: tokens signed with JWT_SECRET, the anon and service_role keys among them, are refused",
     ]);
@@ -69,7 +73,7 @@ describe("DB_SECRET", () => {
     expect(production().warnings).toContain(
       "DB_SECRET is unset, so JWT_SECRET also keys what is stored (refresh tokens, codes, queued mail): changing JWT_SECRET would end every session; set DB_SECRET to JWT_SECRET's value now to keep them apart",
     );
-    expect(production({ AUTH_DB_SECRET: "s".repeat(32) }).warnings).toEqual([]);
+    expect(production({ AUTH_DB_SECRET: "5e0a8c2f4b6d9e1a3c7f0b2d4e6a8c1f" }).warnings).toEqual([]);
     expect(problemsOf({ ...PRODUCTION_ENV, AUTH_DB_SECRET: "short" })).toEqual([
       "AUTH_DB_SECRET: must be at least 32 characters; generate one with `openssl rand -hex 32`",
     ]);
@@ -85,7 +89,7 @@ describe("the key of TOTP secrets", () => {
     expect(unkeyed.warnings).toContain(
       "TOTP factors are off. TOTP factors need a key of their own for their secrets, not JWT_SECRET: set AUTH_DB_SECRET (to JWT_SECRET's value, to keep every session and code working) or AUTH_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY",
     );
-    expect(production({ AUTH_DB_SECRET: "s".repeat(32) }).mfa.totpEnrollEnabled).toBe(true);
+    expect(production({ AUTH_DB_SECRET: "5e0a8c2f4b6d9e1a3c7f0b2d4e6a8c1f" }).mfa.totpEnrollEnabled).toBe(true);
     const keyed = production({
       AUTH_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY: key,
       AUTH_SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY_ID: "key-2026",

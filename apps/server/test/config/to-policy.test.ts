@@ -128,7 +128,10 @@ describe("toPolicy", () => {
     );
     expect(policy.mfa).toMatchObject({ challengeExpirySeconds: 300, factorExpirySeconds: 300 });
     expect(policy.mfa.totp).toEqual({ enroll: false, verify: false });
-    expect(toPolicy(production({ AUTH_DB_SECRET: "d".repeat(32) })).mfa.totp).toEqual({ enroll: true, verify: true });
+    expect(toPolicy(production({ AUTH_DB_SECRET: "7d1c9e3b5a2f4c6e8d0b1a3c5e7f9b2d" })).mfa.totp).toEqual({
+      enroll: true,
+      verify: true,
+    });
   });
 
   it("uses the spec's 900 s for confirmations, 60 s for links, Supabase's per-address limits and API_EXTERNAL_URL as issuer by default", () => {

@@ -6,6 +6,7 @@ import { context, createTestAuth } from "@latchkey/domain/testing";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { type OutboxWorkerOptions, startOutboxWorker } from "../../src/delivery/outbox-worker.ts";
+import { deliveryLog } from "../../src/logging/delivery-log.ts";
 
 const password = "correct horse battery";
 
@@ -49,16 +50,6 @@ async function startDelivery(setup: Setup = {}) {
     ...setup.smtp,
   });
   cleanups.push(() => mailer.close());
-  const clock = new ShiftedClock();
-  const base = createTestAuth({ ports: { clock } });
-  const { auth, stores } = createTestAuth({
-    ports: {
-      clock,
-      mailer,
-      tx: base.ports.tx,
-      stores: { ...base.stores, outbox: setup.outbox?.(base.stores.outbox) ?? base.stores.outbox },
-    },
-  });
   const lines: Record<string, unknown>[] = [];
   const log = pino(
     { level: "debug" },
@@ -74,6 +65,18 @@ async function startDelivery(setup: Setup = {}) {
       },
     }),
   );
+  const clock = new ShiftedClock();
+  const base = createTestAuth({ ports: { clock } });
+  const { auth, stores } = createTestAuth({
+    ports: {
+      clock,
+      mailer,
+      // As the server wires it: deliveries are logged where the domain reports them.
+      events: deliveryLog(log),
+      tx: base.ports.tx,
+      stores: { ...base.stores, outbox: setup.outbox?.(base.stores.outbox) ?? base.stores.outbox },
+    },
+  });
   let notify = () => {};
   let inFlight = 0;
   let mostInFlight = 0;
@@ -209,6 +212,42 @@ describe("the outbox worker", () => {
     expect(failed.map((id) => `<${id}@latchkey.example>`)).toContain(retried.parsed.messageId);
     expect(failed.map((id) => `<${id}@latchkey.example>`)).toContain(other.parsed.messageId);
     expect(other.parsed.messageId).not.toBe(retried.parsed.messageId);
+  }, 20_000);
+
+  it("logs a delivered mail at info by its kind and Message-ID, and a failed attempt alike, never whom it is for", async () => {
+    const world = await startDelivery({
+      // The first attempt gets no answer to its content; the retry is delivered.
+      sink: { stallData: () => world.failedIds().length === 0 },
+      smtp: { commandTimeoutMs: 300 },
+    });
+    await world.signUp("logged@example.com");
+    const mail = await world.sink.waitFor("logged@example.com", undefined, 10_000);
+    const delivered = () => world.logLines().filter((line) => line.msg === "message delivered");
+    await expect.poll(delivered).toHaveLength(1);
+
+    const [id] = world.failedIds();
+    expect(`<${id}@latchkey.example>`).toBe(mail.parsed.messageId);
+    expect(delivered()[0]).toEqual({
+      level: 30,
+      time: expect.any(Number),
+      pid: expect.any(Number),
+      hostname: expect.any(String),
+      msg: "message delivered",
+      channel: "email",
+      kind: "confirmation",
+      message_id: id,
+    });
+    expect(world.logLines().find((line) => line.msg === "message delivery failed")).toMatchObject({
+      level: 40,
+      channel: "email",
+      kind: "confirmation",
+      message_id: id,
+      will_retry: true,
+    });
+    const written = JSON.stringify(world.logLines());
+    expect(mail.link).toBeDefined();
+    for (const secret of ["logged@example.com", mail.link!, new URL(mail.link!).searchParams.get("token")!])
+      expect(written).not.toContain(secret);
   }, 20_000);
 
   it("sends a mail again under the same Message-ID when its delivery could not be recorded", async () => {

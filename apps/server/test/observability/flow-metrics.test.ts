@@ -40,8 +40,8 @@ describe("the flows' counters", () => {
       { kind: "refresh_token_reused", familyRevoked: true },
       { kind: "rate_limited", limit: "client_verify" },
       { kind: "captcha_failed", reason: "missing" },
-      { kind: "message_delivered", message: { channel: "sms", kind: "otp" } },
-      { kind: "message_delivered", message: { channel: "email", kind: "password_changed" } },
+      { kind: "message_delivered", id: "m1", message: { channel: "sms", kind: "otp" } },
+      { kind: "message_delivered", id: "m2", message: { channel: "email", kind: "password_changed" } },
       { kind: "message_failed", message: { channel: "email", kind: "recovery" }, willRetry: false },
       { kind: "message_failed", message: null, willRetry: false },
     ];

@@ -2,6 +2,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { drizzle } from "drizzle-orm/pglite";
 import { closeOnce, type Driver } from "../database.ts";
 import type { MigrationConnection } from "../migrations/migrate.ts";
+import { lockDataDir } from "./data-dir-lock.ts";
 
 export interface PgliteOptions {
   /** Directory of the database files; in memory when absent. */
@@ -15,9 +16,27 @@ export interface PgliteOptions {
  * a statement outside never lands inside someone else's transaction, and a transaction sees what the one before
  * it committed. The price: code inside `tx.run` must use the stores it is given, never the non-transactional
  * ones, or it waits for itself.
+ *
+ * A data directory is locked while the driver is open (data-dir-lock.ts): a second opener, in this process or
+ * another, is refused with EmbeddedDatabaseInUseError.
  */
 export async function createPgliteDriver(options: PgliteOptions): Promise<Driver> {
-  const client = options.dataDir === undefined ? await PGlite.create() : await PGlite.create(options.dataDir);
+  // `memory://` (PGlite's own in-memory URL, as the tests use) is no directory another process could open.
+  if (options.dataDir === undefined || options.dataDir.startsWith("memory://")) {
+    return driverOf(await PGlite.create(options.dataDir), async () => {});
+  }
+  const lock = await lockDataDir(options.dataDir);
+  let client: PGlite;
+  try {
+    client = await PGlite.create(options.dataDir);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+  return driverOf(client, lock.release);
+}
+
+function driverOf(client: PGlite, unlock: () => Promise<void>): Driver {
   const db = drizzle({ client });
   return {
     db,
@@ -40,6 +59,12 @@ export async function createPgliteDriver(options: PgliteOptions): Promise<Driver
       const stop = await client.listen(channel, () => onNotify());
       return () => stop();
     },
-    close: closeOnce(() => client.close()),
+    close: closeOnce(async () => {
+      try {
+        await client.close();
+      } finally {
+        await unlock();
+      }
+    }),
   };
 }

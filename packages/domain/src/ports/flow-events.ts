@@ -37,7 +37,8 @@ export type FlowEvent =
   | { readonly kind: "rate_limited"; readonly limit: RateLimitName }
   /** `missing`: no token; `rejected`: the provider said no. A provider that cannot be asked is no captcha failure. */
   | { readonly kind: "captcha_failed"; readonly reason: "missing" | "rejected" }
-  | { readonly kind: "message_delivered"; readonly message: MessageKind }
+  /** `id`: the message's outbox entry (a mail's Message-ID). A code texted within its request counts at once. */
+  | { readonly kind: "message_delivered"; readonly id: string; readonly message: MessageKind }
   | { readonly kind: "message_failed"; readonly message: MessageKind | null; readonly willRetry: boolean };
 
 /**

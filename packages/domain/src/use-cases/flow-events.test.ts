@@ -36,14 +36,16 @@ describe("flow events", () => {
       { kind: "signed_in", method: "password" },
     ]);
 
-    const { auth, events } = createTestAuth();
+    const { auth, events, readOutbox } = createTestAuth();
     await auth.signUp({ phone: "+14155550100", password, context });
     expect(events.of("signed_up")).toEqual([{ kind: "signed_up", provider: "phone" }]);
     expect(events.of("signed_in")).toEqual([]);
-    // The code's SMS went out with the request.
+    // The code's SMS went out with the request, under the id the outbox keeps it by.
     expect(events.of("message_delivered")).toEqual([
-      { kind: "message_delivered", message: { channel: "sms", kind: "confirmation" } },
+      { kind: "message_delivered", id: expect.any(String), message: { channel: "sms", kind: "confirmation" } },
     ]);
+    const [delivered] = events.of("message_delivered");
+    expect(await readOutbox(delivered!.id)).toMatchObject({ id: delivered!.id, attempts: 1 });
   });
 
   it("report no sign-up for an address that already has an account", async () => {
@@ -68,7 +70,7 @@ describe("flow events", () => {
     expect(events.of("signed_up")).toEqual([{ kind: "signed_up", provider: "email" }]);
     const mail = await testAuth.lastEmail("new@example.com", "confirmation");
     expect(events.of("message_delivered")).toEqual([
-      { kind: "message_delivered", message: { channel: "email", kind: "confirmation" } },
+      { kind: "message_delivered", id: expect.any(String), message: { channel: "email", kind: "confirmation" } },
     ]);
     await auth.verify({ type: "signup", proof: { linkToken: mail!.linkToken }, followedLink: false, context });
     expect(events.of("signed_in")).toEqual([{ kind: "signed_in", method: "otp" }]);

@@ -18,6 +18,7 @@ export function asAuthError(error: unknown): AuthError {
  * the few OAuth-style errors. 5xx bodies carry the request id, never the cause.
  */
 export function errorResponse(c: Context<AppEnv>, error: AuthError, status: ContentfulStatusCode): Response {
+  c.set("errorCode", error.code);
   if (error.retryAfterSeconds !== undefined) c.header("Retry-After", String(error.retryAfterSeconds));
   if (oauthShaped.has(error.code)) return c.json({ error: error.code, error_description: error.message }, 400);
 

@@ -73,6 +73,7 @@ export const callback =
       const error = asAuthError(thrown);
       const status = statusOf(error, c.get("endpoint"));
       if (status >= 500) c.get("log").error({ err: error.cause ?? error }, "OAuth callback failed");
+      c.set("errorCode", error.code);
       return c.redirect(withQuery(auth.policy.redirect.siteUrl, errorParams(status, error.code, error.message)), 303);
     }
     switch (result.kind) {
@@ -105,6 +106,7 @@ export const callback =
         const error = result.error;
         const status = statusOf(error, c.get("endpoint"));
         if (status >= 500) c.get("log").error({ err: error.cause ?? error }, "OAuth sign-in failed");
+        c.set("errorCode", error.code);
         // Messages of AuthErrors are written for clients; what went wrong inside is the cause, logged above.
         const failure = {
           ...errorParams(status, error.code, error.message),

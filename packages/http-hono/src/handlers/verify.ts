@@ -57,6 +57,7 @@ export const followLink =
       const error = asAuthError(thrown);
       const status = statusOf(error, c.get("endpoint"));
       if (status >= 500) c.get("log").error({ err: error.cause ?? error }, "verification failed");
+      c.set("errorCode", error.code);
       const params = errorParams(status, error.code, status >= 500 ? "Unexpected failure" : error.message);
       // compat: PKCE apps read errors from the query (they look for ?code=), implicit ones from the fragment.
       return c.redirect(withFragment(pkce ? withQuery(target, params) : target, params), 303);

@@ -2,7 +2,7 @@ import { AuthError } from "../../errors.ts";
 import { bannedUntil, parseBanDuration } from "../../model/ban.ts";
 import { normalizeEmail } from "../../model/email.ts";
 import { assertImportableHash } from "../../model/imported-hash.ts";
-import { type Metadata, mergeMetadata } from "../../model/metadata.ts";
+import { assertMetadataFits, type Metadata, mergeMetadata } from "../../model/metadata.ts";
 import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { confirmEmail, confirmPhone, newUser, type User, withContactIdentity } from "../../model/user.ts";
@@ -78,6 +78,8 @@ export async function adminCreateUser(deps: Deps, input: AdminCreateUserInput): 
   if (phone !== null && input.phoneConfirm) user = confirmPhone(user, now);
   if (input.appMetadata) user = { ...user, appMetadata: mergeMetadata(user.appMetadata, input.appMetadata) };
   const created = user;
+  assertMetadataFits("user_metadata", created.userMetadata);
+  assertMetadataFits("app_metadata", created.appMetadata);
 
   await deps.tx.run(async (stores) => {
     await stores.users.insert(created);

@@ -1,7 +1,7 @@
 import { AuthError, messages } from "../../errors.ts";
 import type { AuditAction } from "../../model/audit.ts";
 import { normalizeEmail } from "../../model/email.ts";
-import { type Metadata, mergeMetadata } from "../../model/metadata.ts";
+import { assertMetadataFits, type Metadata, mergeMetadata } from "../../model/metadata.ts";
 import type { OneTimeTokenKind, PendingChoices } from "../../model/one-time-token.ts";
 import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
@@ -145,6 +145,7 @@ export async function generateLink(deps: Deps, input: GenerateLinkInput): Promis
         }
         break;
     }
+    assertMetadataFits("user_metadata", user.userMetadata, current?.userMetadata);
     if (current) await stores.users.update(user);
     else await stores.users.insert(user);
     // A signup link asked again keeps what the pending confirmation carries (as /resend), but for a password the

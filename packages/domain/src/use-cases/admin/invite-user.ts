@@ -1,6 +1,6 @@
 import { AuthError, messages } from "../../errors.ts";
 import { normalizeEmail } from "../../model/email.ts";
-import type { Metadata } from "../../model/metadata.ts";
+import { assertMetadataFits, type Metadata } from "../../model/metadata.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
 import { isEmailConfirmed, type User } from "../../model/user.ts";
 import { recordAdminAudit } from "../audit.ts";
@@ -25,6 +25,8 @@ export interface InviteUserInput {
  */
 export async function inviteUser(deps: Deps, input: InviteUserInput): Promise<User> {
   const address = normalizeEmail(input.email);
+  // The data is a new account's whole user_metadata (one awaiting confirmation keeps its own).
+  if (input.data) assertMetadataFits("user_metadata", input.data);
   const redirectTo = chooseRedirect(input.redirectTo ?? [], deps.policy.redirect);
   const existing = await deps.stores.users.findByEmail(address);
   if (existing && isEmailConfirmed(existing)) throw new AuthError("email_exists", messages.emailExists);

@@ -1,6 +1,6 @@
 import { bannedUntil, parseBanDuration } from "../../model/ban.ts";
 import { normalizeEmail } from "../../model/email.ts";
-import { type Metadata, mergeMetadata } from "../../model/metadata.ts";
+import { type Metadata, mergeWithinLimit } from "../../model/metadata.ts";
 import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import {
@@ -72,8 +72,12 @@ export async function adminUpdateUser(deps: Deps, input: AdminUpdateUserInput): 
     }
     if (input.emailConfirm && next.email !== null && !isEmailConfirmed(next)) next = confirmEmail(next, now);
     if (input.phoneConfirm && next.phone !== null && !isPhoneConfirmed(next)) next = confirmPhone(next, now);
-    if (input.userMetadata) next = { ...next, userMetadata: mergeMetadata(next.userMetadata, input.userMetadata) };
-    if (input.appMetadata) next = { ...next, appMetadata: mergeMetadata(next.appMetadata, input.appMetadata) };
+    if (input.userMetadata) {
+      next = { ...next, userMetadata: mergeWithinLimit("user_metadata", next.userMetadata, input.userMetadata) };
+    }
+    if (input.appMetadata) {
+      next = { ...next, appMetadata: mergeWithinLimit("app_metadata", next.appMetadata, input.appMetadata) };
+    }
     if (passwordHash !== undefined) next = { ...next, passwordHash };
     if (ban !== undefined) next = { ...next, bannedUntil: bannedUntil(ban, now) };
 

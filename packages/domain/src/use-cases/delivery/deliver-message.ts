@@ -15,13 +15,23 @@ export interface ClaimedMessage {
   readonly claim: string;
 }
 
-export interface DeliveryFailure {
+/** What one attempt came to, with the message's outbox id and kind (never its address or content) for the log. */
+export type DeliveryOutcome = DeliverySuccess | DeliveryFailure;
+
+export interface DeliverySuccess {
+  readonly outcome: "delivered";
   readonly id: string;
+  readonly message: MessageKind;
+}
+
+export interface DeliveryFailure {
+  readonly outcome: "failed";
+  readonly id: string;
+  /** Null when the queued message could not be opened. */
+  readonly message: MessageKind | null;
   readonly error: string;
   readonly willRetry: boolean;
 }
-
-export type DeliveryOutcome = "delivered" | DeliveryFailure;
 
 /**
  * Waits before trying again to record a delivery the server accepted. Until it is recorded, the message is sent
@@ -55,8 +65,8 @@ export async function deliverClaimedMessage(deps: Deps, claimed: ClaimedMessage)
   }
   // Nothing between acceptance and the mark: that gap is where a crash turns into a duplicate.
   await recordDelivered(deps, held);
-  deps.events.record({ kind: "message_delivered", message: kindOf(message) });
-  return "delivered";
+  deps.events.record({ kind: "message_delivered", id: entry.id, message: kindOf(message) });
+  return { outcome: "delivered", id: entry.id, message: kindOf(message) };
 }
 
 async function recordDelivered(deps: Deps, held: OutboxClaim): Promise<void> {
@@ -91,5 +101,5 @@ async function fail(
   const described = describeFailure(error);
   deps.events.record({ kind: "message_failed", message, willRetry: nextAttemptAt !== null });
   await deps.stores.outbox.markFailed(held, { attempts, nextAttemptAt, error: described });
-  return { id: entry.id, error: described, willRetry: nextAttemptAt !== null };
+  return { outcome: "failed", id: entry.id, message, error: described, willRetry: nextAttemptAt !== null };
 }

@@ -65,7 +65,13 @@ describe("the outbox", () => {
     state.down = true;
     const failed = await auth.deliverDueMessages();
     expect(failed.failures).toEqual([
-      { id: expect.any(String), error: "connect ECONNREFUSED 127.0.0.1:2525", willRetry: true },
+      {
+        outcome: "failed",
+        id: expect.any(String),
+        message: { channel: "email", kind: "confirmation" },
+        error: "connect ECONNREFUSED 127.0.0.1:2525",
+        willRetry: true,
+      },
     ]);
     const id = failed.failures[0]!.id;
     expect(await readOutbox(id)).toMatchObject({ attempts: 1, lastError: "connect ECONNREFUSED 127.0.0.1:2525" });
@@ -130,7 +136,11 @@ describe("the outbox", () => {
     await auth.signUp({ email: "restart@example.com", password, context });
     const [claimed] = await auth.claimDueMessages({ limit: 10 });
     const started = clock.now().getTime();
-    expect(await auth.deliverClaimedMessage(claimed!)).toBe("delivered");
+    expect(await auth.deliverClaimedMessage(claimed!)).toEqual({
+      outcome: "delivered",
+      id: claimed!.entry.id,
+      message: { channel: "email", kind: "confirmation" },
+    });
     // Two short waits, far inside the lease.
     expect(clock.now().getTime() - started).toBeLessThan(5_000);
     expect(await testAuth.readOutbox(claimed!.entry.id)).toMatchObject({
@@ -151,7 +161,8 @@ describe("the outbox", () => {
     expect(first).toHaveLength(2);
     expect(second).toHaveLength(1);
     expect(await auth.claimDueMessages({ limit: 2 })).toEqual([]);
-    for (const message of [...second, ...first]) expect(await auth.deliverClaimedMessage(message)).toBe("delivered");
+    for (const message of [...second, ...first])
+      expect(await auth.deliverClaimedMessage(message)).toMatchObject({ outcome: "delivered", id: message.entry.id });
     expect(sent.map((email) => email.to).sort()).toEqual(["a@example.com", "b@example.com", "c@example.com"]);
   });
 
@@ -198,7 +209,13 @@ describe("the outbox", () => {
       lastError: null,
     });
     expect((await auth.deliverDueMessages()).failures).toEqual([
-      { id: expect.any(String), error: "the queued message cannot be opened", willRetry: false },
+      {
+        outcome: "failed",
+        id: expect.any(String),
+        message: null,
+        error: "the queued message cannot be opened",
+        willRetry: false,
+      },
     ]);
   });
 });

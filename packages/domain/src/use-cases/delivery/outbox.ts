@@ -31,9 +31,9 @@ export async function enqueueMessage(
   message: OutboundMessage,
   expiresAt: Date,
   firstAttempt?: FirstAttempt,
+  id: string = deps.random.uuid(),
 ): Promise<string> {
   const now = deps.clock.now();
-  const id = deps.random.uuid();
   const queued: OutboxEntry = {
     id,
     channel: message.channel,
@@ -93,7 +93,7 @@ export async function claimDueMessages(deps: Deps, options: { limit: number }): 
 export async function deliverDueMessages(deps: Deps, options: { limit?: number } = {}): Promise<DeliveryReport> {
   const claimed = await claimDueMessages(deps, { limit: options.limit ?? DEFAULT_BATCH });
   const outcomes = await Promise.all(claimed.map((message) => deliverClaimedMessage(deps, message)));
-  const failures = outcomes.filter((outcome) => outcome !== "delivered");
+  const failures = outcomes.filter((result) => result.outcome === "failed");
   return { claimed: claimed.length, delivered: outcomes.length - failures.length, failures };
 }
 

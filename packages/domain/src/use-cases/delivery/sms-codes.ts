@@ -85,6 +85,7 @@ export async function textAtOnce(deps: Deps, stores: Stores, sms: AuthSms, expir
   const { events, perSeconds } = deps.policy.sms.sendLimit;
   await deps.rateLimiter.consume(SMS_QUOTA, events, perSeconds);
   const message = { channel: "sms", kind: sms.kind } as const;
+  const id = deps.random.uuid();
   try {
     await deps.sms.send(sms);
   } catch (error) {
@@ -93,10 +94,17 @@ export async function textAtOnce(deps: Deps, stores: Stores, sms: AuthSms, expir
     // A refusal the sender decided (the provider refused the number, or there is no provider) fails the request.
     if (isAuthError(error)) throw error;
     const described = error instanceof Error ? error.message : String(error);
-    return enqueueMessage(deps, stores, { channel: "sms", sms }, expiresAt, { outcome: "failed", error: described });
+    return enqueueMessage(
+      deps,
+      stores,
+      { channel: "sms", sms },
+      expiresAt,
+      { outcome: "failed", error: described },
+      id,
+    );
   }
-  deps.events.record({ kind: "message_delivered", message });
-  return enqueueMessage(deps, stores, { channel: "sms", sms }, expiresAt, { outcome: "delivered" });
+  deps.events.record({ kind: "message_delivered", id, message });
+  return enqueueMessage(deps, stores, { channel: "sms", sms }, expiresAt, { outcome: "delivered" }, id);
 }
 
 /**

@@ -8,7 +8,7 @@ import { limitPerClient } from "../abuse/request-limits.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps, LinkRequest, RequestContext } from "../deps.ts";
 import { choicesOfSignInCode, sendConfirmation } from "../sign-up/confirmation.ts";
-import { newAccount } from "../sign-up/new-account.ts";
+import { assertNewAccountMetadataFits, newAccount } from "../sign-up/new-account.ts";
 import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
 import { sendSignInMail } from "./sign-in-mail.ts";
 
@@ -34,6 +34,8 @@ export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Prom
   if (!signup.emailEnabled) throw new AuthError("email_provider_disabled", "Email logins are disabled");
   if (!email.magicLinkEnabled) throw new AuthError("email_provider_disabled", "Login with magic link is disabled");
   const address = normalizeEmail(input.email);
+  // Whether or not the address has an account, so that the answer tells nothing.
+  assertNewAccountMetadataFits({ provider: "email", address }, input.data);
   const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
   const redirectTo = chooseRedirect(input.redirectTo ?? [], deps.policy.redirect);
   const existing = await deps.stores.users.findByEmail(address);

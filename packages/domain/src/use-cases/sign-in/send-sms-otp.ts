@@ -14,7 +14,7 @@ import {
 } from "../delivery/sms-codes.ts";
 import type { Deps, RequestContext } from "../deps.ts";
 import { choicesOfSignInCode } from "../sign-up/confirmation.ts";
-import { newAccount } from "../sign-up/new-account.ts";
+import { assertNewAccountMetadataFits, newAccount } from "../sign-up/new-account.ts";
 import { assertMayCreate } from "./send-magic-link.ts";
 
 export interface SendSmsOtpInput {
@@ -38,6 +38,8 @@ export async function sendSmsOtp(deps: Deps, input: SendSmsOtpInput): Promise<{ 
   if (!signup.phoneEnabled) throw new AuthError("phone_provider_disabled", "Unsupported phone provider");
   assertSmsChannel(input.channel);
   const phone = normalizePhone(input.phone);
+  // Whether or not the number has an account, so that the answer tells nothing.
+  assertNewAccountMetadataFits({ provider: "phone", address: phone }, input.data);
   const existing = await deps.stores.users.findByPhone(phone);
   if (!existing) assertMayCreate(deps, input.createUser);
   await limitSmsCodes(deps, phone, "confirmation");

@@ -1,6 +1,6 @@
 import type { Contact } from "../../model/contact.ts";
 import type { Identity } from "../../model/identity.ts";
-import type { Metadata } from "../../model/metadata.ts";
+import { assertMetadataFits, type Metadata } from "../../model/metadata.ts";
 import { newUser, type User } from "../../model/user.ts";
 import type { Deps } from "../deps.ts";
 
@@ -22,13 +22,7 @@ export function newAccount(
   const { contact } = request;
   const now = deps.clock.now();
   const id = request.id ?? deps.random.uuid();
-  const identityData: Metadata = {
-    ...request.data,
-    sub: id,
-    ...(contact.provider === "email" ? { email: contact.address } : { phone: contact.address }),
-    email_verified: false,
-    phone_verified: false,
-  };
+  const identityData = identityDataOf(id, contact, request.data);
   const identity: Identity = {
     id: deps.random.uuid(),
     userId: id,
@@ -49,6 +43,28 @@ export function newAccount(
     userMetadata: identityData,
     identities: [identity],
   };
+}
+
+/** GoTrue's identity data of a new account, also its user_metadata: the caller's `data` and the identity's keys. */
+function identityDataOf(id: string, contact: Contact, data: Metadata | null | undefined): Metadata {
+  return {
+    ...data,
+    sub: id,
+    ...(contact.provider === "email" ? { email: contact.address } : { phone: contact.address }),
+    email_verified: false,
+    phone_verified: false,
+  };
+}
+
+/** Any UUID: all have the same length, so any measures as the account's own will. */
+const SOME_UUID = "00000000-0000-0000-0000-000000000000";
+
+/**
+ * Refuses `data` that would give a new account for `contact` user_metadata over its limit (see model/metadata.ts).
+ * security: depends on nothing stored, so a request for an address someone holds is refused alike.
+ */
+export function assertNewAccountMetadataFits(contact: Contact, data: Metadata | undefined): void {
+  if (data !== undefined) assertMetadataFits("user_metadata", identityDataOf(SOME_UUID, contact, data));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { AuthError, isAuthError, messages } from "../../errors.ts";
 import type { Contact } from "../../model/contact.ts";
 import { normalizeEmail } from "../../model/email.ts";
-import type { Metadata } from "../../model/metadata.ts";
+import { assertMetadataFits, type Metadata } from "../../model/metadata.ts";
 import { NO_CHOICES, type PendingChoices } from "../../model/one-time-token.ts";
 import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
@@ -26,7 +26,7 @@ import { grantSignIn, newSession, openSession } from "../sessions/sessions.ts";
 import { findUserByContact } from "../user/contact-holders.ts";
 import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
 import { sendConfirmation } from "./confirmation.ts";
-import { newAccount } from "./new-account.ts";
+import { assertNewAccountMetadataFits, newAccount } from "./new-account.ts";
 
 export interface SignUpInput extends LinkRequest {
   readonly email?: string | undefined;
@@ -68,6 +68,7 @@ export async function signUp(deps: Deps, input: SignUpInput): Promise<SignUpResu
   const contact: Contact = hasEmail
     ? { provider: "email", address: normalizeEmail(input.email!) }
     : { provider: "phone", address: normalizePhone(input.phone!) };
+  assertNewAccountMetadataFits(contact, input.data);
   const delivery = { redirectTo: chooseRedirect(input.redirectTo ?? [], deps.policy.redirect), pkce };
 
   const started = deps.clock.now();
@@ -318,6 +319,7 @@ async function signUpAnonymously(deps: Deps, input: SignUpInput): Promise<SignUp
   if (!signup.anonymousEnabled) throw new AuthError("anonymous_provider_disabled", "Anonymous sign-ins are disabled");
   if (signup.disabled) throw new AuthError("signup_disabled", messages.signupsDisabled);
   await limitPerClient(deps, "anonymous_sign_ins", input.context);
+  if (input.data) assertMetadataFits("user_metadata", input.data);
   const now = deps.clock.now();
   const user: User = {
     ...newUser({

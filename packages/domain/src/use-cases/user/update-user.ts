@@ -1,6 +1,6 @@
 import { AuthError } from "../../errors.ts";
 import { normalizeEmail } from "../../model/email.ts";
-import { type Metadata, mergeMetadata } from "../../model/metadata.ts";
+import { type Metadata, mergeWithinLimit } from "../../model/metadata.ts";
 import { hasExpired, MAX_FAILED_ATTEMPTS } from "../../model/one-time-token.ts";
 import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
@@ -47,6 +47,8 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
   const password = input.password;
   if (password !== undefined) assertPasswordAcceptable(password, deps.policy.password);
   const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
+  // Checked again under the lock below; here, so that a refused request spends no nonce attempt or send.
+  if (input.data) mergeWithinLimit("user_metadata", caller.userMetadata, input.data);
   if (caller.isAnonymous && password !== undefined && !email && !phone) {
     throw new AuthError(
       "validation_failed",
@@ -103,7 +105,7 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
     const current = await stores.users.findById(caller.id, { forUpdate: true });
     if (!current) throw new AuthError("user_not_found", "User not found", { case: "token_holder_gone" });
     let next: User = { ...current, updatedAt: now };
-    if (input.data) next = { ...next, userMetadata: mergeMetadata(next.userMetadata, input.data) };
+    if (input.data) next = { ...next, userMetadata: mergeWithinLimit("user_metadata", next.userMetadata, input.data) };
     if (changesEmail) next = withEmailChangeRequested(next, email, now);
     if (changesPhone) {
       next = deps.policy.signup.phoneAutoconfirm
