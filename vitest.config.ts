@@ -20,7 +20,12 @@ export default defineConfig({
       {
         test: {
           name: "integration",
-          include: ["packages/adapters-*/**/*.test.ts", "apps/server/**/*.test.ts", "test/e2e/**/*.test.ts"],
+          include: [
+            "packages/adapters-*/**/*.test.ts",
+            "packages/import-gotrue/**/*.test.ts",
+            "apps/server/**/*.test.ts",
+            "test/e2e/**/*.test.ts",
+          ],
           globalSetup: ["./packages/adapters-postgres/src/testing/global-setup.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,

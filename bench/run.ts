@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { newKeyRing } from "@latchkey/adapters-crypto";
+import { DEFAULT_BATCH_SIZE } from "@latchkey/import-gotrue";
 import {
   createBenchDatabase,
   createFloorTables,
@@ -17,6 +18,7 @@ import {
   postgresVersion,
 } from "./lib/database.ts";
 import { accessTokensFrom, createFixtures, type Fixtures } from "./lib/fixtures.ts";
+import { type ImportFigures, importTable, measureImport } from "./lib/import-gotrue.ts";
 import { type LoadShape, measureLoad } from "./lib/load.ts";
 import { watchPostgres, watchProcess } from "./lib/process-stats.ts";
 import { freePort, type Started, startProgram } from "./lib/processes.ts";
@@ -40,12 +42,18 @@ const settings = {
   users: 64,
   /** BENCH_ONLY="GET /user,refresh": those scenarios and their ceilings alone, to iterate on one path. */
   only: (env["BENCH_ONLY"] || "").split(",").filter(Boolean),
+  /** The GoTrue users `import gotrue` reads, and how many it reads at a time. */
+  importUsers: Number(env["BENCH_IMPORT_USERS"] || "100000"),
+  importBatchSize: Number(env["BENCH_IMPORT_BATCH_SIZE"] || String(DEFAULT_BATCH_SIZE)),
   updateReadme: process.argv.includes("--update-readme"),
 };
 
 const work = mkdtempSync(join(tmpdir(), "latchkey-bench-"));
 const started: Started[] = [];
 const log = (message: string) => process.stderr.write(`${message}\n`);
+const wanted = (name: string) => settings.only.length === 0 || settings.only.includes(name);
+/** The one row measured without load: run last, and alone with BENCH_ONLY="import gotrue". */
+const IMPORT_ROW = "import gotrue";
 
 async function main(): Promise<void> {
   log("bench: building the server (pnpm build)");
@@ -55,11 +63,48 @@ async function main(): Promise<void> {
     join(root, "apps", "server", "build.ts"),
   ]);
   const databaseUrl = await createBenchDatabase(settings.adminUrl, settings.database);
-  const floorSessions = await createFloorTables(databaseUrl);
   const machine = await describeMachine(databaseUrl);
   log(`bench: ${machine}`);
   const jwtSecret = randomBytes(32).toString("hex");
+  const underLoad = settings.only.length === 0 || settings.only.some((name) => name !== IMPORT_ROW);
+  const rows = underLoad ? await measureUnderLoad(databaseUrl, jwtSecret) : [];
+  const imported = wanted(IMPORT_ROW) ? await measureImportRow(databaseUrl, jwtSecret) : undefined;
+  await dropBenchDatabase(settings.adminUrl, settings.database);
 
+  const report = reportOf(machine, rows, imported);
+  process.stdout.write(`\n${report}`);
+  if (settings.updateReadme) updateReadme(report);
+  if (rows.some((row) => row.load.failures > 0)) process.exitCode = 1;
+}
+
+/** The machine, the rows under load with their timing and verdict, and the import's own table: each when measured. */
+function reportOf(machine: string, rows: readonly Row[], imported: ImportFigures | undefined): string {
+  const sections: string[] = [];
+  if (rows.length === 0) sections.push(machine);
+  else {
+    const missed = rows.flatMap(misses);
+    const verdict =
+      missed.length === 0 ? "Every target is met." : `Missed:\n${missed.map((line) => `- ${line}`).join("\n")}`;
+    const timing =
+      `Each row: ${settings.rounds} rounds, each a ${settings.warmupSeconds} s warm-up then ${settings.seconds} s measured, ` +
+      `alternating with a round of its ceiling; figures from the median round, the ratio the median of the rounds' ` +
+      `ratios (their range in brackets); DB_MAX_POOL_SIZE ${settings.poolSize}.`;
+    sections.push(`${machine}\n${timing}`, markdownTable(rows), verdict);
+  }
+  if (imported) {
+    sections.push(
+      "The import, once, without load: `latchkey import gotrue` (the built server) from a GoTrue database of " +
+        `seeded users, ${imported.batchSize} at a time, into a namespace of its own; its wall time from start to ` +
+        "exit and its peak RSS. It has no ceiling, nor a target.",
+      importTable(imported),
+    );
+  }
+  return `${sections.join("\n\n")}\n`;
+}
+
+/** Every row under load from autocannon, each with its ceiling. */
+async function measureUnderLoad(databaseUrl: string, jwtSecret: string): Promise<Row[]> {
+  const floorSessions = await createFloorTables(databaseUrl);
   // Users and their sessions first: the read floor selects the same rows GET /user reads.
   let server = await startServer(databaseUrl, jwtSecret);
   log("bench: creating users and sessions");
@@ -74,7 +119,6 @@ async function main(): Promise<void> {
   const ringServers = new Map<string, Started>();
   const refreshPool = [...fixtures.refreshTokens];
   const runId = randomBytes(4).toString("hex");
-  const wanted = (name: string) => settings.only.length === 0 || settings.only.includes(name);
   const measured: Scenario[] = [
     { name: "GET /user", shape: scenarios.getUser(fixtures.accessTokens), ceiling: "read floor", target: 0.8 },
     { name: "refresh", shape: scenarios.refreshToken(refreshPool), ceiling: "rotation floor", target: 0.8 },
@@ -177,21 +221,29 @@ async function main(): Promise<void> {
   }
   await stop(server);
   for (const program of [...floors.values(), ...ringServers.values()]) await stop(program);
-  await dropBenchDatabase(settings.adminUrl, settings.database);
-  const rows = [...ceilingRows, ...scenarioRows];
+  return [...ceilingRows, ...scenarioRows];
+}
 
-  const table = markdownTable(rows);
-  const missed = rows.flatMap(misses);
-  const verdict =
-    missed.length === 0 ? "Every target is met." : `Missed:\n${missed.map((line) => `- ${line}`).join("\n")}`;
-  const timing =
-    `Each row: ${settings.rounds} rounds, each a ${settings.warmupSeconds} s warm-up then ${settings.seconds} s measured, ` +
-    `alternating with a round of its ceiling; figures from the median round, the ratio the median of the rounds' ` +
-    `ratios (their range in brackets); DB_MAX_POOL_SIZE ${settings.poolSize}.`;
-  const report = `${machine}\n${timing}\n\n${table}\n\n${verdict}\n`;
-  process.stdout.write(`\n${report}`);
-  if (settings.updateReadme) updateReadme(report);
-  if (rows.some((row) => row.load.failures > 0)) process.exitCode = 1;
+/** `import gotrue` with the server's production settings, into a fresh namespace of the bench's database. */
+async function measureImportRow(databaseUrl: string, jwtSecret: string): Promise<ImportFigures> {
+  log(`bench: ${IMPORT_ROW} of ${settings.importUsers} users, ${settings.importBatchSize} at a time`);
+  const figures = await measureImport({
+    adminUrl: settings.adminUrl,
+    users: settings.importUsers,
+    batchSize: settings.importBatchSize,
+    entry: join(root, "apps", "server", "dist", "main.mjs"),
+    nodeOptions: PRODUCTION_NODE_FLAGS,
+    env: {
+      DATABASE_URL: databaseUrl,
+      AUTH_DB_DRIVER: "postgres",
+      AUTH_DB_NAMESPACE: "bench_import",
+      AUTH_DB_MAX_POOL_SIZE: String(settings.poolSize),
+      AUTH_JWT_SECRET: jwtSecret,
+    },
+    cwd: work,
+  });
+  log(figures.summary);
+  return figures;
 }
 
 interface Scenario {

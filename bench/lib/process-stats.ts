@@ -45,7 +45,8 @@ function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-function residentKiB(pid: number): { current: number; highWaterMark: number } {
+/** The resident set now and its high-water mark (VmRSS, VmHWM), in KiB. */
+export function residentKiB(pid: number): { current: number; highWaterMark: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0);
   return { current: field("VmRSS"), highWaterMark: field("VmHWM") };

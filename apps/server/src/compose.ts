@@ -1,10 +1,7 @@
 import {
   createArgon2PasswordHasher,
-  createFactorSecrets,
   createJwtSigner,
-  createSecrets,
   cryptoRandom,
-  deriveFactorKey,
   totpAuthenticator,
 } from "@latchkey/adapters-crypto";
 import { createPostgres, type Postgres } from "@latchkey/adapters-postgres";
@@ -26,6 +23,7 @@ import { deliveryLog, eachOf } from "./logging/delivery-log.ts";
 import { type Metrics, startMetrics } from "./observability/metrics.ts";
 import { startTracing, type Tracing } from "./observability/tracing.ts";
 import { createRateLimiter } from "./rate-limiting/create-rate-limiter.ts";
+import { factorSecretsOf, storedSecretsOf } from "./secrets/stored-secrets.ts";
 import { createConfiguredCaptcha } from "./sign-in/captcha.ts";
 import { createConfiguredOAuthProviders } from "./sign-in/oauth-providers.ts";
 
@@ -71,24 +69,6 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
   }
 }
 
-/** The id stored with secrets sealed under the key derived from DB_SECRET. */
-const DERIVED_FACTOR_KEY_ID = "latchkey-db-secret";
-
-/**
- * TOTP secrets are sealed with SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY when set, else a key derived from DB_SECRET
- * (the start refuses production without one of them while TOTP is on). The derived key and
- * SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS still open what they sealed, so setting or changing the key later loses
- * no factor.
- */
-function factorSecretsOf(config: Config) {
-  const derived = deriveFactorKey(config.db.secret ?? config.jwt.secret);
-  const { encryptionKey, encryptionKeyId, decryptionKeys } = config.security;
-  const older = new Map([[DERIVED_FACTOR_KEY_ID, derived], ...decryptionKeys]);
-  return encryptionKey !== undefined && encryptionKeyId !== undefined
-    ? createFactorSecrets({ keyId: encryptionKeyId, key: encryptionKey, decryptionKeys: older })
-    : createFactorSecrets({ keyId: DERIVED_FACTOR_KEY_ID, key: derived, decryptionKeys: older });
-}
-
 async function compose(
   config: Config,
   log: Logger,
@@ -126,8 +106,7 @@ async function compose(
       ring: config.jwt.keys,
       validMethods: config.jwt.validMethods,
     }),
-    // DB_SECRET keys what is stored; JWT_SECRET stands in for it where it is unset (the start says so).
-    secrets: createSecrets(config.db.secret ?? config.jwt.secret),
+    secrets: storedSecretsOf(config),
     clock: systemClock,
     random: cryptoRandom,
     mailer,

@@ -2,20 +2,21 @@ import "./runtime/heap-growth.ts";
 import "./runtime/thread-pool.ts";
 import type { Server as HttpServer } from "node:http";
 import { serve } from "@hono/node-server";
-import { createPostgres, EmbeddedDatabaseInUseError } from "@latchkey/adapters-postgres";
-import type { Logger } from "pino";
+import { EmbeddedDatabaseInUseError } from "@latchkey/adapters-postgres";
+import { type Logger, pino } from "pino";
 import { clientKeys } from "./cli/client-keys.ts";
+import { IMPORT_USAGE, importCommand, parseImportArguments } from "./cli/import-command.ts";
 import { keysCommand } from "./cli/keys-command.ts";
 import { createServer, type Server, version } from "./compose.ts";
-import { type Config, ConfigError, type DatabaseConfig, loadConfig, loadDatabaseConfig } from "./config/index.ts";
+import { type Config, ConfigError, loadConfig, loadDatabaseConfig, loadImportConfig } from "./config/index.ts";
 import { serverLimits } from "./http/server-limits.ts";
 import { createLogger } from "./logging/pino-logger.ts";
-import { databaseTarget, describeDatabaseFailure } from "./startup/database-failures.ts";
 import { listenFailure } from "./startup/listen-failure.ts";
+import { migrateOnce } from "./startup/migrate-once.ts";
+import { openDatabase } from "./startup/open-database.ts";
 import { StartupFailure } from "./startup/startup-failure.ts";
-import { waitForDatabase } from "./startup/wait-for-database.ts";
 
-const USAGE = "usage: latchkey [serve | migrate | keys …]";
+const USAGE = "usage: latchkey [serve | migrate | keys … | import gotrue …]";
 /** How long in-flight requests get to finish after SIGTERM before their connections are cut. */
 const DRAIN_MS = 10_000;
 
@@ -31,36 +32,13 @@ function configured<T>(load: () => T): T | undefined {
   }
 }
 
-/** Waits for the database (DB_STARTUP_WAIT), then applies what migrations are pending. */
-async function migrateOnce(
-  postgres: { ping(): Promise<void>; migrate(): Promise<string[]> },
-  db: DatabaseConfig["db"],
-  log: Logger,
-): Promise<void> {
-  const target = db.url === undefined ? undefined : databaseTarget(db.url);
-  if (target) await waitForDatabase({ ping: postgres.ping, target, waitSeconds: db.startupWaitSeconds, log });
-  let applied: string[];
-  try {
-    applied = await postgres.migrate();
-  } catch (error) {
-    const failure = describeDatabaseFailure(error, target ?? { host: "", port: "", database: "", user: "" });
-    throw failure ? new StartupFailure(failure.line, { cause: error }) : error;
-  }
-  log.info({ applied }, applied.length > 0 ? "migrations applied" : "database schema is up to date");
-}
-
 /** `latchkey migrate`: needs the database settings alone, so it can run before the rest is configured. */
 async function migrate(): Promise<void> {
   const config = configured(() => loadDatabaseConfig());
   if (!config) return;
   const log = createLogger(config.log);
   await failingClearly(log, config.log.file, async () => {
-    const postgres = await createPostgres({
-      url: config.db.url,
-      embeddedDataDir: config.db.embeddedDataDir,
-      maxPoolSize: config.db.maxPoolSize,
-      namespace: config.db.namespace,
-    });
+    const postgres = await openDatabase(config.db);
     try {
       await migrateOnce(postgres, config.db, log);
     } finally {
@@ -172,8 +150,43 @@ async function keys(args: readonly string[]): Promise<void> {
   process.exitCode = result.exitCode;
 }
 
+/** `latchkey import gotrue …`: progress on stderr, the summary on stdout. */
+async function importFrom(args: readonly string[]): Promise<void> {
+  const parsed = parseImportArguments(args);
+  if (typeof parsed === "string") {
+    console.error(`${parsed}\n${IMPORT_USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  const config = configured(() => loadImportConfig());
+  if (!config) return;
+  // The log (migrations, waiting for the database) goes to stderr with the progress; stdout is the summary's.
+  const log = createLogger({
+    ...config.log,
+    destination: config.log.file === undefined ? pino.destination(2) : undefined,
+  });
+  const terminal = process.stderr.isTTY === true;
+  let lastLine = 0;
+  await failingClearly(log, config.log.file, () =>
+    importCommand(parsed, config, log, {
+      out: (text) => {
+        if (terminal) process.stderr.write("\n");
+        process.stdout.write(`${text}\n`);
+      },
+      progress: (line) => {
+        if (terminal) process.stderr.write(`\r${line}\u001b[K`);
+        else if (Date.now() - lastLine >= 5_000) {
+          lastLine = Date.now();
+          process.stderr.write(`${line}\n`);
+        }
+      },
+    }),
+  );
+}
+
 async function run(command: string, args: readonly string[]): Promise<void> {
   if (command === "keys") return keys(args);
+  if (command === "import") return importFrom(args);
   if (command === "migrate" && args.length === 0) return migrate();
   if (command === "serve" && args.length === 0) return serveCommand();
   console.error(USAGE);

@@ -1,7 +1,8 @@
-import type { Stores, Transactor } from "@latchkey/domain";
+import type { AccountImportTarget, Stores, Transactor } from "@latchkey/domain";
 import type { Tracer } from "@opentelemetry/api";
 import type { ConnectionEvents, Database, Driver, PoolCounts } from "./database.ts";
 import type { TimeBudgetOptions } from "./drivers/time-budget.ts";
+import { createAccountImport } from "./import/account-import.ts";
 import { migrate } from "./migrations/migrate.ts";
 import { createSchema, type Schema } from "./schema/create-schema.ts";
 import { createPostgresStores } from "./stores/create-stores.ts";
@@ -51,6 +52,8 @@ export interface Postgres {
   readonly db: Database;
   /** Applies pending migrations and returns their versions; concurrent callers apply each one once. */
   migrate(): Promise<string[]>;
+  /** Writes accounts brought from another system (`latchkey import`), a batch per transaction. */
+  readonly accountImport: AccountImportTarget;
   /** The connection pool's counts, for the metrics; absent with PGlite, which has no pool. */
   readonly poolCounts: (() => PoolCounts) | undefined;
   /** Resolves when the database answers a query. */
@@ -79,6 +82,7 @@ export async function createPostgres(options: PostgresOptions): Promise<Postgres
     schema,
     db: driver.db,
     migrate: () => migrate(driver.migrationTarget, schema.namespace),
+    accountImport: createAccountImport(driver.db, driver.transaction, schema),
     poolCounts: driver.poolCounts,
     ping: driver.ping,
     onOutboxMessage: (onMessage) => driver.listen(outboxChannel(schema.namespace), onMessage),

@@ -5,8 +5,9 @@
 export { type Auth, createAuth } from "./auth.ts";
 export { AuthError, type AuthErrorOptions, type ErrorCase, type ErrorCode, isAuthError, messages } from "./errors.ts";
 // The model, as adapters store it and the HTTP layer presents it.
-export { type AuditAction, type AuditEntry, auditLogType } from "./model/audit.ts";
+export { AUDIT_ACTIONS, type AuditAction, type AuditEntry, auditLogType } from "./model/audit.ts";
 export { bannedUntil } from "./model/ban.ts";
+export { normalizeEmail } from "./model/email.ts";
 export { amrMethodOf, type Factor, type FactorStatus, type FactorType, type MfaChallenge } from "./model/factor.ts";
 export type { FlowState } from "./model/flow-state.ts";
 export { parseGoDuration } from "./model/go-duration.ts";
@@ -32,7 +33,7 @@ export { MAX_PASSWORD_LENGTH, parseRequiredCharacters } from "./model/password-p
 export { normalizePhone } from "./model/phone.ts";
 export { chooseRedirect } from "./model/redirect.ts";
 export type { RefreshToken } from "./model/refresh-token.ts";
-export type { Aal, AuthMethod, LogoutScope, Session } from "./model/session.ts";
+export type { Aal, AmrEntry, AuthMethod, LogoutScope, Session } from "./model/session.ts";
 export { confirmedAt, hasVerifiedFactor, type User } from "./model/user.ts";
 export { isUuid } from "./model/uuid.ts";
 export type {
@@ -82,4 +83,6 @@ export type { SendSmsOtpInput } from "./use-cases/sign-in/send-sms-otp.ts";
 export type { SignInWithPasswordInput } from "./use-cases/sign-in/sign-in-with-password.ts";
 export type { SignUpInput, SignUpResult } from "./use-cases/sign-up/sign-up.ts";
 export type { UpdateUserInput } from "./use-cases/user/update-user.ts";
+/** The digest a refresh token is stored under: what an import of another system's tokens stores. */
+export { refreshTokenDigest } from "./use-cases/verification/digests.ts";
 export type { VerifyInput, VerifyResult } from "./use-cases/verification/verify.ts";

@@ -5,8 +5,10 @@ export {
   type ClientKeysConfig,
   type ConfigSources,
   type DatabaseConfig,
+  type ImportConfig,
   loadClientKeysConfig,
   loadConfig,
   loadDatabaseConfig,
+  loadImportConfig,
 } from "./load-config.ts";
 export { toPolicy } from "./to-policy.ts";

@@ -97,6 +97,24 @@ export function loadDatabaseConfig(sources: ConfigSources = { env: process.env, 
   return deepFreeze({ profile, db: buildDb(settings.db, sources.cwd), log: settings.log });
 }
 
+/** What `latchkey import` needs: the database, and the keys of what is stored (token digests, TOTP secrets). */
+export interface ImportConfig extends DatabaseConfig {
+  readonly jwt: { readonly secret: string };
+  readonly security: Settings["security"];
+}
+
+export function loadImportConfig(sources: ConfigSources = { env: process.env, cwd: process.cwd() }): ImportConfig {
+  const { profile, settings } = readSettings(sources, ["db", "log", "jwt", "security"]);
+  const secret = settings.jwt.secret ?? developmentJwtSecret(sources.cwd);
+  return deepFreeze({
+    profile,
+    db: buildDb(settings.db, sources.cwd),
+    log: settings.log,
+    jwt: { secret },
+    security: settings.security,
+  });
+}
+
 /** What the anon and service_role keys are made from: the signing settings, and the URL a client is given. */
 export interface ClientKeysConfig {
   readonly profile: Profile;

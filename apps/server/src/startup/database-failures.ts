@@ -43,7 +43,12 @@ const UNREACHABLE = new Set([
 ]);
 
 /** The failure in plain words, or undefined for one this does not know (the caller shows it whole). */
-export function describeDatabaseFailure(error: unknown, target: DatabaseTarget): DatabaseFailure | undefined {
+export function describeDatabaseFailure(
+  error: unknown,
+  target: DatabaseTarget,
+  /** What the operator set the URL as: DATABASE_URL, or an import's --from. */
+  url = "DATABASE_URL",
+): DatabaseFailure | undefined {
   const at = `${target.host}:${target.port}`;
   for (const link of chainOf(error)) {
     if (link instanceof ForeignTablesError) return { line: foreignTables(link), waitable: false };
@@ -52,7 +57,7 @@ export function describeDatabaseFailure(error: unknown, target: DatabaseTarget):
     if (code !== undefined && UNREACHABLE.has(code)) {
       const what = code === "ENOTFOUND" || code === "EAI_AGAIN" ? `host ${target.host} is not known` : code;
       return {
-        line: `the database at ${at} cannot be reached (${what}); check that PostgreSQL runs there and DATABASE_URL's host and port`,
+        line: `the database at ${at} cannot be reached (${what}); check that PostgreSQL runs there and ${url}'s host and port`,
         waitable: true,
       };
     }
@@ -65,19 +70,19 @@ export function describeDatabaseFailure(error: unknown, target: DatabaseTarget):
     }
     if (code === "3D000") {
       return {
-        line: `database "${target.database}" does not exist on ${at}; create it (createdb -h ${target.host} -p ${target.port} ${target.database}) or fix DATABASE_URL's database name`,
+        line: `database "${target.database}" does not exist on ${at}; create it (createdb -h ${target.host} -p ${target.port} ${target.database}) or fix ${url}'s database name`,
         waitable: false,
       };
     }
     if (code === "28P01") {
       return {
-        line: `PostgreSQL at ${at} refused user "${target.user}": wrong password; check DATABASE_URL's user and password`,
+        line: `PostgreSQL at ${at} refused user "${target.user}": wrong password; check ${url}'s user and password`,
         waitable: false,
       };
     }
     if (code === "28000") {
       return {
-        line: `PostgreSQL at ${at} refused user "${target.user}" (${message}); check DATABASE_URL's user, and that the server lets it connect to "${target.database}"`,
+        line: `PostgreSQL at ${at} refused user "${target.user}" (${message}); check ${url}'s user, and that the server lets it connect to "${target.database}"`,
         waitable: false,
       };
     }
@@ -89,7 +94,7 @@ export function describeDatabaseFailure(error: unknown, target: DatabaseTarget):
     }
     if (/does not support SSL|SSL/.test(message) && code === undefined) {
       return {
-        line: `the database at ${at} and DATABASE_URL disagree on TLS (${message}); set or remove sslmode in DATABASE_URL`,
+        line: `the database at ${at} and ${url} disagree on TLS (${message}); set or remove sslmode in ${url}`,
         waitable: false,
       };
     }
@@ -100,7 +105,7 @@ export function describeDatabaseFailure(error: unknown, target: DatabaseTarget):
 function foreignTables(error: ForeignTablesError): string {
   const whose = error.supabaseAuth ? "Supabase Auth's tables" : "tables of another program";
   const importer = error.supabaseAuth
-    ? "; Latchkey does not read them (importing Supabase Auth's users is not built yet)"
+    ? "; to bring Supabase Auth's users into Latchkey's tables, `latchkey import gotrue --from <this database>`"
     : "";
   return `schema "${error.schema}" already holds ${whose} with the names Latchkey's would have (${error.tables.join(", ")}); set DB_NAMESPACE (for example DB_NAMESPACE=latchkey_) to give Latchkey's tables names of their own, or point DATABASE_URL at another database${importer}`;
 }

@@ -116,7 +116,7 @@ describe.skipIf(!databaseUrl)("the binary's start-up failures", () => {
     );
     const line = await failedStart(run([], serverEnv({ AUTH_DB_NAMESPACE: namespace }), tempDir()));
     expect(line).toBe(
-      `latchkey: schema "public" already holds Supabase Auth's tables with the names Latchkey's would have (${namespace}schema_migrations, ${namespace}users); set DB_NAMESPACE (for example DB_NAMESPACE=latchkey_) to give Latchkey's tables names of their own, or point DATABASE_URL at another database; Latchkey does not read them (importing Supabase Auth's users is not built yet)`,
+      `latchkey: schema "public" already holds Supabase Auth's tables with the names Latchkey's would have (${namespace}schema_migrations, ${namespace}users); set DB_NAMESPACE (for example DB_NAMESPACE=latchkey_) to give Latchkey's tables names of their own, or point DATABASE_URL at another database; to bring Supabase Auth's users into Latchkey's tables, \`latchkey import gotrue --from <this database>\``,
     );
   });
 

@@ -13,6 +13,13 @@ import type { Stores, Transactor } from "./stores.ts";
 import type { TokenSigner } from "./token-signer.ts";
 import type { TotpAuthenticator } from "./totp.ts";
 
+export type {
+  AccountImportTarget,
+  ImportBatchReport,
+  ImportedAccount,
+  ImportedCounts,
+  ImportedSession,
+} from "./account-import.ts";
 export type { CaptchaVerdict, CaptchaVerifier } from "./captcha-verifier.ts";
 export type { FactorSecrets } from "./factor-secrets.ts";
 export type { FlowEvent, FlowEvents, MessageKind, RateLimitName } from "./flow-events.ts";

@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest";
+import { freePort, run, serverEnv, tempDir } from "../support/binary.ts";
+
+describe("latchkey import", () => {
+  it("says what is missing, with the usage", async () => {
+    const result = run(["import", "gotrue"], serverEnv(), tempDir());
+    expect(await result.exited).toBe(2);
+    expect(result.output().stderr).toMatch(/^--from is required: the URL of Supabase Auth's database\nusage:/);
+  });
+
+  it("says in one line that the source cannot be reached, never its password", async () => {
+    const port = await freePort();
+    const from = `postgres://postgres:source-pw-7@127.0.0.1:${port}/postgres`;
+    const result = run(["import", "gotrue", "--from", from, "--dry-run"], serverEnv(), tempDir());
+    expect(await result.exited).toBe(1);
+    const { stderr } = result.output();
+    expect(stderr.trim()).toBe(
+      `latchkey: the source (--from): the database at 127.0.0.1:${port} cannot be reached (ECONNREFUSED); check that PostgreSQL runs there and --from's host and port`,
+    );
+    expect(stderr).not.toContain("source-pw-7");
+  });
+});

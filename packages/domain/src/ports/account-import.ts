@@ -1,0 +1,50 @@
+import type { AuditEntry } from "../model/audit.ts";
+import type { RefreshToken } from "../model/refresh-token.ts";
+import type { Session } from "../model/session.ts";
+import type { User } from "../model/user.ts";
+
+/**
+ * One account brought from another system: the user with its identities and factors (TOTP secrets sealed with this
+ * server's FactorSecrets), and its live sessions with the digests of their refresh tokens, every token of each
+ * session so that a replayed old one is detected as reuse.
+ */
+export interface ImportedAccount {
+  readonly user: User;
+  readonly sessions: readonly ImportedSession[];
+}
+
+export interface ImportedSession {
+  readonly session: Session;
+  readonly refreshTokens: readonly RefreshToken[];
+}
+
+/** What a batch came to, per kind of row: written (new or updated), or left as they were (newer here). */
+export interface ImportedCounts {
+  readonly users: number;
+  readonly identities: number;
+  readonly factors: number;
+  readonly sessions: number;
+  readonly refreshTokens: number;
+}
+
+export interface ImportBatchReport {
+  readonly written: ImportedCounts;
+  /** Rows already here and changed since (their updated_at is later): kept as they are. */
+  readonly kept: ImportedCounts;
+  /** Accounts not written, with why (an address another user here has, an identity another user holds, …). */
+  readonly skipped: readonly { readonly userId: string; readonly reason: string }[];
+}
+
+/**
+ * Writes imported accounts. A batch is one transaction; a row already here is updated only when the imported one is
+ * newer (updated_at), so running an import again updates what changed at the source and keeps what changed here.
+ * An account that cannot be written (its address or identity belongs to another user here) is skipped with its
+ * reason, and never stops the others.
+ */
+export interface AccountImportTarget {
+  write(accounts: readonly ImportedAccount[]): Promise<ImportBatchReport>;
+  /** What `write` would do, writing nothing: the dry run. */
+  check(accounts: readonly ImportedAccount[]): Promise<ImportBatchReport>;
+  /** Adds audit entries not here yet (by id), in one transaction; returns how many were new. */
+  writeAudit(entries: readonly AuditEntry[]): Promise<number>;
+}

@@ -1,0 +1,372 @@
+import {
+  type AmrEntry,
+  type AuthMethod,
+  type Factor,
+  type FactorSecrets,
+  type Identity,
+  type ImportedAccount,
+  type ImportedSession,
+  isUuid,
+  normalizeEmail,
+  normalizePhone,
+  type RefreshToken,
+  refreshTokenDigest,
+  type Secrets,
+  type User,
+} from "@latchkey/domain";
+import { importedTokenId, v2RefreshToken } from "./gotrue-refresh-tokens.ts";
+import type { GotrueBatch, GotrueRow } from "./gotrue-source.ts";
+import { dateOf, nonEmpty, objectOf } from "./row-values.ts";
+
+/** What the mapping needs of this server: its keys for token digests and for TOTP secrets. */
+export interface MapContext {
+  readonly secrets: Secrets;
+  /**
+   * Seals TOTP secrets with this server's key; opens GoTrue's sealed ones (same aes-gcm-hkdf format) when given
+   * GoTrue's SECURITY_DB_ENCRYPTION keys.
+   */
+  readonly factorSecrets: FactorSecrets;
+  readonly now: Date;
+}
+
+/** What a batch leaves behind that has no place here, counted for the summary. */
+export interface Dropped {
+  /** Unused confirmation, recovery, email or phone change and reauthentication links and codes (GoTrue stores
+   * their SHA-224 digests, which nothing can turn into ours): whoever waits for one asks again. */
+  pendingTokens: number;
+  /** Sessions ended or signed out (no refresh token left), which nobody can use. */
+  endedSessions: number;
+  /** Live sessions that cannot be carried over, with why (a refresh key sealed with a key not given). */
+  sessions: string[];
+  /** WebAuthn factors (not built here), and factors whose secret cannot be opened: with why. */
+  factors: string[];
+  /** Password hashes of a format this server cannot check: those users set a new one by recovery. */
+  passwords: string[];
+}
+
+export type MappedBatch = {
+  readonly accounts: ImportedAccount[];
+  readonly skipped: { userId: string; reason: string }[];
+  readonly dropped: Dropped;
+};
+
+const PENDING_TOKEN_COLUMNS = [
+  "confirmation_token",
+  "recovery_token",
+  "email_change_token_new",
+  "email_change_token_current",
+  "phone_change_token",
+  "reauthentication_token",
+];
+
+/** GoTrue's amr methods that are ours too; others (sso/saml, web3, mfa/webauthn, token_refresh) are left out. */
+const AMR_METHODS: ReadonlySet<string> = new Set<AuthMethod>([
+  "password",
+  "otp",
+  "magiclink",
+  "recovery",
+  "invite",
+  "email/signup",
+  "email_change",
+  "sms",
+  "oauth",
+  "anonymous",
+  "totp",
+  "mfa/phone",
+]);
+
+/** Hashes argon2 and bcrypt verify here (the password check upgrades them at the next sign-in). */
+const KNOWN_PASSWORD_HASH = /^(\$2[abxy]?\$\d{2}\$|\$argon2(id|i|d)\$)/;
+
+/** A batch of GoTrue rows as accounts; a user that cannot be brought is skipped with why, never failing the batch. */
+export function mapBatch(batch: GotrueBatch, context: MapContext): MappedBatch {
+  const dropped: Dropped = { pendingTokens: 0, endedSessions: 0, sessions: [], factors: [], passwords: [] };
+  const byUser = <T extends GotrueRow>(rows: readonly T[]) => groupBy(rows, (row) => String(row["user_id"]));
+  const identities = byUser(batch.identities);
+  const factors = byUser(batch.factors);
+  const sessions = byUser(batch.sessions);
+  const tokens = groupBy(batch.refreshTokens, (row) => String(row["session_id"]));
+  const claims = groupBy(batch.amrClaims, (row) => String(row["session_id"]));
+  const accounts: ImportedAccount[] = [];
+  const skipped: { userId: string; reason: string }[] = [];
+
+  for (const row of batch.users) {
+    const userId = String(row["id"]);
+    try {
+      if (row["is_sso_user"] === true) throw new Skip("a SAML single sign-on user: SAML is not built in Latchkey");
+      dropped.pendingTokens += PENDING_TOKEN_COLUMNS.filter((column) => nonEmpty(row[column]) !== null).length;
+      const userFactors = (factors.get(userId) ?? []).flatMap((factor) => mapFactor(factor, context, dropped));
+      const user = mapUser(row, identities.get(userId) ?? [], userFactors, dropped);
+      const factorIds = new Set(userFactors.map((factor) => factor.id));
+      const userSessions = (sessions.get(userId) ?? []).flatMap((session) => {
+        try {
+          const mapped = mapSession(session, tokens, claims, factorIds, context);
+          if (mapped === null) dropped.endedSessions += 1;
+          return mapped === null ? [] : [mapped];
+        } catch (error) {
+          dropped.sessions.push(error instanceof Error ? error.message : String(error));
+          return [];
+        }
+      });
+      accounts.push({ user, sessions: userSessions });
+    } catch (error) {
+      // A Skip says why; anything else the row held that could not be read says so itself.
+      skipped.push({ userId, reason: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return { accounts, skipped, dropped };
+}
+
+/** Why a user is not imported. */
+class Skip extends Error {}
+
+function mapUser(row: GotrueRow, identityRows: readonly GotrueRow[], factors: Factor[], dropped: Dropped): User {
+  const id = String(row["id"]);
+  const email = nonEmpty(row["email"]);
+  const phone = nonEmpty(row["phone"]);
+  const createdAt = dateOf(row["created_at"]) ?? new Date(0);
+  let passwordHash = nonEmpty(row["encrypted_password"]);
+  if (passwordHash !== null && !KNOWN_PASSWORD_HASH.test(passwordHash)) {
+    dropped.passwords.push(`${id}: a password hash of an unknown format`);
+    passwordHash = null;
+  }
+  const newPhone = nonEmpty(row["phone_change"]);
+  // GoTrue's soft delete replaces the addresses with digests, which free them for new accounts: none is kept.
+  const deleted = dateOf(row["deleted_at"]) !== null;
+  return {
+    id,
+    aud: nonEmpty(row["aud"]) ?? "authenticated",
+    role: nonEmpty(row["role"]) ?? "authenticated",
+    email: email === null || (deleted && !email.includes("@")) ? null : normalizeEmail(email.trim()),
+    phone: phone === null || deleted ? null : phoneOf(phone, "phone"),
+    passwordHash,
+    // Before GoTrue split them, confirmed_at was the address's confirmation.
+    emailConfirmedAt:
+      dateOf(row["email_confirmed_at"]) ?? (email !== null && phone === null ? dateOf(row["confirmed_at"]) : null),
+    phoneConfirmedAt: dateOf(row["phone_confirmed_at"]),
+    invitedAt: dateOf(row["invited_at"]),
+    confirmationSentAt: dateOf(row["confirmation_sent_at"]),
+    recoverySentAt: dateOf(row["recovery_sent_at"]),
+    newEmail: nonEmpty(row["email_change"]) === null ? null : normalizeEmail(String(row["email_change"])),
+    emailChangeSentAt: dateOf(row["email_change_sent_at"]),
+    // GoTrue records that one side of a change was confirmed, not which: both sides confirm again here.
+    emailChangeConfirmedBy: null,
+    newPhone: newPhone === null ? null : phoneOf(newPhone, "phone_change"),
+    phoneChangeSentAt: dateOf(row["phone_change_sent_at"]),
+    reauthenticationSentAt: dateOf(row["reauthentication_sent_at"]),
+    lastSignInAt: dateOf(row["last_sign_in_at"]),
+    appMetadata: objectOf(row["raw_app_meta_data"]),
+    userMetadata: objectOf(row["raw_user_meta_data"]),
+    bannedUntil: dateOf(row["banned_until"]),
+    isAnonymous: row["is_anonymous"] === true,
+    createdAt,
+    updatedAt: dateOf(row["updated_at"]) ?? createdAt,
+    deletedAt: dateOf(row["deleted_at"]),
+    identities: identityRows.map((identity) => mapIdentity(identity, id)),
+    factors,
+  };
+}
+
+function mapIdentity(row: GotrueRow, userId: string): Identity {
+  // Before GoTrue added provider_id, the id was the provider's id for the user, and no uuid.
+  const providerId = nonEmpty(row["provider_id"]) ?? String(row["id"]);
+  const provider = String(row["provider"]);
+  const createdAt = dateOf(row["created_at"]) ?? new Date(0);
+  return {
+    id: isUuid(row["id"]) ? row["id"] : importedTokenId(`identity:${provider}:${providerId}`),
+    userId,
+    provider,
+    providerId,
+    identityData: objectOf(row["identity_data"]),
+    lastSignInAt: dateOf(row["last_sign_in_at"]),
+    createdAt,
+    updatedAt: dateOf(row["updated_at"]) ?? createdAt,
+  };
+}
+
+function mapFactor(row: GotrueRow, context: MapContext, dropped: Dropped): Factor[] {
+  const id = String(row["id"]);
+  const type = String(row["factor_type"]);
+  if (type !== "totp" && type !== "phone") {
+    dropped.factors.push(`${id}: a ${type} factor (not built in Latchkey)`);
+    return [];
+  }
+  let sealedSecret: string | null = null;
+  if (type === "totp") {
+    const stored = nonEmpty(row["secret"]);
+    if (stored === null) {
+      dropped.factors.push(`${id}: a TOTP factor without a secret`);
+      return [];
+    }
+    try {
+      // GoTrue keeps it in clear unless SECURITY_DB_ENCRYPTION_ENCRYPT; sealed, it is a JSON object.
+      const secret = stored.startsWith("{") ? context.factorSecrets.open(id, stored) : stored;
+      sealedSecret = context.factorSecrets.seal(id, secret);
+    } catch {
+      const keyId = keyIdOf(stored);
+      dropped.factors.push(
+        `${id}: its secret is sealed with key ${JSON.stringify(keyId)}, which SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS does not hold`,
+      );
+      return [];
+    }
+  }
+  const createdAt = dateOf(row["created_at"]) ?? new Date(0);
+  const phone = type === "phone" ? nonEmpty(row["phone"]) : null;
+  return [
+    {
+      id,
+      userId: String(row["user_id"]),
+      type,
+      friendlyName: nonEmpty(row["friendly_name"]),
+      status: row["status"] === "verified" ? "verified" : "unverified",
+      sealedSecret,
+      phone: phone === null ? null : phoneOf(phone, "a phone factor's number"),
+      lastTotpStep: null,
+      lastChallengedAt: dateOf(row["last_challenged_at"]),
+      createdAt,
+      updatedAt: dateOf(row["updated_at"]) ?? createdAt,
+    },
+  ];
+}
+
+/**
+ * A live session with its refresh tokens, or null when nothing can refresh it any more. The token a client holds is
+ * GoTrue's newest live one (legacy rows) or the one its counter names (v2); the one it replaced becomes the previous
+ * token; every other token of the session is kept too, so that presenting one is detected as reuse.
+ */
+function mapSession(
+  row: GotrueRow,
+  tokens: ReadonlyMap<string, readonly GotrueRow[]>,
+  claims: ReadonlyMap<string, readonly GotrueRow[]>,
+  factorIds: ReadonlySet<string>,
+  context: MapContext,
+): ImportedSession | null {
+  const id = String(row["id"]);
+  const notAfter = dateOf(row["not_after"]);
+  if (notAfter !== null && notAfter.getTime() <= context.now.getTime()) return null;
+  const createdAt = dateOf(row["created_at"]) ?? new Date(0);
+  const updatedAt = dateOf(row["updated_at"]) ?? createdAt;
+  const chain = tokenChain(row, tokens.get(id) ?? [], updatedAt, context.factorSecrets);
+  if (chain === null) return null;
+  const digestOf = (token: string, parentId: string | null, at: Date): RefreshToken => ({
+    id: importedTokenId(token),
+    sessionId: id,
+    parentId,
+    tokenHash: refreshTokenDigest(context.secrets, token),
+    createdAt: at,
+  });
+  const previous = chain.previous === null ? null : digestOf(chain.previous.token, null, chain.previous.at);
+  const current = digestOf(chain.current.token, previous?.id ?? null, chain.current.at);
+  const others = chain.others.map((other) => digestOf(other.token, null, other.at));
+  const factorId = nonEmpty(row["factor_id"]);
+  const aal2 = row["aal"] === "aal2" || row["aal"] === "aal3";
+  const amr: AmrEntry[] = (claims.get(id) ?? [])
+    .filter((claim) => AMR_METHODS.has(String(claim["authentication_method"])))
+    .map((claim) => ({
+      method: String(claim["authentication_method"]) as AuthMethod,
+      at: dateOf(claim["updated_at"]) ?? dateOf(claim["created_at"]) ?? createdAt,
+    }))
+    .sort((a, b) => b.at.getTime() - a.at.getTime());
+  return {
+    session: {
+      id,
+      userId: String(row["user_id"]),
+      aal: aal2 && factorId !== null && factorIds.has(factorId) ? "aal2" : "aal1",
+      amr,
+      refreshTokenId: current.id,
+      previousRefreshTokenId: previous?.id ?? null,
+      rotatedAt: previous === null ? null : current.createdAt,
+      userAgent: nonEmpty(row["user_agent"]),
+      ip: nonEmpty(row["ip"])?.replace(/\/(32|128)$/, "") ?? null,
+      notAfter,
+      factorId: factorId !== null && factorIds.has(factorId) ? factorId : null,
+      createdAt,
+      updatedAt,
+    },
+    refreshTokens: [...others, ...(previous ? [previous] : []), current],
+  };
+}
+
+interface Held {
+  readonly token: string;
+  readonly at: Date;
+}
+
+/** The session's current token, the one it replaced and the rest, in GoTrue's format of that session. */
+function tokenChain(
+  session: GotrueRow,
+  rows: readonly GotrueRow[],
+  updatedAt: Date,
+  sealed: FactorSecrets,
+): { current: Held; previous: Held | null; others: Held[] } | null {
+  const key = hmacKeyOf(session, sealed);
+  const counter = session["refresh_token_counter"];
+  if (key !== null && counter !== null && counter !== undefined) {
+    const at = Number(counter);
+    return {
+      current: { token: v2RefreshToken(String(session["id"]), key, at), at: updatedAt },
+      // A client one token behind (its last answer lost) is answered again, within the reuse interval.
+      previous: at > 0 ? { token: v2RefreshToken(String(session["id"]), key, at - 1), at: updatedAt } : null,
+      others: [],
+    };
+  }
+  const ordered = [...rows].sort((a, b) => (BigInt(String(a["id"])) < BigInt(String(b["id"])) ? -1 : 1));
+  const live = ordered.filter((row) => row["revoked"] !== true);
+  const newest = live.at(-1);
+  if (newest === undefined) return null;
+  const held = (row: GotrueRow): Held => ({
+    token: String(row["token"]),
+    at: dateOf(row["updated_at"]) ?? dateOf(row["created_at"]) ?? updatedAt,
+  });
+  const parentToken = nonEmpty(newest["parent"]);
+  const parent = parentToken === null ? undefined : ordered.find((row) => row["token"] === parentToken);
+  return {
+    current: held(newest),
+    previous: parent === undefined ? null : held(parent),
+    others: ordered.filter((row) => row !== newest && row !== parent).map(held),
+  };
+}
+
+/**
+ * A v2 session's HMAC key: GoTrue seals it as it seals TOTP secrets (bound to the session's id) when
+ * SECURITY_DB_ENCRYPTION_ENCRYPT is on. One that cannot be opened leaves the session unusable, so it is left out.
+ */
+function hmacKeyOf(session: GotrueRow, sealed: FactorSecrets): string | null {
+  const stored = nonEmpty(session["refresh_token_hmac_key"]);
+  if (stored === null || !stored.startsWith("{")) return stored;
+  try {
+    return sealed.open(String(session["id"]), stored);
+  } catch {
+    throw new Error(
+      `${String(session["id"])}: its refresh key is sealed with key ${JSON.stringify(keyIdOf(stored))}, which SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS does not hold`,
+    );
+  }
+}
+
+function phoneOf(raw: string, what: string): string {
+  try {
+    return normalizePhone(raw);
+  } catch {
+    throw new Skip(`${what} ${JSON.stringify(raw)} is not an E.164 number`);
+  }
+}
+
+function keyIdOf(sealed: string): string | null {
+  try {
+    const parsed = JSON.parse(sealed) as { key_id?: unknown };
+    return typeof parsed.key_id === "string" ? parsed.key_id : null;
+  } catch {
+    return null;
+  }
+}
+
+function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const group = groups.get(k);
+    if (group) group.push(row);
+    else groups.set(k, [row]);
+  }
+  return groups;
+}

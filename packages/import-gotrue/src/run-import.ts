@@ -1,0 +1,130 @@
+import type { AccountImportTarget, ImportedCounts } from "@latchkey/domain";
+import type { GotrueSource } from "./gotrue-source.ts";
+import { type Dropped, type MapContext, mapBatch } from "./map-account.ts";
+import { mapAuditEntries } from "./map-audit.ts";
+
+export interface ImportOptions {
+  readonly source: GotrueSource;
+  readonly target: AccountImportTarget;
+  readonly context: Omit<MapContext, "now">;
+  readonly now?: () => Date;
+  /** Users per batch, and per transaction. */
+  readonly batchSize?: number;
+  /** Reads, maps and checks everything; writes nothing. */
+  readonly dryRun?: boolean;
+  /** Also brings GoTrue's audit log (after the users). */
+  readonly audit?: boolean;
+  /** Resumes after this user id (the last one a summary or progress line named). */
+  readonly afterUserId?: string;
+  /** Told after each batch. */
+  readonly onProgress?: (progress: ImportProgress) => void;
+}
+
+export interface ImportProgress {
+  readonly usersDone: number;
+  readonly usersTotal: number;
+  /** The last user of the batch written: an interrupted import resumes after it. */
+  readonly lastUserId: string | null;
+  readonly elapsedMs: number;
+}
+
+export interface ImportSummary {
+  readonly dryRun: boolean;
+  readonly usersRead: number;
+  readonly written: ImportedCounts;
+  readonly kept: ImportedCounts;
+  /** Every user not imported, with why (the first MAX_LISTED; `skippedCount` counts them all). */
+  readonly skipped: readonly { readonly userId: string; readonly reason: string }[];
+  readonly skippedCount: number;
+  readonly dropped: Dropped;
+  readonly lastUserId: string | null;
+  /** With `audit`: entries written (or, in a dry run, that would be), and those of actions Latchkey has no word for. */
+  readonly audit: { readonly written: number; readonly left: number } | null;
+  readonly elapsedMs: number;
+}
+
+export const DEFAULT_BATCH_SIZE = 500;
+/** Reasons kept for the summary; past them only counted, so a hopeless source cannot fill the memory. */
+const MAX_LISTED = 1000;
+
+const zero = (): Record<keyof ImportedCounts, number> => ({
+  users: 0,
+  identities: 0,
+  factors: 0,
+  sessions: 0,
+  refreshTokens: 0,
+});
+
+/**
+ * Walks the source's users in id order, a batch at a time (memory holds one batch), maps each batch and writes it
+ * in one transaction, or checks it in a dry run.
+ */
+export async function runImport(options: ImportOptions): Promise<ImportSummary> {
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const now = options.now ?? (() => new Date());
+  const started = Date.now();
+  const usersTotal = await options.source.countUsers();
+  const written = zero();
+  const kept = zero();
+  const skipped: { userId: string; reason: string }[] = [];
+  const dropped: Dropped = { pendingTokens: 0, endedSessions: 0, sessions: [], factors: [], passwords: [] };
+  let skippedCount = 0;
+  let usersRead = 0;
+  let lastUserId: string | null = options.afterUserId ?? null;
+
+  for (;;) {
+    const batch = await options.source.readBatch(lastUserId, batchSize);
+    if (batch.users.length === 0) break;
+    const mapped = mapBatch(batch, { ...options.context, now: now() });
+    const report = options.dryRun
+      ? await options.target.check(mapped.accounts)
+      : await options.target.write(mapped.accounts);
+    for (const key of Object.keys(written) as (keyof ImportedCounts)[]) {
+      written[key] += report.written[key];
+      kept[key] += report.kept[key];
+    }
+    for (const skip of [...mapped.skipped, ...report.skipped]) {
+      skippedCount += 1;
+      if (skipped.length < MAX_LISTED) skipped.push(skip);
+    }
+    dropped.pendingTokens += mapped.dropped.pendingTokens;
+    dropped.endedSessions += mapped.dropped.endedSessions;
+    dropped.sessions.push(...mapped.dropped.sessions.slice(0, MAX_LISTED - dropped.sessions.length));
+    dropped.factors.push(...mapped.dropped.factors.slice(0, MAX_LISTED - dropped.factors.length));
+    dropped.passwords.push(...mapped.dropped.passwords.slice(0, MAX_LISTED - dropped.passwords.length));
+    usersRead += batch.users.length;
+    lastUserId = String(batch.users.at(-1)!["id"]);
+    options.onProgress?.({ usersDone: usersRead, usersTotal, lastUserId, elapsedMs: Date.now() - started });
+    if (batch.users.length < batchSize) break;
+  }
+  const audit = options.audit ? await importAudit(options, batchSize) : null;
+  return {
+    dryRun: options.dryRun ?? false,
+    audit,
+    usersRead,
+    written,
+    kept,
+    skipped,
+    skippedCount,
+    dropped,
+    lastUserId,
+    elapsedMs: Date.now() - started,
+  };
+}
+
+/** The audit log, a batch at a time; entries already here (an earlier run) are not added again. */
+async function importAudit(options: ImportOptions, batchSize: number): Promise<{ written: number; left: number }> {
+  let written = 0;
+  let left = 0;
+  let afterId: string | null = null;
+  for (;;) {
+    const rows = await options.source.readAuditBatch(afterId, batchSize);
+    if (rows.length === 0) break;
+    const mapped = mapAuditEntries(rows);
+    written += options.dryRun ? mapped.entries.length : await options.target.writeAudit(mapped.entries);
+    left += mapped.left;
+    afterId = String(rows.at(-1)!["id"]);
+    if (rows.length < batchSize) break;
+  }
+  return { written, left };
+}

@@ -1,0 +1,191 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { createFactorSecrets, createSecrets } from "@latchkey/adapters-crypto";
+import { refreshTokenDigest } from "@latchkey/domain";
+import { describe, expect, it } from "vitest";
+import type { GotrueBatch, GotrueRow } from "../src/gotrue-source.ts";
+import { importedTokenId, type MapContext, mapBatch, v2RefreshToken } from "../src/index.ts";
+
+const secrets = createSecrets("an-import-test-secret-of-some-length-0123");
+const ourKey = randomBytes(32);
+const gotrueKey = randomBytes(32);
+const context: MapContext = {
+  secrets,
+  factorSecrets: createFactorSecrets({ keyId: "ours", key: ourKey, decryptionKeys: new Map([["gotrue", gotrueKey]]) }),
+  now: new Date("2026-11-27T00:00:00Z"),
+};
+const gotrueSealer = createFactorSecrets({ keyId: "gotrue", key: gotrueKey, decryptionKeys: new Map() });
+
+const at = new Date("2026-01-01T00:00:00Z");
+function user(fields: Record<string, unknown> = {}): GotrueRow {
+  return {
+    id: randomUUID(),
+    instance_id: "00000000-0000-0000-0000-000000000000",
+    aud: "authenticated",
+    role: "authenticated",
+    email: "ada@example.com",
+    encrypted_password: "$2a$10$abcdefghijklmnopqrstuuN8vL0qU0H1d3gZ2n5m6o7p8q9r0s1t2",
+    email_confirmed_at: at,
+    phone: null,
+    raw_app_meta_data: { provider: "email", providers: ["email"] },
+    raw_user_meta_data: { name: "Ada" },
+    confirmation_token: "",
+    recovery_token: "",
+    created_at: at,
+    updated_at: at,
+    is_sso_user: false,
+    is_anonymous: false,
+    ...fields,
+  };
+}
+const batch = (parts: Partial<GotrueBatch>): GotrueBatch => ({
+  users: [],
+  identities: [],
+  factors: [],
+  sessions: [],
+  refreshTokens: [],
+  amrClaims: [],
+  ...parts,
+});
+
+describe("mapping GoTrue's rows", () => {
+  it("brings a user's fields, its email and phone as Latchkey keeps them, and its identities", () => {
+    const row = user({ email: "Ada@Example.com ", phone: "15550100001", phone_confirmed_at: at, banned_until: at });
+    const identity = {
+      id: randomUUID(),
+      user_id: row["id"],
+      provider: "github",
+      provider_id: "123456",
+      identity_data: { sub: "123456", user_name: "ada" },
+      created_at: at,
+      updated_at: at,
+    };
+    const { accounts, skipped } = mapBatch(batch({ users: [row], identities: [identity] }), context);
+    expect(skipped).toEqual([]);
+    expect(accounts[0]!.user).toMatchObject({
+      id: row["id"],
+      email: "ada@example.com",
+      phone: "+15550100001",
+      phoneConfirmedAt: at,
+      bannedUntil: at,
+      passwordHash: row["encrypted_password"],
+      userMetadata: { name: "Ada" },
+      identities: [{ id: identity.id, provider: "github", providerId: "123456", identityData: identity.identity_data }],
+    });
+  });
+
+  it("skips SAML users and unusable numbers with why, and drops what has no place here, counted", () => {
+    const sso = user({ is_sso_user: true });
+    const badPhone = user({ email: null, phone: "12" });
+    const oddHash = user({ encrypted_password: "md5$abc", confirmation_token: "pkce_abc", recovery_token: "def" });
+    const { accounts, skipped, dropped } = mapBatch(batch({ users: [sso, badPhone, oddHash] }), context);
+    expect(skipped).toEqual([
+      { userId: sso["id"], reason: "a SAML single sign-on user: SAML is not built in Latchkey" },
+      { userId: badPhone["id"], reason: 'phone "12" is not an E.164 number' },
+    ]);
+    expect(accounts.map((account) => account.user.passwordHash)).toEqual([null]);
+    expect(dropped).toMatchObject({
+      pendingTokens: 2,
+      passwords: [`${oddHash["id"]}: a password hash of an unknown format`],
+    });
+  });
+
+  it("makes a legacy session mid-rotation current at its newest live token, the one it replaced previous", () => {
+    const row = user();
+    const session = { id: randomUUID(), user_id: row["id"], aal: "aal1", created_at: at, updated_at: at };
+    const token = (id: number, value: string, revoked: boolean, parent: string | null) => ({
+      id: String(id),
+      session_id: session.id,
+      user_id: String(row["id"]),
+      token: value,
+      revoked,
+      parent,
+      created_at: new Date(at.getTime() + id * 1000),
+      updated_at: new Date(at.getTime() + id * 1000),
+    });
+    const tokens = [token(1, "aaaaaaaaaaaa", true, null), token(2, "bbbbbbbbbbbb", true, "aaaaaaaaaaaa")];
+    tokens.push(token(3, "cccccccccccc", false, "bbbbbbbbbbbb"));
+    const claims = [{ id: randomUUID(), session_id: session.id, authentication_method: "password", created_at: at }];
+    const { accounts } = mapBatch(
+      batch({ users: [row], sessions: [session], refreshTokens: tokens, amrClaims: claims }),
+      context,
+    );
+    const [imported] = accounts[0]!.sessions;
+    expect(imported!.session).toMatchObject({
+      refreshTokenId: importedTokenId("cccccccccccc"),
+      previousRefreshTokenId: importedTokenId("bbbbbbbbbbbb"),
+      amr: [{ method: "password", at }],
+      aal: "aal1",
+    });
+    expect(imported!.refreshTokens.map((t) => [t.id, t.tokenHash, t.parentId])).toEqual([
+      [importedTokenId("aaaaaaaaaaaa"), refreshTokenDigest(secrets, "aaaaaaaaaaaa"), null],
+      [importedTokenId("bbbbbbbbbbbb"), refreshTokenDigest(secrets, "bbbbbbbbbbbb"), null],
+      [importedTokenId("cccccccccccc"), refreshTokenDigest(secrets, "cccccccccccc"), importedTokenId("bbbbbbbbbbbb")],
+    ]);
+  });
+
+  it("works out a v2 session's token from its key and counter, and leaves out sessions nothing can refresh", () => {
+    const row = user();
+    const key = randomBytes(32).toString("base64url");
+    const v2 = { id: randomUUID(), user_id: row["id"], refresh_token_hmac_key: key, refresh_token_counter: 3 };
+    const signedOut = { id: randomUUID(), user_id: row["id"] };
+    const ended = {
+      id: randomUUID(),
+      user_id: row["id"],
+      not_after: at,
+      refresh_token_hmac_key: key,
+      refresh_token_counter: 1,
+    };
+    const revoked = {
+      id: "9",
+      session_id: signedOut.id,
+      token: "dddddddddddd",
+      revoked: true,
+      parent: null,
+      created_at: at,
+    };
+    const { accounts, dropped } = mapBatch(
+      batch({ users: [row], sessions: [v2, signedOut, ended], refreshTokens: [revoked] }),
+      context,
+    );
+    expect(dropped.endedSessions).toBe(2);
+    const [imported] = accounts[0]!.sessions;
+    expect(imported!.session.refreshTokenId).toBe(importedTokenId(v2RefreshToken(v2.id, key, 3)));
+    expect(imported!.refreshTokens.at(-1)!.tokenHash).toBe(refreshTokenDigest(secrets, v2RefreshToken(v2.id, key, 3)));
+    expect(imported!.session.previousRefreshTokenId).toBe(importedTokenId(v2RefreshToken(v2.id, key, 2)));
+  });
+
+  it("seals a TOTP secret with this server's key, from clear or from GoTrue's sealing, and drops what it cannot open", () => {
+    const row = user();
+    const factor = (fields: Record<string, unknown>) => ({
+      id: randomUUID(),
+      user_id: row["id"],
+      factor_type: "totp",
+      status: "verified",
+      friendly_name: "",
+      created_at: at,
+      updated_at: at,
+      ...fields,
+    });
+    const clear = factor({ secret: "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP" });
+    const sealedId = randomUUID();
+    const sealed = factor({ id: sealedId, secret: gotrueSealer.seal(sealedId, "KRSXG5CTMVRXEZLUKRSXG5CTMVRXEZLU") });
+    const strangerId = randomUUID();
+    const stranger = createFactorSecrets({ keyId: "lost", key: randomBytes(32), decryptionKeys: new Map() });
+    const unopenable = factor({ id: strangerId, secret: stranger.seal(strangerId, "ABC") });
+    const webauthn = factor({ factor_type: "webauthn" });
+    const { accounts, dropped } = mapBatch(
+      batch({ users: [row], factors: [clear, sealed, unopenable, webauthn] }),
+      context,
+    );
+    const factors = accounts[0]!.user.factors;
+    expect(factors.map((f) => f.id)).toEqual([clear.id, sealedId]);
+    expect(context.factorSecrets.open(clear.id, factors[0]!.sealedSecret!)).toBe("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP");
+    expect(context.factorSecrets.open(sealedId, factors[1]!.sealedSecret!)).toBe("KRSXG5CTMVRXEZLUKRSXG5CTMVRXEZLU");
+    expect(JSON.parse(factors[1]!.sealedSecret!)).toMatchObject({ key_id: "ours" });
+    expect(factors[0]).toMatchObject({ friendlyName: null, status: "verified", lastTotpStep: null });
+    expect(dropped.factors).toEqual([
+      `${strangerId}: its secret is sealed with key "lost", which SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS does not hold`,
+      `${webauthn.id}: a webauthn factor (not built in Latchkey)`,
+    ]);
+  });
+});

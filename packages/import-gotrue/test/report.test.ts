@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { progressLine, summaryText } from "../src/index.ts";
+import type { ImportSummary } from "../src/run-import.ts";
+
+const counts = (users: number) => ({ users, identities: users, factors: 0, sessions: 1, refreshTokens: 2 });
+
+describe("what the import says", () => {
+  it("shows progress with its rate, the time left and where to resume", () => {
+    expect(progressLine({ usersDone: 20_000, usersTotal: 100_000, lastUserId: "u-20000", elapsedMs: 10_000 })).toBe(
+      "users 20,000/100,000 · 2,000/s · about 40 s left · --after u-20000",
+    );
+  });
+
+  it("sums up per table, with every user skipped and why, and what was left behind", () => {
+    const summary: ImportSummary = {
+      dryRun: true,
+      usersRead: 3,
+      written: counts(1),
+      kept: { ...counts(1), identities: 0, sessions: 0, refreshTokens: 0 },
+      skipped: [{ userId: "u-2", reason: "a SAML single sign-on user: SAML is not built in Latchkey" }],
+      skippedCount: 1,
+      dropped: {
+        pendingTokens: 2,
+        endedSessions: 0,
+        sessions: [],
+        factors: ["f-1: a webauthn factor (not built in Latchkey)"],
+        passwords: [],
+      },
+      lastUserId: "u-3",
+      audit: null,
+      elapsedMs: 1_500,
+    };
+    expect(summaryText(summary).split("\n")).toEqual([
+      "Dry run: nothing was written. 3 users read in 1.5 s.",
+      "  users: 1 would be written, 1 kept (changed here since)",
+      "  identities: 1 would be written",
+      "  MFA factors: 0 would be written",
+      "  sessions: 1 would be written",
+      "  refresh tokens: 2 would be written",
+      "Skipped 1 user:",
+      "  u-2: a SAML single sign-on user: SAML is not built in Latchkey",
+      "Dropped 2 pending links and codes (confirmations, recoveries, changes): GoTrue keeps only their digests; whoever waits for one asks again.",
+      "Dropped 1 factor:",
+      "  f-1: a webauthn factor (not built in Latchkey)",
+      "Last user: u-3 (--after resumes from there).",
+    ]);
+  });
+});

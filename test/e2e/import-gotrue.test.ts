@@ -1,0 +1,180 @@
+import { randomBytes } from "node:crypto";
+import { totpCode, totpStep } from "@latchkey/domain/testing";
+import {
+  type AwkwardFixture,
+  createGotrueDatabase,
+  type GotrueDatabase,
+  seedAwkwardFixture,
+} from "@latchkey/import-gotrue/testing";
+import { createClient } from "@supabase/supabase-js";
+import { SignJWT } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import ws from "ws";
+import { databaseUrl, run, tempDir } from "../../apps/server/test/support/binary.ts";
+import {
+  REQUIRED_SETTINGS,
+  startTestServer,
+  TEST_JWT_SECRET,
+  type TestServer,
+} from "../../apps/server/test/support/start-test-server.ts";
+import { adminApi, claimsOf, client, memoryStorage, serviceRoleKey } from "./support.ts";
+
+// A GoTrue database built from the schema facts, with every kind of row, imported by the real binary into the
+// database a running server uses; then the official clients do what apps did against GoTrue.
+describe.skipIf(!databaseUrl)("moving from Supabase Auth with `latchkey import gotrue`", () => {
+  const gotrueKey = { id: "gotrue-key", keyBase64Url: randomBytes(32).toString("base64url") };
+  let gotrue: GotrueDatabase;
+  let fixture: AwkwardFixture;
+  let server: TestServer;
+  let env: Record<string, string>;
+  let firstRun: { exitCode: number | null; stdout: string; stderr: string };
+
+  const importOnce = async (...extra: string[]) => {
+    const result = run(["import", "gotrue", "--from", gotrue.url, ...extra], env, tempDir());
+    const exitCode = await result.exited;
+    return { exitCode, ...result.output() };
+  };
+
+  beforeAll(async () => {
+    gotrue = await createGotrueDatabase({ adminUrl: databaseUrl! });
+    fixture = await seedAwkwardFixture(gotrue, { encryptionKey: gotrueKey });
+    // GoTrue's key, under the names GoTrue reads too: its sealed TOTP secrets and refresh keys open with it.
+    const keys = { AUTH_SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS: `${gotrueKey.id}:${gotrueKey.keyBase64Url}` };
+    server = await startTestServer({ ...keys, AUTH_EXTERNAL_PHONE_ENABLED: "true" });
+    env = {
+      PATH: process.env["PATH"] ?? "",
+      DATABASE_URL: databaseUrl!,
+      ...REQUIRED_SETTINGS,
+      ...keys,
+      AUTH_DB_NAMESPACE: server.config.db.namespace,
+    };
+    firstRun = await importOnce();
+  }, 120_000);
+  afterAll(async () => {
+    await server?.close();
+    await gotrue?.drop();
+  });
+
+  it("ends with a summary: counts, each user skipped and why, and what was left behind", () => {
+    expect(firstRun.exitCode, firstRun.stderr).toBe(0);
+    expect(firstRun.stdout).toMatch(/^ {2}users: \d+ written$/m);
+    expect(firstRun.stdout).toContain(`${fixture.sso.id}: a SAML single sign-on user: SAML is not built in Latchkey`);
+    expect(firstRun.stdout).toMatch(/Dropped \d+ pending links and codes/);
+    expect(firstRun.stdout).not.toContain(fixture.otherInstance.id);
+    expect(firstRun.stdout).not.toContain(fixture.withPassword.password);
+  });
+
+  it("signs in with the imported bcrypt and argon2 passwords", async () => {
+    for (const account of [fixture.withPassword, fixture.withArgon2Password]) {
+      const { data, error } = await client(server).signInWithPassword(account);
+      expect(error).toBeNull();
+      expect(data.user?.id).toBe(account.id);
+    }
+    const phone = await client(server).signInWithPassword({
+      phone: fixture.phoneOnly.phone,
+      password: fixture.phoneOnly.password,
+    });
+    expect(phone.error).toBeNull();
+    expect(phone.data.user?.phone).toBe(`+${fixture.phoneOnly.phone}`);
+  });
+
+  it("refreshes the token a client held, mid-rotation, and treats an older one as reuse", async () => {
+    const auth = client(server);
+    const refreshed = await auth.refreshSession({ refresh_token: fixture.withSession.refreshToken });
+    expect(refreshed.error).toBeNull();
+    expect(refreshed.data.user?.id).toBe(fixture.withSession.id);
+    expect(claimsOf(refreshed.data.session!.access_token)["session_id"]).toBe(fixture.withSession.sessionId);
+    const replayed = await client(server).refreshSession({ refresh_token: fixture.withSession.rootToken });
+    expect(replayed.error?.code).toBe("refresh_token_already_used");
+  });
+
+  it("accepts an access token GoTrue issued before the move, signed with the same JWT_SECRET", async () => {
+    const { id, email, sessionId } = fixture.withV2Session;
+    // GoTrue's claims (gotrue-contract.md §7.1), as a client still holds them.
+    const gotrueToken = await new SignJWT({
+      aud: "authenticated",
+      sub: id,
+      email,
+      phone: "",
+      app_metadata: { provider: "email", providers: ["email"] },
+      user_metadata: {},
+      role: "authenticated",
+      aal: "aal1",
+      amr: [{ method: "password", timestamp: Math.floor(Date.now() / 1000) - 60 }],
+      session_id: sessionId,
+      is_anonymous: false,
+    })
+      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+      .setIssuer("https://project.supabase.co/auth/v1")
+      .setIssuedAt()
+      .setExpirationTime("1h")
+      .sign(new TextEncoder().encode(TEST_JWT_SECRET));
+    const auth = client(server);
+    const { data, error } = await auth.getUser(gotrueToken);
+    expect(error).toBeNull();
+    expect(data.user?.id).toBe(id);
+  });
+
+  it("refreshes a v2 session's token and an anonymous user's", async () => {
+    for (const [token, userId] of [
+      [fixture.withV2Session.refreshToken, fixture.withV2Session.id],
+      [fixture.anonymous.refreshToken, fixture.anonymous.id],
+    ] as const) {
+      const { data, error } = await client(server).refreshSession({ refresh_token: token });
+      expect(error).toBeNull();
+      expect(data.user?.id).toBe(userId);
+    }
+  });
+
+  it("keeps an OAuth-only user's identity, a ban, and the soft-deleted and invited users", async () => {
+    const admin = await adminApi(server);
+    const oauth = await admin.getUserById(fixture.oauthOnly.id);
+    expect(oauth.data.user?.identities?.map((identity) => [identity.provider, identity.id])).toEqual([
+      ["github", fixture.oauthOnly.providerId],
+    ]);
+    const banned = await client(server).signInWithPassword(fixture.banned);
+    expect(banned.error?.code).toBe("user_banned");
+    expect((await admin.getUserById(fixture.invited.id)).data.user?.invited_at).toBeTruthy();
+  });
+
+  it("verifies a TOTP code against the imported secret, with supabase-js as apps use it", async () => {
+    const supabase = createClient(server.url, "anon-key-placeholder", {
+      auth: { storage: memoryStorage(), persistSession: true, autoRefreshToken: false },
+      realtime: { transport: ws as never },
+    });
+    const signIn = await supabase.auth.signInWithPassword(fixture.withFactor);
+    expect(signIn.error).toBeNull();
+    const factors = await supabase.auth.mfa.listFactors();
+    expect(factors.data?.totp.map((factor) => factor.id)).toEqual([fixture.withFactor.factorId]);
+    const verified = await supabase.auth.mfa.challengeAndVerify({
+      factorId: fixture.withFactor.factorId,
+      code: totpCode(fixture.withFactor.secret, totpStep(new Date())),
+    });
+    expect(verified.error).toBeNull();
+    expect(claimsOf(verified.data!.access_token)["aal"]).toBe("aal2");
+    // The session that was aal2 in GoTrue refreshes as aal2.
+    const aal2 = await client(server).refreshSession({ refresh_token: fixture.withFactor.refreshToken });
+    expect(aal2.error).toBeNull();
+    expect(claimsOf(aal2.data.session!.access_token)["aal"]).toBe("aal2");
+  });
+
+  it("runs again without duplicating anything, and a dry run writes nothing", async () => {
+    const count = () => server.db.db.$count(server.db.schema.users);
+    const before = await count();
+    const again = await importOnce("--audit");
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(await count()).toEqual(before);
+    // The audit log came along this time, once.
+    expect(again.stdout).toContain(`audit log entries: ${fixture.auditEntryIds.length} written`);
+    expect((await importOnce("--audit")).stdout).toContain("audit log entries: 0 written");
+    const audit = await server.fetch("/admin/audit?per_page=100", {
+      headers: { authorization: `Bearer ${await serviceRoleKey()}` },
+    });
+    const ids = ((await audit.json()) as { id: string }[]).map((entry) => entry.id);
+    expect(ids).toEqual(expect.arrayContaining([...fixture.auditEntryIds]));
+    const dry = await importOnce("--dry-run");
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/^Dry run: nothing was written\./);
+    expect(await count()).toEqual(before);
+  });
+});
