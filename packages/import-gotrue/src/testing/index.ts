@@ -1,32 +1,34 @@
 // Test support: a GoTrue-shaped database to import from; never imported by production code.
 
 export {
-  type Aal,
   type AwkwardFixture,
-  createGotrueDatabase,
-  type FactorStatus,
-  type FactorType,
   type FixtureAccount,
-  GOTRUE_SCHEMA_VERSION,
-  type GotrueAmrClaim,
-  type GotrueAuditEntry,
-  type GotrueChallenge,
-  type GotrueDatabase,
-  type GotrueFactor,
-  type GotrueIdentity,
-  type GotrueOneTimeToken,
-  type GotrueRefreshToken,
-  type GotrueSession,
-  type GotrueUser,
+  seedAwkwardFixture,
+} from "./awkward-fixture.ts";
+export { createGotrueDatabase, type GotrueDatabase } from "./gotrue-database.ts";
+export {
   gotrueLegacyRefreshToken,
   gotrueRefreshTokenHmacKey,
   gotrueSealedSecret,
   gotrueTokenHash,
   gotrueTotpSecret,
   gotrueV2RefreshToken,
-  MANY_USERS_PASSWORD,
+} from "./gotrue-formats.ts";
+export {
+  type Aal,
+  type FactorStatus,
+  type FactorType,
+  type GotrueAmrClaim,
+  type GotrueAuditEntry,
+  type GotrueChallenge,
+  type GotrueFactor,
+  type GotrueIdentity,
+  type GotrueOneTimeToken,
+  type GotrueRefreshToken,
+  type GotrueSession,
+  type GotrueUser,
   NIL_UUID,
   type OneTimeTokenType,
-  seedAwkwardFixture,
-  seedManyUsers,
-} from "./gotrue-fixture.ts";
+} from "./gotrue-rows.ts";
+export { GOTRUE_SCHEMA_VERSION } from "./gotrue-schema.ts";
+export { MANY_USERS_PASSWORD, seedManyUsers } from "./many-users.ts";

@@ -1,0 +1,227 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import pg from "pg";
+import { gotrueLegacyRefreshToken } from "./gotrue-formats.ts";
+import {
+  type GotrueAmrClaim,
+  type GotrueAuditEntry,
+  type GotrueChallenge,
+  type GotrueFactor,
+  type GotrueIdentity,
+  type GotrueOneTimeToken,
+  type GotrueRefreshToken,
+  type GotrueSession,
+  type GotrueUser,
+  NIL_UUID,
+} from "./gotrue-rows.ts";
+import { GOTRUE_SCHEMA_VERSION, gotrueSchemaSql } from "./gotrue-schema.ts";
+
+type Insert<Row, Required extends keyof Row> = Partial<Row> & Pick<Row, Required>;
+
+export interface GotrueDatabase {
+  /** Connection URL of the new database. */
+  readonly url: string;
+  readonly schema: string;
+  /** Connected, search_path unchanged: qualify names with the schema. Reads `timestamp` columns as UTC. */
+  readonly client: pg.Client;
+  /**
+   * Defaults as GoTrue's server writes them: nil instance_id, aud and role 'authenticated', timestamps now, metadata
+   * {}, token columns '' (the table itself has no default for the first four: see `nullTokens`).
+   */
+  insertUser(user: Partial<Omit<GotrueUser, "confirmed_at">>): Promise<GotrueUser>;
+  insertIdentity(
+    identity: Insert<Omit<GotrueIdentity, "email">, "user_id" | "provider" | "provider_id" | "identity_data">,
+  ): Promise<GotrueIdentity>;
+  /** aal defaults to 'aal1'. */
+  insertSession(session: Insert<GotrueSession, "user_id">): Promise<GotrueSession>;
+  /** token defaults to a fresh legacy token (12 chars of [a-z2-7]), revoked to false, parent to null. */
+  insertRefreshToken(
+    token: Insert<Omit<GotrueRefreshToken, "id">, "session_id" | "user_id">,
+  ): Promise<GotrueRefreshToken>;
+  insertAmrClaim(claim: Insert<GotrueAmrClaim, "session_id" | "authentication_method">): Promise<GotrueAmrClaim>;
+  /** A verified TOTP factor unless told otherwise. */
+  insertFactor(factor: Insert<GotrueFactor, "user_id">): Promise<GotrueFactor>;
+  insertChallenge(challenge: Insert<GotrueChallenge, "factor_id">): Promise<GotrueChallenge>;
+  insertOneTimeToken(
+    token: Insert<GotrueOneTimeToken, "user_id" | "token_type" | "token_hash" | "relates_to">,
+  ): Promise<GotrueOneTimeToken>;
+  insertAuditEntry(entry: Insert<GotrueAuditEntry, "payload">): Promise<GotrueAuditEntry>;
+  /** Ends the connection and drops the database. */
+  drop(): Promise<void>;
+}
+
+export const quote = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;
+
+// pg's default reads `timestamp` as local time; GoTrue writes UTC there (sessions.refreshed_at, one_time_tokens).
+const TIMESTAMP_OID = 1114;
+const utcTimestampTypes = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === TIMESTAMP_OID && format !== "binary"
+      ? (value: string) => new Date(`${value.replace(" ", "T")}Z`)
+      : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
+};
+
+/** What to write into a `timestamp without time zone` column: the UTC wall clock, as GoTrue does. */
+const utcWallClock = (date: Date) => date.toISOString().replace("T", " ").replace("Z", "");
+
+const JSON_COLUMNS = new Set([
+  "raw_app_meta_data",
+  "raw_user_meta_data",
+  "identity_data",
+  "payload",
+  "web_authn_credential",
+  "last_webauthn_challenge_data",
+  "web_authn_session_data",
+]);
+
+/** A fresh database on the server of `adminUrl` (TEST_DATABASE_URL), holding GoTrue's tables in `schema`. */
+export async function createGotrueDatabase(options: { adminUrl: string; schema?: string }): Promise<GotrueDatabase> {
+  const schema = options.schema ?? "auth";
+  const name = `gotrue_${randomBytes(5).toString("hex")}`;
+  const runAsAdmin = async (statement: string) => {
+    const admin = new pg.Client({ connectionString: options.adminUrl });
+    await admin.connect();
+    try {
+      await admin.query(statement);
+    } finally {
+      await admin.end();
+    }
+  };
+  // compat: Supabase's databases run in UTC, so now() in a `timestamp` default is UTC too.
+  await runAsAdmin(`create database ${quote(name)}`);
+  await runAsAdmin(`alter database ${quote(name)} set timezone to 'UTC'`);
+  const url = new URL(options.adminUrl);
+  url.pathname = `/${name}`;
+
+  const client = new pg.Client({ connectionString: url.toString(), types: utcTimestampTypes });
+  const drop = async () => {
+    await client.end().catch(() => undefined);
+    await runAsAdmin(`drop database if exists ${quote(name)} with (force)`);
+  };
+  try {
+    await client.connect();
+    await client.query(`begin; ${gotrueSchemaSql(quote(schema))} commit;`);
+    await client.query(`insert into ${quote(schema)}.schema_migrations (version) values ($1)`, [GOTRUE_SCHEMA_VERSION]);
+  } catch (error) {
+    await drop();
+    throw error;
+  }
+
+  const insert = async <Row>(table: string, values: Record<string, unknown>): Promise<Row> => {
+    const columns = Object.keys(values).filter((column) => values[column] !== undefined);
+    const params = columns.map((column) => {
+      const value = values[column];
+      return JSON_COLUMNS.has(column) && value !== null ? JSON.stringify(value) : value;
+    });
+    const { rows } = await client.query(
+      `insert into ${quote(schema)}.${quote(table)} (${columns.map(quote).join(", ")})
+       values (${columns.map((_, i) => `$${i + 1}`).join(", ")}) returning *`,
+      params,
+    );
+    return rows[0] as Row;
+  };
+  const timestamp = (value: Date | null | undefined) => (value instanceof Date ? utcWallClock(value) : value);
+
+  return {
+    url: url.toString(),
+    schema,
+    client,
+    insertUser: (user) => {
+      const now = new Date();
+      return insert<GotrueUser>("users", {
+        instance_id: NIL_UUID,
+        id: randomUUID(),
+        aud: "authenticated",
+        role: "authenticated",
+        encrypted_password: "",
+        confirmation_token: "",
+        recovery_token: "",
+        email_change_token_new: "",
+        email_change: "",
+        email_change_token_current: "",
+        email_change_confirm_status: 0,
+        phone_change: "",
+        phone_change_token: "",
+        reauthentication_token: "",
+        raw_app_meta_data: {},
+        raw_user_meta_data: {},
+        is_super_admin: null,
+        created_at: now,
+        updated_at: now,
+        ...user,
+      });
+    },
+    insertIdentity: (identity) => {
+      const now = new Date();
+      return insert<GotrueIdentity>("identities", { created_at: now, updated_at: now, ...identity });
+    },
+    insertSession: async (session) => {
+      const now = new Date();
+      const row = await insert<GotrueSession & { refresh_token_counter: string | null }>("sessions", {
+        id: randomUUID(),
+        created_at: now,
+        updated_at: now,
+        aal: "aal1",
+        ...session,
+        refreshed_at: timestamp(session.refreshed_at),
+      });
+      return {
+        ...row,
+        refresh_token_counter: row.refresh_token_counter === null ? null : Number(row.refresh_token_counter),
+      };
+    },
+    insertRefreshToken: async (token) => {
+      const now = new Date();
+      const row = await insert<GotrueRefreshToken & { id: string }>("refresh_tokens", {
+        instance_id: NIL_UUID,
+        token: gotrueLegacyRefreshToken(),
+        revoked: false,
+        parent: null,
+        created_at: now,
+        updated_at: now,
+        ...token,
+      });
+      return { ...row, id: Number(row.id) };
+    },
+    insertAmrClaim: (claim) => {
+      const now = new Date();
+      return insert<GotrueAmrClaim>("mfa_amr_claims", { id: randomUUID(), created_at: now, updated_at: now, ...claim });
+    },
+    insertFactor: (factor) => {
+      const now = new Date();
+      return insert<GotrueFactor>("mfa_factors", {
+        id: randomUUID(),
+        factor_type: "totp",
+        status: "verified",
+        friendly_name: "",
+        created_at: now,
+        updated_at: now,
+        ...factor,
+      });
+    },
+    insertChallenge: (challenge) =>
+      insert<GotrueChallenge>("mfa_challenges", {
+        id: randomUUID(),
+        created_at: new Date(),
+        ip_address: "127.0.0.1",
+        ...challenge,
+      }),
+    insertOneTimeToken: (token) => {
+      const now = new Date();
+      return insert<GotrueOneTimeToken>("one_time_tokens", {
+        id: randomUUID(),
+        ...token,
+        created_at: timestamp(token.created_at ?? now),
+        updated_at: timestamp(token.updated_at ?? now),
+      });
+    },
+    insertAuditEntry: (entry) =>
+      insert<GotrueAuditEntry>("audit_log_entries", {
+        instance_id: NIL_UUID,
+        id: randomUUID(),
+        created_at: new Date(),
+        ip_address: "",
+        ...entry,
+      }),
+    drop,
+  };
+}
