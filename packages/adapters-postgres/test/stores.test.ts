@@ -81,7 +81,7 @@ describe.each(backends)("$name stores on one connection", (backend) => {
     // The identity collides with the holder's: the user row inserted just before it must not stay.
     const user = aUser();
     const clash = { ...user, identities: [{ ...user.identities[0]!, providerId: holder.id }] };
-    await expect(stores.users.insert(clash)).rejects.toBeInstanceOf(DatabaseError);
+    await expect(stores.users.insert(clash)).rejects.toMatchObject({ code: "identity_already_exists" });
     expect(await stores.users.findById(user.id)).toBeNull();
   });
 

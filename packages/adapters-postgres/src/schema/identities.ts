@@ -4,6 +4,9 @@ import { foreignKey, index, jsonb, pgTable, primaryKey, text, unique, uuid } fro
 import { timestamptz } from "./columns.ts";
 import type { UsersTable } from "./users.ts";
 
+/** The unique constraint of (provider, provider_id): the store maps its violation to an AuthError. */
+export const identityKeyConstraint = (ns: string) => `${ns}identities_provider_provider_id_key`;
+
 /** `<ns>identities`: a user's sign-in methods, one per (provider, provider_id). */
 export function identitiesTable(ns: string, users: UsersTable) {
   return pgTable(
@@ -20,7 +23,7 @@ export function identitiesTable(ns: string, users: UsersTable) {
     },
     (t) => [
       primaryKey({ name: `${ns}identities_pkey`, columns: [t.id] }),
-      unique(`${ns}identities_provider_provider_id_key`).on(t.provider, t.providerId),
+      unique(identityKeyConstraint(ns)).on(t.provider, t.providerId),
       foreignKey({ name: `${ns}identities_user_id_fkey`, columns: [t.userId], foreignColumns: [users.id] }).onDelete(
         "cascade",
       ),

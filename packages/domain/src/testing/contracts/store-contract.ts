@@ -238,6 +238,17 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         expect(await stores.users.findById(samePhone.id)).toBeNull();
       });
 
+      it("refuses a new user with an identity another user holds (a sign-in that lost a race), and writes nothing of it", async () => {
+        const first = aUser();
+        const identity = { ...first.identities[0]!, provider: "github", providerId: `gh-${first.id}` };
+        await stores.users.insert({ ...first, identities: [identity] });
+        const second = aUser({ email: null });
+        const taken = { ...identity, id: second.id, userId: second.id };
+        const refused = await rejection(stores.users.insert({ ...second, identities: [taken] }));
+        expect(isAuthError(refused, "identity_already_exists")).toBe(true);
+        expect(await stores.users.findById(second.id)).toBeNull();
+      });
+
       it("refuses an update that takes another user's email or phone", async () => {
         const phone = `+4915${Math.floor(Math.random() * 1e8)}`;
         const holder = aUser({ phone });

@@ -7,7 +7,7 @@ import { grantSignIn, openSession } from "../sessions/sessions.ts";
 import { issueAuthCode } from "../sign-in/auth-code.ts";
 import { linkIdentityToUser } from "./link-identity.ts";
 import { providerFailed } from "./provider-failure.ts";
-import { needsVerification, signInWithProviderProfile } from "./provider-sign-in.ts";
+import { needsVerification, onceMoreIfRaced, signInWithProviderProfile } from "./provider-sign-in.ts";
 import { enabledProvider } from "./start-sign-in.ts";
 
 export interface CompleteOAuthInput {
@@ -74,49 +74,51 @@ async function complete(deps: Deps, flow: OAuthFlow, input: CompleteOAuthInput):
     throw providerFailed(error, input.params["code"] ?? "");
   });
   let signedUp = false;
-  const outcome = await deps.tx.run(async (stores) => {
-    // A linking flow (GET /user/identities/authorize) ends signed in as the user it linked to, as GoTrue's does.
-    const result =
-      flow.linkingTargetId === null
-        ? await signInWithProviderProfile(deps, stores, {
-            provider: provider.name,
-            profile: signIn.profile,
-            emailOptional: provider.emailOptional,
-            inviteUserId: flow.inviteUserId,
-            redirectTo: flow.redirectTo,
-            context: input.context,
-          })
-        : await linkIdentityToUser(deps, stores, {
-            userId: flow.linkingTargetId,
-            provider: provider.name,
-            profile: signIn.profile,
-            redirectTo: flow.redirectTo,
-            context: input.context,
-          });
-    signedUp = result.signedUp === true;
-    if (result.kind === "needs_verification") return result;
-    if (flow.codeChallenge !== null && flow.codeChallengeMethod !== null) {
-      const authCode = await issueAuthCode(deps, stores, {
-        userId: result.user.id,
-        pkce: { challenge: flow.codeChallenge, method: flow.codeChallengeMethod },
-        authenticationMethod: "oauth",
-        provider: {
-          name: provider.name,
-          sealedAccessToken: deps.secrets.seal(signIn.tokens.accessToken),
-          sealedRefreshToken:
-            signIn.tokens.refreshToken === null ? null : deps.secrets.seal(signIn.tokens.refreshToken),
-        },
-        // The code's five minutes count from /authorize, as GoTrue's do.
-        createdAt: flow.createdAt,
-      });
-      return { kind: "auth_code" as const, authCode };
-    }
-    return {
-      kind: "session" as const,
-      user: result.user,
-      ...(await openSession(deps, stores, result.user, "oauth", input.context)),
-    };
-  });
+  const outcome = await onceMoreIfRaced(() =>
+    deps.tx.run(async (stores) => {
+      // A linking flow (GET /user/identities/authorize) ends signed in as the user it linked to, as GoTrue's does.
+      const result =
+        flow.linkingTargetId === null
+          ? await signInWithProviderProfile(deps, stores, {
+              provider: provider.name,
+              profile: signIn.profile,
+              emailOptional: provider.emailOptional,
+              inviteUserId: flow.inviteUserId,
+              redirectTo: flow.redirectTo,
+              context: input.context,
+            })
+          : await linkIdentityToUser(deps, stores, {
+              userId: flow.linkingTargetId,
+              provider: provider.name,
+              profile: signIn.profile,
+              redirectTo: flow.redirectTo,
+              context: input.context,
+            });
+      signedUp = result.signedUp === true;
+      if (result.kind === "needs_verification") return result;
+      if (flow.codeChallenge !== null && flow.codeChallengeMethod !== null) {
+        const authCode = await issueAuthCode(deps, stores, {
+          userId: result.user.id,
+          pkce: { challenge: flow.codeChallenge, method: flow.codeChallengeMethod },
+          authenticationMethod: "oauth",
+          provider: {
+            name: provider.name,
+            sealedAccessToken: deps.secrets.seal(signIn.tokens.accessToken),
+            sealedRefreshToken:
+              signIn.tokens.refreshToken === null ? null : deps.secrets.seal(signIn.tokens.refreshToken),
+          },
+          // The code's five minutes count from /authorize, as GoTrue's do.
+          createdAt: flow.createdAt,
+        });
+        return { kind: "auth_code" as const, authCode };
+      }
+      return {
+        kind: "session" as const,
+        user: result.user,
+        ...(await openSession(deps, stores, result.user, "oauth", input.context)),
+      };
+    }),
+  );
   // Counted once committed: the account exists even while its address waits for confirmation.
   if (signedUp) deps.events.record({ kind: "signed_up", provider: provider.name });
   switch (outcome.kind) {

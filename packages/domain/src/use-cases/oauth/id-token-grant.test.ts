@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import type { Transactor } from "../../ports/stores.ts";
 import { aUser } from "../../testing/builders.ts";
 import { createTestAuth, type TestAuth, type TestAuthOptions } from "../../testing/create-test-auth.ts";
 import { context, failsWith } from "../../testing/fails-with.ts";
@@ -9,6 +10,7 @@ import {
   fakeProfile,
   providerEmail,
 } from "../../testing/fake-oauth-provider.ts";
+import { createInMemoryStores } from "../../testing/in-memory-stores.ts";
 
 const password = "ada-password";
 const rawNonce = "n-0S6_WzA2Mj-raw";
@@ -169,6 +171,38 @@ describe("POST /token?grant_type=id_token: who signs in", () => {
     expect(linked.user.id).toBe(account.id);
     expect(linked.user.appMetadata).toEqual({ provider: "email", providers: ["email", "google"] });
     expect((await grantFor(testAuth)).user.id).toBe(account.id);
+  });
+
+  it("signs the loser of two first sign-ins at once in to the account the winner made, and makes no second one", async () => {
+    const { stores, tx } = createInMemoryStores();
+    // The loser's first transaction read before the winner's committed: it saw no identity and no holder of the
+    // address, so it decided to create the account too.
+    let stale = false;
+    const racing: Transactor = {
+      run: (work) =>
+        tx.run((inTx) => {
+          if (!stale) return work(inTx);
+          stale = false;
+          return work({
+            ...inTx,
+            identities: { ...inTx.identities, find: async () => null, findByEmails: async () => [] },
+            users: { ...inTx.users, findByEmail: async () => null },
+          });
+        }),
+    };
+    const google = new FakeOAuthProvider({
+      name: "google",
+      profile: fakeProfile("go-1", [providerEmail("ada@example.com", true)]),
+      idTokens: { nonce: hashedNonce },
+    });
+    const testAuth = createTestAuth({ ports: { stores, tx: racing, oauthProviders: new Map([["google", google]]) } });
+    const winner = await grantFor(testAuth);
+    stale = true;
+    const loser = await grantFor(testAuth);
+    expect(stale).toBe(false);
+    expect(loser.user.id).toBe(winner.user.id);
+    expect(await stores.users.findByEmail("ada@example.com")).toMatchObject({ id: winner.user.id });
+    expect(testAuth.events.of("signed_up")).toHaveLength(1);
   });
 
   it("mails a confirmation for an address the provider did not verify, and refuses until it is followed", async () => {

@@ -6,7 +6,7 @@ import type { Deps, Principal, RequestContext, SessionGrant } from "../deps.ts";
 import { grantSignIn, openSession } from "../sessions/sessions.ts";
 import { linkIdentityToUser } from "./link-identity.ts";
 import { providerFailed } from "./provider-failure.ts";
-import { needsVerification, signInWithProviderProfile } from "./provider-sign-in.ts";
+import { needsVerification, onceMoreIfRaced, signInWithProviderProfile } from "./provider-sign-in.ts";
 import { isKnownProvider } from "./start-sign-in.ts";
 
 export interface SignInWithIdTokenInput {
@@ -54,26 +54,28 @@ export async function signInWithIdToken(deps: Deps, input: SignInWithIdTokenInpu
 
   const redirectTo = deps.policy.redirect.siteUrl;
   let signedUp = false;
-  const outcome = await deps.tx.run(async (stores) => {
-    const result = input.linkingTarget
-      ? await linkIdentityToUser(deps, stores, {
-          userId: input.linkingTarget.user.id,
-          provider: provider.name,
-          profile: verified.profile,
-          redirectTo,
-          context: input.context,
-        })
-      : await signInWithProviderProfile(deps, stores, {
-          provider: provider.name,
-          profile: verified.profile,
-          emailOptional: provider.emailOptional,
-          redirectTo,
-          context: input.context,
-        });
-    signedUp = result.signedUp === true;
-    if (result.kind === "needs_verification") return result;
-    return { ...result, ...(await openSession(deps, stores, result.user, "oauth", input.context)) };
-  });
+  const outcome = await onceMoreIfRaced(() =>
+    deps.tx.run(async (stores) => {
+      const result = input.linkingTarget
+        ? await linkIdentityToUser(deps, stores, {
+            userId: input.linkingTarget.user.id,
+            provider: provider.name,
+            profile: verified.profile,
+            redirectTo,
+            context: input.context,
+          })
+        : await signInWithProviderProfile(deps, stores, {
+            provider: provider.name,
+            profile: verified.profile,
+            emailOptional: provider.emailOptional,
+            redirectTo,
+            context: input.context,
+          });
+      signedUp = result.signedUp === true;
+      if (result.kind === "needs_verification") return result;
+      return { ...result, ...(await openSession(deps, stores, result.user, "oauth", input.context)) };
+    }),
+  );
   if (signedUp) deps.events.record({ kind: "signed_up", provider: provider.name });
   if (outcome.kind === "needs_verification") {
     throw needsVerification(
