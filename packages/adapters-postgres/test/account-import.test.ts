@@ -91,6 +91,18 @@ describe.each(backends)("$name account import", (backend) => {
     expect(await stores().users.findById(fine.user.id)).not.toBeNull();
   });
 
+  it("skips an account whose provider identity another user holds here", async () => {
+    const holder = anAccount();
+    const github = { ...holder.user.identities[0]!, id: nodeRandom.uuid(), provider: "github", providerId: "gh-42" };
+    await target().write([{ ...holder, user: { ...holder.user, identities: [...holder.user.identities, github] } }]);
+    const other = anAccount();
+    const taken = { ...github, id: nodeRandom.uuid(), userId: other.user.id };
+    const report = await target().write([{ ...other, user: { ...other.user, identities: [taken] } }]);
+    expect(report.skipped).toEqual([
+      { userId: other.user.id, reason: `github identity gh-42 belongs to another user (${holder.user.id})` },
+    ]);
+  });
+
   it("loses only the account a constraint refuses when the checks did not foresee it", async () => {
     const good = anAccount();
     const bad = anAccount();

@@ -32,10 +32,7 @@ export function createAccountImport(db: Database, transaction: RunInTransaction,
     const ids = accounts.map((account) => account.user.id);
     const emails = accounts.flatMap((account) => (account.user.email ? [account.user.email] : []));
     const phones = accounts.flatMap((account) => (account.user.phone ? [account.user.phone] : []));
-    // Provider names have no colon, so `provider:id` names one identity whatever its id holds.
-    const providerKeys = accounts.flatMap((account) =>
-      account.user.identities.map((identity) => `${identity.provider}:${identity.providerId}`),
-    );
+    const pairs = accounts.flatMap((account) => account.user.identities);
     const skips: Skip[] = [];
     const taken = new Map<string, string>();
     if (emails.length > 0 || phones.length > 0) {
@@ -56,18 +53,22 @@ export function createAccountImport(db: Database, transaction: RunInTransaction,
         if (holder.phone) taken.set(`phone:${holder.phone}`, holder.id);
       }
     }
-    if (providerKeys.length > 0) {
+    if (pairs.length > 0) {
+      // Two array parameters joined as rows: the (provider, provider_id) unique index answers each, whatever the
+      // table's size.
+      const wanted = sql`SELECT * FROM unnest(${sql.param(pairs.map((identity) => identity.provider))}::text[], ${sql.param(pairs.map((identity) => identity.providerId))}::text[])`;
       const holders = await runner
         .select({ userId: identities.userId, provider: identities.provider, providerId: identities.providerId })
         .from(identities)
         .where(
           and(
-            inArray(sql`${identities.provider} || ':' || ${identities.providerId}`, providerKeys),
+            sql`(${identities.provider}, ${identities.providerId}) IN (${wanted})`,
             not(inArray(identities.userId, ids)),
           ),
         );
       for (const holder of holders) taken.set(`identity:${holder.provider}:${holder.providerId}`, holder.userId);
     }
+    // Provider names have no colon, so `provider:id` names one identity whatever its id holds.
     for (const account of accounts) {
       const { user } = account;
       const keys = [
