@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./support/start-test-server.ts";
 
@@ -70,6 +71,23 @@ describe("the request log", () => {
     });
     expect(link.status).toBe(303);
     expect(requestLine("req-link")).toMatchObject({ status: 303, error_code: "otp_expired" });
+  });
+
+  it("logs a client gone mid-body as 499, neither a 400 of its own nor a failure of ours", async () => {
+    const { hostname, port } = new URL(server.url);
+    const socket = connect(Number(port), hostname);
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.write(
+      "POST /token?grant_type=password HTTP/1.1\r\nHost: x\r\nX-Request-Id: req-gone\r\n" +
+        'Content-Type: application/json\r\nContent-Length: 200\r\n\r\n{"email":"gone@',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.destroy();
+    await expect.poll(() => server.logLines().some((line) => line["request_id"] === "req-gone")).toBe(true);
+    const line = requestLine("req-gone");
+    expect(line).toMatchObject({ level: 30, status: 499, route: "/token" });
+    expect(line).not.toHaveProperty("error_code");
+    expect(server.logLines().filter((each) => each["request_id"] === "req-gone")).toHaveLength(1);
   });
 
   it("names a route with an id by its pattern, under /auth/v1 as at the root", async () => {

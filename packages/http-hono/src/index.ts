@@ -4,4 +4,4 @@ export type { ActionLink, Readiness, ReadinessReport, SigningKeys } from "./hand
 export type { Logger } from "./logger.ts";
 export type { PublicSettings } from "./present/settings.ts";
 export type { ClientAddress } from "./request/envelope.ts";
-export { type BodyReader, MAX_BODY_BYTES, readWebBody } from "./request/request-body.ts";
+export { type BodyReader, ClientClosedRequest, MAX_BODY_BYTES, readWebBody } from "./request/request-body.ts";

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { type BodyReader, readWebBody } from "@latchkey/http-hono";
+import { type BodyReader, ClientClosedRequest, readWebBody } from "@latchkey/http-hono";
 
 /**
  * Reads the body straight from Node's request, as @hono/node-server hands it to the app (`c.env.incoming`):
@@ -23,9 +23,11 @@ export const readNodeBody: BodyReader = (c, maxBytes) => {
       else chunks.push(chunk);
     };
     const onEnd = () => settle(() => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
-    const onError = (error: Error) => settle(() => reject(error));
+    // Node reports a connection lost mid-body as an error ("aborted", ECONNRESET) before the close.
+    const onError = (error: Error) =>
+      settle(() => reject("code" in error && error.code === "ECONNRESET" ? new ClientClosedRequest() : error));
     // Closed before its end: the client went away mid-body.
-    const onClose = () => settle(() => reject(new Error("the request closed before its body ended")));
+    const onClose = () => settle(() => reject(new ClientClosedRequest()));
     if (incoming.readableEnded) throw new Error("the request body was already read");
     incoming.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
   });

@@ -1,7 +1,8 @@
 import { AuthError, type ErrorCode } from "@latchkey/domain";
 import type { Context, ErrorHandler } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ContentfulStatusCode, StatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../app-env.ts";
+import { CLIENT_CLOSED_REQUEST_STATUS, ClientClosedRequest } from "../request/request-body.ts";
 import { apiVersionHeader, wantsVersion2024 } from "./api-version.ts";
 import { oauthShaped, statusOf } from "./error-status.ts";
 
@@ -48,6 +49,8 @@ function reasonOf(cause: unknown): string {
 /** The app's one error handler: the status is that of the error at the endpoint that raised it. */
 export function handleAuthErrors(): ErrorHandler<AppEnv> {
   return (thrown, c) => {
+    // Nobody to answer: an empty 499 for the request log, neither a client error nor a failure.
+    if (thrown instanceof ClientClosedRequest) return c.body(null, CLIENT_CLOSED_REQUEST_STATUS as StatusCode);
     const error = asAuthError(thrown);
     const status = statusOf(error, c.get("endpoint"));
     // A database that is down or out of time is expected now and then, and the stack of its socket error says

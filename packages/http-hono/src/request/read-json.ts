@@ -2,7 +2,7 @@ import { AuthError } from "@latchkey/domain";
 import type { Context } from "hono";
 import * as v from "valibot";
 import type { AppEnv } from "../app-env.ts";
-import { bodyTooLarge } from "./request-body.ts";
+import { bodyTooLarge, ClientClosedRequest } from "./request-body.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 const noBody = async () => new Uint8Array(0);
@@ -25,7 +25,7 @@ export async function readJson<S extends v.GenericSchema>(
     // Where the body is optional (DELETE /admin/users/<id>), none at all reads as an empty object.
     data = options.optional && text.trim() === "" ? {} : JSON.parse(text);
   } catch (error) {
-    if (error instanceof AuthError) throw error;
+    if (error instanceof AuthError || error instanceof ClientClosedRequest) throw error;
     const reason = error instanceof TypeError ? "invalid UTF-8" : error instanceof Error ? error.message : "unreadable";
     throw new AuthError("bad_json", `Could not parse request body as JSON: ${reason}`);
   }
