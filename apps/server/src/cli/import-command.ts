@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { isUuid } from "@latchkey/domain";
 import {
   DEFAULT_BATCH_SIZE,
   type GotrueSource,
@@ -46,6 +47,7 @@ export function parseImportArguments(args: readonly string[]): ImportArguments |
   if (values.from === undefined) return "--from is required: the URL of Supabase Auth's database";
   const batchSize = Number(values["batch-size"] ?? DEFAULT_BATCH_SIZE);
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) return "--batch-size: 1 to 10000";
+  if (values.after !== undefined && !isUuid(values.after)) return "--after: the id of a user (a uuid)";
   return {
     from: values.from,
     schema: values.schema ?? "auth",

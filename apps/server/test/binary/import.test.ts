@@ -6,6 +6,9 @@ describe("latchkey import", () => {
     const result = run(["import", "gotrue"], serverEnv(), tempDir());
     expect(await result.exited).toBe(2);
     expect(result.output().stderr).toMatch(/^--from is required: the URL of Supabase Auth's database\nusage:/);
+    const badAfter = run(["import", "gotrue", "--from", "postgres://h/d", "--after", "nope"], serverEnv(), tempDir());
+    expect(await badAfter.exited).toBe(2);
+    expect(badAfter.output().stderr).toMatch(/^--after: the id of a user \(a uuid\)\nusage:/);
   });
 
   it("says in one line that the source cannot be reached, never its password", async () => {
