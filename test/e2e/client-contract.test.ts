@@ -206,7 +206,7 @@ describe("the client contract", () => {
     });
   });
 
-  describe.runIf(process.env["TEST_DATABASE_URL"])("a phone code with no SMS provider (production profile)", () => {
+  describe("a phone code with no SMS provider (production profile)", () => {
     it("fails the request with GoTrue's error and creates nothing", async () => {
       const noProvider = await startTestServer({ AUTH_EXTERNAL_PHONE_ENABLED: "true" });
       try {

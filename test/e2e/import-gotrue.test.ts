@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { totpCode, totpStep } from "@latchkey/domain/testing";
+import { missingPostgresServer } from "@latchkey/adapters-postgres/testing";
+import { describeIfAvailable, totpCode, totpStep } from "@latchkey/domain/testing";
 import {
   type AwkwardFixture,
   createGotrueDatabase,
@@ -8,7 +9,7 @@ import {
 } from "@latchkey/import-gotrue/testing";
 import { createClient } from "@supabase/supabase-js";
 import { SignJWT } from "jose";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import ws from "ws";
 import { databaseUrl, run, tempDir } from "../../apps/server/test/support/binary.ts";
 import {
@@ -21,7 +22,8 @@ import { adminApi, claimsOf, client, memoryStorage, serviceRoleKey } from "./sup
 
 // A GoTrue database built from the schema facts, with every kind of row, imported by the real binary into the
 // database a running server uses; then the official clients do what apps did against GoTrue.
-describe.skipIf(!databaseUrl)("moving from Supabase Auth with `latchkey import gotrue`", () => {
+// GoTrue's database is a PostgreSQL server's: the importer reads it over a connection.
+describeIfAvailable(missingPostgresServer(), "moving from Supabase Auth with `latchkey import gotrue`", () => {
   const gotrueKey = { id: "gotrue-key", keyBase64Url: randomBytes(32).toString("base64url") };
   let gotrue: GotrueDatabase;
   let fixture: AwkwardFixture;

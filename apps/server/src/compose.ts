@@ -1,3 +1,4 @@
+import type { PGlite } from "@electric-sql/pglite";
 import {
   createArgon2PasswordHasher,
   createJwtSigner,
@@ -48,17 +49,27 @@ export interface Server {
   close(): Promise<void>;
 }
 
+export interface ServerOptions {
+  /** Ports to use instead of the configured ones (tests). */
+  readonly overrides?: Partial<Ports>;
+  /**
+   * Without DATABASE_URL, an open in-memory PGlite to work on, shared with other instances in this process, in
+   * place of the embedded database (tests run several instances on one database).
+   */
+  readonly sharedEmbeddedDatabase?: PGlite | undefined;
+}
+
 /**
  * The only place that knows every package: builds the adapters from the configuration and wires them. With
  * TRACING_ENABLED, tracing starts first, so that the database, the mailer and the HTTP layer are built traced; with
  * METRICS_ENABLED, metrics start before it and stop after it.
  */
-export async function createServer(config: Config, log: Logger, overrides: Partial<Ports> = {}): Promise<Server> {
+export async function createServer(config: Config, log: Logger, options: ServerOptions = {}): Promise<Server> {
   const metrics = await startMetrics(config, log, version);
   try {
     const tracing = await startTracing(config, log, version);
     try {
-      return await compose(config, log, overrides, tracing, metrics);
+      return await compose(config, log, options, tracing, metrics);
     } catch (error) {
       await tracing?.shutdown();
       throw error;
@@ -72,7 +83,7 @@ export async function createServer(config: Config, log: Logger, overrides: Parti
 async function compose(
   config: Config,
   log: Logger,
-  overrides: Partial<Ports>,
+  { overrides = {}, sharedEmbeddedDatabase }: ServerOptions,
   tracing: Tracing | null,
   metrics: Metrics | null,
 ): Promise<Server> {
@@ -81,6 +92,7 @@ async function compose(
   const postgres = await createPostgres({
     url: config.db.url,
     embeddedDataDir: config.db.embeddedDataDir,
+    sharedEmbedded: sharedEmbeddedDatabase,
     maxPoolSize: config.db.maxPoolSize,
     namespace: config.db.namespace,
     onPoolError: (error) => log.warn({ err: error }, "an idle database connection failed; it will be replaced"),

@@ -1,3 +1,4 @@
+import type { PGlite } from "@electric-sql/pglite";
 import type { AccountImportTarget, Stores, Transactor } from "@latchkey/domain";
 import type { Tracer } from "@opentelemetry/api";
 import type { ConnectionEvents, Database, Driver, PoolCounts } from "./database.ts";
@@ -16,6 +17,12 @@ export interface PostgresOptions {
    * it again, here or in another process, rejects with EmbeddedDatabaseInUseError.
    */
   readonly embeddedDataDir?: string;
+  /**
+   * An open PGlite to work on instead of opening one, shared with others in this process, each under its own
+   * namespace: how tests run several server instances on one embedded database. `close()` leaves it open. Unused
+   * with `url`; `embeddedDataDir` is then ignored.
+   */
+  readonly sharedEmbedded?: PGlite;
   /**
    * Most connections the pool opens at once; 0 for no limit of its own (PostgreSQL's then: work refused a connection
    * for a full server waits for one of the pool's, within its time). Unused by PGlite, which is one connection.
@@ -105,5 +112,5 @@ async function openDriver(options: PostgresOptions): Promise<Driver> {
     });
   }
   const { createPgliteDriver } = await import("./drivers/pglite.ts");
-  return createPgliteDriver({ dataDir: options.embeddedDataDir });
+  return createPgliteDriver({ dataDir: options.embeddedDataDir, shared: options.sharedEmbedded });
 }

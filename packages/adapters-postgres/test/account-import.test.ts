@@ -1,9 +1,9 @@
 import type { ImportedAccount, RefreshToken, User } from "@latchkey/domain";
 import { aSession, aUser, nodeRandom } from "@latchkey/domain/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createPostgres } from "../src/index.ts";
-import { randomNamespace } from "../src/testing/index.ts";
-import { backends, type OpenedBackend } from "./support.ts";
+import { openEmbeddedTestDatabase, randomNamespace } from "../src/testing/index.ts";
+import { backends, openedFor } from "./support.ts";
 
 const at = new Date("2026-01-01T00:00:00Z");
 const later = (seconds: number) => new Date(at.getTime() + seconds * 1000);
@@ -31,13 +31,9 @@ function anAccount(overrides: Partial<User> = {}): ImportedAccount {
 }
 
 describe.each(backends)("$name account import", (backend) => {
-  let opened: OpenedBackend;
-  beforeAll(async () => {
-    opened = await backend.open();
-  });
-  afterAll(() => opened.close());
-  const target = () => opened.postgres.accountImport;
-  const stores = () => opened.postgres.stores;
+  const database = openedFor(backend);
+  const target = () => database().accountImport;
+  const stores = () => database().stores;
 
   it("writes users, identities and sessions with their tokens, and a second run duplicates nothing", async () => {
     const accounts = [anAccount(), anAccount({ email: null, phone: "+15550100001" })];
@@ -130,13 +126,14 @@ describe.each(backends)("$name account import", (backend) => {
 
 describe("a dry run before the first migration", () => {
   it("finds no one in the way, and creates nothing", async () => {
-    const postgres = await createPostgres({ namespace: randomNamespace(), maxPoolSize: 0 });
+    const client = await openEmbeddedTestDatabase();
+    const postgres = await createPostgres({ sharedEmbedded: client, namespace: randomNamespace(), maxPoolSize: 0 });
     try {
       const report = await postgres.accountImport.check([anAccount()]);
       expect(report).toMatchObject({ written: { users: 1 }, skipped: [] });
       await expect(postgres.stores.users.findById(nodeRandom.uuid())).rejects.toThrow();
     } finally {
-      await postgres.close();
+      await client.close();
     }
   });
 });

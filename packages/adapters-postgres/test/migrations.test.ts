@@ -1,4 +1,4 @@
-import { aSession, aUser } from "@latchkey/domain/testing";
+import { aSession, aUser, skipAllIfMissing } from "@latchkey/domain/testing";
 import { getTableName, sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
@@ -12,16 +12,25 @@ import {
   type Postgres,
   tablesOf,
 } from "../src/index.ts";
-import { dropTables, randomNamespace, testDatabaseUrl } from "../src/testing/index.ts";
+import {
+  dropTables,
+  openEmbeddedTestDatabase,
+  randomNamespace,
+  sharedEmbeddedTestDatabase,
+  testDatabaseUrl,
+} from "../src/testing/index.ts";
 import { aOneTimeToken, backends, queryRows } from "./support.ts";
 
 const versions = migrations.map((migration) => migration.version);
 
 describe.each(backends)("$name migrations", (backend) => {
+  skipAllIfMissing(backend.missing);
   const opened: Postgres[] = [];
+  // Each namespace on the server, or on this process's embedded database.
   const open = async (namespace = randomNamespace(), maxPoolSize = 2) => {
     const postgres = await createPostgres({
       url: backend.name === "postgres" ? testDatabaseUrl() : undefined,
+      sharedEmbedded: backend.name === "pglite" ? await sharedEmbeddedTestDatabase() : undefined,
       namespace,
       maxPoolSize,
     });
@@ -44,77 +53,80 @@ describe.each(backends)("$name migrations", (backend) => {
     for (const row of recorded) expect(row.appliedAt).toBeInstanceOf(Date);
   });
 
-  it.runIf(backend.name === "postgres")("lets runners started at once apply each migration exactly once", async () => {
-    const namespace = randomNamespace();
-    // Each runner is a pool of its own, hence a connection of its own.
-    const runners = await Promise.all([1, 2, 3, 4].map(() => open(namespace, 1)));
-    const applied = await Promise.all(runners.map((runner) => runner.migrate()));
-    expect(applied.flat()).toEqual(versions);
-    const recorded = await runners[0]!.db.select().from(runners[0]!.schema.schemaMigrations);
-    expect(recorded.map((row) => row.version)).toEqual(versions);
-  });
+  // What takes connections of their own: PGlite has one.
+  if (backend.name === "postgres") {
+    it("lets runners started at once apply each migration exactly once", async () => {
+      const namespace = randomNamespace();
+      // Each runner is a pool of its own, hence a connection of its own.
+      const runners = await Promise.all([1, 2, 3, 4].map(() => open(namespace, 1)));
+      const applied = await Promise.all(runners.map((runner) => runner.migrate()));
+      expect(applied.flat()).toEqual(versions);
+      const recorded = await runners[0]!.db.select().from(runners[0]!.schema.schemaMigrations);
+      expect(recorded.map((row) => row.version)).toEqual(versions);
+    });
 
-  it.runIf(backend.name === "postgres")("upgrades a database of the previous version, keeping its rows", async () => {
-    const namespace = randomNamespace();
-    const postgres = await open(namespace);
-    const client = new pg.Client({ connectionString: testDatabaseUrl() });
-    await client.connect();
-    try {
-      expect(await migrate(clientTarget(client), namespace, migrations.slice(0, -1))).toEqual(versions.slice(0, -1));
-      // Written as the previous version wrote them: without the columns the last migration adds.
-      const user = aUser({ identities: [] });
-      await client.query(
-        `INSERT INTO "${namespace}users" (id, aud, role, email, app_metadata, user_metadata, is_anonymous, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [
-          user.id,
-          user.aud,
-          user.role,
-          user.email,
-          user.appMetadata,
-          user.userMetadata,
-          user.isAnonymous,
-          user.createdAt,
-          user.updatedAt,
-        ],
-      );
-      const token = aOneTimeToken(user.id);
-      await client.query(
-        `INSERT INTO "${namespace}one_time_tokens" (id, user_id, kind, relates_to, link_token_hash, otp_hash, failed_attempts, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [
-          token.id,
-          token.userId,
-          token.kind,
-          token.relatesTo,
-          token.linkTokenHash,
-          token.otpHash,
-          token.failedAttempts,
-          token.createdAt,
-        ],
-      );
-      const session = aSession(user.id);
-      await client.query(
-        `INSERT INTO "${namespace}sessions" (id, user_id, aal, amr, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [session.id, session.userId, session.aal, JSON.stringify(session.amr), session.createdAt, session.updatedAt],
-      );
-      expect(await postgres.migrate()).toEqual(versions.slice(-1));
-      expect(await postgres.stores.oneTimeTokens.findByUser(user.id, token.kind)).toEqual(token);
-      expect(await postgres.stores.users.findById(user.id)).toMatchObject({
-        email: user.email,
-        emailChangeConfirmedBy: null,
-        factors: [],
-      });
-      // A session signed in before MFA existed: at aal1, through no factor.
-      expect((await postgres.stores.users.findWithSession(user.id, session.id))?.session).toMatchObject({
-        aal: "aal1",
-        factorId: null,
-        amr: session.amr,
-      });
-    } finally {
-      await client.end();
-    }
-  });
+    it("upgrades a database of the previous version, keeping its rows", async () => {
+      const namespace = randomNamespace();
+      const postgres = await open(namespace);
+      const client = new pg.Client({ connectionString: testDatabaseUrl() });
+      await client.connect();
+      try {
+        expect(await migrate(clientTarget(client), namespace, migrations.slice(0, -1))).toEqual(versions.slice(0, -1));
+        // Written as the previous version wrote them: without the columns the last migration adds.
+        const user = aUser({ identities: [] });
+        await client.query(
+          `INSERT INTO "${namespace}users" (id, aud, role, email, app_metadata, user_metadata, is_anonymous, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          [
+            user.id,
+            user.aud,
+            user.role,
+            user.email,
+            user.appMetadata,
+            user.userMetadata,
+            user.isAnonymous,
+            user.createdAt,
+            user.updatedAt,
+          ],
+        );
+        const token = aOneTimeToken(user.id);
+        await client.query(
+          `INSERT INTO "${namespace}one_time_tokens" (id, user_id, kind, relates_to, link_token_hash, otp_hash, failed_attempts, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+          [
+            token.id,
+            token.userId,
+            token.kind,
+            token.relatesTo,
+            token.linkTokenHash,
+            token.otpHash,
+            token.failedAttempts,
+            token.createdAt,
+          ],
+        );
+        const session = aSession(user.id);
+        await client.query(
+          `INSERT INTO "${namespace}sessions" (id, user_id, aal, amr, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+          [session.id, session.userId, session.aal, JSON.stringify(session.amr), session.createdAt, session.updatedAt],
+        );
+        expect(await postgres.migrate()).toEqual(versions.slice(-1));
+        expect(await postgres.stores.oneTimeTokens.findByUser(user.id, token.kind)).toEqual(token);
+        expect(await postgres.stores.users.findById(user.id)).toMatchObject({
+          email: user.email,
+          emailChangeConfirmedBy: null,
+          factors: [],
+        });
+        // A session signed in before MFA existed: at aal1, through no factor.
+        expect((await postgres.stores.users.findWithSession(user.id, session.id))?.session).toMatchObject({
+          aal: "aal1",
+          factorId: null,
+          amr: session.amr,
+        });
+      } finally {
+        await client.end();
+      }
+    });
+  }
 
   it("prefixes the namespace to every index and constraint of its tables", async () => {
     const postgres = await open();
@@ -191,7 +203,8 @@ describe.each(backends)("$name migrations", (backend) => {
 describe("a namespace on a database of its own", () => {
   it("leaves no object of ours without the prefix", async () => {
     // A fresh PGlite holds nothing but what the migrations create, so every relation and constraint is ours.
-    const postgres = await createPostgres({ namespace: "lk_", maxPoolSize: 0 });
+    const client = await openEmbeddedTestDatabase();
+    const postgres = await createPostgres({ sharedEmbedded: client, namespace: "lk_", maxPoolSize: 0 });
     try {
       await postgres.migrate();
       const objects = await queryRows<{ name: string }>(
@@ -204,12 +217,13 @@ describe("a namespace on a database of its own", () => {
       expect(objects.length).toBeGreaterThan(10);
       expect(objects.filter((object) => !object.name.startsWith("lk_"))).toEqual([]);
     } finally {
-      await postgres.close();
+      await client.close();
     }
   });
 
   it("works without a namespace", async () => {
-    const postgres = await createPostgres({ namespace: "", maxPoolSize: 0 });
+    const client = await openEmbeddedTestDatabase();
+    const postgres = await createPostgres({ sharedEmbedded: client, namespace: "", maxPoolSize: 0 });
     try {
       expect(await postgres.migrate()).toEqual(versions);
       const tables = await queryRows<{ name: string }>(
@@ -222,7 +236,7 @@ describe("a namespace on a database of its own", () => {
         .sort();
       expect(tables.map((table) => table.name)).toEqual(expected);
     } finally {
-      await postgres.close();
+      await client.close();
     }
   });
 });

@@ -1,7 +1,14 @@
+import { describeIfAvailable } from "@latchkey/domain/testing";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createPostgres, outboxChannel, type Postgres } from "../src/index.ts";
-import { type BlockableRole, createBlockableRole, randomNamespace, testDatabaseUrl } from "../src/testing/index.ts";
+import {
+  type BlockableRole,
+  createBlockableRole,
+  missingPostgresServer,
+  randomNamespace,
+  testDatabaseUrl,
+} from "../src/testing/index.ts";
 
 const url = testDatabaseUrl();
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -17,7 +24,7 @@ async function timeUntil(check: () => boolean, timeoutMs: number): Promise<numbe
 }
 
 // PGlite has no LISTEN connection to lose.
-describe.runIf(url)("the LISTEN connection of node-postgres", () => {
+describeIfAvailable(missingPostgresServer(), "the LISTEN connection of node-postgres", () => {
   let observer: pg.Client;
   let role: BlockableRole;
   let postgres: Postgres;

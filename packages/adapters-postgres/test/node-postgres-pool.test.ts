@@ -1,15 +1,16 @@
 import { randomBytes } from "node:crypto";
+import { describeIfAvailable } from "@latchkey/domain/testing";
 import { sql } from "drizzle-orm";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { createPostgres, type Postgres, type PostgresOptions } from "../src/index.ts";
-import { dropTables, randomNamespace, testDatabaseUrl } from "../src/testing/index.ts";
+import { dropTables, missingPostgresServer, randomNamespace, testDatabaseUrl } from "../src/testing/index.ts";
 import { gate } from "./support.ts";
 
 const url = testDatabaseUrl();
 
 // The pool is node-postgres's; PGlite has none.
-describe.runIf(url)("node-postgres pool", () => {
+describeIfAvailable(missingPostgresServer(), "node-postgres pool", () => {
   let observer: pg.Client;
   const opened: Postgres[] = [];
 

@@ -1,12 +1,18 @@
 import { createServer } from "node:net";
 import { isAuthError } from "@latchkey/domain";
-import { aUser } from "@latchkey/domain/testing";
+import { aUser, describeIfAvailable } from "@latchkey/domain/testing";
 import { getTableName, sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DeadlinePassed, type TimeBudgetOptions } from "../src/drivers/time-budget.ts";
 import { createPostgres, type Postgres } from "../src/index.ts";
-import { createBlockableRole, dropTables, randomNamespace, testDatabaseUrl } from "../src/testing/index.ts";
+import {
+  createBlockableRole,
+  dropTables,
+  missingPostgresServer,
+  randomNamespace,
+  testDatabaseUrl,
+} from "../src/testing/index.ts";
 
 const url = testDatabaseUrl();
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -31,7 +37,7 @@ async function closedPort(): Promise<number> {
 }
 
 // Timeouts are PostgreSQL's own (statement_timeout, lock_timeout) and node-postgres's pool: PGlite has neither.
-describe.runIf(url)("node-postgres under deadlines", () => {
+describeIfAvailable(missingPostgresServer(), "node-postgres under deadlines", () => {
   let locker: pg.Client;
   const opened: Postgres[] = [];
   let deadline: number | undefined;

@@ -8,6 +8,7 @@ import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { lockDataDir } from "../src/drivers/data-dir-lock.ts";
 import { createPostgres, EmbeddedDatabaseInUseError, type Postgres } from "../src/index.ts";
+import { prefillDataDir } from "../src/testing/index.ts";
 
 const repo = join(import.meta.dirname, "..", "..", "..");
 const tsxLoader = pathToFileURL(join(repo, "node_modules", "tsx", "dist", "loader.mjs")).href;
@@ -22,6 +23,13 @@ async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "latchkey-lock-"));
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/** Where a cluster is, as after a first start (whose initdb is not what these tests are about). */
+async function freshDataDir(): Promise<string> {
+  const dataDir = join(await tempDir(), "pgdata");
+  prefillDataDir(dataDir);
+  return dataDir;
 }
 
 async function open(dataDir: string): Promise<Postgres> {
@@ -56,7 +64,7 @@ function inUseByAnother(dataDir: string, pid: number): string {
 
 describe("the embedded database's lock", () => {
   it("refuses a second opener while the first is open, and lets it open once the first closes", async () => {
-    const dataDir = join(await tempDir(), "pgdata");
+    const dataDir = await freshDataDir();
     const first = await open(dataDir);
     expect(JSON.parse(readFileSync(`${dataDir}.lock`, "utf8"))).toMatchObject({ pid: process.pid });
 
@@ -73,7 +81,7 @@ describe("the embedded database's lock", () => {
   });
 
   it("refuses while another running process holds the lock, and takes it over once that process is gone", async () => {
-    const dataDir = join(await tempDir(), "pgdata");
+    const dataDir = await freshDataDir();
     const holder = node(["-e", "setTimeout(() => {}, 60_000)"]);
     const record = lockRecord(holder.pid as number);
     await writeFile(`${dataDir}.lock`, record);
@@ -91,7 +99,7 @@ describe("the embedded database's lock", () => {
   });
 
   it("takes over a lock left by a process that died without closing", async () => {
-    const dataDir = join(await tempDir(), "pgdata");
+    const dataDir = await freshDataDir();
     await writeFile(`${dataDir}.lock`, lockRecord(await deadPid()));
 
     const postgres = await open(dataDir);
@@ -101,7 +109,7 @@ describe("the embedded database's lock", () => {
   });
 
   it("takes over a lock file it cannot read as one", async () => {
-    const dataDir = join(await tempDir(), "pgdata");
+    const dataDir = await freshDataDir();
     await writeFile(`${dataDir}.lock`, "not a lock\n");
     const postgres = await open(dataDir);
     expect(JSON.parse(readFileSync(`${dataDir}.lock`, "utf8"))).toMatchObject({ pid: process.pid });

@@ -4,13 +4,18 @@ import { join } from "node:path";
 import { aUser } from "@latchkey/domain/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgres, migrations } from "../src/index.ts";
+import { prefillDataDir } from "../src/testing/index.ts";
 
 describe("PGlite in a data directory", () => {
+  let dir: string;
   let dataDir: string;
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), "latchkey-pglite-"));
+    dir = await mkdtemp(join(tmpdir(), "latchkey-pglite-"));
+    // A cluster as after a first start: initdb is PGlite's business, not this test's.
+    dataDir = join(dir, "pgdata");
+    prefillDataDir(dataDir);
   });
-  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+  afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it("keeps its schema and rows across close and reopen", async () => {
     const options = { embeddedDataDir: dataDir, namespace: "lk_", maxPoolSize: 0 };

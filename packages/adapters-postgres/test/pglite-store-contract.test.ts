@@ -1,9 +1,10 @@
 import { describeStoreContract } from "@latchkey/domain/testing";
 import { createPostgres } from "../src/index.ts";
-import { randomNamespace, readOutboxEntry } from "../src/testing/index.ts";
+import { openEmbeddedTestDatabase, randomNamespace, readOutboxEntry } from "../src/testing/index.ts";
 
 describeStoreContract("pglite", async () => {
-  const postgres = await createPostgres({ namespace: randomNamespace(), maxPoolSize: 0 });
+  const client = await openEmbeddedTestDatabase();
+  const postgres = await createPostgres({ sharedEmbedded: client, namespace: randomNamespace(), maxPoolSize: 0 });
   await postgres.migrate();
-  return { ...postgres, readOutbox: (id) => readOutboxEntry(postgres, id) };
+  return { ...postgres, readOutbox: (id) => readOutboxEntry(postgres, id), close: () => client.close() };
 });

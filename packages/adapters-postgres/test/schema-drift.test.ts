@@ -1,8 +1,8 @@
 import { getTableName, sql } from "drizzle-orm";
 import { getTableConfig, type PgTable } from "drizzle-orm/pg-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSchema, type Database, MAX_NAMESPACE_LENGTH, type Postgres, tablesOf } from "../src/index.ts";
-import { backends, type OpenedBackend, queryRows } from "./support.ts";
+import { describe, expect, it } from "vitest";
+import { createSchema, type Database, MAX_NAMESPACE_LENGTH, tablesOf } from "../src/index.ts";
+import { backends, openedFor, queryRows } from "./support.ts";
 
 // pg_constraint.confdeltype for each ON DELETE action drizzle can declare.
 const ON_DELETE: Record<string, string> = {
@@ -106,15 +106,10 @@ async function inCatalog(db: Database, name: string) {
 }
 
 describe.each(backends)("$name schema and migrations", (backend) => {
-  let opened: OpenedBackend;
-  let postgres: Postgres;
-  beforeAll(async () => {
-    opened = await backend.open();
-    postgres = opened.postgres;
-  });
-  afterAll(() => opened.close());
+  const database = openedFor(backend);
 
   it("agree on every table, column, type, constraint and index", async () => {
+    const postgres = database();
     const tables = await queryRows<{ name: string }>(
       postgres.db,
       sql`select relname::text as "name" from pg_class

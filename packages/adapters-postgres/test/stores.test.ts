@@ -1,39 +1,16 @@
 import { isAuthError } from "@latchkey/domain";
 import { aSession, aUser, nodeRandom } from "@latchkey/domain/testing";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DatabaseError, type Postgres } from "../src/index.ts";
-import {
-  aFlowState,
-  anOAuthFlow,
-  aOneTimeToken,
-  aRefreshToken,
-  type Backend,
-  backends,
-  gate,
-  type OpenedBackend,
-  sleep,
-} from "./support.ts";
+import { describe, expect, it } from "vitest";
+import { DatabaseError } from "../src/index.ts";
+import { aFlowState, anOAuthFlow, aOneTimeToken, aRefreshToken, backends, gate, openedFor, sleep } from "./support.ts";
 
 const later = new Date("2026-05-06T07:08:09.123Z");
-
-/** Opens the backend for the enclosing suite; the returned function gives it (its stores, tx, db) once opened. */
-function openedWith(backend: Backend, maxPoolSize: number): () => Postgres {
-  let opened: OpenedBackend | undefined;
-  beforeAll(async () => {
-    opened = await backend.open({ maxPoolSize });
-  });
-  afterAll(() => opened?.close());
-  return () => {
-    if (!opened) throw new Error("the backend is not open yet");
-    return opened.postgres;
-  };
-}
 
 // What the contract does not pin down but this adapter promises, on every backend.
 describe.each(backends)("$name stores on one connection", (backend) => {
   // A failed statement that spoiled the connection would spoil the next statement too.
-  const database = openedWith(backend, 1);
+  const database = openedFor(backend, { maxPoolSize: 1 });
 
   it("stays usable after a unique violation outside a transaction", async () => {
     const { stores } = database();
@@ -172,7 +149,7 @@ describe.each(backends)("$name stores on one connection", (backend) => {
 
 describe.each(backends)("$name stores under concurrent transactions", (backend) => {
   // Enough connections that the second transaction waits for the row lock, not for a connection.
-  const database = openedWith(backend, 4);
+  const database = openedFor(backend, { maxPoolSize: 4 });
 
   it("keeps statements issued outside a transaction out of it, and away from its uncommitted rows", async () => {
     const { stores, tx } = database();

@@ -1,8 +1,14 @@
 import type { FlowState, OAuthFlowStore, OneTimeToken, RefreshToken } from "@latchkey/domain";
-import { nodeRandom } from "@latchkey/domain/testing";
+import { nodeRandom, skipAllIfMissing } from "@latchkey/domain/testing";
 import type { SQL } from "drizzle-orm";
+import { afterAll, beforeAll } from "vitest";
 import { createPostgres, type Database, type Postgres } from "../src/index.ts";
-import { createTestDatabase, randomNamespace, testDatabaseUrl } from "../src/testing/index.ts";
+import {
+  createTestDatabase,
+  missingPostgresServer,
+  openEmbeddedTestDatabase,
+  randomNamespace,
+} from "../src/testing/index.ts";
 
 /** A migrated database to run a suite on, and how to get rid of it. */
 export interface OpenedBackend {
@@ -12,28 +18,57 @@ export interface OpenedBackend {
 
 export interface Backend {
   readonly name: "pglite" | "postgres";
+  /** What this machine lacks to test on it; undefined when it can. */
+  readonly missing: string | undefined;
   open(options?: { maxPoolSize?: number }): Promise<OpenedBackend>;
 }
 
+/** A fresh in-memory PGlite of the suite's own. */
 const pglite: Backend = {
   name: "pglite",
+  missing: undefined,
   async open() {
-    const postgres = await createPostgres({ namespace: randomNamespace(), maxPoolSize: 0 });
+    const client = await openEmbeddedTestDatabase();
+    const postgres = await createPostgres({ sharedEmbedded: client, namespace: randomNamespace(), maxPoolSize: 0 });
     await postgres.migrate();
-    return { postgres, close: postgres.close };
+    return {
+      postgres,
+      close: async () => {
+        await postgres.close();
+        await client.close();
+      },
+    };
   },
 };
 
 const server: Backend = {
   name: "postgres",
+  missing: missingPostgresServer(),
   async open(options) {
     const database = await createTestDatabase(options);
     return { postgres: database.postgres, close: database.close };
   },
 };
 
-/** PGlite always; the test server too when there is one. */
-export const backends: readonly Backend[] = testDatabaseUrl() ? [pglite, server] : [pglite];
+/** PGlite, and the PostgreSQL server, whose suites are skipped, saying why, where there is none. */
+export const backends: readonly Backend[] = [pglite, server];
+
+/**
+ * Opens the backend for the enclosing suite, or skips its tests where the machine lacks it; the returned function
+ * gives the opened database once the suite runs.
+ */
+export function openedFor(backend: Backend, options: { maxPoolSize?: number } = {}): () => Postgres {
+  skipAllIfMissing(backend.missing);
+  let opened: OpenedBackend | undefined;
+  beforeAll(async () => {
+    if (backend.missing === undefined) opened = await backend.open(options);
+  });
+  afterAll(() => opened?.close());
+  return () => {
+    if (!opened) throw new Error("the backend is not open yet");
+    return opened.postgres;
+  };
+}
 
 /** Rows of a raw query, whichever the driver: both answer `{ rows }`. */
 export async function queryRows<Row>(db: Database, query: SQL): Promise<Row[]> {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { connect as connectTcp, createServer, type Server, type Socket } from "node:net";
-import { describeRateLimiterContract } from "@latchkey/domain/testing";
+import { describeIfAvailable, describeRateLimiterContract } from "@latchkey/domain/testing";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -10,11 +10,11 @@ import {
   DEFAULT_RATE_LIMIT_PREFIX,
   redisAddress,
 } from "../src/redis-rate-limiter.ts";
-import { hasRedisServer, startThrowawayRedis, testRedisUrl } from "../src/testing/index.ts";
+import { missingRedisServerProgram, NO_TEST_REDIS, startThrowawayRedis, testRedisUrl } from "../src/testing/index.ts";
 
 const TEST_REDIS_URL = await testRedisUrl();
 const REDIS_URL = TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
-const withRedis = describe.skipIf(TEST_REDIS_URL === undefined);
+const missingRedis = TEST_REDIS_URL === undefined ? NO_TEST_REDIS : undefined;
 
 // Every key this file writes starts with it, so runs and other users of the same Redis never meet.
 const prefix = `latchkey-test:${randomBytes(4).toString("hex")}:`;
@@ -30,7 +30,7 @@ async function readyClient(url = REDIS_URL): Promise<Redis> {
   return redis;
 }
 
-withRedis("a real Redis", () => {
+describeIfAvailable(missingRedis, "a real Redis", () => {
   describeRateLimiterContract("redis", async () => {
     const redis = await readyClient();
     return {
@@ -43,7 +43,7 @@ withRedis("a real Redis", () => {
   });
 });
 
-withRedis("redis rate limiter", () => {
+describeIfAvailable(missingRedis, "redis rate limiter", () => {
   let redis: Redis;
   beforeAll(async () => {
     redis = await readyClient();
@@ -124,26 +124,24 @@ describe("redis rate limiter without Redis", () => {
     }
   });
 
-  it.skipIf(TEST_REDIS_URL === undefined)(
-    "rejects within the command timeout when Redis stops answering on an open connection",
-    async () => {
-      const proxy = await frozenProxy();
-      const redis = connectRedis(`redis://127.0.0.1:${proxy.port}`, quiet);
-      try {
-        if (redis.status !== "ready") await once(redis, "ready");
-        const limiter = createRedisRateLimiter(redis, { prefix });
-        expect(await limiter.consume(`key:${randomBytes(4).toString("hex")}`, 5, 60)).toEqual({ allowed: true });
-        proxy.freeze();
-        await expectFastFailure(limiter.consume("key", 5, 60), /timed out/);
-      } finally {
-        redis.disconnect();
-        await proxy.close();
-      }
-    },
-  );
+  it("rejects within the command timeout when Redis stops answering on an open connection", async (context) => {
+    context.skip(missingRedis !== undefined, missingRedis);
+    const proxy = await frozenProxy();
+    const redis = connectRedis(`redis://127.0.0.1:${proxy.port}`, quiet);
+    try {
+      if (redis.status !== "ready") await once(redis, "ready");
+      const limiter = createRedisRateLimiter(redis, { prefix });
+      expect(await limiter.consume(`key:${randomBytes(4).toString("hex")}`, 5, 60)).toEqual({ allowed: true });
+      proxy.freeze();
+      await expectFastFailure(limiter.consume("key", 5, 60), /timed out/);
+    } finally {
+      redis.disconnect();
+      await proxy.close();
+    }
+  });
 });
 
-describe.skipIf(!hasRedisServer)("redis connection events", () => {
+describeIfAvailable(missingRedisServerProgram, "redis connection events", () => {
   it("tell once that Redis is unreachable, however many reconnections fail, and once that it is back", async () => {
     const server = await startThrowawayRedis();
     const told: string[] = [];

@@ -1,5 +1,7 @@
 import { createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, randomUUID } from "node:crypto";
 import { createFactorSecrets } from "@latchkey/adapters-crypto";
+import { missingPostgresServer, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
+import { describeIfAvailable } from "@latchkey/domain/testing";
 import { verify as verifyArgon2 } from "@node-rs/argon2";
 import { verify as verifyBcrypt } from "@node-rs/bcrypt";
 import pg from "pg";
@@ -16,7 +18,7 @@ import {
   seedManyUsers,
 } from "../src/testing/index.ts";
 
-const adminUrl = process.env["TEST_DATABASE_URL"];
+const adminUrl = testDatabaseUrl();
 const encryptionKey = { id: "key-1", keyBase64Url: randomBytes(32).toString("base64url") };
 
 function decodeV2(token: string) {
@@ -99,7 +101,7 @@ describe("gotrueSealedSecret", () => {
   });
 });
 
-describe.skipIf(!adminUrl)("createGotrueDatabase and the awkward fixture", () => {
+describeIfAvailable(missingPostgresServer(), "createGotrueDatabase and the awkward fixture", () => {
   let db: GotrueDatabase;
   let fixture: AwkwardFixture;
   const users = (where: string, params: unknown[]) =>
@@ -107,7 +109,7 @@ describe.skipIf(!adminUrl)("createGotrueDatabase and the awkward fixture", () =>
   const user = async (id: string) => (await users("id = $1", [id]))[0];
 
   beforeAll(async () => {
-    db = await createGotrueDatabase({ adminUrl: adminUrl ?? "" });
+    db = await createGotrueDatabase({ adminUrl: adminUrl! });
     fixture = await seedAwkwardFixture(db, { encryptionKey });
   });
   afterAll(async () => {

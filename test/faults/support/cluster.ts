@@ -53,7 +53,10 @@ export function postgresBinDir(): string {
     candidates.push(...versions.map((version) => `/usr/lib/postgresql/${version}/bin`));
   }
   const found = candidates.find((dir) => existsSync(join(dir, "initdb")) && existsSync(join(dir, "postgres")));
-  if (!found) throw new Error(`no PostgreSQL binaries (initdb, postgres) in ${candidates.join(", ") || "any place"}`);
+  if (!found) {
+    const looked = candidates.join(", ") || "neither from pg_config nor in /usr/lib/postgresql";
+    throw new Error(`no PostgreSQL server programs (initdb, postgres): ${looked}`);
+  }
   return found;
 }
 

@@ -30,16 +30,17 @@ function userExists(name: string): boolean {
  * are skipped, saying so, as `pnpm test` needs nothing but Node.js elsewhere; CI's machine has them all.
  */
 export const faultSuiteUnavailable: string | undefined = (() => {
-  try {
-    postgresBinDir();
-  } catch (error) {
-    return (error as Error).message;
-  }
-  if (!onPath("redis-server")) return "no redis-server on the PATH";
-  if (!onPath("setpriv")) return "no setpriv (util-linux) on the PATH";
-  if (asRoot && !userExists(POSTGRES_USER))
-    return `running as root, with no ${POSTGRES_USER} user to run PostgreSQL as`;
-  return undefined;
+  const missing = (() => {
+    try {
+      postgresBinDir();
+    } catch (error) {
+      return (error as Error).message;
+    }
+    if (!onPath("redis-server")) return "no redis-server on the PATH";
+    if (!onPath("setpriv")) return "no setpriv (util-linux) on the PATH";
+    if (asRoot && !userExists(POSTGRES_USER))
+      return `running as root, with no ${POSTGRES_USER} user to run PostgreSQL as`;
+    return undefined;
+  })();
+  return missing === undefined ? undefined : `fault suite: ${missing}`;
 })();
-
-if (faultSuiteUnavailable) console.warn(`fault suite skipped: ${faultSuiteUnavailable}`);

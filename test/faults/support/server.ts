@@ -2,16 +2,21 @@ import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { serverCommand } from "../../../apps/server/test/support/server-entry.ts";
 import { exitOf, freePort, spawnOwned, stopChild, tailOf, tempDir, track, waitUntil } from "./processes.ts";
 
 const repo = join(import.meta.dirname, "..", "..", "..");
-/**
- * The server from its sources, with tsx as a loader in the server's own process (its CLI would start the server as
- * a grandchild, which a SIGKILL of the CLI leaves running). FAULTS_SERVER_ENTRY runs another entry instead, such
- * as the bundle `pnpm build` writes (apps/server/dist/main.mjs).
- */
-const entry = process.env["FAULTS_SERVER_ENTRY"] ?? join(repo, "apps", "server", "src", "main.ts");
 const tsxLoader = pathToFileURL(join(repo, "node_modules", "tsx", "dist", "loader.mjs")).href;
+
+/**
+ * `node <args>`: the run's build of the server (server-entry.ts), or FAULTS_SERVER_ENTRY, another entry point, such
+ * as `apps/server/src/main.ts` (through tsx as a loader in the server's own process) or a bundle built elsewhere.
+ */
+function command(): string[] {
+  const entry = process.env["FAULTS_SERVER_ENTRY"];
+  if (entry === undefined) return serverCommand();
+  return entry.endsWith(".ts") ? ["--import", tsxLoader, entry] : [entry];
+}
 
 export const JWT_SECRET = "faults-jwt-secret-with-at-least-32-characters";
 export const DB_SECRET = "faults-db-secret-with-at-least-32-characters";
@@ -92,8 +97,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
   let child: ChildProcess | undefined;
 
   const start = async () => {
-    const loader = entry.endsWith(".ts") ? ["--import", tsxLoader] : [];
-    child = spawnOwned(process.execPath, [...loader, entry, "serve"], { logPath: outputFile, env, cwd: dir });
+    child = spawnOwned(process.execPath, [...command(), "serve"], { logPath: outputFile, env, cwd: dir });
     const started = child;
     const output = () => `${tailOf(outputFile)}\n${tailOf(logFile)}`;
     await waitUntil(

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type KeyRing, KeyRingError, newKeyRing, parseKeyRing } from "@latchkey/adapters-crypto";
 import { ConfigError } from "./config-error.ts";
@@ -41,13 +41,18 @@ export function developmentKeyRing(cwd: string): KeyRing {
   }
 }
 
-/** The file's content, written on the first start. Created exclusively, so two processes starting at once agree. */
+/**
+ * The file's content, written on the first start. Created exclusively, so two processes starting at once agree;
+ * generated only when missing, as an RSA key takes a while to make.
+ */
 function generatedOnce(cwd: string, name: string, generate: () => string): string {
   const dir = developmentDataDir(cwd);
   const path = join(dir, name);
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeFileSync(path, `${generate()}\n`, { mode: 0o600, flag: "wx" });
+    if (!existsSync(path)) {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      writeFileSync(path, `${generate()}\n`, { mode: 0o600, flag: "wx" });
+    }
   } catch (error) {
     if (!isAlreadyExists(error)) throw new ConfigError([`cannot create ${path}: ${describe(error)}`]);
   }

@@ -1,7 +1,7 @@
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { freePort, run, tempDir, textOf, waitFor } from "../support/binary.ts";
+import { developmentDir, freePort, run, textOf, waitFor } from "../support/binary.ts";
 
 /** The development profile: no DATABASE_URL, so an embedded database in `<cwd>/.latchkey/pgdata`. */
 async function developmentEnv(logFile: string): Promise<Record<string, string>> {
@@ -10,7 +10,7 @@ async function developmentEnv(logFile: string): Promise<Record<string, string>> 
 
 describe("two development servers in one working directory", () => {
   it("refuses the second while the first runs, and starts again once the first was killed", async () => {
-    const cwd = tempDir();
+    const cwd = developmentDir();
     const firstLog = join(cwd, "first.log");
     const first = run([], await developmentEnv(firstLog), cwd);
     await waitFor(() => textOf(firstLog).includes('"msg":"listening"'), "the first server to listen", 60_000);

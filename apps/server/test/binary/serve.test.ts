@@ -2,35 +2,36 @@ import { request } from "node:http";
 import { join } from "node:path";
 import { parseKeyRing } from "@latchkey/adapters-crypto";
 import { migrations } from "@latchkey/adapters-postgres";
+import { missingPostgresServer } from "@latchkey/adapters-postgres/testing";
 import { describe, expect, it } from "vitest";
 import { startOtlpReceiver } from "../observability/otlp-receiver.ts";
-import { databaseUrl, freePort, onCleanup, run, serverEnv, tempDir, textOf, waitFor } from "../support/binary.ts";
+import { freePort, onCleanup, run, serverDir, serverEnv, tempDir, textOf, waitFor } from "../support/binary.ts";
 
 describe("the latchkey binary", () => {
-  it.skipIf(!databaseUrl)(
-    "says at start what it ignores, and that phone codes fail without an SMS provider",
-    async () => {
-      const cwd = tempDir();
-      const logFile = join(cwd, "latchkey.log");
-      const port = await freePort();
-      const env = serverEnv({
-        PORT: String(port),
-        AUTH_LOG_FILE: logFile,
-        AUTH_EXTERNAL_PHONE_ENABLED: "true",
-        // Supabase's own compose files set it; alone it asks for nothing.
-        GOTRUE_OPERATOR_TOKEN: "super-secret-operator-token",
-      });
-      run([], env, cwd);
-      const logText = () => textOf(logFile);
-      await waitFor(() => logText().includes('"msg":"listening"'), "the server to listen");
-      expect(logText()).toContain("EXTERNAL_PHONE_ENABLED without SMS_PROVIDER: requests that text a code fail");
-      expect(logText()).toContain("GOTRUE_OPERATOR_TOKEN is ignored: it belongs to multi-instance mode");
-      expect(logText()).not.toContain("super-secret-operator-token");
-    },
-  );
+  it("says at start what it ignores, and that phone codes fail without an SMS provider", async (context) => {
+    // The production profile's warning: the development profile writes codes to its log instead.
+    const missing = missingPostgresServer();
+    context.skip(missing !== undefined, missing);
+    const cwd = serverDir();
+    const logFile = join(cwd, "latchkey.log");
+    const port = await freePort();
+    const env = serverEnv({
+      PORT: String(port),
+      AUTH_LOG_FILE: logFile,
+      AUTH_EXTERNAL_PHONE_ENABLED: "true",
+      // Supabase's own compose files set it; alone it asks for nothing.
+      GOTRUE_OPERATOR_TOKEN: "super-secret-operator-token",
+    });
+    run([], env, cwd);
+    const logText = () => textOf(logFile);
+    await waitFor(() => logText().includes('"msg":"listening"'), "the server to listen");
+    expect(logText()).toContain("EXTERNAL_PHONE_ENABLED without SMS_PROVIDER: requests that text a code fail");
+    expect(logText()).toContain("GOTRUE_OPERATOR_TOKEN is ignored: it belongs to multi-instance mode");
+    expect(logText()).not.toContain("super-secret-operator-token");
+  });
 
   it("migrates with the migrate subcommand, and does nothing the second time", async () => {
-    const cwd = tempDir();
+    const cwd = serverDir();
     const env = serverEnv();
     const first = run(["migrate"], env, cwd);
     expect(await first.exited).toBe(0);
@@ -82,7 +83,7 @@ describe("the latchkey binary", () => {
   });
 
   it("writes its log to LOG_FILE, and on SIGTERM finishes the request in flight before it stops", async () => {
-    const cwd = tempDir();
+    const cwd = serverDir();
     const port = await freePort();
     const logFile = join(cwd, "logs", "latchkey.log");
     const server = run(
@@ -126,7 +127,7 @@ describe("the latchkey binary", () => {
   it("with TRACING_ENABLED, on SIGTERM exports the spans still buffered before it stops", async () => {
     const receiver = await startOtlpReceiver();
     onCleanup(() => receiver.close());
-    const cwd = tempDir();
+    const cwd = serverDir();
     const port = await freePort();
     const logFile = join(cwd, "latchkey.log");
     const server = run(

@@ -1,9 +1,10 @@
 import { createServer as createNetServer } from "node:net";
 import { join } from "node:path";
 import { createPostgres } from "@latchkey/adapters-postgres";
-import { randomNamespace } from "@latchkey/adapters-postgres/testing";
+import { missingPostgresServer, randomNamespace } from "@latchkey/adapters-postgres/testing";
+import { describeIfAvailable } from "@latchkey/domain/testing";
 import { sql } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { databaseUrl, freePort, onCleanup, run, serverEnv, tempDir, textOf, waitFor } from "../support/binary.ts";
 import { startTcpProxy } from "../support/tcp-proxy.ts";
 
@@ -24,7 +25,8 @@ async function failedStart(result: ReturnType<typeof run>): Promise<string> {
   return lines[0]!;
 }
 
-describe.skipIf(!databaseUrl)("the binary's start-up failures", () => {
+// The production profile's starts: on a PostgreSQL server.
+describeIfAvailable(missingPostgresServer(), "the binary's start-up failures", () => {
   it("waits DB_STARTUP_WAIT for a database that is not up, saying so once, then says what failed", async () => {
     const port = await freePort();
     const env = serverEnv({

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach } from "vitest";
+import { onTestFinished } from "vitest";
 import { type Config, ConfigError, loadConfig } from "../../src/config/index.ts";
 
 /** A complete production environment; tests override or delete single variables. */
@@ -16,21 +16,31 @@ export const PRODUCTION_ENV: Readonly<Record<string, string>> = {
   AUTH_SMTP_PORT: "587",
 };
 
-const tempDirs: string[] = [];
-
+/** A working directory of the current test's own, removed when it ends. */
 export function tempCwd(): string {
   const dir = mkdtempSync(join(tmpdir(), "latchkey-config-"));
-  tempDirs.push(dir);
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
-afterEach(() => {
-  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+let sharedCwd: string | undefined;
 
-/** Loads from `env` alone: no .env file, a fresh working directory. */
+/**
+ * The working directory of loads that name none: one for the test process, so the development profile's secret and
+ * RSA key (a fifth of a second to make) are made once. A test about those files gives a directory of its own.
+ */
+function defaultCwd(): string {
+  if (sharedCwd === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), "latchkey-config-"));
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    sharedCwd = dir;
+  }
+  return sharedCwd;
+}
+
+/** Loads from `env` alone: no .env file, the shared working directory unless `cwd` is given. */
 export function load(env: Record<string, string | undefined>, options: { cwd?: string; dotenv?: string } = {}): Config {
-  return loadConfig({ env, cwd: options.cwd ?? tempCwd(), dotenv: { text: options.dotenv ?? "" } });
+  return loadConfig({ env, cwd: options.cwd ?? defaultCwd(), dotenv: { text: options.dotenv ?? "" } });
 }
 
 export function production(overrides: Record<string, string | undefined> = {}): Config {

@@ -1,6 +1,12 @@
-import { connectDirectly, type DirectConnection, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
+import {
+  connectDirectly,
+  type DirectConnection,
+  missingPostgresServer,
+  testDatabaseUrl,
+} from "@latchkey/adapters-postgres/testing";
+import { describeIfAvailable } from "@latchkey/domain/testing";
 import { getTableName } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/start-test-server.ts";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.ts";
 
@@ -24,7 +30,7 @@ async function expectUnavailable(response: Response, started: number) {
 }
 
 // The server reaches PostgreSQL through a proxy the test cuts: the database host goes away, then comes back.
-describe.runIf(url)("a database that cannot be reached", () => {
+describeIfAvailable(missingPostgresServer(), "a database that cannot be reached", () => {
   let proxy: TcpProxy;
   let server: TestServer;
   let operator: DirectConnection;

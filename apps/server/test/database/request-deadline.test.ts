@@ -1,6 +1,12 @@
-import { connectDirectly, type DirectConnection, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
+import {
+  connectDirectly,
+  type DirectConnection,
+  missingPostgresServer,
+  testDatabaseUrl,
+} from "@latchkey/adapters-postgres/testing";
+import { describeIfAvailable } from "@latchkey/domain/testing";
 import { getTableName } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { startTestServer, type TestServer } from "../support/start-test-server.ts";
 
 const url = testDatabaseUrl();
@@ -15,7 +21,7 @@ async function timedFetch(server: TestServer, path: string, init: Parameters<Tes
 }
 
 // statement_timeout and lock_timeout are PostgreSQL's; PGlite has no such limits (docs/compatibility.md).
-describe.runIf(url)("every request ends by API_MAX_REQUEST_DURATION (1s here)", () => {
+describeIfAvailable(missingPostgresServer(), "every request ends by API_MAX_REQUEST_DURATION (1s here)", () => {
   let server: TestServer;
   let locker: DirectConnection;
   let accessToken: string;

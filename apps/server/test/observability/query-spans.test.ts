@@ -1,17 +1,23 @@
 import { createPostgres, type Postgres } from "@latchkey/adapters-postgres";
-import { dropTables, randomNamespace, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
+import {
+  dropTables,
+  missingPostgresServer,
+  randomNamespace,
+  testDatabaseUrl,
+} from "@latchkey/adapters-postgres/testing";
+import { describeIfAvailable } from "@latchkey/domain/testing";
 import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 
 // The postgres adapter's statement spans, through an in-memory exporter. PGlite's statements are not traced.
 
 const url = testDatabaseUrl();
 const USER_ID = "0b6f3a4e-2c1d-4e5f-8a9b-1c2d3e4f5a6b";
 
-describe.runIf(url !== undefined)("database spans on node-postgres", () => {
+describeIfAvailable(missingPostgresServer(), "database spans on node-postgres", () => {
   const exporter = new InMemorySpanExporter();
   const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   const tracer = provider.getTracer("test");

@@ -1,10 +1,11 @@
-import { hasRedisServer, startThrowawayRedis } from "@latchkey/adapters-redis/testing";
-import { describe, expect, it } from "vitest";
+import { missingRedisServerProgram, startThrowawayRedis } from "@latchkey/adapters-redis/testing";
+import { describeIfAvailable } from "@latchkey/domain/testing";
+import { expect, it } from "vitest";
 import { startTestServer } from "../support/start-test-server.ts";
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-describe.skipIf(!hasRedisServer)("a Redis outage", () => {
+describeIfAvailable(missingRedisServerProgram, "a Redis outage", () => {
   it("is logged once when it starts and once when it ends, turns /ready false meanwhile, and keeps limiting", async () => {
     const redis = await startThrowawayRedis();
     const server = await startTestServer({ AUTH_REDIS_URL: redis.url });

@@ -3,35 +3,50 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { createPostgres } from "@latchkey/adapters-postgres";
-import { dropTables, randomNamespace, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
-import { afterEach } from "vitest";
+import { dropTables, prefillDataDir, randomNamespace, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
+import { onTestFinished } from "vitest";
+import { serverCommand } from "./server-entry.ts";
 import { productionEnv } from "./start-test-server.ts";
 
-/** Running the real binary (`apps/server/src/main.ts`) as a child process, as an operator would. */
+/** Running the real binary (the run's build of it: server-entry.ts) as a child process, as an operator would. */
 
-const repo = join(import.meta.dirname, "..", "..", "..", "..");
-// tsx as a loader in the server's own process: its CLI would start the server as a grandchild, which a SIGKILL
-// of the CLI leaves running.
-const tsxLoader = pathToFileURL(join(repo, "node_modules", "tsx", "dist", "loader.mjs")).href;
-const main = join(repo, "apps", "server", "src", "main.ts");
 export const databaseUrl = testDatabaseUrl();
-const cleanups: (() => void | Promise<void>)[] = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
-
-/** Runs once the current test ends. */
+/**
+ * Runs once the current test ends, pass or fail, after what was registered later; called outside a test (in a
+ * beforeAll), when the test process exits, which suits what is synchronous: killing a child, removing a folder. (A
+ * hook of the test's own: files sharing a module registry evaluate this module once, so a module-level afterEach
+ * would serve the first file alone.)
+ */
 export function onCleanup(cleanup: () => void | Promise<void>): void {
-  cleanups.push(cleanup);
+  try {
+    onTestFinished(async () => {
+      await cleanup();
+    });
+  } catch {
+    process.once("exit", () => void cleanup());
+  }
 }
 
 export function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "latchkey-bin-"));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  onCleanup(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/**
+ * A working directory for the development profile, its embedded database (`.latchkey/pgdata`) already made, as after
+ * a first start: initdb takes 4 s, and tests of anything else have no need to wait for it.
+ */
+export function developmentDir(): string {
+  const dir = tempDir();
+  prefillDataDir(join(dir, ".latchkey", "pgdata"));
+  return dir;
+}
+
+/** A working directory for a server on serverEnv's database. */
+export function serverDir(): string {
+  return databaseUrl ? tempDir() : developmentDir();
 }
 
 export async function freePort(): Promise<number> {
@@ -46,7 +61,7 @@ export async function freePort(): Promise<number> {
 export function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
   const namespace = randomNamespace();
   if (databaseUrl) {
-    cleanups.push(async () => {
+    onCleanup(async () => {
       const postgres = await createPostgres({ url: databaseUrl, namespace, maxPoolSize: 1 });
       await dropTables(postgres).finally(() => postgres.close());
     });
@@ -63,12 +78,12 @@ export interface RunningBinary {
 
 /** Starts `latchkey <args>` in `cwd` with exactly `env`; killed when the test ends. */
 export function run(args: string[], env: Record<string, string>, cwd: string): RunningBinary {
-  const child = spawn(process.execPath, ["--import", tsxLoader, main, ...args], {
+  const child = spawn(process.execPath, [...serverCommand(), ...args], {
     cwd,
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });
-  cleanups.push(() => void child.kill("SIGKILL"));
+  onCleanup(() => void child.kill("SIGKILL"));
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk) => (stdout += chunk));

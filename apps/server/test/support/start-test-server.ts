@@ -5,7 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { serve } from "@hono/node-server";
-import { dropTables, randomNamespace, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
+import {
+  dropTables,
+  randomNamespace,
+  sharedEmbeddedTestDatabase,
+  testDatabaseUrl,
+} from "@latchkey/adapters-postgres/testing";
 import { type SmtpSink, startSmtpSink } from "@latchkey/adapters-smtp/testing";
 import type { Ports } from "@latchkey/domain";
 import { decodeProtectedHeader, importJWK, type JWTVerifyResult, jwtVerify } from "jose";
@@ -32,6 +37,12 @@ export const REQUIRED_SETTINGS: Readonly<Record<string, string>> = {
 export function productionEnv(databaseUrl: string | undefined): Record<string, string> {
   return databaseUrl ? { DATABASE_URL: databaseUrl, ...REQUIRED_SETTINGS } : {};
 }
+
+/**
+ * What DATABASE_URL says when there is no PostgreSQL server: the production profile is chosen as with one, and the
+ * test process's embedded database takes the URL's place (startTestServer).
+ */
+const EMBEDDED_STAND_IN_URL = "postgres://embedded-test-database.invalid/latchkey";
 
 export interface TestServer {
   /** http://127.0.0.1:<port> */
@@ -69,8 +80,9 @@ export interface TestServerOptions {
 }
 
 /**
- * The composed server listening on a random loopback port, on the test database (a namespace of its own on
- * TEST_DATABASE_URL, else an in-memory PGlite), configured like production unless `env` says otherwise.
+ * The composed server listening on a random loopback port, configured like production unless `env` says otherwise,
+ * on the test database: a namespace of its own on the PostgreSQL server (testDatabaseUrl) or, without one, on this
+ * test process's in-memory PGlite, which outlives the server, as a server's database would.
  */
 export async function startTestServer(
   /** Settings over the test defaults; `undefined` unsets one. */
@@ -85,9 +97,8 @@ export async function startTestServer(
     cwd,
     dotenv: { text: "" },
     env: {
-      // The same URLs and secret in either profile, so tests need not care which one runs.
       ...REQUIRED_SETTINGS,
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      DATABASE_URL: databaseUrl ?? EMBEDDED_STAND_IN_URL,
       AUTH_SMTP_PORT: String(mail.port),
       AUTH_DB_NAMESPACE: options.namespace ?? randomNamespace(),
       AUTH_DB_MAX_POOL_SIZE: "8",
@@ -100,11 +111,11 @@ export async function startTestServer(
       ...env,
     },
   });
-  // Without a server, a PGlite in memory rather than in the development folder.
-  const runtimeConfig: Config =
-    config.db.url === undefined
-      ? { ...config, db: { ...config.db, url: undefined, embeddedDataDir: "memory://" } }
-      : config;
+  // A test that sets its own DATABASE_URL (a proxy, a role) keeps it.
+  const embedded = config.db.url === EMBEDDED_STAND_IN_URL ? await sharedEmbeddedTestDatabase() : undefined;
+  const runtimeConfig: Config = embedded
+    ? { ...config, db: { ...config.db, url: undefined, embeddedDataDir: "memory://" } }
+    : config;
 
   const lines: string[] = [];
   const destination = new Writable({
@@ -114,7 +125,7 @@ export async function startTestServer(
     },
   });
   const log = createLogger({ level: runtimeConfig.log.level, destination });
-  const server = await createServer(runtimeConfig, log, overrides);
+  const server = await createServer(runtimeConfig, log, { overrides, sharedEmbeddedDatabase: embedded });
   await server.postgres.migrate();
   await server.calibrateTimings();
   await server.startDelivery();

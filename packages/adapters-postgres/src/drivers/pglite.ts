@@ -7,6 +7,8 @@ import { lockDataDir } from "./data-dir-lock.ts";
 export interface PgliteOptions {
   /** Directory of the database files; in memory when absent. */
   readonly dataDir?: string;
+  /** An open PGlite to use instead of opening one; left open by `close()` (see PostgresOptions.sharedEmbedded). */
+  readonly shared?: PGlite;
 }
 
 /**
@@ -21,9 +23,10 @@ export interface PgliteOptions {
  * another, is refused with EmbeddedDatabaseInUseError.
  */
 export async function createPgliteDriver(options: PgliteOptions): Promise<Driver> {
+  if (options.shared) return driverOf(options.shared, async () => {}, { owned: false });
   // `memory://` (PGlite's own in-memory URL, as the tests use) is no directory another process could open.
   if (options.dataDir === undefined || options.dataDir.startsWith("memory://")) {
-    return driverOf(await PGlite.create(options.dataDir), async () => {});
+    return driverOf(await PGlite.create(options.dataDir), async () => {}, { owned: true });
   }
   const lock = await lockDataDir(options.dataDir);
   let client: PGlite;
@@ -33,10 +36,10 @@ export async function createPgliteDriver(options: PgliteOptions): Promise<Driver
     await lock.release();
     throw error;
   }
-  return driverOf(client, lock.release);
+  return driverOf(client, lock.release, { owned: true });
 }
 
-function driverOf(client: PGlite, unlock: () => Promise<void>): Driver {
+function driverOf(client: PGlite, unlock: () => Promise<void>, { owned }: { owned: boolean }): Driver {
   const db = drizzle({ client });
   return {
     db,
@@ -60,6 +63,7 @@ function driverOf(client: PGlite, unlock: () => Promise<void>): Driver {
       return () => stop();
     },
     close: closeOnce(async () => {
+      if (!owned) return;
       try {
         await client.close();
       } finally {

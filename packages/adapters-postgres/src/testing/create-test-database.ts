@@ -3,10 +3,11 @@ import { sql } from "drizzle-orm";
 import { inject } from "vitest";
 import { createPostgres, type Postgres } from "../create-postgres.ts";
 import { tablesOf } from "../schema/create-schema.ts";
+import { sharedEmbeddedTestDatabase } from "./embedded-test-database.ts";
 import { TEST_DATABASE_URL_KEY } from "./provided-context.ts";
 
 export interface TestDatabase {
-  /** The server's URL; undefined when the database is an in-memory PGlite. */
+  /** The server's URL; undefined when the database is the test process's in-memory PGlite. */
   readonly url: string | undefined;
   readonly namespace: string;
   /** Migrated. */
@@ -15,7 +16,10 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
-/** The PostgreSQL to test against: TEST_DATABASE_URL, else the global setup's container, else none (PGlite). */
+/**
+ * The PostgreSQL server to test against: TEST_DATABASE_URL, else the global setup's container, else none (tests
+ * then use the embedded database: sharedEmbeddedTestDatabase).
+ */
 export function testDatabaseUrl(): string | undefined {
   const fromEnv = process.env["TEST_DATABASE_URL"];
   if (fromEnv) return fromEnv;
@@ -27,19 +31,34 @@ export function testDatabaseUrl(): string | undefined {
   }
 }
 
+/**
+ * Why a test that needs a PostgreSQL server (more than one connection, server settings, roles, other databases)
+ * is skipped on this machine; undefined when there is a server.
+ */
+export function missingPostgresServer(): string | undefined {
+  return testDatabaseUrl() === undefined
+    ? "no PostgreSQL server: set TEST_DATABASE_URL, or run a container runtime for testcontainers"
+    : undefined;
+}
+
 /** A random namespace (`t<hex>_`), so test files can share one database without seeing each other's rows. */
 export function randomNamespace(): string {
   return `t${randomBytes(5).toString("hex")}_`;
 }
 
 /**
- * A migrated database of its own: a fresh namespace on the test server (see testDatabaseUrl), or a fresh
- * in-memory PGlite when there is no server.
+ * A migrated database of its own: a fresh namespace on the test server (see testDatabaseUrl), or, when there is
+ * no server, on this process's in-memory PGlite.
  */
 export async function createTestDatabase(options: { maxPoolSize?: number } = {}): Promise<TestDatabase> {
   const url = testDatabaseUrl();
   const namespace = randomNamespace();
-  const postgres = await createPostgres({ url, namespace, maxPoolSize: options.maxPoolSize ?? 4 });
+  const postgres = await createPostgres({
+    url,
+    sharedEmbedded: url === undefined ? await sharedEmbeddedTestDatabase() : undefined,
+    namespace,
+    maxPoolSize: options.maxPoolSize ?? 4,
+  });
   try {
     await postgres.migrate();
   } catch (error) {

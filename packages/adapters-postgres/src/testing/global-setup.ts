@@ -1,24 +1,35 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { TEST_DATABASE_URL_KEY } from "./provided-context.ts";
+import { writeEmbeddedTemplate } from "./embedded-test-database.ts";
+import { EMBEDDED_TEMPLATE_KEY, TEST_DATABASE_URL_KEY } from "./provided-context.ts";
 
 // Long enough for a local Docker or Podman to answer, short enough not to stall a machine that has none.
 const RUNTIME_DETECTION_TIMEOUT_MS = 5_000;
 const POSTGRES_IMAGE = "postgres:15-alpine";
 
 /**
- * vitest global setup of the integration project. With TEST_DATABASE_URL set, or without a container runtime,
- * does nothing (test databases then use that URL, or PGlite). Otherwise starts a PostgreSQL container, provides
- * its URL to the test files and stops it when the run ends.
+ * What tests on a database need from a global setup: the files of a fresh PGlite cluster for in-memory databases
+ * to start from, and, without TEST_DATABASE_URL, a testcontainers PostgreSQL when a container runtime answers
+ * (without one, tests use the embedded database). Provides both to the test files; returns the teardown.
  */
-export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+export async function setUpTestDatabases(project: TestProject): Promise<() => Promise<void>> {
+  const dir = mkdtempSync(join(tmpdir(), "latchkey-embedded-template-"));
+  const [container, template] = await Promise.all([startContainer(), writeEmbeddedTemplate(dir)]);
+  project.provide(EMBEDDED_TEMPLATE_KEY, template);
+  if (container) project.provide(TEST_DATABASE_URL_KEY, container.getConnectionUri());
+  return async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await container?.stop();
+  };
+}
+
+async function startContainer() {
   if (process.env["TEST_DATABASE_URL"]) return undefined;
   if (!(await containerRuntimeAvailable())) return undefined;
   const { PostgreSqlContainer } = await import("@testcontainers/postgresql");
-  const container = await new PostgreSqlContainer(POSTGRES_IMAGE).start();
-  project.provide(TEST_DATABASE_URL_KEY, container.getConnectionUri());
-  return async () => {
-    await container.stop();
-  };
+  return new PostgreSqlContainer(POSTGRES_IMAGE).start();
 }
 
 // testcontainers' own detection (env, ~/.testcontainers.properties, sockets), imported only when needed; its

@@ -4,9 +4,16 @@ export { type BlockableRole, createBlockableRole } from "./blockable-role.ts";
 export {
   createTestDatabase,
   dropTables,
+  missingPostgresServer,
   randomNamespace,
   type TestDatabase,
   testDatabaseUrl,
 } from "./create-test-database.ts";
 export { connectDirectly, type DirectConnection } from "./direct-connection.ts";
+export {
+  openEmbeddedTestDatabase,
+  prefillDataDir,
+  sharedEmbeddedTestDatabase,
+} from "./embedded-test-database.ts";
+export { setUpTestDatabases } from "./global-setup.ts";
 export { readOutboxEntry } from "./read-outbox.ts";

@@ -1,2 +1,2 @@
-export { testRedisUrl } from "./test-redis.ts";
-export { hasRedisServer, startThrowawayRedis, type ThrowawayRedis } from "./throwaway-redis.ts";
+export { NO_TEST_REDIS, testRedisUrl } from "./test-redis.ts";
+export { missingRedisServerProgram, startThrowawayRedis, type ThrowawayRedis } from "./throwaway-redis.ts";

@@ -13,6 +13,9 @@ export async function testRedisUrl(): Promise<string | undefined> {
   return (await answers(LOCAL_REDIS_URL)) ? LOCAL_REDIS_URL : undefined;
 }
 
+/** Why a test that needs the test Redis is skipped on a machine without one. */
+export const NO_TEST_REDIS = "no Redis: set TEST_REDIS_URL, or run one on 127.0.0.1:6379";
+
 function answers(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {

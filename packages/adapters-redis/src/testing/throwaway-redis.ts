@@ -12,8 +12,11 @@ export interface ThrowawayRedis {
   start(): Promise<void>;
 }
 
-/** Whether `redis-server` is on the PATH; tests that need a throwaway Redis are skipped without it. */
-export const hasRedisServer: boolean = spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0;
+/** Why a test that starts a Redis of its own (it needs `redis-server` on the PATH) is skipped; undefined where it can. */
+export const missingRedisServerProgram: string | undefined =
+  spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0
+    ? undefined
+    : "no redis-server on the PATH, to start and stop a Redis of the test's own";
 
 /** Starts one; `stop` it after the test (killing it is not enough: a killed one can be started again). */
 export async function startThrowawayRedis(): Promise<ThrowawayRedis & { stop(): Promise<void> }> {

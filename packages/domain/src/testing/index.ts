@@ -17,6 +17,7 @@ export { FastPasswordHasher, OUTDATED_PREFIX } from "./fast-password-hasher.ts";
 export { createInMemoryStores } from "./in-memory-stores.ts";
 export { nodeRandom } from "./node-random.ts";
 export { RecordingFlowEvents } from "./recording-flow-events.ts";
+export { describeIfAvailable, skipAllIfMissing } from "./skips.ts";
 export { TestClock } from "./test-clock.ts";
 export { testFactorSecrets } from "./test-factor-secrets.ts";
 export { createTestSecrets } from "./test-secrets.ts";

@@ -50,7 +50,7 @@ export function describeSmsSenderContract(name: string, setup: () => Promise<Sms
 
     it("answers a refusal for good with sms_send_failed, in words that reveal nothing of the provider", async (context) => {
       const { refused, close } = await setup();
-      if (!refused) return context.skip();
+      if (!refused) return context.skip("this sender has no provider to refuse");
       const error: unknown = await refused
         .send({ kind: "otp", to: "+15550100124", otp: "730520" })
         .catch((caught: unknown) => caught);
@@ -61,7 +61,7 @@ export function describeSmsSenderContract(name: string, setup: () => Promise<Sms
 
     it("answers a failure that may pass with an error that is no AuthError, so the outbox retries", async (context) => {
       const { failing, close } = await setup();
-      if (!failing) return context.skip();
+      if (!failing) return context.skip("this sender has no provider to fail");
       const error: unknown = await failing
         .send({ kind: "otp", to: "+15550100125", otp: "730521" })
         .catch((caught: unknown) => caught);

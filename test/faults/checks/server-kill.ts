@@ -1,15 +1,14 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { startPostgresCluster } from "./support/cluster.ts";
-import { duplicateMail, halfWritten, listed, readLedger } from "./support/ledger.ts";
-import { expectNone, latencies, signUp, startLoad, tally } from "./support/load.ts";
-import { ledgerReport, startMailSink, waitForEveryMail } from "./support/mail.ts";
-import { releaseAll, waitUntil } from "./support/processes.ts";
-import { faultSuiteUnavailable } from "./support/requirements.ts";
-import { startServer } from "./support/server.ts";
+import { describeIfAvailable } from "@latchkey/domain/testing";
+import { expect, it } from "vitest";
+import { startPostgresCluster } from "../support/cluster.ts";
+import { duplicateMail, halfWritten, listed, readLedger } from "../support/ledger.ts";
+import { expectNone, latencies, signUp, startLoad, tally } from "../support/load.ts";
+import { ledgerReport, startMailSink, waitForEveryMail } from "../support/mail.ts";
+import { waitUntil } from "../support/processes.ts";
+import { faultSuiteUnavailable } from "../support/requirements.ts";
+import { startServer } from "../support/server.ts";
 
-afterEach(releaseAll);
-
-describe.skipIf(faultSuiteUnavailable)("the server killed (SIGKILL) during sign-ups", () => {
+describeIfAvailable(faultSuiteUnavailable, "the server killed (SIGKILL) during sign-ups", () => {
   it("leaves no sign-up half-written, and sends every committed sign-up's mail after a restart", async () => {
     const cluster = await startPostgresCluster();
     // A mail server a little slow (30 ms a message), so that mail is still queued when the process dies.

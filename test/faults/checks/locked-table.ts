@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, describe, expect, it } from "vitest";
-import { startPostgresCluster } from "./support/cluster.ts";
+import { describeIfAvailable } from "@latchkey/domain/testing";
+import { expect, it } from "vitest";
+import { startPostgresCluster } from "../support/cluster.ts";
 import {
   call,
   createConfirmedUser,
@@ -10,18 +11,16 @@ import {
   signIn,
   signUp,
   tally,
-} from "./support/load.ts";
-import { startMailSink } from "./support/mail.ts";
-import { releaseAll, waitUntil } from "./support/processes.ts";
-import { faultSuiteUnavailable } from "./support/requirements.ts";
-import { startServer } from "./support/server.ts";
-
-afterEach(releaseAll);
+} from "../support/load.ts";
+import { startMailSink } from "../support/mail.ts";
+import { waitUntil } from "../support/processes.ts";
+import { faultSuiteUnavailable } from "../support/requirements.ts";
+import { startServer } from "../support/server.ts";
 
 const DEADLINE_SECONDS = 3;
 const LOCKER = "faults-locker";
 
-describe.skipIf(faultSuiteUnavailable)("a table locked by another session", () => {
+describeIfAvailable(faultSuiteUnavailable, "a table locked by another session", () => {
   it("ends the requests that need it at their deadline with 504, and frees their connections", async () => {
     const cluster = await startPostgresCluster();
     const sink = await startMailSink();

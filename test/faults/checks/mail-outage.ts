@@ -1,14 +1,13 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, describe, expect, it } from "vitest";
-import { startPostgresCluster } from "./support/cluster.ts";
-import { listed, mailProblems, readLedger } from "./support/ledger.ts";
-import { expectNone, latencies, percentile, signUp, tally } from "./support/load.ts";
-import { startMailSink, waitForEveryMail } from "./support/mail.ts";
-import { releaseAll, waitUntil } from "./support/processes.ts";
-import { faultSuiteUnavailable } from "./support/requirements.ts";
-import { startServer } from "./support/server.ts";
-
-afterEach(releaseAll);
+import { describeIfAvailable } from "@latchkey/domain/testing";
+import { expect, it } from "vitest";
+import { startPostgresCluster } from "../support/cluster.ts";
+import { listed, mailProblems, readLedger } from "../support/ledger.ts";
+import { expectNone, latencies, percentile, signUp, tally } from "../support/load.ts";
+import { startMailSink, waitForEveryMail } from "../support/mail.ts";
+import { waitUntil } from "../support/processes.ts";
+import { faultSuiteUnavailable } from "../support/requirements.ts";
+import { startServer } from "../support/server.ts";
 
 /** Sign-ups do not wait for mail: with the mail server dead or hung they answer as fast as ever. */
 async function signUpMany(url: string, prefix: string, count: number) {
@@ -22,7 +21,7 @@ async function signUpMany(url: string, prefix: string, count: number) {
   return outcomes;
 }
 
-describe.skipIf(faultSuiteUnavailable)("the mail server dead, stalled, or stuck on one recipient", () => {
+describeIfAvailable(faultSuiteUnavailable, "the mail server dead, stalled, or stuck on one recipient", () => {
   it("keeps the mail of sign-ups made while the mail server is down, and sends each once it is back", async () => {
     const cluster = await startPostgresCluster();
     const sink = await startMailSink();

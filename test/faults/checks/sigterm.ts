@@ -1,16 +1,15 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, describe, expect, it } from "vitest";
-import { startPostgresCluster } from "./support/cluster.ts";
-import { describeRow, halfWritten, listed, mailProblems, readLedger } from "./support/ledger.ts";
-import { expectNone, latencies, PASSWORD, postOnOwnConnection, startLoad, tally } from "./support/load.ts";
-import { startMailSink } from "./support/mail.ts";
-import { releaseAll, waitUntil } from "./support/processes.ts";
-import { faultSuiteUnavailable } from "./support/requirements.ts";
-import { startServer } from "./support/server.ts";
+import { describeIfAvailable } from "@latchkey/domain/testing";
+import { expect, it } from "vitest";
+import { startPostgresCluster } from "../support/cluster.ts";
+import { describeRow, halfWritten, listed, mailProblems, readLedger } from "../support/ledger.ts";
+import { expectNone, latencies, PASSWORD, postOnOwnConnection, startLoad, tally } from "../support/load.ts";
+import { startMailSink } from "../support/mail.ts";
+import { waitUntil } from "../support/processes.ts";
+import { faultSuiteUnavailable } from "../support/requirements.ts";
+import { startServer } from "../support/server.ts";
 
-afterEach(releaseAll);
-
-describe.skipIf(faultSuiteUnavailable)("SIGTERM under load", () => {
+describeIfAvailable(faultSuiteUnavailable, "SIGTERM under load", () => {
   it("answers every request in flight, then sends the mail they queued before it exits", async () => {
     const cluster = await startPostgresCluster();
     // A slow mail server (150 ms a message), so that mail is queued behind the sign-ups when SIGTERM comes.

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, describe, expect, it } from "vitest";
-import { startPostgresCluster } from "./support/cluster.ts";
-import { duplicateMail, halfWritten, listed } from "./support/ledger.ts";
+import { describeIfAvailable } from "@latchkey/domain/testing";
+import { expect, it } from "vitest";
+import { startPostgresCluster } from "../support/cluster.ts";
+import { duplicateMail, halfWritten, listed } from "../support/ledger.ts";
 import {
   call,
   createConfirmedUser,
@@ -13,18 +14,16 @@ import {
   signUp,
   startLoad,
   tally,
-} from "./support/load.ts";
-import { startMailSink, waitForEveryMail } from "./support/mail.ts";
-import { releaseAll, waitUntil } from "./support/processes.ts";
-import { faultSuiteUnavailable } from "./support/requirements.ts";
-import { startServer } from "./support/server.ts";
-
-afterEach(releaseAll);
+} from "../support/load.ts";
+import { startMailSink, waitForEveryMail } from "../support/mail.ts";
+import { waitUntil } from "../support/processes.ts";
+import { faultSuiteUnavailable } from "../support/requirements.ts";
+import { startServer } from "../support/server.ts";
 
 const SIGNUP_WORKERS = 4;
 const REFRESH_WORKERS = 4;
 
-describe.skipIf(faultSuiteUnavailable)("PostgreSQL killed and restarted under sign-ups and refreshes", () => {
+describeIfAvailable(faultSuiteUnavailable, "PostgreSQL killed and restarted under sign-ups and refreshes", () => {
   it("answers clean 503s while it is down, recovers without a restart, and loses no user or mail", async () => {
     const cluster = await startPostgresCluster();
     const sink = await startMailSink();

@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { startPostgresCluster } from "./support/cluster.ts";
+import { describeIfAvailable } from "@latchkey/domain/testing";
+import { expect, it } from "vitest";
+import { startPostgresCluster } from "../support/cluster.ts";
 import {
   createConfirmedUser,
   expectNone,
@@ -9,18 +10,15 @@ import {
   sessionOf,
   signIn,
   tally,
-} from "./support/load.ts";
-import { startMailSink } from "./support/mail.ts";
-import { releaseAll } from "./support/processes.ts";
-import { faultSuiteUnavailable } from "./support/requirements.ts";
-import { startServer } from "./support/server.ts";
-
-afterEach(releaseAll);
+} from "../support/load.ts";
+import { startMailSink } from "../support/mail.ts";
+import { faultSuiteUnavailable } from "../support/requirements.ts";
+import { startServer } from "../support/server.ts";
 
 const MAX_CONNECTIONS = 12;
 const SESSIONS = 100;
 
-describe.skipIf(faultSuiteUnavailable)("a full PostgreSQL", () => {
+describeIfAvailable(faultSuiteUnavailable, "a full PostgreSQL", () => {
   it("makes a burst of requests wait for a connection, then succeed", async () => {
     const cluster = await startPostgresCluster({ maxConnections: MAX_CONNECTIONS });
     const sink = await startMailSink();

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, describe, expect, it } from "vitest";
-import { startPostgresCluster } from "./support/cluster.ts";
+import { describeIfAvailable } from "@latchkey/domain/testing";
+import { expect, it } from "vitest";
+import { startPostgresCluster } from "../support/cluster.ts";
 import {
   createConfirmedUser,
   expectNone,
@@ -10,14 +11,11 @@ import {
   signUp,
   startLoad,
   tally,
-} from "./support/load.ts";
-import { startMailSink } from "./support/mail.ts";
-import { releaseAll } from "./support/processes.ts";
-import { startRedis } from "./support/redis.ts";
-import { faultSuiteUnavailable } from "./support/requirements.ts";
-import { type ServerProcess, startServer } from "./support/server.ts";
-
-afterEach(releaseAll);
+} from "../support/load.ts";
+import { startMailSink } from "../support/mail.ts";
+import { startRedis } from "../support/redis.ts";
+import { faultSuiteUnavailable } from "../support/requirements.ts";
+import { type ServerProcess, startServer } from "../support/server.ts";
 
 /** The log lines that speak of Redis, written within [from, to). */
 function redisLines(server: ServerProcess, from: number, to: number) {
@@ -30,7 +28,7 @@ function redisLines(server: ServerProcess, from: number, to: number) {
 const show = (lines: readonly Record<string, unknown>[]) =>
   lines.map((line) => `  - [${line["level"]}] ${line["msg"]}`).join("\n") || "  (none)";
 
-describe.skipIf(faultSuiteUnavailable)("Redis killed, then frozen, under sign-ups and sign-ins", () => {
+describeIfAvailable(faultSuiteUnavailable, "Redis killed, then frozen, under sign-ups and sign-ins", () => {
   it("keeps answering every request, and logs each outage once", async () => {
     const cluster = await startPostgresCluster();
     const redis = await startRedis();
