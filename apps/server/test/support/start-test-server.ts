@@ -59,7 +59,7 @@ export interface TestServer {
   fetch(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
   /**
    * Verifies an access token with the key that signed it, as another service would: the public key of its kid
-   * (the development profile signs with a generated RS256 key), else JWT_SECRET.
+   * (a JWT_KEYS ring's), else JWT_SECRET.
    */
   verifyAccessToken(token: string): Promise<JWTVerifyResult>;
   /**
