@@ -102,6 +102,7 @@ export function aOneTimeToken(userId: string, overrides: Partial<OneTimeToken> =
     codeChallengeMethod: null,
     passwordHash: null,
     userMetadata: null,
+    identityId: null,
     createdAt: new Date("2026-03-04T10:00:00.000Z"),
     ...overrides,
   };

@@ -8,6 +8,7 @@ import { adminLists } from "./0007_admin_lists.ts";
 import { provenChoices } from "./0008_proven_choices.ts";
 import { oauth } from "./0009_oauth.ts";
 import { mfa } from "./0010_mfa.ts";
+import { tokenIdentity } from "./0011_token_identity.ts";
 import type { Migration } from "./migration.ts";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -22,4 +23,5 @@ export const migrations: readonly Migration[] = [
   provenChoices,
   oauth,
   mfa,
+  tokenIdentity,
 ];

@@ -18,6 +18,7 @@ export function toOneTimeTokenRow(token: OneTimeToken): OneTimeTokenRow {
     codeChallengeMethod: token.codeChallengeMethod,
     passwordHash: token.passwordHash,
     userMetadata: token.userMetadata,
+    identityId: token.identityId,
   };
 }
 

@@ -21,15 +21,16 @@ export function createSchema(namespace: string) {
   const users = usersTable(ns);
   const sessions = sessionsTable(ns, users);
   const mfaFactors = mfaFactorsTable(ns, users);
+  const identities = identitiesTable(ns, users);
   return {
     namespace: ns,
     users,
-    identities: identitiesTable(ns, users),
+    identities,
     mfaFactors,
     mfaChallenges: mfaChallengesTable(ns, mfaFactors),
     sessions,
     refreshTokens: refreshTokensTable(ns, sessions),
-    oneTimeTokens: oneTimeTokensTable(ns, users),
+    oneTimeTokens: oneTimeTokensTable(ns, users, identities),
     auditLogEntries: auditLogEntriesTable(ns),
     outbox: outboxTable(ns),
     flowStates: flowStatesTable(ns, users),

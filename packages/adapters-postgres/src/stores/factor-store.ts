@@ -71,6 +71,11 @@ export function createFactorStore(db: Database, schema: Schema): FactorStore {
       return deleted.length > 0;
     },
 
+    async deleteAllOfUser(userId) {
+      if (!isUuid(userId)) return;
+      await db.delete(factors).where(eq(factors.userId, userId));
+    },
+
     async deleteUnverified(userId, { type, phone, idleBefore, except }) {
       if (!isUuid(userId)) return;
       await db.delete(factors).where(

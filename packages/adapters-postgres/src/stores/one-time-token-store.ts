@@ -26,6 +26,7 @@ export function createOneTimeTokenStore(db: Database, schema: Schema): OneTimeTo
             codeChallengeMethod: excluded(tokens.codeChallengeMethod),
             passwordHash: excluded(tokens.passwordHash),
             userMetadata: excluded(tokens.userMetadata),
+            identityId: excluded(tokens.identityId),
             createdAt: excluded(tokens.createdAt),
           },
         });

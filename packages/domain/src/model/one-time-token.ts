@@ -40,6 +40,13 @@ export interface OneTimeToken {
    * Whoever proves the address some other way never carries what an unproven party chose.
    */
   readonly userMetadata: Metadata | null;
+  /**
+   * The provider identity whose sign-in asked for this confirmation (an address the provider did not verify): it
+   * stays the account's once the token is verified. security: when an account's address is first proven, every
+   * identity attached before then goes but this one, so a sign-in that merely claimed an address keeps nothing of
+   * an account its owner proves some other way (apply-verification.ts).
+   */
+  readonly identityId: string | null;
   readonly createdAt: Date;
 }
 
@@ -47,10 +54,10 @@ export interface OneTimeToken {
  * What the request a confirmation answers chose for an account nobody has proven yet: applied once that
  * confirmation is verified (see apply-verification.ts), and lost if the address is proven any other way.
  */
-export type PendingChoices = Pick<OneTimeToken, "passwordHash" | "userMetadata">;
+export type PendingChoices = Pick<OneTimeToken, "passwordHash" | "userMetadata" | "identityId">;
 
 /** A confirmation that carries nothing: whoever proves the address sets their password and data themselves. */
-export const NO_CHOICES: PendingChoices = { passwordHash: null, userMetadata: null };
+export const NO_CHOICES: PendingChoices = { passwordHash: null, userMetadata: null, identityId: null };
 
 /**
  * How many times a token's code may be tried. After that many wrong codes the code works no more, so six digits

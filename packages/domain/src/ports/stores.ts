@@ -69,9 +69,12 @@ export interface IdentityStore {
   find(provider: string, providerId: string): Promise<Identity | null>;
   /** Identities whose data carries one of these (lower-cased) emails, of any provider and user. */
   findByEmails(emails: readonly string[]): Promise<Identity[]>;
-  /** Removes one identity of the user; says whether there was one. */
+  /**
+   * Removes one identity of the user; says whether there was one. A pending token that carried it carries none
+   * (OneTimeToken.identityId).
+   */
   delete(userId: string, identityId: string): Promise<boolean>;
-  /** Removes every identity of the user, so no provider subject leads to it any more. */
+  /** Removes every identity of the user, so no provider subject leads to it any more (and as `delete` does). */
   deleteAllOfUser(userId: string): Promise<void>;
 }
 
@@ -260,6 +263,8 @@ export interface FactorStore {
   find(userId: string, factorId: string, options?: { forUpdate?: boolean }): Promise<Factor | null>;
   /** Deletes the user's factor and its challenges; returns whether there was one. */
   delete(userId: string, factorId: string): Promise<boolean>;
+  /** Deletes every factor of the user, with their challenges. */
+  deleteAllOfUser(userId: string): Promise<void>;
   /**
    * Deletes the user's unverified factors that match every condition given: of `type`; with `phone`; idle since
    * before `idleBefore` (their last challenge, else their creation); other than `except`.

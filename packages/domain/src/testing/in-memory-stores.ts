@@ -160,6 +160,20 @@ export function createInMemoryStores(): StoreContractSubject {
     }
   };
 
+  /** Deletes the identities that match; a token that carried one carries none (ON DELETE SET NULL). */
+  const deleteIdentities = (matches: (identity: Identity) => boolean): number => {
+    let deleted = 0;
+    for (const identity of [...state.identities.values()]) {
+      if (!matches(identity)) continue;
+      state.identities.delete(identity.id);
+      for (const token of state.oneTimeTokens.values()) {
+        if (token.identityId === identity.id) state.oneTimeTokens.set(token.id, { ...token, identityId: null });
+      }
+      deleted += 1;
+    }
+    return deleted;
+  };
+
   /** Deletes the factors that match, with their challenges (ON DELETE CASCADE in the database). */
   const deleteFactors = (matches: (factor: Factor) => boolean): number => {
     let deleted = 0;
@@ -264,12 +278,10 @@ export function createInMemoryStores(): StoreContractSubject {
         .map(copy);
     },
     async delete(userId, identityId) {
-      const identity = state.identities.get(identityId);
-      if (!identity || identity.userId !== userId) return false;
-      return state.identities.delete(identityId);
+      return deleteIdentities((identity) => identity.id === identityId && identity.userId === userId) > 0;
     },
     async deleteAllOfUser(userId) {
-      deleteWhere(state.identities, (identity) => identity.userId === userId);
+      deleteIdentities((identity) => identity.userId === userId);
     },
   };
 
@@ -419,6 +431,9 @@ export function createInMemoryStores(): StoreContractSubject {
     },
     async delete(userId, factorId) {
       return deleteFactors((factor) => factor.id === factorId && factor.userId === userId) > 0;
+    },
+    async deleteAllOfUser(userId) {
+      deleteFactors((factor) => factor.userId === userId);
     },
     async deleteUnverified(userId, { type, phone, idleBefore, except }) {
       deleteFactors(

@@ -149,6 +149,7 @@ function anOtt(userId: string, overrides: Partial<OneTimeToken> = {}): OneTimeTo
     codeChallengeMethod: null,
     passwordHash: null,
     userMetadata: null,
+    identityId: null,
     createdAt: t("10:00:00.000"),
     ...overrides,
   };
@@ -606,6 +607,26 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         expect(await stores.identities.delete(user.id, github.id)).toBe(false);
       });
 
+      it("lets a pending token that carried an identity carry none once the identity is deleted", async () => {
+        const user = aUser({ emailConfirmedAt: null });
+        await stores.users.insert(user);
+        const [github, gitlab] = [aProviderIdentity(user.id), aProviderIdentity(user.id, { provider: "gitlab" })];
+        for (const identity of [github, gitlab]) await stores.identities.save(identity);
+        const confirmation = anOtt(user.id, { identityId: github.id });
+        const recovery = anOtt(user.id, { kind: "recovery", identityId: gitlab.id });
+        for (const token of [confirmation, recovery]) await stores.oneTimeTokens.replace(token);
+        expect(await stores.oneTimeTokens.findByUser(user.id, "confirmation")).toEqual(confirmation);
+
+        await stores.identities.delete(user.id, github.id);
+        expect(await stores.oneTimeTokens.findByUser(user.id, "confirmation")).toEqual({
+          ...confirmation,
+          identityId: null,
+        });
+        expect(await stores.oneTimeTokens.findByUser(user.id, "recovery")).toEqual(recovery);
+        await stores.identities.deleteAllOfUser(user.id);
+        expect(await stores.oneTimeTokens.findByUser(user.id, "recovery")).toEqual({ ...recovery, identityId: null });
+      });
+
       it("refuses an identity another user holds, and changes nothing", async () => {
         const [owner, other] = [aUser(), aUser()];
         await stores.users.insert(owner);
@@ -768,6 +789,27 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         expect(await stores.factors.delete(user.id, factor.id)).toBe(false);
         expect(await factorIdsOf(user.id)).toEqual([kept.id]);
         expect(await tx.run((s) => s.factors.lockChallenge(kept.id, keptChallenge.id))).toEqual(keptChallenge);
+      });
+
+      it("deletes every factor of a user with their challenges, and no other user's", async () => {
+        const [user, other] = [aUser(), aUser()];
+        await stores.users.insert(user);
+        await stores.users.insert(other);
+        const [totp, phone, theirs] = [
+          aFactor(user.id, { status: "verified" }),
+          aPhoneFactor(user.id),
+          aFactor(other.id),
+        ];
+        for (const each of [totp, phone, theirs]) await stores.factors.insert(each);
+        const [challenge, theirChallenge] = [aChallenge(totp.id), aChallenge(theirs.id)];
+        for (const each of [challenge, theirChallenge]) await stores.factors.insertChallenge(each);
+
+        await stores.factors.deleteAllOfUser(user.id);
+        expect(await factorIdsOf(user.id)).toEqual([]);
+        expect(await tx.run((s) => s.factors.lockChallenge(totp.id, challenge.id))).toBeNull();
+        expect(await factorIdsOf(other.id)).toEqual([theirs.id]);
+        expect(await tx.run((s) => s.factors.lockChallenge(theirs.id, theirChallenge.id))).toEqual(theirChallenge);
+        await stores.factors.deleteAllOfUser("not-a-uuid");
       });
 
       it("deletes the unverified factors of a user that match every condition given, and never a verified one", async () => {

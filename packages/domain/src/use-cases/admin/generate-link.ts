@@ -154,6 +154,7 @@ export async function generateLink(deps: Deps, input: GenerateLinkInput): Promis
     const choices = {
       passwordHash: passwordHash ?? pending?.passwordHash ?? null,
       userMetadata: pending?.userMetadata ?? null,
+      identityId: pending?.identityId ?? null,
     };
     const email = await issueLinkToken(deps, stores, { user, kind, redirectTo, choices });
     const traits = { link_type: type };

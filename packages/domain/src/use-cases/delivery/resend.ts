@@ -136,6 +136,8 @@ async function confirmAgain(
   await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: pending, context });
   // Asking again chooses nothing: the choices are those the pending confirmation carries.
   const carried = await stores.oneTimeTokens.findByUser(user.id, "confirmation");
-  const choices = carried ? { passwordHash: carried.passwordHash, userMetadata: carried.userMetadata } : NO_CHOICES;
+  const choices = carried
+    ? { passwordHash: carried.passwordHash, userMetadata: carried.userMetadata, identityId: carried.identityId }
+    : NO_CHOICES;
   return sendConfirmation(deps, stores, pending, contact, { ...delivery, choices });
 }

@@ -68,7 +68,10 @@ export async function linkIdentityToUser(
     });
     // A confirmed address hears of it; one that waits for its confirmation has not been proven to be the user's.
     if (unconfirmed === null) await notifyIdentity(deps, stores, "identity_linked", linked.email, provider);
-    if (unconfirmed !== null) await mailAddressConfirmation(deps, stores, linked, unconfirmed, input.redirectTo);
+    if (unconfirmed !== null) {
+      const claim = { address: unconfirmed, identityId: identity.id };
+      await mailAddressConfirmation(deps, stores, linked, claim, input.redirectTo);
+    }
     // The identity is linked and the mail on its way; the caller commits, then says the address waits.
     return unconfirmed === null ? { kind: "signed_in", user: linked } : { kind: "needs_verification", provider };
   }

@@ -160,7 +160,13 @@ export async function signInWithProviderProfile(
         user = { ...user, confirmationSentAt: now };
         await stores.identities.save(identity);
         await stores.users.update(user);
-        await mailAddressConfirmation(deps, stores, user, email, input.redirectTo);
+        await mailAddressConfirmation(
+          deps,
+          stores,
+          user,
+          { address: email, identityId: identity.id },
+          input.redirectTo,
+        );
       }
       if (!deps.policy.signup.allowUnverifiedEmailSignIns) {
         // Without an address to confirm (another account has it) nothing is written: there is nothing to wait for.
@@ -219,19 +225,23 @@ export async function notifyIdentity(
 /**
  * Mails the confirmation of an address a provider did not verify, in the caller's transaction: no more than one
  * per SMTP_MAX_FREQUENCY to the address (shared with /signup and /resend), and only while the email quota has
- * room, as GoTrue's sendConfirmation. Otherwise every callback with such an address would mail it again.
+ * room, as GoTrue's sendConfirmation. Otherwise every callback with such an address would mail it again. The
+ * confirmation carries the identity whose sign-in asked for it: if the account's address is first proven by
+ * another token, that identity goes (apply-verification.ts).
  */
 export async function mailAddressConfirmation(
   deps: Deps,
   stores: Stores,
   user: User,
-  address: string,
+  claim: { readonly address: string; readonly identityId: string },
   redirectTo: string,
 ): Promise<void> {
+  const { address, identityId } = claim;
   const seconds = deps.policy.otp.emailConfirmationFrequencySeconds;
   await limitFrequency(deps, { purpose: "confirmation", address, seconds, channel: "email" });
   await assertEmailQuotaLeft(deps);
-  await sendConfirmation(deps, stores, user, { provider: "email", address }, { redirectTo, choices: NO_CHOICES });
+  const choices = { ...NO_CHOICES, identityId };
+  await sendConfirmation(deps, stores, user, { provider: "email", address }, { redirectTo, choices });
 }
 
 /** The user with this identity (added, or replacing its earlier self), its data merged into user_metadata. */
@@ -246,7 +256,13 @@ function withIdentity(user: User, identity: Identity, now: Date): User {
   };
 }
 
-/** The users (not deleted) holding one of the addresses, as their email or through an identity's. */
+/**
+ * The users (not deleted) holding one of the addresses: as their email, or through an identity whose provider
+ * verified it. security: an identity that merely claims an address holds nothing, or a stranger's claim would pull
+ * the address's owner into the stranger's account (or lock the owner out with email_exists). An account whose
+ * email nobody confirmed does hold it: whoever proves the address through the provider takes it over, rid of what
+ * was set before (signInWithProviderProfile).
+ */
 async function holdersOf(stores: Stores, addresses: readonly string[]): Promise<User[]> {
   if (addresses.length === 0) return [];
   const ids = new Set<string>();
@@ -254,7 +270,9 @@ async function holdersOf(stores: Stores, addresses: readonly string[]): Promise<
     const user = await stores.users.findByEmail(address);
     if (user) ids.add(user.id);
   }
-  for (const identity of await stores.identities.findByEmails(addresses)) ids.add(identity.userId);
+  for (const identity of await stores.identities.findByEmails(addresses)) {
+    if (identity.identityData["email_verified"] === true) ids.add(identity.userId);
+  }
   const users: User[] = [];
   for (const id of ids) {
     const user = await stores.users.findById(id, { forUpdate: true });

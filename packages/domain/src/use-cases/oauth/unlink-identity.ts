@@ -1,6 +1,6 @@
 import { AuthError } from "../../errors.ts";
 import { type Identity, identityEmail } from "../../model/identity.ts";
-import { withProviders } from "../../model/user.ts";
+import { type User, withProviders } from "../../model/user.ts";
 import { isUuid } from "../../model/uuid.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps, Principal, RequestContext } from "../deps.ts";
@@ -14,9 +14,8 @@ export interface UnlinkIdentityInput {
 }
 
 /**
- * DELETE /user/identities/<id>: the signed-in user lets go of one of their identities, never the last. The
- * account's email follows the identities left (a verified one first, then the oldest), and a phone identity takes
- * the phone with it.
+ * DELETE /user/identities/<id>: the signed-in user lets go of one of their identities, never the last. A phone
+ * identity takes the phone with it; one whose address is the account's email takes the email (emailAfterUnlink).
  */
 export async function unlinkIdentity(deps: Deps, input: UnlinkIdentityInput): Promise<void> {
   requireManualLinking(deps);
@@ -33,10 +32,10 @@ export async function unlinkIdentity(deps: Deps, input: UnlinkIdentityInput): Pr
     const identity = user.identities.find((each) => each.id === input.identityId);
     if (!identity) throw new AuthError("identity_not_found", "Identity doesn't exist");
     const left = user.identities.filter((each) => each.id !== identity.id);
-    const changes =
+    const changes: Partial<User> =
       identity.provider === "phone"
         ? { phone: null, phoneConfirmedAt: null }
-        : { email: emailOf(left) ?? (identityEmail(identity) === user.email ? null : user.email) };
+        : emailAfterUnlink(user, identity, left, now);
     if (changes.email !== undefined && changes.email !== null && changes.email !== user.email) {
       const holder = await stores.users.findByEmail(changes.email);
       if (holder && holder.id !== user.id) {
@@ -63,12 +62,24 @@ export async function unlinkIdentity(deps: Deps, input: UnlinkIdentityInput): Pr
   });
 }
 
-/** The email the identities left give the account: a verified one first, then any, the oldest of each. */
-function emailOf(identities: readonly Identity[]): string | null {
-  const withEmail = identities.filter((identity) => identityEmail(identity) !== null);
-  const ranked = [
-    ...withEmail.filter((identity) => identity.identityData["email_verified"] === true),
-    ...withEmail.filter((identity) => identity.identityData["email_verified"] !== true),
-  ];
-  return ranked[0] ? identityEmail(ranked[0]) : null;
+/**
+ * The account's email once `unlinked` goes, and its confirmation. An identity whose address is not the account's
+ * email changes nothing. One whose address is leaves the account an address only a provider verified for an
+ * identity left: the same address, kept as it was; else the oldest such one, confirmed now by that provider; else
+ * none. security: an address an identity merely claimed never becomes the account's, and a confirmation never
+ * moves to another address (docs/compatibility.md, "Identity linking").
+ */
+function emailAfterUnlink(
+  user: User,
+  unlinked: Identity,
+  left: readonly Identity[],
+  now: Date,
+): Partial<Pick<User, "email" | "emailConfirmedAt">> {
+  if (user.email === null || identityEmail(unlinked) !== user.email) return {};
+  const verified = [...left]
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+    .filter((identity) => identity.identityData["email_verified"] === true && identityEmail(identity) !== null);
+  if (verified.some((identity) => identityEmail(identity) === user.email)) return {};
+  const next = verified[0];
+  return next ? { email: identityEmail(next), emailConfirmedAt: now } : { email: null, emailConfirmedAt: null };
 }

@@ -1,6 +1,7 @@
 import { AuthError, messages } from "../../errors.ts";
 import { normalizeEmail } from "../../model/email.ts";
 import type { Metadata } from "../../model/metadata.ts";
+import { NO_CHOICES } from "../../model/one-time-token.ts";
 import { readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
 import { isEmailConfirmed } from "../../model/user.ts";
@@ -60,7 +61,7 @@ export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Prom
         context: input.context,
         traits: { provider: "email" },
       });
-      const choices = { passwordHash: null, userMetadata: input.data ?? null };
+      const choices = { ...NO_CHOICES, userMetadata: input.data ?? null };
       await sendConfirmation(deps, stores, created, contact, { redirectTo, pkce, choices });
       return;
     }

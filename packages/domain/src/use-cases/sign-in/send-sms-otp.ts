@@ -59,7 +59,7 @@ export async function sendSmsOtp(deps: Deps, input: SendSmsOtpInput): Promise<{ 
     const action = existing ? "user_recovery_requested" : "user_confirmation_requested";
     await recordAudit(deps, stores, { action, actor: pending, context: input.context, traits: { channel: "sms" } });
     const choices = !existing
-      ? { passwordHash: null, userMetadata: input.data ?? null }
+      ? { ...NO_CHOICES, userMetadata: input.data ?? null }
       : isPhoneConfirmed(pending)
         ? NO_CHOICES
         : await choicesOfSignInCode(stores, pending, input.data);

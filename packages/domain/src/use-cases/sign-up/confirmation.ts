@@ -1,6 +1,6 @@
 import type { Contact } from "../../model/contact.ts";
 import { type Metadata, sameJson } from "../../model/metadata.ts";
-import type { PendingChoices } from "../../model/one-time-token.ts";
+import { NO_CHOICES, type PendingChoices } from "../../model/one-time-token.ts";
 import type { PkceChallenge } from "../../model/pkce.ts";
 import type { User } from "../../model/user.ts";
 import type { Stores } from "../../ports/stores.ts";
@@ -46,5 +46,5 @@ export async function choicesOfSignInCode(
 ): Promise<PendingChoices> {
   const pending = await stores.oneTimeTokens.findByUser(user.id, "confirmation");
   const same = pending?.userMetadata != null && sameJson(pending.userMetadata, data ?? {});
-  return { passwordHash: null, userMetadata: same ? pending.userMetadata : null };
+  return { ...NO_CHOICES, userMetadata: same ? pending.userMetadata : null };
 }

@@ -139,7 +139,7 @@ async function signUpNew(
 
   // security: until the address is proven, what this request chose (password and data) rides on the
   // confirmation, not on the account: whoever proves the address some other way gets none of it.
-  const choices = { passwordHash, userMetadata: input.data ?? null };
+  const choices = { ...NO_CHOICES, passwordHash, userMetadata: input.data ?? null };
   const pending = { ...newAccount(deps, { contact, passwordHash, audience: input.audience }), confirmationSentAt: now };
   await deps.tx.run(async (stores) => {
     await stores.users.insert(pending);
@@ -277,7 +277,9 @@ async function repeatedSignupChoices(
     return { choices: NO_CHOICES, comparedWith: pending?.id };
   }
   const same = (await deps.hasher.verify(pending.passwordHash, password)).ok;
-  const choices = same ? { passwordHash: pending.passwordHash, userMetadata: data ?? null } : NO_CHOICES;
+  const choices = same
+    ? { passwordHash: pending.passwordHash, userMetadata: data ?? null, identityId: pending.identityId }
+    : NO_CHOICES;
   return { choices, comparedWith: pending.id };
 }
 

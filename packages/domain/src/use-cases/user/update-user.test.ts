@@ -102,6 +102,7 @@ describe("update the user", () => {
         codeChallengeMethod: null,
         passwordHash: null,
         userMetadata: null,
+        identityId: null,
         createdAt: testAuth.clock.now(),
       });
       return testAuth;

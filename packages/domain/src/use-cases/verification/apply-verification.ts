@@ -1,5 +1,7 @@
 import { AuthError } from "../../errors.ts";
 import type { AuditAction } from "../../model/audit.ts";
+import type { Identity } from "../../model/identity.ts";
+import type { Metadata } from "../../model/metadata.ts";
 import { isSmsToken, type OneTimeToken } from "../../model/one-time-token.ts";
 import type { AuthMethod } from "../../model/session.ts";
 import {
@@ -12,6 +14,7 @@ import {
   withChosenMetadata,
   withContactIdentity,
   withoutEmailChange,
+  withProviders,
 } from "../../model/user.ts";
 import type { Stores } from "../../ports/stores.ts";
 import { recordAudit } from "../audit.ts";
@@ -84,6 +87,34 @@ function passwordAfter(verified: Verified, purpose: "signup" | "invite" | "sign_
   return given ?? token.passwordHash ?? null;
 }
 
+/**
+ * The account as its first proof leaves it. security (pre-account takeover): until an address of the account is
+ * proven, anyone may have attached a sign-in method to it, such as a provider identity that merely claimed the
+ * address. Only the account's own addresses (`email`, `phone`) and the provider identity whose sign-in asked for
+ * this very token stay; the user_metadata the others gave goes with them, and the proven address gets its identity
+ * if it had none (an account a provider sign-in made).
+ */
+function ownedByProver(
+  user: User,
+  token: OneTimeToken,
+  provider: "email" | "phone",
+  newIdentityId: string,
+  now: Date,
+): { user: User; dropped: Identity[] } {
+  const stays = (identity: Identity) =>
+    identity.provider === "email" || identity.provider === "phone" || identity.id === token.identityId;
+  const dropped = user.identities.filter((identity) => !stays(identity));
+  if (dropped.length === 0) return { user, dropped };
+  const kept = withContactIdentity(
+    { ...user, identities: user.identities.filter(stays) },
+    provider,
+    newIdentityId,
+    now,
+  );
+  const userMetadata = Object.assign({}, ...kept.identities.map((identity) => identity.identityData)) as Metadata;
+  return { user: { ...kept, userMetadata, appMetadata: withProviders(kept.appMetadata, kept.identities) }, dropped };
+}
+
 async function signIn(
   deps: Deps,
   stores: Stores,
@@ -104,9 +135,11 @@ async function signIn(
     );
   }
   // Following a mail (an SMS) to its address (number) proves it, whatever it was sent for. The first proof of an
-  // account also gives it the data the request this token answers chose (see passwordAfter, and OneTimeToken).
+  // account leaves it only what this token's request chose (see passwordAfter, ownedByProver, and OneTimeToken).
   const proves = provider === "email" ? !isEmailConfirmed(user) : !isPhoneConfirmed(user);
-  const chosen = isProven(user) ? user : withChosenMetadata(user, token.userMetadata);
+  const firstProof = !isProven(user);
+  const owned = firstProof ? ownedByProver(user, token, provider, deps.random.uuid(), now) : { user, dropped: [] };
+  const chosen = firstProof ? withChosenMetadata(owned.user, token.userMetadata) : user;
   const confirmed = !proves ? chosen : provider === "email" ? confirmEmail(chosen, now) : confirmPhone(chosen, now);
   // An anonymous user with a proven address is anonymous no longer: it can sign in again by that address.
   const signedIn: User = {
@@ -115,13 +148,18 @@ async function signIn(
     isAnonymous: confirmed.isAnonymous && !proves,
     lastSignInAt: now,
     updatedAt: now,
+    factors: firstProof ? [] : confirmed.factors,
   };
   await stores.users.update(signedIn);
+  for (const identity of owned.dropped) await stores.identities.delete(user.id, identity.id);
   await saveContactIdentity(stores, signedIn, provider);
-  // A verified address or a new session voids whatever else was pending for the account, and sessions opened
-  // before anything was proven were not its owner's to open.
+  // A verified address or a new session voids whatever else was pending for the account, and the sessions opened
+  // and factors enrolled before anything was proven were not its owner's.
   await stores.oneTimeTokens.deleteAllOfUser(user.id);
-  if (!isProven(user)) await stores.sessions.deleteAllOfUser(user.id);
+  if (firstProof) {
+    await stores.sessions.deleteAllOfUser(user.id);
+    await stores.factors.deleteAllOfUser(user.id);
+  }
   const traits = { provider };
   if (action !== "login")
     await recordAudit(deps, stores, { action, actor: signedIn, context: verified.context, traits });
