@@ -21,6 +21,7 @@ import { publicSettings } from "./http/public-settings.ts";
 import { createReadiness } from "./http/readiness.ts";
 import { createRequestDeadlines } from "./http/request-deadline.ts";
 import { deliveryLog, eachOf } from "./logging/delivery-log.ts";
+import { failureFields } from "./logging/outage-log.ts";
 import { type Metrics, startMetrics } from "./observability/metrics.ts";
 import { startTracing, type Tracing } from "./observability/tracing.ts";
 import { createRateLimiter } from "./rate-limiting/create-rate-limiter.ts";
@@ -95,7 +96,7 @@ async function compose(
     sharedEmbedded: sharedEmbeddedDatabase,
     maxPoolSize: config.db.maxPoolSize,
     namespace: config.db.namespace,
-    onPoolError: (error) => log.warn({ err: error }, "an idle database connection failed; it will be replaced"),
+    onPoolError: (error) => log.warn(failureFields(error), "an idle database connection failed; it will be replaced"),
     listenConnection: config.db.url === undefined ? undefined : logListenConnection(log, config.db.url),
     tracer: tracing?.tracer,
     // A request's statements get what is left of its API_MAX_REQUEST_DURATION; other work gets all of it.

@@ -84,7 +84,7 @@ async function standInAzure(token: (origin: string) => Promise<object>): Promise
     });
     routes[`GET /${tenant}/discovery/v2.0/keys`] = () => ({ json: { keys: [JWK] } });
   }
-  for (const authority of [TENANT, "common", "consumers"]) {
+  for (const authority of [TENANT, "common", "organizations", "consumers"]) {
     routes[`POST /${authority}/oauth2/v2.0/token`] = (request) => {
       const credentials = basicCredentials(request);
       if (credentials?.id !== CLIENT_ID || credentials.secret !== CLIENT_SECRET || request.form["client_secret"]) {
@@ -179,7 +179,7 @@ describe("azure", () => {
     ]);
   });
 
-  it("counts the email as verified per xms_edov, and reports none when the token has no email", async () => {
+  it("counts the email as verified per xms_edov (else, the pinned tenant's), and reports none when there is none", async () => {
     const cases: [JWTPayload, { address: string; verified: boolean; primary: boolean }[]][] = [
       [{ xms_edov: true }, [{ address: "MeganB@contoso.com", verified: true, primary: true }]],
       [{ xms_edov: "true" }, [{ address: "MeganB@contoso.com", verified: true, primary: true }]],
@@ -196,6 +196,26 @@ describe("azure", () => {
         secret: null,
       });
       expect(profile.emails).toEqual(emails);
+    }
+  });
+
+  it("under a multi-tenant authority, counts an address as verified only when xms_edov says so", async () => {
+    // Any tenant's admin sets any address on its users: without the claim, the address is only claimed.
+    for (const [edov, verified] of [
+      [undefined, false],
+      ["1", true],
+      [false, false],
+    ] as const) {
+      for (const authority of ["common", "organizations"]) {
+        const standIn = await standInAzure((origin) =>
+          tokenAnswer(azureClaims(origin, OTHER_TENANT, { xms_edov: edov })),
+        );
+        const { profile } = await providerAt(azure, `${standIn.url}/${authority}`).complete({
+          params: { code: "the-code" },
+          secret: null,
+        });
+        expect([authority, edov, profile.emails[0]?.verified]).toEqual([authority, edov, verified]);
+      }
     }
   });
 

@@ -72,6 +72,11 @@ export interface RequestLimits {
    * client; past it, that account's password grant is refused for the rest of the window.
    */
   readonly passwordFailures: RequestRate;
+  /**
+   * RATE_LIMIT_WRONG_CODES (ours): wrong codes one client may send to /verify, to any addresses; past it, its
+   * /verify is refused for the rest of the window.
+   */
+  readonly wrongCodes: RequestRate;
 }
 
 export interface EmailPolicy {

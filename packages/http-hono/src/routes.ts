@@ -37,8 +37,6 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
     api.on(method, path, named, ...handlers);
   };
   const signedIn = requireUser(deps.auth);
-  // GET and PUT /user also check that the token is for the request's audience, as GoTrue does.
-  const signedInForAudience = requireUser(deps.auth, { checkAudience: true });
   const admin = requireAdmin(deps.auth);
   const captcha = requireCaptcha(deps.auth);
 
@@ -60,8 +58,8 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("POST /resend", captcha, resend.resend(deps));
 
   // The signed-in user
-  route("GET /user", signedInForAudience, user.getUser());
-  route("PUT /user", signedInForAudience, user.updateUser(deps));
+  route("GET /user", signedIn, user.getUser());
+  route("PUT /user", signedIn, user.updateUser(deps));
   route("GET /reauthenticate", noHead("GET"), signedIn, user.reauthenticate(deps));
   route("POST /logout", signedIn, user.logout(deps));
 

@@ -219,6 +219,7 @@ describe("POST /invite and GET /reauthenticate", () => {
     await app.stores.users.insert(unconfirmed);
     const token = await app.ports.signer.sign({
       sub: unconfirmed.id,
+      aud: "authenticated",
       role: "authenticated",
       exp: Math.floor(app.clock.now().getTime() / 1000) + 60,
     });

@@ -274,8 +274,8 @@ describe("GET and PUT /user, POST /logout", () => {
     expect(JSON.stringify(log.lines)).not.toContain("stack");
   });
 
-  it("refuses a token for another audience than JWT_AUD on GET and PUT /user, when no X-JWT-AUD names one", async () => {
-    const { send, session, ports } = await signedIn();
+  it("refuses a token for another audience than JWT_AUD on every user route, when no X-JWT-AUD names one", async () => {
+    const { send, session, ports, auth } = await signedIn();
     const claims = JSON.parse(Buffer.from(session.access_token.split(".")[1], "base64url").toString()) as Record<
       string,
       unknown
@@ -295,10 +295,20 @@ describe("GET and PUT /user, POST /logout", () => {
         (await send(method, "/user", body, { authorization: `Bearer ${other}`, "x-jwt-aud": "another-app" })).status,
       ).toBe(200);
     }
-    // Routes GoTrue does not check take the token as it is.
-    expect((await send("POST", "/logout?scope=local", undefined, { authorization: `Bearer ${other}` })).status).toBe(
-      204,
-    );
+    // Where GoTrue takes the token as it is, too: it signs no one out, and opens nothing.
+    for (const [method, path] of [
+      ["POST", "/logout?scope=global"],
+      ["GET", "/reauthenticate"],
+      ["POST", "/factors"],
+      ["GET", "/user/identities/authorize?provider=github"],
+      ["DELETE", `/user/identities/${crypto.randomUUID()}`],
+    ] as const) {
+      const refused = await send(method, path, method === "POST" ? {} : undefined, {
+        authorization: `Bearer ${other}`,
+      });
+      expect([path, refused.status, (await json(refused)).error_code]).toEqual([path, 400, "validation_failed"]);
+    }
+    expect((await send("GET", "/user", undefined, auth)).status).toBe(200);
   });
 
   it("refuses a token for another audience than X-JWT-AUD names", async () => {

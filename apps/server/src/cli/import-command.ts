@@ -17,10 +17,12 @@ import { openDatabase } from "../startup/open-database.ts";
 import { StartupFailure } from "../startup/startup-failure.ts";
 
 export const IMPORT_USAGE = `usage:
-  latchkey import gotrue --from URL [--schema auth] [--dry-run] [--audit] [--batch-size ${DEFAULT_BATCH_SIZE}] [--after USER_ID]
+  latchkey import gotrue (--from URL | --from-env NAME) [--schema auth] [--dry-run] [--audit] [--batch-size ${DEFAULT_BATCH_SIZE}] [--after USER_ID]
 Reads Supabase Auth's (GoTrue's) tables in the database at URL and writes them into this configuration's database
 (DATABASE_URL, or the development profile's embedded one): users, identities, MFA factors, and live sessions with
 their refresh tokens. Running it again updates what changed at the source and keeps what changed here.
+  --from-env NAME  the URL is in the environment variable NAME; or leave the password out of --from's URL and
+                   set PGPASSWORD: a password on the command line shows in the process list
   --dry-run      read and check everything, write nothing, and say what would be written and skipped
   --audit        bring the audit log too
   --after ID     resume after this user (the last one a progress line or summary named)`;
@@ -34,8 +36,11 @@ export interface ImportArguments {
   readonly audit: boolean;
 }
 
-/** The arguments, or the problem with them (shown with the usage). */
-export function parseImportArguments(args: readonly string[]): ImportArguments | string {
+/** The arguments, or the problem with them (shown with the usage). `env` holds --from-env's variable. */
+export function parseImportArguments(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ImportArguments | string {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(args);
@@ -44,12 +49,16 @@ export function parseImportArguments(args: readonly string[]): ImportArguments |
   }
   const { positionals, values } = parsed;
   if (positionals.length !== 1 || positionals[0] !== "gotrue") return "what to import from: `latchkey import gotrue …`";
-  if (values.from === undefined) return "--from is required: the URL of Supabase Auth's database";
+  if (values.from !== undefined && values["from-env"] !== undefined) return "--from or --from-env, not both";
+  const fromEnv = values["from-env"];
+  if (fromEnv !== undefined && !env[fromEnv]) return `--from-env: the environment has no ${fromEnv}`;
+  const from = values.from ?? (fromEnv === undefined ? undefined : env[fromEnv]);
+  if (from === undefined) return "--from is required: the URL of Supabase Auth's database";
   const batchSize = Number(values["batch-size"] ?? DEFAULT_BATCH_SIZE);
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) return "--batch-size: 1 to 10000";
   if (values.after !== undefined && !isUuid(values.after)) return "--after: the id of a user (a uuid)";
   return {
-    from: values.from,
+    from,
     schema: values.schema ?? "auth",
     dryRun: values["dry-run"] ?? false,
     batchSize,
@@ -119,6 +128,7 @@ function parse(args: readonly string[]) {
     allowPositionals: true,
     options: {
       from: { type: "string" },
+      "from-env": { type: "string" },
       schema: { type: "string" },
       "dry-run": { type: "boolean" },
       "batch-size": { type: "string" },

@@ -313,9 +313,11 @@ export const SETTINGS = {
         "OTEL_EXPORTER_PROMETHEUS_HOST and _PORT, at the path `/`.",
     }),
     prometheusHost: setting("OTEL_EXPORTER_PROMETHEUS_HOST", text, {
-      default: "0.0.0.0",
+      default: "127.0.0.1",
       names: { unprefixed: true },
-      doc: "The address the Prometheus scrape endpoint listens on, with METRICS_EXPORTER=prometheus.",
+      doc:
+        "The address the Prometheus scrape endpoint listens on, with METRICS_EXPORTER=prometheus: loopback unless " +
+        "set (`0.0.0.0` for every interface, as GoTrue's default), since the metrics tell about the service.",
     }),
     prometheusPort: setting("OTEL_EXPORTER_PROMETHEUS_PORT", listenPort, {
       default: "9100",
@@ -572,6 +574,14 @@ export const SETTINGS = {
       doc:
         "Failed password sign-ins per account (email or phone) per 15 minutes, from any client (ours); past it, " +
         "that account's password grant is refused until the window ends.",
+    }),
+    wrongCodes: setting("RATE_LIMIT_WRONG_CODES", ratePerHourOrWindow, {
+      default: "10",
+      doc:
+        "Wrong codes one client (address) may send to /verify, to any addresses, per hour (`10`) or per window " +
+        "(`30/1h`), ours; past it, its /verify is refused until the window ends. Low, a client cannot kill code after " +
+        "code of other people's (each dies after 5 wrong tries); behind one NAT (an office, a carrier), everyone " +
+        "there shares it, so raise it where many people verify from one address.",
     }),
     redisUrl: setting("REDIS_URL", redisUrl, {
       names: { unprefixed: true },

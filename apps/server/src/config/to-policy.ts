@@ -51,6 +51,7 @@ export function toPolicy(config: Config): AuthPolicy {
       otp: config.rateLimit.otp,
       anonymousSignIns: config.rateLimit.anonymousUsers,
       passwordFailures: config.rateLimit.passwordFailures,
+      wrongCodes: config.rateLimit.wrongCodes,
     },
     mfa: {
       totp: { enroll: config.mfa.totpEnrollEnabled, verify: config.mfa.totpVerifyEnabled },

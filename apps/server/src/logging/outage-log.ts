@@ -25,7 +25,7 @@ export function createOutageLog(log: Logger, options: OutageLogOptions): OutageL
     down(error) {
       if (since !== undefined) return;
       since = now();
-      log.warn({ ...options.fields, ...describeFailure(error) }, options.downMessage);
+      log.warn({ ...options.fields, ...failureFields(error) }, options.downMessage);
     },
     up() {
       if (since === undefined) return;
@@ -39,10 +39,12 @@ export function createOutageLog(log: Logger, options: OutageLogOptions): OutageL
 const BUG_TYPES = [TypeError, RangeError, ReferenceError, SyntaxError];
 
 /**
- * A dependency that does not answer is expected, and its stack (socket internals) says nothing: the line carries the
- * message (whose wrappers repeat their cause's) and the system or SQLSTATE code of the innermost cause. Only an error that is a bug of ours gets its stack.
+ * A log line's fields for a dependency's failure. One that does not answer is expected, and its stack (socket
+ * internals) says nothing: the line carries the message (whose wrappers repeat their cause's) and the system or
+ * SQLSTATE code of the innermost cause, never the error's other properties (a driver's error may hold its
+ * connection, with its secrets). Only an error that is a bug of ours gets its stack.
  */
-function describeFailure(error: unknown): Record<string, unknown> {
+export function failureFields(error: unknown): Record<string, unknown> {
   const chain: unknown[] = [];
   for (let link = error; link !== undefined && chain.length < 5; link = (link as { cause?: unknown }).cause) {
     chain.push(link);

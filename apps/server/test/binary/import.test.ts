@@ -22,4 +22,20 @@ describe("latchkey import", () => {
     );
     expect(stderr).not.toContain("source-pw-7");
   });
+
+  it("takes the source's URL from the variable --from-env names, keeping the password off the command line", async () => {
+    const port = await freePort();
+    const env = { ...serverEnv(), GOTRUE_SOURCE: `postgres://postgres:source-pw-8@127.0.0.1:${port}/postgres` };
+    const result = run(["import", "gotrue", "--from-env", "GOTRUE_SOURCE", "--dry-run"], env, tempDir());
+    expect(await result.exited).toBe(1);
+    expect(result.output().stderr.trim()).toContain(`the database at 127.0.0.1:${port} cannot be reached`);
+    expect(result.output().stderr).not.toContain("source-pw-8");
+
+    const missing = run(["import", "gotrue", "--from-env", "NO_SUCH_VARIABLE"], serverEnv(), tempDir());
+    expect(await missing.exited).toBe(2);
+    expect(missing.output().stderr).toMatch(/^--from-env: the environment has no NO_SUCH_VARIABLE\nusage:/);
+    const both = run(["import", "gotrue", "--from", "postgres://h/d", "--from-env", "GOTRUE_SOURCE"], env, tempDir());
+    expect(await both.exited).toBe(2);
+    expect(both.output().stderr).toMatch(/^--from or --from-env, not both\nusage:/);
+  });
 });

@@ -144,6 +144,8 @@ describe("defaults, with only the required production settings", () => {
       anonymousUsers: { events: 30, perSeconds: 3600 },
       // Ours: failed password sign-ins per account.
       passwordFailures: { events: 20, perSeconds: 900 },
+      // Ours: wrong codes per client at /verify.
+      wrongCodes: { events: 10, perSeconds: 3600 },
       // In memory, per instance, until REDIS_URL is set.
       redisUrl: undefined,
     });

@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import { load, problemsOf } from "./support.ts";
 
 describe("metrics settings", () => {
-  it("are off by default, pushed over OTLP when on, scraped from 0.0.0.0:9100 with Prometheus", () => {
+  it("are off by default, pushed over OTLP when on, scraped from 127.0.0.1:9100 with Prometheus", () => {
     expect(load({}).metrics).toMatchObject({
       enabled: false,
       exporter: "opentelemetry",
-      prometheusHost: "0.0.0.0",
+      prometheusHost: "127.0.0.1",
       prometheusPort: 9100,
     });
     expect(load({ AUTH_METRICS_ENABLED: "true" }).metrics).toMatchObject({ enabled: true, exporter: "opentelemetry" });
@@ -19,12 +19,12 @@ describe("metrics settings", () => {
   it("reads the Prometheus address and the metrics protocol without a prefix, a prefixed name winning", () => {
     const config = load({
       AUTH_METRICS_ENABLED: "true",
-      OTEL_EXPORTER_PROMETHEUS_HOST: "127.0.0.1",
+      OTEL_EXPORTER_PROMETHEUS_HOST: "0.0.0.0",
       OTEL_EXPORTER_PROMETHEUS_PORT: "9464",
       OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: "http/json",
     });
     expect(config.metrics).toMatchObject({
-      prometheusHost: "127.0.0.1",
+      prometheusHost: "0.0.0.0",
       prometheusPort: 9464,
       metricsProtocol: "http/json",
     });

@@ -50,6 +50,7 @@ describe("toPolicy", () => {
       AUTH_RATE_LIMIT_VERIFY: "20",
       AUTH_RATE_LIMIT_OTP: "7",
       AUTH_RATE_LIMIT_PASSWORD_FAILURES: "5",
+      AUTH_RATE_LIMIT_WRONG_CODES: "40/10m",
       AUTH_SMS_TEST_OTP: "+1 555 010 0000:123456, 15550100001:654321",
       AUTH_SMS_TEST_OTP_VALID_UNTIL: "2030-01-01T00:00:00Z",
       AUTH_JWT_ADMIN_ROLES: "service_role, ops",
@@ -107,6 +108,7 @@ describe("toPolicy", () => {
         otp: { events: 7, perSeconds: 300 },
         anonymousSignIns: { events: 12, perSeconds: 3600 },
         passwordFailures: { events: 5, perSeconds: 900 },
+        wrongCodes: { events: 40, perSeconds: 600 },
       },
       mfa: {
         totp: { enroll: true, verify: false },
@@ -146,6 +148,7 @@ describe("toPolicy", () => {
       otp: { events: 30, perSeconds: 300 },
       anonymousSignIns: { events: 30, perSeconds: 3600 },
       passwordFailures: { events: 20, perSeconds: 900 },
+      wrongCodes: { events: 10, perSeconds: 3600 },
     });
     expect(policy.accessToken.issuer).toBe("https://auth.example.com");
     expect(policy.refresh).toEqual({ rotationEnabled: true, reuseIntervalSeconds: 10 });

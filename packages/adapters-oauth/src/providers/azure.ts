@@ -96,26 +96,30 @@ const NOT_CUSTOM = new Set([
 
 /**
  * Azure reports `email` without saying it was verified; `xms_edov` (when the app asks for it) says whether the
- * domain owner verified it, as a boolean or as "1"/"true". Without it the address is trusted, as GoTrue does.
+ * domain owner verified it, as a boolean or as "1"/"true". security: without it, the address counts as verified
+ * only when EXTERNAL_AZURE_URL pins one tenant, whose admins the operator chose to trust; under a multi-tenant
+ * authority any tenant's admin sets any address on its users (GoTrue trusts it there too).
  */
-function emailVerified(edov: unknown): boolean {
-  if (edov === undefined || edov === null) return true;
+function emailVerified(edov: unknown, singleTenant: boolean): boolean {
+  if (edov === undefined || edov === null) return singleTenant;
   return edov === true || edov === "1" || edov === "true";
 }
 
 /** A verified id_token as the profile; CIAM tokens read the same way (GoTrue reads them as generic OIDC). */
-function azureProfile(claims: JWTPayload): ProviderProfile {
-  const custom = Object.fromEntries(Object.entries(claims).filter(([key]) => !NOT_CUSTOM.has(key)));
-  return idTokenProfile(
-    claims,
-    {
-      full_name: stringOf(claims["name"]),
-      preferred_username: stringOf(claims["preferred_username"]),
-      custom_claims: customClaims(custom),
-    },
-    onlyAddress(stringOf(claims["email"]), emailVerified(claims["xms_edov"])),
-  );
-}
+const azureProfile =
+  (context: ProviderContext) =>
+  (claims: JWTPayload): ProviderProfile => {
+    const custom = Object.fromEntries(Object.entries(claims).filter(([key]) => !NOT_CUSTOM.has(key)));
+    return idTokenProfile(
+      claims,
+      {
+        full_name: stringOf(claims["name"]),
+        preferred_username: stringOf(claims["preferred_username"]),
+        custom_claims: customClaims(custom),
+      },
+      onlyAddress(stringOf(claims["email"]), emailVerified(claims["xms_edov"], pinnedIssuer(context) !== undefined)),
+    );
+  };
 
 /** The id_token grant's issuers: Microsoft's v2.0 and v1 hosts, or EXTERNAL_AZURE_URL's origin. */
 function isGrantIssuer(context: ProviderContext, iss: string): boolean {
@@ -150,7 +154,7 @@ export const azure: OAuth2Definition = {
       audiences: context.settings.clientIds.slice(0, 1),
       accessToken: answer.accessToken,
     });
-    return azureProfile(claims);
+    return azureProfile(context)(claims);
   },
   idTokens(context): IdTokenVerifier {
     // The keys depend on the token's own issuer, which the shared verifier's `keys` is not given: a verifier is
@@ -159,7 +163,7 @@ export const azure: OAuth2Definition = {
       skipNonceCheck: context.settings.skipNonceCheck,
       async verify(input) {
         const keys = await issuerKeys(context, input.idToken, (iss) => isGrantIssuer(context, iss));
-        return idTokenVerifier(context, { keys: async () => keys, profile: azureProfile }).verify(input);
+        return idTokenVerifier(context, { keys: async () => keys, profile: azureProfile(context) }).verify(input);
       },
     };
   },

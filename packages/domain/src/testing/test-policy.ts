@@ -64,6 +64,7 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       otp: { events: 30, perSeconds: 300, ...overrides.requestLimits?.otp },
       anonymousSignIns: { events: 30, perSeconds: 3600, ...overrides.requestLimits?.anonymousSignIns },
       passwordFailures: { events: 20, perSeconds: 900, ...overrides.requestLimits?.passwordFailures },
+      wrongCodes: { events: 10, perSeconds: 3600, ...overrides.requestLimits?.wrongCodes },
     },
     mfa: {
       maxEnrolledFactors: 10,

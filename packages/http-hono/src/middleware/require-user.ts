@@ -12,13 +12,14 @@ export function bearerToken(c: Context): string {
 }
 
 /**
- * Admits requests whose bearer token resolves to a live user and session; sets `principal`. With `checkAudience`
- * (GET and PUT /user, as GoTrue checks them) the token must be for the request's audience: X-JWT-AUD when sent,
- * else JWT_AUD.
+ * Admits requests whose bearer token resolves to a live user and session, for the request's audience (X-JWT-AUD
+ * when sent, else JWT_AUD); sets `principal`. security: every route a user's token opens checks the audience,
+ * where GoTrue checks it on GET and PUT /user only, so a token made for another audience ends no session
+ * (docs/compatibility.md, "Tokens and sessions").
  */
-export function requireUser(auth: Auth, options: { checkAudience?: boolean } = {}): MiddlewareHandler<AppEnv> {
+export function requireUser(auth: Auth): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const audience = options.checkAudience ? (requestAudience(c) ?? auth.policy.defaultAudience) : undefined;
+    const audience = requestAudience(c) ?? auth.policy.defaultAudience;
     c.set("principal", await auth.authenticate({ accessToken: bearerToken(c), audience }));
     await next();
   };

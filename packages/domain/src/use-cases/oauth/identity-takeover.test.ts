@@ -284,3 +284,54 @@ describe("M2: POST /token?grant_type=id_token with link_identity", () => {
     expect((await testAuth.stores.users.findById(account.id))?.identities).toHaveLength(1);
   });
 });
+
+describe("L4: linking and unlinking with a second factor verified", () => {
+  it("needs an aal2 session: a password alone adds or removes no way in", async () => {
+    const testAuth = withProviders({ manualLinkingEnabled: true });
+    testAuth.google.profile = fakeProfile("go-ada", [providerEmail("ada@gmail.example", true)]);
+    const account = aUser({ email: "ada@example.com", passwordHash: await testAuth.hasher.hash(ownersPassword) });
+    await testAuth.stores.users.insert(account);
+    const signIn = () =>
+      testAuth.auth.signInWithPassword({ email: "ada@example.com", password: ownersPassword, context });
+    const first = await testAuth.auth.authenticate({ accessToken: (await signIn()).accessToken });
+    const enrolled = await testAuth.auth.mfa.enroll({
+      principal: first,
+      factorType: "totp",
+      friendlyName: undefined,
+      issuer: undefined,
+      phone: undefined,
+      context,
+    });
+    if (!("totp" in enrolled)) throw new Error("expected a TOTP enrollment");
+    const factorId = enrolled.factor.id;
+    const challenge = await testAuth.auth.mfa.challenge({ principal: first, factorId, channel: undefined, context });
+    const code = totpCode(enrolled.totp.secret, totpStep(testAuth.clock.now()));
+    const raised = await testAuth.auth.mfa.verify({
+      principal: first,
+      factorId,
+      challengeId: challenge.id,
+      code,
+      context,
+    });
+
+    // A new sign-in with the password only: aal1.
+    const aal1 = await testAuth.auth.authenticate({ accessToken: (await signIn()).accessToken });
+    expect(aal1.session?.aal).toBe("aal1");
+    const link = (principal: typeof aal1) =>
+      testAuth.auth.oauth.start({ provider: "google", params: [], linkingTarget: principal });
+    await failsWith("insufficient_aal", link(aal1));
+    await failsWith(
+      "insufficient_aal",
+      testAuth.auth.oauth.unlinkIdentity({ principal: aal1, identityId: account.identities[0]!.id, context }),
+    );
+
+    const aal2 = await testAuth.auth.authenticate({ accessToken: raised.accessToken });
+    expect(aal2.session?.aal).toBe("aal2");
+    await link(aal2);
+    const linked = await testAuth.auth.oauth.complete({
+      params: { state: testAuth.google.lastState, code: "abc" },
+      context,
+    });
+    expect(linked.kind).toBe("session");
+  });
+});

@@ -7,7 +7,7 @@ import { grantSignIn, openSession } from "../sessions/sessions.ts";
 import { linkIdentityToUser } from "./link-identity.ts";
 import { providerFailed } from "./provider-failure.ts";
 import { needsVerification, onceMoreIfRaced, signInWithProviderProfile } from "./provider-sign-in.ts";
-import { isKnownProvider, requireManualLinking } from "./start-sign-in.ts";
+import { isKnownProvider, requireLinkingAllowed } from "./start-sign-in.ts";
 
 export interface SignInWithIdTokenInput {
   readonly provider: string | undefined;
@@ -28,8 +28,8 @@ const invalid = (message: string) => new AuthError("invalid_request", message);
  * native Google or Apple sign-in), verified against the provider's keys, then the same rules as a /callback.
  */
 export async function signInWithIdToken(deps: Deps, input: SignInWithIdTokenInput): Promise<SessionGrant> {
-  // Linking by id_token is manual linking, refused as /user/identities/authorize is when it is off.
-  if (input.linkingTarget) requireManualLinking(deps);
+  // Linking by id_token is manual linking, refused as /user/identities/authorize is.
+  if (input.linkingTarget) requireLinkingAllowed(deps, input.linkingTarget);
   await limitPerClient(deps, "token", input.context);
   if (!input.idToken) throw invalid("id_token required");
   if (!input.provider) throw invalid("provider or client_id and issuer required");

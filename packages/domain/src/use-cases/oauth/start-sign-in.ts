@@ -3,6 +3,7 @@ import { RESERVED_AUTHORIZE_PARAMS } from "../../model/oauth-flow.ts";
 import { canonicalProvider, OAUTH_PROVIDER_NAMES } from "../../model/oauth-providers.ts";
 import { readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
+import { hasVerifiedFactor } from "../../model/user.ts";
 import type { OAuthProvider } from "../../ports/oauth-provider.ts";
 import type { Deps, LinkRequest, Principal } from "../deps.ts";
 import { linkTokenDigest } from "../verification/digests.ts";
@@ -23,6 +24,21 @@ export interface StartOAuthInput extends LinkRequest {
 /** GoTrue's answer on /user/identities/* while SECURITY_MANUAL_LINKING_ENABLED is off. */
 export function requireManualLinking(deps: Deps): void {
   if (!deps.policy.manualLinkingEnabled) throw new AuthError("manual_linking_disabled", "Manual linking is disabled");
+}
+
+/**
+ * What a user must be to link or unlink an identity: manual linking on, and, once a second factor is verified, an
+ * aal2 session. security: a new identity is a lasting way in that skips the second factor, so a stolen password
+ * alone must not add one, as it cannot change the password or the email (GoTrue asks for no aal2 here).
+ */
+export function requireLinkingAllowed(deps: Deps, principal: Principal): void {
+  requireManualLinking(deps);
+  if (hasVerifiedFactor(principal.user) && principal.session?.aal !== "aal2") {
+    throw new AuthError(
+      "insufficient_aal",
+      "AAL2 session is required to link or unlink identities when MFA is enabled.",
+    );
+  }
 }
 
 const KNOWN: ReadonlySet<string> = new Set(OAUTH_PROVIDER_NAMES);
@@ -50,7 +66,7 @@ export function enabledProvider(deps: Deps, name: string): OAuthProvider {
  * id, which is the `state` the provider hands back; the answer is where to send the browser.
  */
 export async function startOAuth(deps: Deps, input: StartOAuthInput): Promise<{ url: string }> {
-  if (input.linkingTarget) requireManualLinking(deps);
+  if (input.linkingTarget) requireLinkingAllowed(deps, input.linkingTarget);
   const provider = enabledProvider(deps, input.provider);
   const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
   const redirectTo = chooseRedirect(input.redirectTo ?? [], deps.policy.redirect);

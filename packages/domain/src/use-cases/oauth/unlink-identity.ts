@@ -5,7 +5,7 @@ import { isUuid } from "../../model/uuid.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps, Principal, RequestContext } from "../deps.ts";
 import { notifyIdentity } from "./provider-sign-in.ts";
-import { requireManualLinking } from "./start-sign-in.ts";
+import { requireLinkingAllowed } from "./start-sign-in.ts";
 
 export interface UnlinkIdentityInput {
   readonly principal: Principal;
@@ -18,7 +18,7 @@ export interface UnlinkIdentityInput {
  * identity takes the phone with it; one whose address is the account's email takes the email (emailAfterUnlink).
  */
 export async function unlinkIdentity(deps: Deps, input: UnlinkIdentityInput): Promise<void> {
-  requireManualLinking(deps);
+  requireLinkingAllowed(deps, input.principal);
   if (!isUuid(input.identityId)) {
     throw new AuthError("validation_failed", "identity_id must be an UUID", { case: "malformed_id" });
   }

@@ -3,7 +3,6 @@ import { MAX_FAILED_ATTEMPTS } from "../../model/one-time-token.ts";
 import { aUser } from "../../testing/builders.ts";
 import { createTestAuth, type TestAuthOptions } from "../../testing/create-test-auth.ts";
 import { context, failsWith } from "../../testing/fails-with.ts";
-import { MAX_WRONG_CODES_PER_CLIENT, WRONG_CODES_WINDOW_SECONDS } from "./verify.ts";
 
 const password = "secret-password";
 const challenge = { codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", codeChallengeMethod: "s256" };
@@ -193,17 +192,19 @@ describe("wrong codes sent by someone else", () => {
     }
   });
 
-  it("count against the client too: one client cannot kill the codes of address after address", async () => {
-    const { auth, lastEmail, clock } = createTestAuth();
+  it("count against the client too (RATE_LIMIT_WRONG_CODES): one client cannot kill the codes of address after address", async () => {
+    // Not the default, to show the setting is what counts.
+    const wrongCodes = { events: 7, perSeconds: 1800 };
+    const { auth, lastEmail, clock } = createTestAuth({ policy: { requestLimits: { wrongCodes } } });
     for (const email of ["a@example.com", "b@example.com", "c@example.com"])
       await auth.signUp({ email, password, context: owner });
     const c = (await lastEmail("c@example.com", "confirmation"))!;
     const guess = (email: string, code: string) =>
       auth.verify({ type: "signup", proof: { email, code }, followedLink: false, context: stranger });
-    for (let i = 0; i < MAX_WRONG_CODES_PER_CLIENT; i++)
+    for (let i = 0; i < wrongCodes.events; i++)
       await failsWith("otp_expired", guess(i % 2 === 0 ? "a@example.com" : "b@example.com", "000000"));
     const refused = await failsWith("over_request_rate_limit", guess("c@example.com", wrongFor(c.otp)));
-    expect(refused.retryAfterSeconds).toBe(WRONG_CODES_WINDOW_SECONDS);
+    expect(refused.retryAfterSeconds).toBe(wrongCodes.perSeconds);
     // Refused before anything was looked up: the third address's code was not spent, and works for its owner.
     expect(
       (
@@ -221,7 +222,7 @@ describe("wrong codes sent by someone else", () => {
       (await auth.verify({ type: "signup", proof: { linkToken: a.linkToken }, followedLink: true, context: stranger }))
         .kind,
     ).toBe("session");
-    clock.advance({ seconds: WRONG_CODES_WINDOW_SECONDS });
+    clock.advance({ seconds: wrongCodes.perSeconds });
     await failsWith("otp_expired", guess("b@example.com", "000000"));
   });
 

@@ -167,20 +167,16 @@ async function findToken(
   return { error: codeInvalid(), wrongCode: matched === undefined };
 }
 
-/** Wrong codes one client may send, to any addresses, in WRONG_CODES_WINDOW_SECONDS. */
-export const MAX_WRONG_CODES_PER_CLIENT = 10;
-export const WRONG_CODES_WINDOW_SECONDS = 3_600;
-
 const wrongCodesKey = (context: RequestContext) => `ip:wrong_codes:${context.ip}`;
 
 /**
- * security: a client that sent MAX_WRONG_CODES_PER_CLIENT wrong codes within the window may try no more, with
- * GoTrue's 429, before anything is looked up: every code dies after a few wrong guesses, so without this one
- * client could kill the codes of address after address. A client whose address is unknown is not counted.
+ * security: a client that sent RATE_LIMIT_WRONG_CODES wrong codes within its window may try no more, with GoTrue's
+ * 429, before anything is looked up: every code dies after a few wrong guesses, so without this one client could
+ * kill the codes of address after address. A client whose address is unknown is not counted.
  */
 async function assertWrongCodesLeft(deps: Deps, context: RequestContext): Promise<void> {
   if (context.ip === null) return;
-  const decision = await deps.rateLimiter.peek(wrongCodesKey(context), MAX_WRONG_CODES_PER_CLIENT);
+  const decision = await deps.rateLimiter.peek(wrongCodesKey(context), deps.policy.requestLimits.wrongCodes.events);
   if (!decision.allowed) {
     throw refusedBy(
       deps,
@@ -194,5 +190,6 @@ async function assertWrongCodesLeft(deps: Deps, context: RequestContext): Promis
 
 async function countWrongCode(deps: Deps, context: RequestContext): Promise<void> {
   if (context.ip === null) return;
-  await deps.rateLimiter.consume(wrongCodesKey(context), MAX_WRONG_CODES_PER_CLIENT, WRONG_CODES_WINDOW_SECONDS);
+  const { events, perSeconds } = deps.policy.requestLimits.wrongCodes;
+  await deps.rateLimiter.consume(wrongCodesKey(context), events, perSeconds);
 }
