@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, TEST_JWT_SECRET, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
@@ -47,5 +48,89 @@ describe("the third attack review, over HTTP", () => {
       expect(error).toBeNull();
       expect(data.session?.user.email).toBe("audience@example.com");
     });
+  });
+});
+
+/** A POST from its own loopback address (127.0.0.x), as a client on another host would make it. */
+function postFrom(
+  ip: string,
+  server: TestServer,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(path, server.url);
+    const payload = JSON.stringify(body);
+    const request = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method: "POST",
+        localAddress: ip,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload), ...headers },
+      },
+      (response) => {
+        let text = "";
+        response.on("data", (chunk) => (text += chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text || "{}") }));
+      },
+    );
+    request.on("error", reject);
+    request.end(payload);
+  });
+}
+
+describe("M4: bursts of guesses from many addresses at once", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ AUTH_RATE_LIMIT_PASSWORD_FAILURES: "20" });
+  });
+  afterAll(() => server.close());
+
+  it("get no more wrong passwords of one account checked than RATE_LIMIT_PASSWORD_FAILURES", async () => {
+    const email = "burst@example.com";
+    await (await adminApi(server)).createUser({ email, password, email_confirm: true });
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        postFrom(`127.0.0.${i + 2}`, server, "/token?grant_type=password", { email, password: `guess ${i}` }),
+      ),
+    );
+    const codes = answers.map((answer) => answer.body["error_code"]);
+    expect(codes.filter((code) => code === "invalid_credentials")).toHaveLength(20);
+    expect(codes.filter((code) => code === "over_request_rate_limit")).toHaveLength(40);
+  });
+
+  it("get no more wrong codes of one factor checked than its limit (10)", async () => {
+    const { session } = await (async () => {
+      const email = "totp-burst@example.com";
+      await (await adminApi(server)).createUser({ email, password, email_confirm: true });
+      const auth = client(server);
+      const { data } = await auth.signInWithPassword({ email, password });
+      return { session: data.session! };
+    })();
+    const bearer = { authorization: `Bearer ${session.access_token}` };
+    const enrolled = await postFrom("127.0.0.1", server, "/factors", { factor_type: "totp" }, bearer);
+    const factorId = String(enrolled.body["id"]);
+    // Each guess from its own address, with a challenge made from that address, as the challenge is bound to it.
+    const ips = Array.from({ length: 40 }, (_, i) => `127.0.1.${i + 2}`);
+    const challenges = await Promise.all(
+      ips.map((ip) => postFrom(ip, server, `/factors/${factorId}/challenge`, {}, bearer)),
+    );
+    const answers = await Promise.all(
+      ips.map((ip, i) =>
+        postFrom(
+          ip,
+          server,
+          `/factors/${factorId}/verify`,
+          { challenge_id: challenges[i]!.body["id"], code: "000000" },
+          bearer,
+        ),
+      ),
+    );
+    const codes = answers.map((answer) => answer.body["error_code"]);
+    expect(codes.filter((code) => code === "mfa_verification_failed").length).toBeLessThanOrEqual(10);
+    expect(codes.filter((code) => code === "over_request_rate_limit").length).toBeGreaterThanOrEqual(30);
   });
 });

@@ -6,6 +6,7 @@ export const DEFAULT_RATE_LIMIT_PREFIX = "latchkey:ratelimit:";
 
 const COMMAND = "latchkeyRateLimit";
 const PEEK_COMMAND = "latchkeyRateLimitPeek";
+const REFUND_COMMAND = "latchkeyRateLimitRefund";
 
 // One fixed window per key, counted in one atomic step: the first INCR creates the key and starts its window, which
 // then ends when the key expires. Later events never move the expiry. A key found without one (left by anything but
@@ -27,12 +28,20 @@ local count = tonumber(redis.call("GET", KEYS[1]) or "0")
 return { count, redis.call("PTTL", KEYS[1]) }
 `;
 
+// One event taken back, never below zero; DECR keeps the key's expiry, so the window ends when it would have.
+const REFUND_SCRIPT = `
+if tonumber(redis.call("GET", KEYS[1]) or "0") > 0 then redis.call("DECR", KEYS[1]) end
+return 0
+`;
+
 declare module "ioredis" {
   interface RedisCommander<Context> {
     /** Defined by createRedisRateLimiter: counts one event under `key` and returns [count, milliseconds left]. */
     latchkeyRateLimit(key: string, windowMilliseconds: number): Result<unknown, Context>;
     /** Defined by createRedisRateLimiter: returns [count, milliseconds left] under `key`, counting nothing. */
     latchkeyRateLimitPeek(key: string): Result<unknown, Context>;
+    /** Defined by createRedisRateLimiter: takes back one event under `key`, never below zero. */
+    latchkeyRateLimitRefund(key: string): Result<unknown, Context>;
   }
 }
 
@@ -42,6 +51,7 @@ export function createRedisRateLimiter(redis: Redis, options: { prefix?: string 
   // EVALSHA, and EVAL once when Redis does not know the script yet (after a restart, or a SCRIPT FLUSH).
   redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: SCRIPT });
   redis.defineCommand(PEEK_COMMAND, { numberOfKeys: 1, lua: PEEK_SCRIPT });
+  redis.defineCommand(REFUND_COMMAND, { numberOfKeys: 1, lua: REFUND_SCRIPT });
   return {
     async consume(key, limit, windowSeconds): Promise<RateDecision> {
       // PEXPIRE takes whole milliseconds; a window of at least one keeps the key from expiring at once.
@@ -64,6 +74,9 @@ export function createRedisRateLimiter(redis: Redis, options: { prefix?: string 
     async reset(keys): Promise<void> {
       // One DEL for every key: one round trip, and a missing key is no error.
       if (keys.length > 0) await ask(() => redis.del(...keys.map((key) => `${prefix}${key}`)));
+    },
+    async refund(key): Promise<void> {
+      await ask(() => redis.latchkeyRateLimitRefund(`${prefix}${key}`));
     },
   };
 }

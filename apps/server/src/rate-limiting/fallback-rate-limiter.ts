@@ -66,6 +66,7 @@ export function createFallbackRateLimiter(
     peek: (key, limit) => either((limiter) => limiter.peek(key, limit)),
     counted: (key) => either((limiter) => limiter.counted(key)),
     reset: (keys) => either((limiter) => limiter.reset(keys)),
+    refund: (key) => either((limiter) => limiter.refund(key)),
     retrySharedNow: () => {
       retryAt = 0;
     },

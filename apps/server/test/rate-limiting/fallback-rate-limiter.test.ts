@@ -25,6 +25,10 @@ function switchable(inner: RateLimiter) {
       state.attempts++;
       return state.down ? Promise.reject(new Error("rate limiter: Redis did not answer")) : inner.reset(keys);
     },
+    refund: (key) => {
+      state.attempts++;
+      return state.down ? Promise.reject(new Error("rate limiter: Redis did not answer")) : inner.refund(key);
+    },
   };
   return { limiter, state };
 }

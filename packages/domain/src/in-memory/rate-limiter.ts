@@ -45,11 +45,15 @@ export function createInMemoryRateLimiter(
     async counted(key) {
       const now = clock.now().getTime();
       const window = windows.get(key);
-      if (!window || window.endsAt <= now) return { events: 0, secondsLeft: 0 };
+      if (!window || window.endsAt <= now || window.count === 0) return { events: 0, secondsLeft: 0 };
       return { events: window.count, secondsLeft: refusal(window.endsAt, now).retryAfterSeconds };
     },
     async reset(keys) {
       for (const key of keys) windows.delete(key);
+    },
+    async refund(key) {
+      const window = windows.get(key);
+      if (window && window.endsAt > clock.now().getTime() && window.count > 0) window.count--;
     },
     openWindows: () => windows.size,
   };

@@ -26,4 +26,10 @@ export interface RateLimiter {
   counted(key: string): Promise<RateCount>;
   /** Forgets what was counted under each of `keys`, in one step: the next event under one starts a new window. */
   reset(keys: readonly string[]): Promise<void>;
+  /**
+   * Takes back one event counted under `key` in its current window, never below none, keeping the window's end:
+   * for an attempt counted before it was looked at (so that concurrent attempts cannot all pass a check made
+   * before any of them counted) that turned out to be no event of the limit's.
+   */
+  refund(key: string): Promise<void>;
 }

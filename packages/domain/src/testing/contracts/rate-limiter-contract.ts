@@ -96,6 +96,27 @@ export function describeRateLimiterContract(
       await close?.();
     });
 
+    it("takes back one event at a time, never below none, and keeps the window's end", async () => {
+      const { limiter, close } = await setup();
+      const [k, other] = [key(), key()];
+      for (let i = 0; i < 3; i++) await limiter.consume(k, 2, 60);
+      expect((await limiter.consume(k, 2, 60)).allowed).toBe(false);
+      const before = await limiter.counted(k);
+      await limiter.refund(k);
+      await limiter.refund(k);
+      expect(await limiter.counted(k)).toEqual({ events: before.events - 2, secondsLeft: before.secondsLeft });
+      expect((await limiter.peek(k, 2)).allowed).toBe(false);
+      await limiter.refund(k);
+      expect(await limiter.peek(k, 2)).toEqual({ allowed: true });
+      await limiter.refund(k);
+      await limiter.refund(k);
+      expect((await limiter.counted(k)).events).toBe(0);
+      expect(await limiter.consume(k, 1, 60)).toEqual({ allowed: true });
+      await limiter.refund(other);
+      expect(await limiter.counted(other)).toEqual({ events: 0, secondsLeft: 0 });
+      await close?.();
+    });
+
     it("counts concurrent events exactly", async () => {
       const { limiter, close } = await setup();
       const k = key();

@@ -35,6 +35,10 @@ function countingLimiter(clock: TestClock) {
       calls.push("reset");
       return inner.reset(keys);
     },
+    refund: (key) => {
+      calls.push("refund");
+      return inner.refund(key);
+    },
   };
   return { limiter, calls };
 }
@@ -74,6 +78,22 @@ describe("failed password sign-ins per account (RATE_LIMIT_PASSWORD_FAILURES)", 
     expect(refused.retryAfterSeconds).toBe(800);
     await failsWith("over_request_rate_limit", signIn({ email }, "guess"));
     expect(hasher.verifications).toBe(verifications);
+  });
+
+  it("lets a burst of concurrent guesses have no more passwords checked than the limit", async () => {
+    const { signIn, email, hasher } = await withUser(20);
+    const verifications = hasher.verifications;
+    const outcomes = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        signIn({ email }, `guess-${i}`).then(
+          () => "signed in",
+          (error: { code?: string }) => error.code,
+        ),
+      ),
+    );
+    expect(outcomes.filter((outcome) => outcome === "invalid_credentials")).toHaveLength(20);
+    expect(outcomes.filter((outcome) => outcome === "over_request_rate_limit")).toHaveLength(40);
+    expect(hasher.verifications - verifications).toBe(20);
   });
 
   it("answers an address nobody has exactly as one that belongs to an account", async () => {
@@ -123,17 +143,17 @@ describe("failed password sign-ins per account (RATE_LIMIT_PASSWORD_FAILURES)", 
     await failsWith("over_request_rate_limit", signIn({ email }));
   });
 
-  it("forgets the failures after a successful sign-in, which costs one limiter call when there are none", async () => {
+  it("forgets the failures after a successful sign-in, the attempt's own count with them", async () => {
     const { signIn, fail, email, user, calls } = await withUser();
     calls.length = 0;
     await signIn({ email });
-    // The per-client /token limit, then the account's failures read; nothing to forget.
-    expect(calls).toEqual(["consume", "counted"]);
+    // The per-client /token limit, the attempt counted for the account, then forgotten with any failures.
+    expect(calls).toEqual(["consume", "consume", "reset"]);
 
     await fail({ email }, 2);
     calls.length = 0;
     expect((await signIn({ email })).user.id).toBe(user.id);
-    expect(calls).toEqual(["consume", "counted", "reset"]);
+    expect(calls).toEqual(["consume", "consume", "reset"]);
     await fail({ email }, 2);
     expect((await signIn({ email })).user.id).toBe(user.id);
     await fail({ email }, 3);

@@ -6,13 +6,11 @@ import type { Deps } from "../deps.ts";
 import { refusedBy } from "./refusal.ts";
 
 /**
- * Failed password sign-ins counted for one address, from every client and through every instance (the limiter is
- * shared): `key` is null for an address that cannot be valid, which names no account and is not counted; `events`
- * is what the window held when the attempt began.
+ * A password attempt counted for one address, from every client and through every instance (the limiter is
+ * shared): `key` is null for an address that cannot be valid, which names no account and is not counted.
  */
-export interface PasswordFailures {
+export interface PasswordAttempt {
   readonly key: string | null;
-  readonly events: number;
 }
 
 /**
@@ -22,41 +20,39 @@ export interface PasswordFailures {
 const failuresKey = (kind: "email" | "phone", address: string) => `account:password_failures:${kind}:${address}`;
 
 /**
- * security: an address with RATE_LIMIT_PASSWORD_FAILURES failures in its window may try no more until the window
- * ends, with GoTrue's 429 and the seconds left, before the account is looked up or any password hashed, so the
- * refusal is the same whether the account exists. The window starts with the first failure and is never
- * extended: the lock is time-boxed. Requests already past this check when the limit is reached still get their
- * answers, so a burst may overrun it by as many attempts as were in flight.
+ * Counts the attempt as a failure before anything is looked at, and refuses it, with GoTrue's 429 and the seconds
+ * left, when the address already had RATE_LIMIT_PASSWORD_FAILURES failures in its window: before the account is
+ * looked up or any password hashed, so the refusal is the same whether the account exists. security: counted
+ * first, in one atomic step, so that a burst of concurrent guesses gets no more evaluations than the limit (a
+ * check before and a count after let every request in flight through). A right password takes its count back
+ * (refundPasswordAttempt). The window starts with the first failure and is never extended: the lock is time-boxed.
  */
-export async function assertPasswordAttemptsLeft(
+export async function takePasswordAttempt(
   deps: Deps,
   address: { email: string } | { phone: string },
-): Promise<PasswordFailures> {
+): Promise<PasswordAttempt> {
   const key = keyOf(address);
-  if (key === null) return { key, events: 0 };
-  const { events, secondsLeft } = await deps.rateLimiter.counted(key);
-  if (events >= deps.policy.requestLimits.passwordFailures.events) {
+  if (key === null) return { key };
+  const { events, perSeconds } = deps.policy.requestLimits.passwordFailures;
+  const decision = await deps.rateLimiter.consume(key, events, perSeconds);
+  if (!decision.allowed) {
+    // Counted too, which changes nothing: the window's end is fixed, and the count is past the limit already.
     const error = new AuthError("over_request_rate_limit", messages.requestRateLimit, {
-      retryAfterSeconds: secondsLeft,
+      retryAfterSeconds: decision.retryAfterSeconds,
     });
     throw refusedBy(deps, "password_failures", error);
   }
-  return { key, events };
+  return { key };
 }
 
-/** Counts a failed attempt: a wrong password, or any password for an address with none. */
-export async function countPasswordFailure(deps: Deps, failures: PasswordFailures): Promise<void> {
-  if (failures.key === null) return;
-  const { events, perSeconds } = deps.policy.requestLimits.passwordFailures;
-  await deps.rateLimiter.consume(failures.key, events, perSeconds);
+/** A right password: the attempt was no failure. Earlier failures stay until a sign-in succeeds. */
+export async function refundPasswordAttempt(deps: Deps, attempt: PasswordAttempt): Promise<void> {
+  if (attempt.key !== null) await deps.rateLimiter.refund(attempt.key);
 }
 
-/**
- * After a successful sign-in: forgets the address's failures, if it had any when the attempt began, so the hot
- * path of a sign-in with nothing to forget costs no second call to the limiter.
- */
-export async function forgetPasswordFailures(deps: Deps, failures: PasswordFailures): Promise<void> {
-  if (failures.key !== null && failures.events > 0) await deps.rateLimiter.reset([failures.key]);
+/** After a successful sign-in: forgets the address's failures, this attempt's count with them. */
+export async function forgetPasswordFailures(deps: Deps, attempt: PasswordAttempt): Promise<void> {
+  if (attempt.key !== null) await deps.rateLimiter.reset([attempt.key]);
 }
 
 /** After a new password (a reset or a change): forgets the failures of every address of the account, in one call. */

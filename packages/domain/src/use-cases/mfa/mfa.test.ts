@@ -244,6 +244,31 @@ describe("verifying a TOTP factor", () => {
     expect(testAuth.events.of("rate_limited")).toEqual([{ kind: "rate_limited", limit: "wrong_codes" }]);
   });
 
+  it("lets a burst of concurrent guesses have no more codes evaluated than the limit", async () => {
+    const testAuth = await signedIn({ policy: { mfa: { challengeAndVerifyPerMinute: 1000 } } });
+    const { factor, totp } = await enrollTotp(testAuth, testAuth.grant);
+    const wrong = codeNow(testAuth, totp.secret) === "000000" ? "111111" : "000000";
+    const principal = await principalOf(testAuth, testAuth.grant);
+    const challenges = [];
+    for (let i = 0; i < 40; i += 1) {
+      challenges.push(
+        await testAuth.auth.mfa.challenge({ principal, factorId: factor.id, channel: undefined, context }),
+      );
+    }
+    const outcomes = await Promise.all(
+      challenges.map((challenge) =>
+        testAuth.auth.mfa
+          .verify({ principal, factorId: factor.id, challengeId: challenge.id, code: wrong, context })
+          .then(
+            () => "verified",
+            (error: { code?: string }) => error.code,
+          ),
+      ),
+    );
+    expect(outcomes.filter((outcome) => outcome === "mfa_verification_failed")).toHaveLength(10);
+    expect(outcomes.filter((outcome) => outcome === "over_request_rate_limit")).toHaveLength(30);
+  });
+
   it("refuses a factor of another user, and a type whose verification is switched off", async () => {
     const testAuth = await signedIn({ policy: { mfa: { totp: { verify: false } } } });
     const { factor } = await enrollTotp(testAuth, testAuth.grant);

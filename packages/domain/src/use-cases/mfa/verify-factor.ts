@@ -30,7 +30,7 @@ const REFRESH_TOKEN_BYTES = 32;
 
 type Outcome =
   | { readonly kind: "verified"; readonly user: User; readonly session: Session; readonly refreshToken: string }
-  | { readonly kind: "failed"; readonly error: AuthError; readonly wrongCode: boolean };
+  | { readonly kind: "failed"; readonly error: AuthError };
 
 /**
  * POST /factors/<id>/verify: a code answering a challenge of the factor. On success, in one transaction, as
@@ -46,18 +46,20 @@ export async function verifyFactor(deps: Deps, input: VerifyFactorInput): Promis
   if (!isUuid(input.challengeId)) throw new AuthError("validation_failed", "challenge_id must be an UUID");
   if (input.code === "") throw new AuthError("validation_failed", "Code must be provided");
   const wrongCodes = `mfa_wrong_codes:${input.factorId}`;
-  const left = await deps.rateLimiter.peek(wrongCodes, MAX_WRONG_CODES);
-  if (!left.allowed) {
-    const error = new AuthError("over_request_rate_limit", messages.requestRateLimit, {
-      retryAfterSeconds: left.retryAfterSeconds,
-    });
-    throw refusedBy(deps, "wrong_codes", error);
-  }
 
   const userId = input.principal.user.id;
   // Failures are returned, so that an expired challenge's removal commits although the request fails.
   const outcome = await deps.tx.run(async (stores): Promise<Outcome> => {
     const factor = await factorOf(stores, userId, input.factorId, true);
+    // security: the factor's wrong codes are checked, and counted below, while its row is locked, so concurrent
+    // verifications take turns: a burst of guesses gets no more codes evaluated than the limit.
+    const left = await deps.rateLimiter.peek(wrongCodes, MAX_WRONG_CODES);
+    if (!left.allowed) {
+      const error = new AuthError("over_request_rate_limit", messages.requestRateLimit, {
+        retryAfterSeconds: left.retryAfterSeconds,
+      });
+      throw refusedBy(deps, "wrong_codes", error);
+    }
     assertVerifyEnabled(deps, factor.type);
     const challenge = await stores.factors.lockChallenge(factor.id, input.challengeId);
     if (!challenge) {
@@ -75,12 +77,13 @@ export async function verifyFactor(deps: Deps, input: VerifyFactorInput): Promis
         "mfa_challenge_expired",
         `MFA challenge ${challenge.id} has expired, verify against another challenge or create a new challenge.`,
       );
-      return { kind: "failed", error, wrongCode: false };
+      return { kind: "failed", error };
     }
     const step = acceptedStep(deps, factor, challenge, input.code, now);
     if (step === undefined) {
+      await deps.rateLimiter.consume(wrongCodes, MAX_WRONG_CODES, WRONG_CODES_WINDOW_SECONDS);
       const message = factor.type === "totp" ? "Invalid TOTP code entered" : "Invalid MFA Phone code entered";
-      return { kind: "failed", error: new AuthError("mfa_verification_failed", message), wrongCode: true };
+      return { kind: "failed", error: new AuthError("mfa_verification_failed", message) };
     }
 
     const first = factor.status === "unverified";
@@ -114,10 +117,7 @@ export async function verifyFactor(deps: Deps, input: VerifyFactorInput): Promis
     return { kind: "verified", user, session: upgraded, refreshToken };
   });
 
-  if (outcome.kind === "failed") {
-    if (outcome.wrongCode) await deps.rateLimiter.consume(wrongCodes, MAX_WRONG_CODES, WRONG_CODES_WINDOW_SECONDS);
-    throw outcome.error;
-  }
+  if (outcome.kind === "failed") throw outcome.error;
   return grantSession(deps, outcome.user, outcome.session, outcome.refreshToken);
 }
 

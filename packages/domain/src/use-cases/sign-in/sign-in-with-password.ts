@@ -3,11 +3,7 @@ import { normalizeEmail } from "../../model/email.ts";
 import { assertPasswordAcceptable, isVerifiablePassword } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { isBanned, isEmailConfirmed, isPhoneConfirmed, type User } from "../../model/user.ts";
-import {
-  assertPasswordAttemptsLeft,
-  countPasswordFailure,
-  forgetPasswordFailures,
-} from "../abuse/password-failures.ts";
+import { forgetPasswordFailures, refundPasswordAttempt, takePasswordAttempt } from "../abuse/password-failures.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
 import { auditEntry } from "../audit.ts";
 import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
@@ -33,24 +29,24 @@ export async function signInWithPassword(deps: Deps, input: SignInWithPasswordIn
   if (!hasEmail && !hasPhone) throw new AuthError("validation_failed", "missing email or phone");
 
   const address = hasEmail ? { email: input.email! } : { phone: input.phone! };
-  // Refused before the lookup and the hashing once the address has failed too often, account or not.
-  const failures = await assertPasswordAttemptsLeft(deps, address);
+  // Counted as a failure, and refused once the address has failed too often, before the lookup and the hashing.
+  const attempt = await takePasswordAttempt(deps, address);
   const user = await findUser(deps, address);
   // security: the same answer, after the same work, whether the account is missing, has no password or the
-  // password is wrong, each counted as a failure of the address; the ban is told only to whoever knows the password.
+  // password is wrong, each a failure of the address; the ban is told only to whoever knows the password.
   if (!user || user.passwordHash === null || !isVerifiablePassword(input.password)) {
     await deps.hasher.verifyNothing(input.password);
-    await countPasswordFailure(deps, failures);
     throw new AuthError("invalid_credentials", messages.invalidLogin);
   }
   const verifiedHash = user.passwordHash;
   const verification = await deps.hasher.verify(verifiedHash, input.password);
-  if (!verification.ok) {
-    await countPasswordFailure(deps, failures);
-    throw new AuthError("invalid_credentials", messages.invalidLogin);
-  }
+  if (!verification.ok) throw new AuthError("invalid_credentials", messages.invalidLogin);
 
   const now = deps.clock.now();
+  // The right password, even where the account is refused below (banned, unconfirmed): no failure.
+  if (isBanned(user, now) || (hasEmail && !isEmailConfirmed(user)) || (hasPhone && !isPhoneConfirmed(user))) {
+    await refundPasswordAttempt(deps, attempt);
+  }
   if (isBanned(user, now)) throw new AuthError("user_banned", messages.userBanned);
   if (hasEmail && !isEmailConfirmed(user)) throw new AuthError("email_not_confirmed", "Email not confirmed");
   if (hasPhone && !isPhoneConfirmed(user)) throw new AuthError("phone_not_confirmed", "Phone not confirmed");
@@ -69,7 +65,7 @@ export async function signInWithPassword(deps: Deps, input: SignInWithPasswordIn
     [audit],
   );
   if (!recorded) throw new AuthError("invalid_credentials", messages.invalidLogin);
-  await forgetPasswordFailures(deps, failures);
+  await forgetPasswordFailures(deps, attempt);
   const grant = await grantSignIn(deps, signedIn, opened.session, opened.refreshToken);
   const weakPassword = weaknessOf(deps, input.password);
   return weakPassword ? { ...grant, weakPassword } : grant;
