@@ -1,4 +1,5 @@
-import { request as httpRequest } from "node:http";
+import { createServer as createHttpServer, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, TEST_JWT_SECRET, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
@@ -132,5 +133,54 @@ describe("M4: bursts of guesses from many addresses at once", () => {
     const codes = answers.map((answer) => answer.body["error_code"]);
     expect(codes.filter((code) => code === "mfa_verification_failed").length).toBeLessThanOrEqual(10);
     expect(codes.filter((code) => code === "over_request_rate_limit").length).toBeGreaterThanOrEqual(30);
+  });
+});
+
+/**
+ * A reverse proxy as nginx with `proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for` is: whatever
+ * X-Forwarded-For the client sent, with the address the proxy saw appended.
+ */
+async function startAppendingProxy(target: TestServer): Promise<{ url: string; close(): Promise<void> }> {
+  const upstream = new URL(target.url);
+  const proxy = createHttpServer((incoming, outgoing) => {
+    const seen = incoming.socket.remoteAddress ?? "";
+    const forwarded = incoming.headers["x-forwarded-for"];
+    const headers = { ...incoming.headers, "x-forwarded-for": forwarded ? `${forwarded}, ${seen}` : seen };
+    const request = httpRequest(
+      { host: upstream.hostname, port: upstream.port, path: incoming.url, method: incoming.method, headers },
+      (response) => {
+        outgoing.writeHead(response.statusCode ?? 502, response.headers);
+        response.pipe(outgoing);
+      },
+    );
+    incoming.pipe(request);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => proxy.close(() => resolve())),
+  };
+}
+
+describe("M5: behind a proxy that appends to X-Forwarded-For", () => {
+  it("keys the per-client limits on the address the proxy saw, whatever the client claims", async () => {
+    const server = await startTestServer({ AUTH_RATE_LIMIT_HEADER: "X-Forwarded-For", AUTH_RATE_LIMIT_OTP: "2" });
+    const proxy = await startAppendingProxy(server);
+    try {
+      const ask = (claimed: string) =>
+        fetch(`${proxy.url}/otp`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-forwarded-for": claimed },
+          body: JSON.stringify({ email: "m5@example.com", create_user: false }),
+        });
+      const statuses = [];
+      for (const claimed of ["203.0.113.1", "203.0.113.2", "203.0.113.3", "203.0.113.4"])
+        statuses.push((await ask(claimed)).status);
+      // Two requests a client, then refused: each claim a new address changed nothing.
+      expect(statuses.slice(2)).toEqual([429, 429]);
+    } finally {
+      await proxy.close();
+      await server.close();
+    }
   });
 });

@@ -545,6 +545,14 @@ export const SETTINGS = {
     header: setting("RATE_LIMIT_HEADER", text, {
       doc: "A header a trusted proxy sets to the client's address; the socket's peer when unset. Set it behind a proxy.",
     }),
+    headerTrustedProxies: setting("RATE_LIMIT_HEADER_TRUSTED_PROXIES", wholeNumber({ min: 1, max: 10 }), {
+      default: "1",
+      doc:
+        "How many proxies in front of Latchkey add an address to RATE_LIMIT_HEADER (ours). The client's address is " +
+        "that many from the right of the header's list: what the client itself sent comes before, so it is never " +
+        "taken. 1, the default, takes the last address, which one proxy gives whether it sets or appends " +
+        "(`X-Real-IP`, nginx's `$proxy_add_x_forwarded_for`); 2 behind a CDN and a load balancer that both append.",
+    }),
     emailSent: setting("RATE_LIMIT_EMAIL_SENT", ratePerHourOrWindow, {
       default: "30",
       doc: "Mails sent, across all instances: per hour (`30`) or per window (`10/1m`).",

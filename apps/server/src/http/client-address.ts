@@ -9,9 +9,20 @@ const firstAddress = (value: string | undefined): string | null => {
 };
 
 /**
- * The client's IP: from Auth-Forwarded-For when SECURITY_SB_FORWARDED_FOR_ENABLED says a trusted proxy sets it,
- * else from the header named by RATE_LIMIT_HEADER (also set by a trusted proxy), else the socket's peer.
- * Client-chosen forwarding headers are never trusted on their own.
+ * The address `trustedProxies` from the right of a list its proxies append to (X-Forwarded-For), or the left-most
+ * when there are fewer: anything further left the client sent itself, and may have made up.
+ */
+const addressAddedBy = (value: string | undefined, trustedProxies: number): string | null => {
+  const addresses = value?.split(",").map((each) => each.trim()) ?? [];
+  const chosen = addresses[Math.max(0, addresses.length - trustedProxies)];
+  return chosen && isIP(chosen) ? chosen : null;
+};
+
+/**
+ * The client's IP: from Auth-Forwarded-For when SECURITY_SB_FORWARDED_FOR_ENABLED says Supabase's gateway sets it,
+ * else from the header named by RATE_LIMIT_HEADER (set or appended to by RATE_LIMIT_HEADER_TRUSTED_PROXIES
+ * proxies), else the socket's peer. security: behind proxies that append, the first address of the list is
+ * whatever the client sent; every per-client limit, the MFA challenge's binding and the audit log would follow it.
  */
 export function createClientAddress(config: Config): ClientAddress {
   return (c) => {
@@ -20,7 +31,7 @@ export function createClientAddress(config: Config): ClientAddress {
       if (forwarded) return forwarded;
     }
     if (config.rateLimit.header) {
-      const fromProxy = firstAddress(c.req.header(config.rateLimit.header));
+      const fromProxy = addressAddedBy(c.req.header(config.rateLimit.header), config.rateLimit.headerTrustedProxies);
       if (fromProxy) return fromProxy;
     }
     try {
