@@ -136,6 +136,8 @@ describe("defaults, with only the required production settings", () => {
   it("uses Supabase's rate limits", () => {
     expect(config.rateLimit).toEqual({
       header: undefined,
+      // Ours: the header's last address is the one a proxy added.
+      headerTrustedProxies: 1,
       emailSent: { events: 30, perSeconds: 3600 },
       smsSent: { events: 30, perSeconds: 3600 },
       verify: { events: 30, perSeconds: 300 },
