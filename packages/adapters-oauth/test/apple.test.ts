@@ -280,6 +280,7 @@ describe("apple", () => {
     const verified = await provider.idTokens?.verify({ idToken: token, accessToken: ACCESS_TOKEN });
     expect(verified).toEqual({
       nonce: nonceHash,
+      expiresAt: expect.any(Date),
       profile: {
         subject: SUBJECT,
         claims: {

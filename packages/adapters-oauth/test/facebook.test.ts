@@ -250,6 +250,7 @@ describe("facebook", () => {
       const verified = await provider.idTokens?.verify({ idToken: await limitedLogin(claims(standIn.url)) });
       expect(verified).toEqual({
         nonce: "a-nonce-facebook-does-not-hash",
+        expiresAt: expect.any(Date),
         profile: {
           subject: "10158012345678901",
           claims: {

@@ -199,6 +199,7 @@ describe("keycloak", () => {
     expect(standIn.requestsTo("GET /realms/acme/.well-known/openid-configuration")).toHaveLength(1);
     expect(verified).toEqual({
       nonce: "hashed-nonce",
+      expiresAt: expect.any(Date),
       profile: {
         subject: SUB,
         claims: {

@@ -209,6 +209,7 @@ describe("linkedin", () => {
     );
     expect(await idTokens!.verify({ idToken })).toEqual({
       nonce: "hashed-nonce",
+      expiresAt: expect.any(Date),
       profile: {
         subject: "782bbtaQ",
         claims: {

@@ -155,6 +155,22 @@ describe("H2 and M1: identities that merely claim an address, with manual linkin
   });
 });
 
+describe("L2: an id_token presented twice", () => {
+  it("signs in once: whoever replays an intercepted or logged token gets nothing", async () => {
+    const server = await startTestServer(providers());
+    try {
+      const token = await google.idToken({ sub: "google-l2", email: "l2@gmail.example" });
+      const first = await client(server).signInWithIdToken({ provider: "google", token });
+      expect(first.error).toBeNull();
+      const replay = await client(server).signInWithIdToken({ provider: "google", token });
+      expect(replay.error).toMatchObject({ status: 400, message: "id_token already used" });
+      expect(replay.data.session).toBeNull();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("M2: linking a native sign-in's id_token while manual linking is off", () => {
   it("is refused as manual_linking_disabled, as /user/identities/authorize is", async () => {
     const server = await startTestServer({ ...providers(), AUTH_MAILER_AUTOCONFIRM: "true" });

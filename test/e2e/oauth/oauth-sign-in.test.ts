@@ -180,7 +180,9 @@ describe("linking a native sign-in's id_token (linkIdentity with a token)", () =
 
     const other = client(server);
     await other.signUp({ email: "someone-else@example.com", password: "correct horse 4" });
-    const taken = await other.linkIdentity({ provider: "google", token });
+    // Another token for the same Google account: each token signs in (or links) once.
+    const again = await google.idToken({ sub: "g-link-1", email: "native-linker@gmail.example", jti: "second" });
+    const taken = await other.linkIdentity({ provider: "google", token: again });
     expect(taken.error).toMatchObject({ code: "identity_already_exists" });
   });
 });

@@ -34,7 +34,12 @@ export function idTokenVerifier(context: ProviderContext, options: IdTokenVerifi
         accessToken,
       });
       const nonce = claims["nonce"];
-      return { profile: options.profile(claims), nonce: typeof nonce === "string" ? nonce : undefined };
+      return {
+        profile: options.profile(claims),
+        nonce: typeof nonce === "string" ? nonce : undefined,
+        // Present: the token's check requires it (id-token.ts).
+        expiresAt: new Date((claims.exp ?? 0) * 1000),
+      };
     },
   };
 }

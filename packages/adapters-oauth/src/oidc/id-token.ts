@@ -43,7 +43,12 @@ export function createIdTokenKeys(fetchFn: typeof globalThis.fetch): IdTokenKeys
       const fail = (message: string, cause?: unknown) => providerFailure(check.provider, "id_token", message, cause);
       let payload: JWTPayload;
       try {
-        ({ payload } = await jwtVerify(check.idToken, keySet(check.jwksUri), { algorithms: ALGORITHMS }));
+        // OpenID Connect requires `exp`: a token without one would be good for ever, and could not be remembered
+        // until it expires (the id_token grant signs in once with each token).
+        ({ payload } = await jwtVerify(check.idToken, keySet(check.jwksUri), {
+          algorithms: ALGORITHMS,
+          requiredClaims: ["exp"],
+        }));
       } catch (error) {
         throw fail("its id_token is not valid", error);
       }

@@ -9,6 +9,7 @@ import { provenChoices } from "./0008_proven_choices.ts";
 import { oauth } from "./0009_oauth.ts";
 import { mfa } from "./0010_mfa.ts";
 import { tokenIdentity } from "./0011_token_identity.ts";
+import { usedIdTokens } from "./0012_used_id_tokens.ts";
 import type { Migration } from "./migration.ts";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -24,4 +25,5 @@ export const migrations: readonly Migration[] = [
   oauth,
   mfa,
   tokenIdentity,
+  usedIdTokens,
 ];

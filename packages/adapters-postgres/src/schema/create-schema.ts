@@ -10,6 +10,7 @@ import { outboxTable } from "./outbox.ts";
 import { refreshTokensTable } from "./refresh-tokens.ts";
 import { schemaMigrationsTable } from "./schema-migrations.ts";
 import { sessionsTable } from "./sessions.ts";
+import { usedIdTokensTable } from "./used-id-tokens.ts";
 import { usersTable } from "./users.ts";
 
 /**
@@ -35,6 +36,7 @@ export function createSchema(namespace: string) {
     outbox: outboxTable(ns),
     flowStates: flowStatesTable(ns, users),
     oauthFlows: oauthFlowsTable(ns, users),
+    usedIdTokens: usedIdTokensTable(ns),
     schemaMigrations: schemaMigrationsTable(ns),
   };
 }
@@ -55,6 +57,7 @@ export function tablesOf(schema: Schema) {
     schema.outbox,
     schema.flowStates,
     schema.oauthFlows,
+    schema.usedIdTokens,
     schema.schemaMigrations,
   ] as const;
 }

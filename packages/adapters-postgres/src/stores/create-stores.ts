@@ -13,6 +13,7 @@ import { createOutboxStore } from "./outbox-store.ts";
 import { createRefreshTokenStore } from "./refresh-token-store.ts";
 import { asServiceFailure } from "./service-failure.ts";
 import { createSessionStore } from "./session-store.ts";
+import { createUsedIdTokenStore } from "./used-id-token-store.ts";
 import { createUserStore } from "./user-store.ts";
 
 /** Every store over `db`; `atomic` groups the statements of one method (see Atomic). */
@@ -28,6 +29,7 @@ export function createStores(db: Database, schema: Schema, atomic: Atomic): Stor
     outbox: translatingErrors(createOutboxStore(db, schema)),
     flowStates: translatingErrors(createFlowStateStore(db, schema)),
     oauthFlows: translatingErrors(createOAuthFlowStore(db, schema)),
+    usedIdTokens: translatingErrors(createUsedIdTokenStore(db, schema)),
   };
 }
 

@@ -99,6 +99,8 @@ export interface VerifiedIdToken {
   readonly profile: ProviderProfile;
   /** The token's `nonce` claim, if it has one. */
   readonly nonce: string | undefined;
+  /** Its `exp`: until then it is remembered, so that it signs in once. */
+  readonly expiresAt: Date;
 }
 
 /** Where talking to a provider went wrong. */

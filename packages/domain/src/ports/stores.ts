@@ -281,6 +281,15 @@ export interface FactorStore {
   deleteChallenge(challengeId: string): Promise<void>;
 }
 
+/** The id_tokens signed in with, by digest, each until it expires: one used twice is a replay. */
+export interface UsedIdTokenStore {
+  /**
+   * Remembers `digest` until `expiresAt`; false when it is remembered already (used before, not yet expired). Of
+   * two concurrent transactions remembering one digest, one gets true. Forgets the expired ones as it goes.
+   */
+  remember(digest: string, expiresAt: Date, now: Date): Promise<boolean>;
+}
+
 export interface Stores {
   readonly users: UserStore;
   readonly factors: FactorStore;
@@ -292,6 +301,7 @@ export interface Stores {
   readonly outbox: OutboxStore;
   readonly flowStates: FlowStateStore;
   readonly oauthFlows: OAuthFlowStore;
+  readonly usedIdTokens: UsedIdTokenStore;
 }
 
 /** Runs `work` in one transaction: it commits when `work` resolves and rolls back when it throws. */

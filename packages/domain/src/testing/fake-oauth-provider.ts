@@ -33,6 +33,9 @@ export interface FakeOAuthProviderOptions {
   };
 }
 
+/** When the fake's id_tokens expire: after any test clock. */
+const ID_TOKENS_EXPIRE = new Date("2100-01-01T00:00:00.000Z");
+
 /** A provider profile as the fake reports it: GoTrue-like claims for `subject`, with the given addresses. */
 export function fakeProfile(
   subject: string,
@@ -122,7 +125,7 @@ export class FakeOAuthProvider implements OAuthProvider {
   }): Promise<VerifiedIdToken> {
     this.verifiedIdTokens.push({ idToken: input.idToken, accessToken: input.accessToken });
     this.failIfAt("id_token");
-    return { profile: this.idTokenProfile ?? this.profile, nonce: this.idTokenNonce };
+    return { profile: this.idTokenProfile ?? this.profile, nonce: this.idTokenNonce, expiresAt: ID_TOKENS_EXPIRE };
   }
 
   private failIfAt(stage: OAuthProviderStage): void {

@@ -20,6 +20,7 @@ import type {
   RefreshTokenStore,
   SessionStore,
   Stores,
+  UsedIdTokenStore,
   UserStore,
 } from "../ports/stores.ts";
 import type { StoreContractSubject } from "./contracts/store-contract.ts";
@@ -38,6 +39,7 @@ interface State {
   outbox: Map<string, OutboxEntry & { leaseUntil: Date | null; claim: string | null }>;
   flowStates: Map<string, FlowState>;
   oauthFlows: Map<string, OAuthFlow>;
+  usedIdTokens: Map<string, Date>;
 }
 
 const emptyState = (): State => ({
@@ -52,6 +54,7 @@ const emptyState = (): State => ({
   outbox: new Map(),
   flowStates: new Map(),
   oauthFlows: new Map(),
+  usedIdTokens: new Map(),
 });
 
 // Everything goes in and out as a copy, as it would through a database.
@@ -496,6 +499,15 @@ export function createInMemoryStores(): StoreContractSubject {
     },
   };
 
+  const usedIdTokens: UsedIdTokenStore = {
+    async remember(digest, expiresAt, now) {
+      for (const [each, until] of state.usedIdTokens) if (until < now) state.usedIdTokens.delete(each);
+      if (state.usedIdTokens.has(digest)) return false;
+      state.usedIdTokens.set(digest, expiresAt);
+      return true;
+    },
+  };
+
   const auditLog: AuditLogStore = {
     async append(entry) {
       state.auditLog.push(copy(entry));
@@ -590,6 +602,7 @@ export function createInMemoryStores(): StoreContractSubject {
     outbox,
     flowStates,
     oauthFlows,
+    usedIdTokens,
   };
 
   // Outside a transaction every call is a transaction of its own.
@@ -613,6 +626,7 @@ export function createInMemoryStores(): StoreContractSubject {
       outbox: single(outbox),
       flowStates: single(flowStates),
       oauthFlows: single(oauthFlows),
+      usedIdTokens: single(usedIdTokens),
     },
     tx: { run },
     readOutbox: async (id) => {

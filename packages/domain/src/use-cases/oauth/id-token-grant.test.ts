@@ -35,10 +35,14 @@ function withGoogle(
   return { ...testAuth, google, github };
 }
 
+let issued = 0;
+/** A token of its own each time, unless told: each one signs in once. */
+const anIdToken = () => `eyJ.id.token-${++issued}`;
+
 const grantFor = (testAuth: TestAuth, fields: { provider?: string; idToken?: string; nonce?: string } = {}) =>
   testAuth.auth.oauth.signInWithIdToken({
     provider: "google",
-    idToken: "eyJ.id.token",
+    idToken: anIdToken(),
     nonce: rawNonce,
     ...fields,
     context,
@@ -84,6 +88,19 @@ describe("POST /token?grant_type=id_token: the request", () => {
     const error = await failsWith("invalid_request", grantFor(testAuth));
     expect(error.message).toBe("Bad ID token");
     expect(await testAuth.stores.users.findByEmail("ada@example.com")).toBeNull();
+  });
+
+  it("signs in once with each id_token: the same one again is refused, and a refused sign-in leaves it usable", async () => {
+    const testAuth = withGoogle();
+    const token = anIdToken();
+    // Refused for another reason (the token carries no address): nothing is remembered.
+    testAuth.google.idTokenProfile = fakeProfile("go-1", []);
+    await failsWith("email_address_not_provided", grantFor(testAuth, { idToken: token }));
+    testAuth.google.idTokenProfile = null;
+    expect((await grantFor(testAuth, { idToken: token })).user.email).toBe("ada@example.com");
+    const replay = await failsWith("invalid_request", grantFor(testAuth, { idToken: token }));
+    expect(replay.message).toBe("id_token already used");
+    expect((await grantFor(testAuth)).user.email).toBe("ada@example.com");
   });
 
   it("hands the verifier the id_token, and the access_token when one is given", async () => {
@@ -223,7 +240,7 @@ describe("POST /token?grant_type=id_token: who signs in", () => {
 
     const grant = await testAuth.auth.oauth.signInWithIdToken({
       provider: "google",
-      idToken: "eyJ.id.token",
+      idToken: anIdToken(),
       nonce: rawNonce,
       linkingTarget: principal,
       context,
@@ -235,7 +252,7 @@ describe("POST /token?grant_type=id_token: who signs in", () => {
 
     const again = testAuth.auth.oauth.signInWithIdToken({
       provider: "google",
-      idToken: "eyJ.id.token",
+      idToken: anIdToken(),
       nonce: rawNonce,
       linkingTarget: principal,
       context,

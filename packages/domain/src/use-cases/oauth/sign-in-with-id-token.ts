@@ -4,6 +4,7 @@ import { canonicalProvider } from "../../model/oauth-providers.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
 import type { Deps, Principal, RequestContext, SessionGrant } from "../deps.ts";
 import { grantSignIn, openSession } from "../sessions/sessions.ts";
+import { idTokenDigest } from "../verification/digests.ts";
 import { linkIdentityToUser } from "./link-identity.ts";
 import { providerFailed } from "./provider-failure.ts";
 import { needsVerification, onceMoreIfRaced, signInWithProviderProfile } from "./provider-sign-in.ts";
@@ -58,6 +59,12 @@ export async function signInWithIdToken(deps: Deps, input: SignInWithIdTokenInpu
   let signedUp = false;
   const outcome = await onceMoreIfRaced(() =>
     deps.tx.run(async (stores) => {
+      // security: a token signs in once; whoever intercepted or logged it gets nothing from it. Remembered in the
+      // sign-in's transaction, so a sign-in that fails leaves it usable.
+      const digest = idTokenDigest(deps.secrets, input.idToken!);
+      if (!(await stores.usedIdTokens.remember(digest, verified.expiresAt, deps.clock.now()))) {
+        throw invalid("id_token already used");
+      }
       const result = input.linkingTarget
         ? await linkIdentityToUser(deps, stores, {
             userId: input.linkingTarget.user.id,

@@ -13,6 +13,9 @@ export const otpDigest = (secrets: Secrets, relatesTo: string, otp: string): str
 /** The code a PKCE flow hands the browser, exchanged at POST /token?grant_type=pkce. */
 export const authCodeDigest = (secrets: Secrets, code: string): string => secrets.digest(`auth-code:${code}`);
 
+/** An id_token signed in with (grant_type=id_token), remembered so that it signs in once. */
+export const idTokenDigest = (secrets: Secrets, idToken: string): string => secrets.digest(`id-token:${idToken}`);
+
 /** A phone factor's texted code, bound to its challenge. */
 export const mfaCodeDigest = (secrets: Secrets, challengeId: string, code: string): string =>
   secrets.digest(`mfa:${challengeId}:${code}`);
