@@ -27,7 +27,7 @@ import { startTracing, type Tracing } from "./observability/tracing.ts";
 import { createRateLimiter } from "./rate-limiting/create-rate-limiter.ts";
 import { factorSecretsOf, storedSecretsOf } from "./secrets/stored-secrets.ts";
 import { createConfiguredCaptcha } from "./sign-in/captcha.ts";
-import { createConfiguredOAuthProviders } from "./sign-in/oauth-providers.ts";
+import { createConfiguredOAuthProviders, oauthFlowCookie } from "./sign-in/oauth-providers.ts";
 
 export const version = packageJson.version;
 
@@ -146,6 +146,7 @@ async function compose(
     clientAddress: createClientAddress(config),
     readBody: readNodeBody,
     actionLink: createActionLink(config),
+    oauthFlowCookie: oauthFlowCookie(config),
     signingKeys: {
       jwks: (config.jwt.keys?.keys ?? []).flatMap((key) => (key.publicJwk ? [key.publicJwk] : [])),
       algorithms: config.jwt.validMethods,

@@ -117,6 +117,7 @@ export function aFlowState(userId: string, overrides: Partial<FlowState> = {}): 
     codeChallengeMethod: "s256",
     authenticationMethod: "magiclink",
     provider: null,
+    pendingLink: null,
     createdAt: new Date("2026-03-04T10:00:00.000Z"),
     ...overrides,
   };
@@ -135,6 +136,7 @@ export function anOAuthFlow(overrides: Partial<OAuthFlow> = {}): OAuthFlow {
     inviteUserId: null,
     linkingTargetId: null,
     sealedSecret: `sealed-${nodeRandom.token(16)}`,
+    browserBindingHash: nodeRandom.token(32),
     createdAt: new Date("2026-03-04T10:00:00.000Z"),
     ...overrides,
   };

@@ -13,6 +13,7 @@ export type { FlowState } from "./model/flow-state.ts";
 export { parseGoDuration } from "./model/go-duration.ts";
 export { type Identity, identityEmail } from "./model/identity.ts";
 export type { Metadata } from "./model/metadata.ts";
+export { OAUTH_FLOW_LIFETIME_SECONDS } from "./model/oauth-flow.ts";
 export {
   canonicalProvider,
   OAUTH_PROVIDER_ALIASES,

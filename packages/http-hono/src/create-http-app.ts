@@ -2,7 +2,7 @@ import { type Auth, AuthError } from "@latchkey/domain";
 import { Hono, type MiddlewareHandler } from "hono";
 import type { AppEnv } from "./app-env.ts";
 import { errorResponse, handleAuthErrors } from "./errors/error-response.ts";
-import type { ActionLink, Readiness, SigningKeys } from "./handlers/deps.ts";
+import type { ActionLink, OAuthFlowCookie, Readiness, SigningKeys } from "./handlers/deps.ts";
 import type { Logger } from "./logger.ts";
 import { cors } from "./middleware/cors.ts";
 import { requestId } from "./middleware/request-id.ts";
@@ -33,6 +33,8 @@ export interface HttpAppOptions {
   readonly signingKeys: SigningKeys;
   /** What GET /ready checks: the database, and Redis when configured. */
   readonly readiness: Readiness;
+  /** Where the cookie binding an OAuth sign-in to its browser goes; by default every path, not `Secure` (tests). */
+  readonly oauthFlowCookie?: OAuthFlowCookie;
   /**
    * API_MAX_REQUEST_DURATION: runs the handling of each request (all the middleware and the handler) with its
    * deadline set where the database adapter reads it. Without it a request has no deadline of its own.
@@ -95,7 +97,8 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   });
 
   const { auth, settings, version, actionLink, signingKeys, readiness } = options;
-  const api = apiRoutes({ auth, settings, version, actionLink, signingKeys, readiness });
+  const oauthFlowCookie = options.oauthFlowCookie ?? { secure: false, callbackPath: () => "/" };
+  const api = apiRoutes({ auth, settings, version, actionLink, signingKeys, readiness, oauthFlowCookie });
   // The same API at the root and under /auth/v1, where supabase-js's createClient(url, key) calls it (as a
   // Supabase project's gateway serves it), so that an app works with nothing in front.
   app.route("/", api);

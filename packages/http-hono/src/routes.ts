@@ -66,7 +66,7 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   // External providers
   route("GET /authorize", oauth.authorize(deps));
   route("GET /callback", oauth.callback(deps));
-  route("POST /callback", oauth.callback(deps));
+  route("POST /callback", oauth.formCallback());
   route("GET /user/identities/authorize", signedIn, oauth.linkIdentity(deps));
   route("DELETE /user/identities/:identity_id", signedIn, oauth.unlinkIdentity(deps));
 

@@ -1,6 +1,13 @@
 import { createTestAuth, type TestAuthOptions } from "@latchkey/domain/testing";
 import type { Tracer } from "@opentelemetry/api";
-import { createHttpApp, type Logger, type PublicSettings, type Readiness, type SigningKeys } from "../src/index.ts";
+import {
+  createHttpApp,
+  type Logger,
+  type OAuthFlowCookie,
+  type PublicSettings,
+  type Readiness,
+  type SigningKeys,
+} from "../src/index.ts";
 import { requestSpans } from "../src/tracing.ts";
 
 export interface LogLine {
@@ -43,6 +50,7 @@ export function createTestApp(
     tracer?: Tracer;
     /** What GET /ready answers; by default a database that answers. */
     readiness?: Readiness;
+    oauthFlowCookie?: OAuthFlowCookie;
   } = {},
 ) {
   const testAuth = createTestAuth(options);
@@ -57,6 +65,7 @@ export function createTestApp(
     signingKeys: options.signingKeys ?? { jwks: [], algorithms: ["HS256"] },
     requestSpans: options.tracer ? requestSpans(options.tracer) : undefined,
     readiness: options.readiness ?? (async () => ({ database: "ok" })),
+    oauthFlowCookie: options.oauthFlowCookie,
     actionLink: (email) =>
       `http://localhost:8081/verify?token=${email.linkToken}&type=${email.linkType}&redirect_to=${encodeURIComponent(email.redirectTo)}`,
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../apps/server/test/support/start-test-server.ts";
 import { claimsOf, client, fragmentOf } from "../support.ts";
-import { browse, SITE } from "./browser.ts";
+import { Browser, browse, SITE } from "./browser.ts";
 import { CLIENT_ID, CLIENT_SECRET, closeStandIns, type GitHubPerson, startGitHub, startGoogle } from "./providers.ts";
 
 // The attacks of the third review, step by step, through the official client: a GitHub stand-in that reports
@@ -112,15 +112,15 @@ describe("H2 and M1: identities that merely claim an address, with manual linkin
 
   /** The attacker's own account, signed in, with a GitHub identity claiming `address` unverified linked to it. */
   async function attackerWithClaim(own: string, address: string) {
-    const attacker = client(server);
+    const attacker = client(server, { flowType: "pkce" });
     expect((await attacker.signUp({ email: own, password: "attacker's password" })).error).toBeNull();
     github.signIn(attackerClaiming(address));
     const { data } = await attacker.linkIdentity({
       provider: "github",
       options: { redirectTo: SITE, skipBrowserRedirect: true },
     });
-    const fragment = fragmentOf(await browse(server, data.url!));
-    await attacker.setSession({ access_token: fragment["access_token"]!, refresh_token: fragment["refresh_token"]! });
+    const code = (await browse(server, data.url!)).searchParams.get("code");
+    expect((await attacker.exchangeCodeForSession(code!)).error).toBeNull();
     const { data: identities } = await attacker.getUserIdentities();
     expect(identities?.identities.map((identity) => identity.provider)).toEqual(["email", "github"]);
     return attacker;
@@ -184,5 +184,85 @@ describe("M2: linking a native sign-in's id_token while manual linking is off", 
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("M3 and L1: a flow finished in another browser than the one that started it", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      ...providers(),
+      AUTH_SECURITY_MANUAL_LINKING_ENABLED: "true",
+      AUTH_MAILER_AUTOCONFIRM: "true",
+    });
+  });
+  afterAll(() => server.close());
+
+  it("L1: the attacker's callback opened by the victim signs nobody in, and uses the flow up", async () => {
+    github.signIn({
+      id: 7301,
+      login: "mallory-l1",
+      emails: [{ email: "l1-mallory@evil.example", verified: true, primary: true }],
+    });
+    const { data } = await client(server).signInWithOAuth({
+      provider: "github",
+      options: { redirectTo: SITE, skipBrowserRedirect: true },
+    });
+    // The attacker goes through the provider, stops before the callback and sends its URL to the victim.
+    const attackerBrowser = new Browser(server);
+    const toProvider = (await attackerBrowser.fetch(data.url!)).headers.get("location")!;
+    const callback = (await attackerBrowser.fetch(toProvider)).headers.get("location")!;
+
+    const victim = await new Browser(server).browse(callback);
+    expect(fragmentOf(victim)["access_token"]).toBeUndefined();
+    expect(Object.fromEntries(victim.searchParams)).toEqual({
+      error: "invalid_request",
+      error_code: "bad_oauth_state",
+      error_description: "OAuth state was not started in this browser",
+    });
+    // The flow is used up by the refusal: the callback signs nobody in afterwards either.
+    const after = await attackerBrowser.browse(callback);
+    expect(after.searchParams.get("error_description")).toBe("OAuth state not found or expired");
+    expect(fragmentOf(after)["access_token"]).toBeUndefined();
+  });
+
+  it("M3: the attacker's linking URL opened by the victim links nothing to the attacker", async () => {
+    const attacker = client(server, { flowType: "pkce" });
+    expect(
+      (await attacker.signUp({ email: "m3-mallory@evil.example", password: "attacker's password" })).error,
+    ).toBeNull();
+    const { data } = await attacker.linkIdentity({
+      provider: "github",
+      options: { redirectTo: SITE, skipBrowserRedirect: true },
+    });
+    // The victim, signed in at GitHub, follows the attacker's link; the code lands in the victim's browser, on the
+    // app, whose own client holds no verifier for it.
+    github.signIn({
+      id: 7302,
+      login: "victim-m3",
+      emails: [{ email: "m3-victim@example.com", verified: true, primary: true }],
+    });
+    const landed = await new Browser(server).browse(data.url!);
+    const code = landed.searchParams.get("code");
+    expect(code).toBeTruthy();
+    const victimApp = client(server, { flowType: "pkce" });
+    expect((await victimApp.exchangeCodeForSession(code!)).error).not.toBeNull();
+    expect((await attacker.getUserIdentities()).data?.identities.map((identity) => identity.provider)).toEqual([
+      "email",
+    ]);
+    // The victim's GitHub account is still the victim's to sign in with, into an account of its own.
+    const victim = await gitHubSignIn(server);
+    expect(claimsOf(victim["access_token"]!)["email"]).toBe("m3-victim@example.com");
+  });
+
+  it("M3: a link through a provider without PKCE is refused before the browser leaves", async () => {
+    const app = client(server);
+    expect((await app.signUp({ email: "m3-implicit@example.com", password: "correct horse m3" })).error).toBeNull();
+    const { data, error } = await app.linkIdentity({
+      provider: "github",
+      options: { redirectTo: SITE, skipBrowserRedirect: true },
+    });
+    expect(error).toMatchObject({ status: 400, code: "validation_failed" });
+    expect(data.url ?? null).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../../../apps/server/test/support/start-test-server.ts";
 import { adminApi, client, fragmentOf } from "../support.ts";
-import { browse, SITE } from "./browser.ts";
+import { Browser, browse, SITE } from "./browser.ts";
 import { CLIENT_ID, CLIENT_SECRET, closeStandIns, type GitHubPerson, startGitHub, startGoogle } from "./providers.ts";
 
 let github: Awaited<ReturnType<typeof startGitHub>>;
@@ -128,7 +128,8 @@ describe("OAuth sign-in through the official client", () => {
   });
 
   it("links and unlinks identities of the signed-in user (linkIdentity, getUserIdentities, unlinkIdentity)", async () => {
-    const app = client(server);
+    // Linking through a provider completes at the code exchange, in the app that holds the PKCE verifier.
+    const app = client(server, { flowType: "pkce" });
     const { error } = await app.signUp({ email: "linker@example.com", password: "correct horse 2" });
     expect(error).toBeNull();
     github.signIn({
@@ -141,8 +142,11 @@ describe("OAuth sign-in through the official client", () => {
       options: { redirectTo: SITE, skipBrowserRedirect: true },
     });
     expect(linkError).toBeNull();
-    const fragment = fragmentOf(await browse(server, data.url!));
-    await app.setSession({ access_token: fragment["access_token"]!, refresh_token: fragment["refresh_token"]! });
+    const code = (await browse(server, data.url!)).searchParams.get("code");
+    expect(code).toBeTruthy();
+    const exchanged = await app.exchangeCodeForSession(code!);
+    expect(exchanged.error).toBeNull();
+    expect(exchanged.data.user?.email).toBe("linker@example.com");
     const { data: listed } = await app.getUserIdentities();
     expect(listed?.identities.map((identity) => identity.provider)).toEqual(["email", "github"]);
 
@@ -195,13 +199,11 @@ describe("refusals, sent back to the app", () => {
       options: { redirectTo: `${SITE}/welcome`, skipBrowserRedirect: true },
     });
     // The browser's first stop at the provider, and its way back, kept to be replayed.
-    const toProvider = (
-      await fetch(data.url!.replace(server.config.api.externalUrl, server.url), { redirect: "manual" })
-    ).headers.get("location")!;
-    const back = (await fetch(toProvider, { redirect: "manual" })).headers.get("location")!;
-    const callback = back.replace(server.config.api.externalUrl, server.url);
-    expect((await fetch(callback, { redirect: "manual" })).status).toBe(302);
-    const replayed = await fetch(callback, { redirect: "manual" });
+    const browser = new Browser(server);
+    const toProvider = (await browser.fetch(data.url!)).headers.get("location")!;
+    const callback = (await browser.fetch(toProvider)).headers.get("location")!;
+    expect((await browser.fetch(callback)).status).toBe(302);
+    const replayed = await browser.fetch(callback);
     expect(replayed.status).toBe(303);
     const refused = new URL(replayed.headers.get("location")!);
     expect(refused.origin + refused.pathname).toBe(`${SITE}/`);
@@ -216,30 +218,31 @@ describe("refusals, sent back to the app", () => {
 
   it("reads a callback POSTed as a form (Apple's form_post), and refuses a state older than five minutes", async () => {
     github.signIn(octocat);
+    const browser = new Browser(server);
     const start = async () => {
       const { data } = await client(server).signInWithOAuth({
         provider: "github",
         options: { redirectTo: `${SITE}/welcome`, skipBrowserRedirect: true },
       });
-      const toProvider = (
-        await fetch(data.url!.replace(server.config.api.externalUrl, server.url), { redirect: "manual" })
-      ).headers.get("location")!;
-      return new URL((await fetch(toProvider, { redirect: "manual" })).headers.get("location")!);
+      const toProvider = (await browser.fetch(data.url!)).headers.get("location")!;
+      return new URL((await browser.fetch(toProvider)).headers.get("location")!);
     };
+    // The provider's page POSTs across sites, which carries no SameSite=Lax cookie: the server answers with a
+    // GET of the same callback, which does.
     const posted = await start();
-    const answer = await fetch(`${server.url}/callback`, {
+    const answer = await browser.fetch(`${posted.origin}${posted.pathname}`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: posted.searchParams.toString(),
-      redirect: "manual",
     });
-    expect(answer.status).toBe(302);
-    expect(fragmentOf(new URL(answer.headers.get("location")!))["provider"]).toBe("github");
+    expect(answer.status).toBe(303);
+    const landed = await browser.browse(new URL(answer.headers.get("location")!, posted));
+    expect(fragmentOf(landed)["provider"]).toBe("github");
 
     const late = await start();
     const { schema } = server.db;
     await server.db.db.update(schema.oauthFlows).set({ createdAt: new Date(Date.now() - 301_000) });
-    const refused = await fetch(`${server.url}/callback${late.search}`, { redirect: "manual" });
+    const refused = await browser.fetch(late);
     expect(refused.status).toBe(303);
     expect(new URL(refused.headers.get("location")!).searchParams.get("error_description")).toBe(
       "OAuth state has expired",

@@ -1,4 +1,5 @@
 import { KeyRingError, parseKeyRing, type SigningAlgorithm } from "@latchkey/adapters-crypto";
+import { OAUTH_PROVIDER_NAMES } from "@latchkey/domain";
 import type { Profile } from "./config.ts";
 import { displayName, type ResolvedEnv, SETTINGS_BY_KEY } from "./env-names.ts";
 import { parseGoBool } from "./env-values.ts";
@@ -167,6 +168,33 @@ const NO_FACTOR_KEY = (env: ResolvedEnv) =>
   `(to JWT_SECRET's value, to keep every session and code working) or ` +
   `${displayName(env, "SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY")}`;
 
+/** The origin of a URL, or undefined when it does not parse (its own schema says so). */
+function originOf(url: string): string | undefined {
+  return URL.canParse(url) ? new URL(url).origin : undefined;
+}
+
+/**
+ * security: a sign-in through a provider is bound to the browser that started it by a cookie the API sets at
+ * /authorize and reads at the callback (docs/compatibility.md, "OAuth sign-ins are bound to the browser"). A
+ * callback on another origin would never see that cookie, and every sign-in would fail at its end.
+ */
+const requireCallbackOnApiOrigin: Check = (env) => {
+  const api = env.get("API_EXTERNAL_URL");
+  const apiOrigin = api === undefined ? undefined : originOf(api.value);
+  if (apiOrigin === undefined) return [];
+  return OAUTH_PROVIDER_NAMES.flatMap((provider) => {
+    const upper = provider.toUpperCase();
+    const redirect = env.get(`EXTERNAL_${upper}_REDIRECT_URI` as SettingKey);
+    if (!isTrue(env, `EXTERNAL_${upper}_ENABLED` as SettingKey) || redirect === undefined) return [];
+    const origin = originOf(redirect.value);
+    return origin === undefined || origin === apiOrigin
+      ? []
+      : [
+          `${redirect.name}: must be on ${api?.name}'s origin (${apiOrigin}), where the cookie that binds a sign-in to its browser is set; got ${origin}`,
+        ];
+  });
+};
+
 /** A check of settings of one group, run only when that group is read (`key` is one of its settings). */
 const readingOf =
   (key: SettingKey, check: Check): Check =>
@@ -182,6 +210,7 @@ const CHECKS: readonly Check[] = [
   readingOf("SMTP_HOST", requireCompleteSmtpInDevelopment),
   readingOf("MAILER_AUTOCONFIRM", refuseAutoconfirmWithUnverifiedSignIns),
   readingOf("TRACING_ENABLED", requireKnownOtlpProtocols),
+  readingOf("EXTERNAL_GITHUB_ENABLED", requireCallbackOnApiOrigin),
 ];
 
 /** Every problem across settings; with `inScope`, only those of the settings read. */

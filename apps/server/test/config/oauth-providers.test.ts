@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { publicSettings } from "../../src/http/public-settings.ts";
-import { createConfiguredOAuthProviders } from "../../src/sign-in/oauth-providers.ts";
+import { createConfiguredOAuthProviders, oauthFlowCookie } from "../../src/sign-in/oauth-providers.ts";
 import { PRODUCTION_ENV, problemsOf, production } from "./support.ts";
 
 describe("OAuth provider settings", () => {
@@ -56,5 +56,41 @@ describe("OAuth provider settings", () => {
     expect(problemsOf({ ...PRODUCTION_ENV, AUTH_EXTERNAL_IOS_BUNDLE_ID: "com.example.app" })).toEqual([
       "AUTH_EXTERNAL_IOS_BUNDLE_ID: This OAuth provider or setting is not built in Latchkey yet; remove this variable",
     ]);
+  });
+
+  it("refuses a provider's callback on another origin than the API, where the browser-binding cookie is set", () => {
+    const github = {
+      ...PRODUCTION_ENV,
+      AUTH_EXTERNAL_GITHUB_ENABLED: "true",
+      AUTH_EXTERNAL_GITHUB_CLIENT_ID: "app",
+      AUTH_EXTERNAL_GITHUB_SECRET: "s",
+    };
+    expect(problemsOf({ ...github, AUTH_EXTERNAL_GITHUB_REDIRECT_URI: "https://login.example.com/callback" })).toEqual([
+      "AUTH_EXTERNAL_GITHUB_REDIRECT_URI: must be on AUTH_API_EXTERNAL_URL's origin (https://auth.example.com), where the cookie that binds a sign-in to its browser is set; got https://login.example.com",
+    ]);
+    // Another path on the API's origin (a gateway's /auth/v1/callback) is where the cookie is scoped.
+    expect(
+      production({ ...github, AUTH_EXTERNAL_GITHUB_REDIRECT_URI: "https://auth.example.com/auth/v1/callback" }).external
+        .github.redirectUri,
+    ).toBe("https://auth.example.com/auth/v1/callback");
+    // A provider that is off is not checked.
+    expect(
+      production({ AUTH_EXTERNAL_GITLAB_REDIRECT_URI: "https://login.example.com/callback" }).external.gitlab.enabled,
+    ).toBe(false);
+  });
+
+  it("scopes the browser-binding cookie to each provider's callback path, Secure when the API is on https", () => {
+    const cookie = oauthFlowCookie(
+      production({
+        AUTH_EXTERNAL_GITHUB_ENABLED: "true",
+        AUTH_EXTERNAL_GITHUB_CLIENT_ID: "app",
+        AUTH_EXTERNAL_GITHUB_SECRET: "s",
+        AUTH_EXTERNAL_GITHUB_REDIRECT_URI: "https://auth.example.com/auth/v1/callback",
+      }),
+    );
+    expect(cookie.secure).toBe(true);
+    expect(cookie.callbackPath("github")).toBe("/auth/v1/callback");
+    expect(cookie.callbackPath("google")).toBe("/callback");
+    expect(oauthFlowCookie(production({ AUTH_API_EXTERNAL_URL: "http://localhost:9999" })).secure).toBe(false);
   });
 });

@@ -10,6 +10,7 @@ import { oauth } from "./0009_oauth.ts";
 import { mfa } from "./0010_mfa.ts";
 import { tokenIdentity } from "./0011_token_identity.ts";
 import { usedIdTokens } from "./0012_used_id_tokens.ts";
+import { browserBoundFlows } from "./0013_browser_bound_flows.ts";
 import type { Migration } from "./migration.ts";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -26,4 +27,5 @@ export const migrations: readonly Migration[] = [
   mfa,
   tokenIdentity,
   usedIdTokens,
+  browserBoundFlows,
 ];

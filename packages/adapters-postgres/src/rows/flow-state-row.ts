@@ -15,16 +15,20 @@ export function toFlowStateRow(flow: FlowState): FlowStateRow {
     providerType: flow.provider?.name ?? null,
     providerAccessToken: flow.provider?.sealedAccessToken ?? null,
     providerRefreshToken: flow.provider?.sealedRefreshToken ?? null,
+    linkProvider: flow.pendingLink?.provider ?? null,
+    linkProfile: flow.pendingLink?.profile ?? null,
     createdAt: flow.createdAt,
   };
 }
 
 /** The domain's FlowState from its row. */
 export function fromFlowStateRow(row: FlowStateRow): FlowState {
-  const { providerType, providerAccessToken, providerRefreshToken, ...rest } = row;
+  const { providerType, providerAccessToken, providerRefreshToken, linkProvider, linkProfile, ...rest } = row;
   const provider =
     providerType === null || providerAccessToken === null
       ? null
       : { name: providerType, sealedAccessToken: providerAccessToken, sealedRefreshToken: providerRefreshToken };
-  return { ...rest, provider };
+  const pendingLink =
+    linkProvider === null || linkProfile === null ? null : { provider: linkProvider, profile: linkProfile };
+  return { ...rest, provider, pendingLink };
 }

@@ -1,12 +1,13 @@
-import type { AuthMethod, CodeChallengeMethod } from "@latchkey/domain";
-import { foreignKey, index, pgTable, primaryKey, text, unique, uuid } from "drizzle-orm/pg-core";
+import type { AuthMethod, CodeChallengeMethod, ProviderProfile } from "@latchkey/domain";
+import { foreignKey, index, jsonb, pgTable, primaryKey, text, unique, uuid } from "drizzle-orm/pg-core";
 import { timestamptz } from "./columns.ts";
 import type { UsersTable } from "./users.ts";
 
 /**
  * `<ns>flow_states`: PKCE authorizations waiting for their code to be exchanged (an OAuth sign-in's with its
- * provider and the provider's tokens, sealed). The code's digest is unique, so it names one flow; the flows of a
- * deleted user go with it. The provider columns come last: a later migration added them, and ADD COLUMN appends.
+ * provider and the provider's tokens, sealed, and a linking flow's identity). The code's digest is unique, so it
+ * names one flow; the flows of a deleted user go with it. The provider and link columns come last: later migrations
+ * added them, and ADD COLUMN appends.
  */
 export function flowStatesTable(ns: string, users: UsersTable) {
   return pgTable(
@@ -22,6 +23,8 @@ export function flowStatesTable(ns: string, users: UsersTable) {
       providerType: text("provider_type"),
       providerAccessToken: text("provider_access_token"),
       providerRefreshToken: text("provider_refresh_token"),
+      linkProvider: text("link_provider"),
+      linkProfile: jsonb("link_profile").$type<ProviderProfile>(),
     },
     (t) => [
       primaryKey({ name: `${ns}flow_states_pkey`, columns: [t.id] }),

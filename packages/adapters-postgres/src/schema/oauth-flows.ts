@@ -5,7 +5,8 @@ import type { UsersTable } from "./users.ts";
 
 /**
  * `<ns>oauth_flows`: sign-ins at external providers between /authorize and /callback, each taken once. A flow for
- * an invited or a linking user goes with that user.
+ * an invited or a linking user goes with that user. The browser binding's column comes last: a later migration
+ * added it, and ADD COLUMN appends.
  */
 export function oauthFlowsTable(ns: string, users: UsersTable) {
   return pgTable(
@@ -20,6 +21,7 @@ export function oauthFlowsTable(ns: string, users: UsersTable) {
       linkingTargetId: uuid("linking_target_id"),
       sealedSecret: text("sealed_secret"),
       createdAt: timestamptz("created_at").notNull(),
+      browserBindingHash: text("browser_binding_hash"),
     },
     (t) => [
       primaryKey({ name: `${ns}oauth_flows_pkey`, columns: [t.id] }),

@@ -19,6 +19,11 @@ export interface OAuthFlow {
   readonly linkingTargetId: string | null;
   /** What the provider's exchange needs and only this server may know (a PKCE verifier), sealed. */
   readonly sealedSecret: string | null;
+  /**
+   * The digest of the secret the browser that went to /authorize was given (a cookie): the callback must bring it
+   * back. Null for a linking flow, which is bound to its user's code verifier instead (complete-sign-in.ts).
+   */
+  readonly browserBindingHash: string | null;
   readonly createdAt: Date;
 }
 

@@ -1,4 +1,4 @@
-import { createAuth } from "../auth.ts";
+import { type Auth, createAuth } from "../auth.ts";
 import { createInMemoryRateLimiter } from "../in-memory/rate-limiter.ts";
 import type { AuthPolicy } from "../policy.ts";
 import type { Ports } from "../ports/index.ts";
@@ -48,7 +48,7 @@ export function createTestAuth(options: TestAuthOptions = {}) {
     ...options.ports,
   };
   const policy = testPolicy(options.policy);
-  const auth = createAuth(ports, policy);
+  const auth = inOneBrowser(createAuth(ports, policy));
 
   /** Delivers everything the outbox holds that is due. */
   const deliver = async () => {
@@ -91,3 +91,23 @@ export function createTestAuth(options: TestAuthOptions = {}) {
 }
 
 export type TestAuth = ReturnType<typeof createTestAuth>;
+
+/**
+ * The Auth facade as one browser uses it: what /authorize gives the browser to keep (the flow's cookie) is kept and
+ * brought back to /callback, unless a test passes its own `browserBinding` (another browser: `undefined`).
+ */
+function inOneBrowser(auth: Auth): Auth {
+  const kept = new Map<string, string>();
+  return {
+    ...auth,
+    oauth: {
+      ...auth.oauth,
+      start: async (input) => {
+        const started = await auth.oauth.start(input);
+        if (started.browserBinding) kept.set(started.browserBinding.flowId, started.browserBinding.secret);
+        return started;
+      },
+      complete: (input) => auth.oauth.complete({ browserBinding: (flowId) => kept.get(flowId), ...input }),
+    },
+  };
+}

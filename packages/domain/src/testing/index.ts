@@ -15,6 +15,7 @@ export { context, failsWith } from "./fails-with.ts";
 export { FakeOAuthProvider, fakeProfile, providerEmail } from "./fake-oauth-provider.ts";
 export { FastPasswordHasher, OUTDATED_PREFIX } from "./fast-password-hasher.ts";
 export { createInMemoryStores } from "./in-memory-stores.ts";
+export { type LinkOutcome, linkThroughProvider, PKCE_EXAMPLE } from "./link-through-provider.ts";
 export { nodeRandom } from "./node-random.ts";
 export { RecordingFlowEvents } from "./recording-flow-events.ts";
 export { describeIfAvailable, skipAllIfMissing } from "./skips.ts";

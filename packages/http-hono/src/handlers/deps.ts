@@ -20,6 +20,16 @@ export type ReadinessReport = Readonly<Record<string, "ok" | "unavailable">>;
  */
 export type Readiness = () => Promise<ReadinessReport>;
 
+/**
+ * The cookie that binds an OAuth sign-in to the browser that went to /authorize: sent only to the provider's
+ * callback (its redirect URI's path), and `Secure` when the API is served over https.
+ */
+export interface OAuthFlowCookie {
+  readonly secure: boolean;
+  /** The path of the provider's callback, as the browser sees it. */
+  callbackPath(provider: string): string;
+}
+
 /** What handlers are made from. */
 export interface HandlerDeps {
   readonly auth: Auth;
@@ -29,4 +39,5 @@ export interface HandlerDeps {
   readonly actionLink: ActionLink;
   readonly signingKeys: SigningKeys;
   readonly readiness: Readiness;
+  readonly oauthFlowCookie: OAuthFlowCookie;
 }

@@ -1,5 +1,6 @@
-import type { CompleteOAuthResult } from "@latchkey/domain";
+import { type CompleteOAuthResult, OAUTH_FLOW_LIFETIME_SECONDS } from "@latchkey/domain";
 import type { Context, Handler } from "hono";
+import { getCookie, setCookie } from "hono/cookie";
 import type { AppEnv } from "../app-env.ts";
 import { asAuthError } from "../errors/error-response.ts";
 import { statusOf } from "../errors/error-status.ts";
@@ -22,11 +23,28 @@ function startInput(c: Context<AppEnv>) {
   };
 }
 
-/** GET /authorize: off to the provider. */
+/** The cookie of one flow: a browser may have several sign-ins under way, one a tab. */
+const flowCookieName = (flowId: string) => `latchkey-oauth-${flowId}`;
+
+/**
+ * GET /authorize: off to the provider, the browser keeping the flow's secret (a cookie for the provider's callback
+ * alone, as long as the flow lives) so that the sign-in can end only in this browser.
+ */
 export const authorize =
-  ({ auth }: HandlerDeps): Handler<AppEnv> =>
+  ({ auth, oauthFlowCookie }: HandlerDeps): Handler<AppEnv> =>
   async (c) => {
-    const { url } = await auth.oauth.start(startInput(c));
+    const { url, browserBinding } = await auth.oauth.start(startInput(c));
+    if (browserBinding) {
+      setCookie(c, flowCookieName(browserBinding.flowId), browserBinding.secret, {
+        path: oauthFlowCookie.callbackPath(browserBinding.provider),
+        maxAge: OAUTH_FLOW_LIFETIME_SECONDS,
+        httpOnly: true,
+        secure: oauthFlowCookie.secure,
+        // Sent on the top-level GET that brings the browser back from the provider, never on requests other
+        // sites make (a form POST callback is turned into such a GET first: see `callback`).
+        sameSite: "Lax",
+      });
+    }
     return c.redirect(url, 302);
   };
 
@@ -54,21 +72,37 @@ export const unlinkIdentity =
     return c.json({});
   };
 
+/**
+ * POST /callback (Apple's form_post): the form's fields sent on to GET /callback as its query. A browser sends the
+ * flow's SameSite=Lax cookie with a top-level GET from another site, not with another site's POST, so the
+ * callback proper must be a GET; the relative `?…` keeps the path the browser used, whatever a proxy put before it.
+ */
+export const formCallback = (): Handler<AppEnv> => async (c) => {
+  const query = new URLSearchParams(await readForm(c)).toString();
+  return c.redirect(`?${query}`, 303);
+};
+
 /** Codes whose failure a browser app is told as `access_denied`, as GoTrue does. */
 const DENIED = new Set(["signup_disabled", "user_banned", "provider_email_needs_verification"]);
 
 /**
- * GET and POST /callback (Apple posts a form): where the provider sends the browser back. It always ends in a
- * redirect: a bad state to SITE_URL with the error in the query, anything else to the flow's target, a session in
- * the fragment (implicit flow) or a code in the query (PKCE), an error in both.
+ * GET /callback: where the provider sends the browser back, with the secret the browser kept since /authorize. It
+ * always ends in a redirect: a bad state (or another browser's) to SITE_URL with the error in the query, anything
+ * else to the flow's target, a session in the fragment (implicit flow) or a code in the query (PKCE), an error in
+ * both.
  */
 export const callback =
   ({ auth }: HandlerDeps): Handler<AppEnv> =>
   async (c) => {
-    const params = c.req.method === "POST" ? await readForm(c) : Object.fromEntries(new URL(c.req.url).searchParams);
+    // The flow's cookie stays until it expires with the flow: the flow itself is used up below, whatever happens.
+    const params = Object.fromEntries(new URL(c.req.url).searchParams);
     let result: CompleteOAuthResult;
     try {
-      result = await auth.oauth.complete({ params, context: c.get("caller") });
+      result = await auth.oauth.complete({
+        params,
+        browserBinding: (flowId) => getCookie(c, flowCookieName(flowId)),
+        context: c.get("caller"),
+      });
     } catch (thrown) {
       const error = asAuthError(thrown);
       const status = statusOf(error, c.get("endpoint"));

@@ -97,6 +97,7 @@ function anOAuthFlow(overrides: Partial<OAuthFlow> = {}): OAuthFlow {
     inviteUserId: null,
     linkingTargetId: null,
     sealedSecret: null,
+    browserBindingHash: null,
     createdAt: t("17:00:00.000"),
     ...overrides,
   };
@@ -445,6 +446,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
           codeChallengeMethod: "s256",
           authenticationMethod: "magiclink",
           provider: null,
+          pendingLink: null,
           createdAt: t("16:00:00.000"),
         };
         await stores.flowStates.insert(flow);
@@ -1637,6 +1639,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
           codeChallengeMethod: "plain",
           authenticationMethod: "magiclink",
           provider: null,
+          pendingLink: null,
           createdAt: t("16:00:00.123"),
         };
         await stores.flowStates.insert(flow);
@@ -1659,6 +1662,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
           codeChallengeMethod: "s256",
           authenticationMethod: "oauth",
           provider,
+          pendingLink: null,
           createdAt: t("16:30:00.789"),
         });
         const flows = [
@@ -1668,6 +1672,32 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         ];
         for (const flow of flows) await stores.flowStates.insert(flow);
         for (const flow of flows) expect(await stores.flowStates.consume(flow.authCodeHash)).toEqual(flow);
+      });
+
+      it("keeps a linking flow's identity, its profile as it came", async () => {
+        const user = aUser();
+        await stores.users.insert(user);
+        const profile = {
+          subject: "gh-4242",
+          claims: { iss: "https://github.example", sub: "gh-4242", name: "Zoë", custom_claims: { teams: ["a", "b"] } },
+          emails: [
+            { address: "zoe@example.com", verified: true, primary: true },
+            { address: "Zoe@Work.Example", verified: false, primary: false },
+          ],
+        };
+        const flow: FlowState = {
+          id: uuid(),
+          authCodeHash: digest(),
+          userId: user.id,
+          codeChallenge: "f".repeat(43),
+          codeChallengeMethod: "s256",
+          authenticationMethod: "oauth",
+          provider: { name: "github", sealedAccessToken: "sealed-access", sealedRefreshToken: null },
+          pendingLink: { provider: "github", profile },
+          createdAt: t("16:40:00.001"),
+        };
+        await stores.flowStates.insert(flow);
+        expect(await stores.flowStates.consume(flow.authCodeHash)).toEqual(flow);
       });
     });
 
@@ -1684,6 +1714,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
           inviteUserId: invited.id,
           linkingTargetId: linking.id,
           sealedSecret: `sealed-${uuid()}`,
+          browserBindingHash: digest(),
           createdAt: t("17:00:00.456"),
         });
         const bare = anOAuthFlow({ createdAt: t("17:00:01.001") });

@@ -1,11 +1,13 @@
 import { AuthError, isAuthError } from "../../errors.ts";
+import type { PendingLink } from "../../model/flow-state.ts";
 import { OAUTH_FLOW_LIFETIME_SECONDS, type OAuthFlow } from "../../model/oauth-flow.ts";
 import { isUuid } from "../../model/uuid.ts";
 import type { ProviderTokens } from "../../ports/oauth-provider.ts";
+import type { Stores } from "../../ports/stores.ts";
 import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
 import { grantSignIn, openSession } from "../sessions/sessions.ts";
 import { issueAuthCode } from "../sign-in/auth-code.ts";
-import { linkIdentityToUser } from "./link-identity.ts";
+import { oauthBindingDigest } from "../verification/digests.ts";
 import { providerFailed } from "./provider-failure.ts";
 import { needsVerification, onceMoreIfRaced, signInWithProviderProfile } from "./provider-sign-in.ts";
 import { enabledProvider } from "./start-sign-in.ts";
@@ -13,6 +15,8 @@ import { enabledProvider } from "./start-sign-in.ts";
 export interface CompleteOAuthInput {
   /** The callback's parameters: the query of a GET, the form of a POST. */
   readonly params: Readonly<Record<string, string>>;
+  /** The secret the browser kept since /authorize for the flow `state` names (StartedOAuth.browserBinding). */
+  readonly browserBinding?: ((flowId: string) => string | undefined) | undefined;
   readonly context: RequestContext;
 }
 
@@ -39,6 +43,7 @@ export type CompleteOAuthResult = { readonly redirectTo: string } & (
  */
 export async function completeOAuth(deps: Deps, input: CompleteOAuthInput): Promise<CompleteOAuthResult> {
   const flow = await takeFlow(deps, input.params["state"]);
+  assertSameBrowser(deps, flow, input.browserBinding?.(flow.id));
   const { redirectTo } = flow;
   const error = input.params["error"];
   if (error) return { kind: "provider_error", redirectTo, error, description: input.params["error_description"] };
@@ -63,6 +68,19 @@ async function takeFlow(deps: Deps, state: string | undefined): Promise<OAuthFlo
   return flow;
 }
 
+/**
+ * security: a sign-in ends only in the browser that started it, so that a callback URL someone else started (with
+ * their account at the provider) cannot sign its opener in to their account. The flow is used up either way.
+ */
+function assertSameBrowser(deps: Deps, flow: OAuthFlow, presented: string | undefined): void {
+  if (flow.browserBindingHash === null) return;
+  if (
+    presented === undefined ||
+    !deps.secrets.equal(oauthBindingDigest(deps.secrets, presented), flow.browserBindingHash)
+  )
+    throw new AuthError("bad_oauth_state", "OAuth state was not started in this browser");
+}
+
 type Completion =
   | { kind: "session"; grant: SessionGrant; provider: string; tokens: ProviderTokens }
   | { kind: "auth_code"; authCode: string };
@@ -73,45 +91,46 @@ async function complete(deps: Deps, flow: OAuthFlow, input: CompleteOAuthInput):
   const signIn = await provider.complete({ params: input.params, secret }).catch((error: unknown) => {
     throw providerFailed(error, input.params["code"] ?? "");
   });
+  const pkce =
+    flow.codeChallenge !== null && flow.codeChallengeMethod !== null
+      ? { challenge: flow.codeChallenge, method: flow.codeChallengeMethod }
+      : null;
+  const codeOf = (stores: Stores, userId: string, pendingLink: PendingLink | null) =>
+    issueAuthCode(deps, stores, {
+      userId,
+      pkce: pkce!,
+      authenticationMethod: "oauth",
+      provider: {
+        name: provider.name,
+        sealedAccessToken: deps.secrets.seal(signIn.tokens.accessToken),
+        sealedRefreshToken: signIn.tokens.refreshToken === null ? null : deps.secrets.seal(signIn.tokens.refreshToken),
+      },
+      pendingLink,
+      // The code's five minutes count from /authorize, as GoTrue's do.
+      createdAt: flow.createdAt,
+    });
+  if (flow.linkingTargetId !== null) {
+    // A linking flow (GET /user/identities/authorize) ends in a code: the identity is linked, and the user signed
+    // in, when the code is exchanged with the verifier of the user who asked (exchange-auth-code.ts).
+    if (pkce === null) throw new AuthError("validation_failed", "Linking an identity needs the PKCE flow");
+    const userId = flow.linkingTargetId;
+    const pendingLink = { provider: provider.name, profile: signIn.profile };
+    return { kind: "auth_code", authCode: await deps.tx.run((stores) => codeOf(stores, userId, pendingLink)) };
+  }
   let signedUp = false;
   const outcome = await onceMoreIfRaced(() =>
     deps.tx.run(async (stores) => {
-      // A linking flow (GET /user/identities/authorize) ends signed in as the user it linked to, as GoTrue's does.
-      const result =
-        flow.linkingTargetId === null
-          ? await signInWithProviderProfile(deps, stores, {
-              provider: provider.name,
-              profile: signIn.profile,
-              emailOptional: provider.emailOptional,
-              inviteUserId: flow.inviteUserId,
-              redirectTo: flow.redirectTo,
-              context: input.context,
-            })
-          : await linkIdentityToUser(deps, stores, {
-              userId: flow.linkingTargetId,
-              provider: provider.name,
-              profile: signIn.profile,
-              redirectTo: flow.redirectTo,
-              context: input.context,
-            });
+      const result = await signInWithProviderProfile(deps, stores, {
+        provider: provider.name,
+        profile: signIn.profile,
+        emailOptional: provider.emailOptional,
+        inviteUserId: flow.inviteUserId,
+        redirectTo: flow.redirectTo,
+        context: input.context,
+      });
       signedUp = result.signedUp === true;
       if (result.kind === "needs_verification") return result;
-      if (flow.codeChallenge !== null && flow.codeChallengeMethod !== null) {
-        const authCode = await issueAuthCode(deps, stores, {
-          userId: result.user.id,
-          pkce: { challenge: flow.codeChallenge, method: flow.codeChallengeMethod },
-          authenticationMethod: "oauth",
-          provider: {
-            name: provider.name,
-            sealedAccessToken: deps.secrets.seal(signIn.tokens.accessToken),
-            sealedRefreshToken:
-              signIn.tokens.refreshToken === null ? null : deps.secrets.seal(signIn.tokens.refreshToken),
-          },
-          // The code's five minutes count from /authorize, as GoTrue's do.
-          createdAt: flow.createdAt,
-        });
-        return { kind: "auth_code" as const, authCode };
-      }
+      if (pkce !== null) return { kind: "auth_code" as const, authCode: await codeOf(stores, result.user.id, null) };
       return {
         kind: "session" as const,
         user: result.user,
@@ -123,12 +142,8 @@ async function complete(deps: Deps, flow: OAuthFlow, input: CompleteOAuthInput):
   if (signedUp) deps.events.record({ kind: "signed_up", provider: provider.name });
   switch (outcome.kind) {
     case "needs_verification":
-      // Committed: the confirmation mail is on its way. GoTrue says so in the same words when linking.
-      throw needsVerification(
-        outcome.provider,
-        true,
-        flow.linkingTargetId !== null ? "email_not_confirmed" : "provider_email_needs_verification",
-      );
+      // Committed: the confirmation mail is on its way.
+      throw needsVerification(outcome.provider, true);
     case "auth_code":
       return outcome;
     case "session":

@@ -4,6 +4,7 @@ import { aUser } from "../../testing/builders.ts";
 import { createTestAuth, type TestAuth, type TestAuthOptions } from "../../testing/create-test-auth.ts";
 import { context, failsWith } from "../../testing/fails-with.ts";
 import { FakeOAuthProvider, fakeProfile, providerEmail } from "../../testing/fake-oauth-provider.ts";
+import { linkThroughProvider, PKCE_EXAMPLE } from "../../testing/link-through-provider.ts";
 import { totpCode, totpStep } from "../../testing/test-totp.ts";
 import type { CompleteOAuthResult } from "./complete-sign-in.ts";
 
@@ -204,11 +205,7 @@ describe("H2: unlinking the identity the account's email came with", () => {
       context,
     });
     const principal = await testAuth.auth.authenticate({ accessToken: grant.accessToken });
-    await testAuth.auth.oauth.start({ provider: "github", params: [], linkingTarget: principal });
-    const linked = await testAuth.auth.oauth.complete({
-      params: { state: testAuth.attackersGithub.lastState, code: "abc" },
-      context,
-    });
+    const linked = await linkThroughProvider(testAuth, testAuth.attackersGithub, principal);
     expect(linked.kind).toBe("session");
     return { account, principal };
   }
@@ -236,8 +233,7 @@ describe("H2: unlinking the identity the account's email came with", () => {
     const { account, principal } = await withUnverifiedLink(testAuth);
     testAuth.clock.advance({ minutes: 10 });
     testAuth.google.profile = fakeProfile("go-mallory", [providerEmail("mallory@gmail.example", true)]);
-    await testAuth.auth.oauth.start({ provider: "google", params: [], linkingTarget: principal });
-    await testAuth.auth.oauth.complete({ params: { state: testAuth.google.lastState, code: "abc" }, context });
+    expect((await linkThroughProvider(testAuth, testAuth.google, principal)).kind).toBe("session");
     testAuth.clock.advance({ minutes: 10 });
     await testAuth.auth.oauth.unlinkIdentity({ principal, identityId: account.identities[0]!.id, context });
 
@@ -317,9 +313,8 @@ describe("L4: linking and unlinking with a second factor verified", () => {
     // A new sign-in with the password only: aal1.
     const aal1 = await testAuth.auth.authenticate({ accessToken: (await signIn()).accessToken });
     expect(aal1.session?.aal).toBe("aal1");
-    const link = (principal: typeof aal1) =>
-      testAuth.auth.oauth.start({ provider: "google", params: [], linkingTarget: principal });
-    await failsWith("insufficient_aal", link(aal1));
+    const refused = await linkThroughProvider(testAuth, testAuth.google, aal1).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: "insufficient_aal" });
     await failsWith(
       "insufficient_aal",
       testAuth.auth.oauth.unlinkIdentity({ principal: aal1, identityId: account.identities[0]!.id, context }),
@@ -327,11 +322,82 @@ describe("L4: linking and unlinking with a second factor verified", () => {
 
     const aal2 = await testAuth.auth.authenticate({ accessToken: raised.accessToken });
     expect(aal2.session?.aal).toBe("aal2");
-    await link(aal2);
-    const linked = await testAuth.auth.oauth.complete({
-      params: { state: testAuth.google.lastState, code: "abc" },
+    expect((await linkThroughProvider(testAuth, testAuth.google, aal2)).kind).toBe("session");
+  });
+});
+
+describe("M3 and L1: an OAuth flow completed in another browser", () => {
+  it("L1: a sign-in's callback opened where /authorize was not refuses, signing no one in", async () => {
+    const testAuth = withProviders();
+    testAuth.attackersGithub.profile = fakeProfile("gh-mallory", [providerEmail("mallory@evil.example", true)]);
+    // The attacker starts a sign-in, stops at the callback URL, and has the victim open it.
+    await testAuth.auth.oauth.start({ provider: "github", params: [] });
+    const params = { state: testAuth.attackersGithub.lastState, code: "abc" };
+    const opened = testAuth.auth.oauth.complete({ params, context, browserBinding: undefined });
+    const error = await failsWith("bad_oauth_state", opened);
+    expect(error.message).toBe("OAuth state was not started in this browser");
+    expect(await testAuth.stores.users.findByEmail("mallory@evil.example")).toBeNull();
+    // Used up: not even the attacker's browser can finish it now.
+    await failsWith("bad_oauth_state", testAuth.auth.oauth.complete({ params, context }));
+  });
+
+  it("M3: a link asked for without PKCE is refused, before the provider is asked", async () => {
+    const testAuth = withProviders({ manualLinkingEnabled: true });
+    const account = aUser({
+      email: "mallory@evil.example",
+      passwordHash: await testAuth.hasher.hash(attackersPassword),
+    });
+    await testAuth.stores.users.insert(account);
+    const grant = await testAuth.auth.signInWithPassword({
+      email: account.email!,
+      password: attackersPassword,
       context,
     });
-    expect(linked.kind).toBe("session");
+    const principal = await testAuth.auth.authenticate({ accessToken: grant.accessToken });
+    const error = await failsWith(
+      "validation_failed",
+      testAuth.auth.oauth.start({ provider: "google", params: [], linkingTarget: principal }),
+    );
+    expect(error.message).toContain("PKCE");
+    expect(testAuth.google.authorizeRequests).toHaveLength(0);
+  });
+
+  it("M3: the attacker's link URL completed by the victim at the provider links the victim's identity to no one", async () => {
+    const testAuth = withProviders({ manualLinkingEnabled: true });
+    const account = aUser({
+      email: "mallory@evil.example",
+      passwordHash: await testAuth.hasher.hash(attackersPassword),
+    });
+    await testAuth.stores.users.insert(account);
+    const grant = await testAuth.auth.signInWithPassword({
+      email: account.email!,
+      password: attackersPassword,
+      context,
+    });
+    const attacker = await testAuth.auth.authenticate({ accessToken: grant.accessToken });
+    await testAuth.auth.oauth.start({
+      provider: "google",
+      params: [],
+      linkingTarget: attacker,
+      codeChallenge: PKCE_EXAMPLE.challenge,
+      codeChallengeMethod: "s256",
+    });
+    // The victim signs in at Google through the attacker's URL: the callback runs in the victim's browser.
+    const called = await testAuth.auth.oauth.complete({
+      params: { state: testAuth.google.lastState, code: "abc" },
+      context,
+      browserBinding: undefined,
+    });
+    if (called.kind !== "auth_code") throw new Error(`expected a code, got ${called.kind}`);
+    expect(await testAuth.stores.identities.find("google", "go-victim")).toBeNull();
+    // The code lands in the victim's browser, whose app holds no verifier of the attacker's.
+    await failsWith(
+      "bad_code_verifier",
+      testAuth.auth.exchangeAuthCode({ authCode: called.authCode, codeVerifier: "v".repeat(43), context }),
+    );
+    expect(await testAuth.stores.identities.find("google", "go-victim")).toBeNull();
+    expect((await testAuth.stores.users.findById(account.id))?.identities.map((each) => each.provider)).toEqual([
+      "email",
+    ]);
   });
 });

@@ -4,7 +4,7 @@ import { aUser } from "../../testing/builders.ts";
 import { createTestAuth, type TestAuth, type TestAuthOptions } from "../../testing/create-test-auth.ts";
 import { context, failsWith } from "../../testing/fails-with.ts";
 import { FakeOAuthProvider, fakeProfile, providerEmail } from "../../testing/fake-oauth-provider.ts";
-import type { Principal } from "../deps.ts";
+import { type LinkOutcome, linkThroughProvider } from "../../testing/link-through-provider.ts";
 import type { CompleteOAuthResult } from "./complete-sign-in.ts";
 
 const password = "ada-password";
@@ -39,11 +39,8 @@ async function signedIn(testAuth: TestAuth, email = "ada@example.com") {
   return testAuth.auth.authenticate({ accessToken: grant.accessToken });
 }
 
-/** GET /user/identities/authorize then /callback. */
-async function linkThrough(testAuth: TestAuth, provider: FakeOAuthProvider, principal: Principal) {
-  await testAuth.auth.oauth.start({ provider: provider.name, params: [], linkingTarget: principal });
-  return testAuth.auth.oauth.complete({ params: { state: provider.lastState, code: "abc" }, context });
-}
+/** GET /user/identities/authorize, /callback, then the code exchanged. */
+const linkThrough = linkThroughProvider;
 
 /** /authorize then /callback, signing in. */
 async function signInThrough(testAuth: TestAuth, provider: FakeOAuthProvider) {
@@ -51,14 +48,14 @@ async function signInThrough(testAuth: TestAuth, provider: FakeOAuthProvider) {
   return testAuth.auth.oauth.complete({ params: { state: provider.lastState, code: "abc" }, context });
 }
 
-function sessionOf(result: CompleteOAuthResult) {
+function sessionOf<R extends CompleteOAuthResult | LinkOutcome>(result: R): Extract<R, { kind: "session" }> {
   if (result.kind !== "session") {
     throw new Error(`expected a session, got ${result.kind}${result.kind === "failed" ? ` ${result.error.code}` : ""}`);
   }
-  return result;
+  return result as Extract<R, { kind: "session" }>;
 }
 
-function failureOf(result: CompleteOAuthResult, code: AuthError["code"]): AuthError {
+function failureOf(result: CompleteOAuthResult | LinkOutcome, code: AuthError["code"]): AuthError {
   expect(result.kind).toBe("failed");
   if (result.kind !== "failed") throw new Error("expected a failure");
   expect(result.error.code).toBe(code);
@@ -119,7 +116,7 @@ describe("manual linking", () => {
       ["github", "gh-1"],
     ]);
     expect(user.appMetadata).toEqual({ provider: "email", providers: ["email", "github"] });
-    expect(result.tokens).toEqual(testAuth.github.tokens);
+    expect(result.grant.providerTokens).toEqual(testAuth.github.tokens);
     const github = user.identities.find((identity) => identity.provider === "github")!;
     expect(await auditOf(testAuth)).toContainEqual({
       action: "identity_linked",

@@ -6,7 +6,7 @@ import { chooseRedirect } from "../../model/redirect.ts";
 import { hasVerifiedFactor } from "../../model/user.ts";
 import type { OAuthProvider } from "../../ports/oauth-provider.ts";
 import type { Deps, LinkRequest, Principal } from "../deps.ts";
-import { linkTokenDigest } from "../verification/digests.ts";
+import { linkTokenDigest, oauthBindingDigest } from "../verification/digests.ts";
 import { providerFailed } from "./provider-failure.ts";
 
 export interface StartOAuthInput extends LinkRequest {
@@ -65,7 +65,14 @@ export function enabledProvider(deps: Deps, name: string): OAuthProvider {
  * GET /authorize (and /user/identities/authorize): starts a sign-in at a provider. The flow is stored under a new
  * id, which is the `state` the provider hands back; the answer is where to send the browser.
  */
-export async function startOAuth(deps: Deps, input: StartOAuthInput): Promise<{ url: string }> {
+export interface StartedOAuth {
+  /** Where to send the browser. */
+  readonly url: string;
+  /** A sign-in's: what the browser must keep until /callback (a cookie named after the flow), never shown. */
+  readonly browserBinding?: { readonly flowId: string; readonly secret: string; readonly provider: string };
+}
+
+export async function startOAuth(deps: Deps, input: StartOAuthInput): Promise<StartedOAuth> {
   if (input.linkingTarget) requireLinkingAllowed(deps, input.linkingTarget);
   const provider = enabledProvider(deps, input.provider);
   const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
@@ -79,7 +86,19 @@ export async function startOAuth(deps: Deps, input: StartOAuthInput): Promise<{ 
     inviteUserId = invite.userId;
   }
 
+  if (input.linkingTarget && pkce === null) {
+    // security: a link is made when its code is exchanged with the verifier of the user who asked for it, not by
+    // whatever browser comes back from the provider (docs/compatibility.md, "OAuth sign-in").
+    throw new AuthError(
+      "validation_failed",
+      "Linking an identity needs the PKCE flow (a code_challenge): the link is made when its code is exchanged",
+    );
+  }
+
   const id = deps.random.uuid();
+  // A sign-in is bound to the browser that came here: it is given a secret (the HTTP layer's cookie), which the
+  // callback must bring back. A link, asked for by an app's request rather than a browser, is bound by PKCE.
+  const binding = input.linkingTarget ? undefined : deps.random.token(32);
   const scopes = (input.scopes ?? "").split(/[\s,]+/).filter((scope) => scope !== "");
   const params = input.params.filter(([name]) => !RESERVED_AUTHORIZE_PARAMS.has(name.toLowerCase()));
   const start = await provider.authorize({ state: id, scopes, params }).catch((error: unknown) => {
@@ -94,7 +113,9 @@ export async function startOAuth(deps: Deps, input: StartOAuthInput): Promise<{ 
     inviteUserId,
     linkingTargetId: input.linkingTarget?.user.id ?? null,
     sealedSecret: start.secret === undefined ? null : deps.secrets.seal(start.secret),
+    browserBindingHash: binding === undefined ? null : oauthBindingDigest(deps.secrets, binding),
     createdAt: deps.clock.now(),
   });
-  return { url: start.url };
+  const browserBinding = binding === undefined ? undefined : { flowId: id, secret: binding, provider: provider.name };
+  return { url: start.url, ...(browserBinding ? { browserBinding } : {}) };
 }

@@ -11,7 +11,10 @@ import { authCodeDigest } from "../verification/digests.ts";
 export async function issueAuthCode(
   deps: Deps,
   stores: Stores,
-  flow: Pick<FlowState, "userId" | "authenticationMethod" | "provider" | "createdAt"> & { pkce: PkceChallenge },
+  flow: Pick<FlowState, "userId" | "authenticationMethod" | "provider" | "createdAt"> & {
+    pkce: PkceChallenge;
+    pendingLink?: FlowState["pendingLink"];
+  },
 ): Promise<string> {
   const authCode = deps.random.token(32);
   await stores.flowStates.insert({
@@ -22,6 +25,7 @@ export async function issueAuthCode(
     codeChallengeMethod: flow.pkce.method,
     authenticationMethod: flow.authenticationMethod,
     provider: flow.provider,
+    pendingLink: flow.pendingLink ?? null,
     createdAt: flow.createdAt,
   });
   return authCode;

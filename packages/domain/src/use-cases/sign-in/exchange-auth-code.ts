@@ -5,6 +5,8 @@ import { isBanned } from "../../model/user.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
 import { recordAudit } from "../audit.ts";
 import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
+import { linkIdentityToUser } from "../oauth/link-identity.ts";
+import { needsVerification } from "../oauth/provider-sign-in.ts";
 import { grantSignIn, openSession } from "../sessions/sessions.ts";
 import { authCodeDigest } from "../verification/digests.ts";
 
@@ -16,7 +18,8 @@ export interface ExchangeAuthCodeInput {
 
 /**
  * POST /token?grant_type=pkce: trades the code a PKCE link led to, with the verifier only the browser that asked
- * for the link holds, for a session. A code is tried once: right, wrong or late, it is gone.
+ * for the link holds, for a session. A code is tried once: right, wrong or late, it is gone. A linking flow's code
+ * links its identity first (complete-sign-in.ts).
  */
 export async function exchangeAuthCode(deps: Deps, input: ExchangeAuthCodeInput): Promise<SessionGrant> {
   await limitPerClient(deps, "token", input.context);
@@ -35,11 +38,25 @@ export async function exchangeAuthCode(deps: Deps, input: ExchangeAuthCodeInput)
   }
 
   const opened = await deps.tx.run(async (stores) => {
-    const user = await stores.users.findById(flow.userId);
+    const found = await stores.users.findById(flow.userId, { forUpdate: flow.pendingLink !== null });
     // A user deleted (softly) since the link was followed signs in no more.
-    if (!user || user.deletedAt !== null)
+    if (!found || found.deletedAt !== null)
       throw new AuthError("flow_state_not_found", "invalid flow state, no valid flow state found");
-    if (isBanned(user, now)) throw new AuthError("user_banned", messages.userBanned);
+    if (isBanned(found, now)) throw new AuthError("user_banned", messages.userBanned);
+    let user = found;
+    if (flow.pendingLink !== null) {
+      // A linking flow: the identity joins the user who asked for the link, now that their verifier came back.
+      const linked = await linkIdentityToUser(deps, stores, {
+        userId: flow.userId,
+        provider: flow.pendingLink.provider,
+        profile: flow.pendingLink.profile,
+        redirectTo: deps.policy.redirect.siteUrl,
+        context: input.context,
+      });
+      // Committed with its confirmation mail; the client hears that the address waits (GoTrue's words).
+      if (linked.kind === "needs_verification") return linked;
+      user = linked.user;
+    }
     const signedIn = { ...user, lastSignInAt: now };
     await stores.users.update(signedIn);
     await recordAudit(deps, stores, {
@@ -48,8 +65,10 @@ export async function exchangeAuthCode(deps: Deps, input: ExchangeAuthCodeInput)
       context: input.context,
       traits: { provider: flow.provider?.name ?? "email", method: flow.authenticationMethod },
     });
-    return { user: signedIn, ...(await openSession(deps, stores, signedIn, flow.authenticationMethod, input.context)) };
+    const session = await openSession(deps, stores, signedIn, flow.authenticationMethod, input.context);
+    return { kind: "signed_in" as const, user: signedIn, ...session };
   });
+  if (opened.kind === "needs_verification") throw needsVerification(opened.provider, true, "email_not_confirmed");
   const grant = await grantSignIn(deps, opened.user, opened.session, opened.refreshToken, flow.provider?.name);
   if (flow.provider === null) return grant;
   const { sealedAccessToken, sealedRefreshToken } = flow.provider;

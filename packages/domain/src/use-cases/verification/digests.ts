@@ -16,6 +16,10 @@ export const authCodeDigest = (secrets: Secrets, code: string): string => secret
 /** An id_token signed in with (grant_type=id_token), remembered so that it signs in once. */
 export const idTokenDigest = (secrets: Secrets, idToken: string): string => secrets.digest(`id-token:${idToken}`);
 
+/** The secret the browser of an OAuth sign-in keeps (a cookie) from /authorize to /callback. */
+export const oauthBindingDigest = (secrets: Secrets, secret: string): string =>
+  secrets.digest(`oauth-binding:${secret}`);
+
 /** A phone factor's texted code, bound to its challenge. */
 export const mfaCodeDigest = (secrets: Secrets, challengeId: string, code: string): string =>
   secrets.digest(`mfa:${challengeId}:${code}`);
