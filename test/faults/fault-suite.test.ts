@@ -9,8 +9,12 @@ import "./checks/redis-outage.ts";
 import "./checks/postgres-outage.ts";
 import "./checks/full-postgres.ts";
 import "./checks/sigterm.ts";
+import "./checks/sigterm-connections.ts";
 import "./checks/locked-table.ts";
+import "./checks/read-only-database.ts";
+import "./checks/readiness.ts";
 import "./checks/server-kill.ts";
+import "./checks/oidc-issuer-down.ts";
 
 // Whatever a check started (clusters, Redis, servers, sinks) is stopped after it, pass or fail.
 afterEach(releaseAll);

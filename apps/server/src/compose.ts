@@ -15,10 +15,12 @@ import { logListenConnection } from "./delivery/listen-connection-log.ts";
 import { createActionLink, createMailer } from "./delivery/mailer.ts";
 import { type OutboxWorker, startOutboxWorker } from "./delivery/outbox-worker.ts";
 import { createConfiguredSmsSender } from "./delivery/sms-sender.ts";
+import { watchSmtpAvailability } from "./delivery/smtp-availability.ts";
 import { createClientAddress } from "./http/client-address.ts";
+import { drainingReadiness } from "./http/draining-readiness.ts";
 import { readNodeBody } from "./http/node-request-body.ts";
 import { publicSettings } from "./http/public-settings.ts";
-import { createReadiness } from "./http/readiness.ts";
+import { configuredReadiness } from "./http/readiness.ts";
 import { createRequestDeadlines } from "./http/request-deadline.ts";
 import { deliveryLog, eachOf } from "./logging/delivery-log.ts";
 import { failureFields } from "./logging/outage-log.ts";
@@ -43,6 +45,8 @@ export interface Server {
   startDelivery(): Promise<void>;
   /** Times a password hash and a write here, for the timing pads that hide accounts; call once migrated. */
   calibrateTimings(): Promise<void>;
+  /** Turns GET /ready to 503 for good: the server is draining on its way out (README, "Shutdown"). */
+  startDraining(): void;
   /**
    * Stops delivery (a drain of at most 5 s for mail in flight and due), closes the database, then exports the spans
    * still buffered (at most 5 s) and the last metrics (at most 5 s); the HTTP listener is the caller's.
@@ -105,6 +109,12 @@ async function compose(
   // PGlite has no pool to observe.
   if (metrics && postgres.poolCounts) metrics.observePool(postgres.poolCounts);
   const mail = createMailer(config, log);
+  // Checked now, in the background: a wrong SMTP_HOST is said at start, not after the first sign-up.
+  const smtp =
+    mail.verify && config.smtp
+      ? watchSmtpAvailability({ verify: mail.verify, log, server: `${config.smtp.host}:${config.smtp.port}` })
+      : undefined;
+  if (metrics && smtp) metrics.observeSmtp(smtp.available);
   const mailer = tracing
     ? (await import("./observability/traced-mailer.ts")).tracedMailer(mail.mailer, tracing.tracer, config.smtp)
     : mail.mailer;
@@ -134,6 +144,13 @@ async function compose(
   };
   const auth = createAuth(ports, toPolicy(config));
   metrics?.observeOutbox(auth.outboxDepth);
+  const readiness = drainingReadiness(
+    configuredReadiness(config.api.readinessDependencies, {
+      database: postgres.checkWritable,
+      redis: limits.pingRedis,
+      smtp: smtp?.check,
+    }),
+  );
   const app = createHttpApp({
     auth,
     log,
@@ -151,10 +168,7 @@ async function compose(
       jwks: (config.jwt.keys?.keys ?? []).flatMap((key) => (key.publicJwk ? [key.publicJwk] : [])),
       algorithms: config.jwt.validMethods,
     },
-    readiness: createReadiness({
-      database: postgres.ping,
-      ...(limits.pingRedis ? { redis: limits.pingRedis } : {}),
-    }),
+    readiness: readiness.readiness,
   });
   let worker: OutboxWorker | undefined;
   return {
@@ -168,15 +182,18 @@ async function compose(
       worker ??= await startOutboxWorker({
         claim: (limit) => auth.claimDueMessages({ limit }),
         deliver: (message) => auth.deliverClaimedMessage(message),
+        renew: (held) => auth.renewClaims(held),
         subscribe: postgres.onOutboxMessage,
         log,
         // Attempts the drain could not wait for fail at once, so they are rescheduled before the database closes.
         abandon: () => mail.close(),
       });
     },
+    startDraining: readiness.startDraining,
     close: async () => {
       try {
         await worker?.stop();
+        smtp?.stop();
         await mail.close();
         await limits.close();
         await postgres.close();

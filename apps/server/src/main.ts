@@ -9,6 +9,7 @@ import { IMPORT_USAGE, importCommand, parseImportArguments } from "./cli/import-
 import { keysCommand } from "./cli/keys-command.ts";
 import { createServer, type Server, version } from "./compose.ts";
 import { type Config, ConfigError, loadConfig, loadDatabaseConfig, loadImportConfig } from "./config/index.ts";
+import { connectionDrain } from "./http/connection-drain.ts";
 import { serverLimits } from "./http/server-limits.ts";
 import { createLogger } from "./logging/pino-logger.ts";
 import { listenFailure } from "./startup/listen-failure.ts";
@@ -17,8 +18,6 @@ import { openDatabase } from "./startup/open-database.ts";
 import { StartupFailure } from "./startup/startup-failure.ts";
 
 const USAGE = "usage: latchkey [serve | migrate | keys … | import gotrue …]";
-/** How long in-flight requests get to finish after SIGTERM before their connections are cut. */
-const DRAIN_MS = 10_000;
 
 /** The configuration, or undefined once its problems are printed. */
 function configured<T>(load: () => T): T | undefined {
@@ -78,7 +77,10 @@ async function serveCommand(): Promise<void> {
   });
 }
 
-/** Listens, then stops gracefully on SIGTERM or SIGINT. A port that cannot be had is a StartupFailure. */
+/**
+ * Listens, then stops gracefully on SIGTERM or SIGINT: answers every request that reached it, within
+ * API_SHUTDOWN_DRAIN (connection-drain.ts), then sends the mail queued. A port that cannot be had is a StartupFailure.
+ */
 async function listen(server: Server, config: Config, log: Logger): Promise<void> {
   const http = await new Promise<HttpServer>((resolve, reject) => {
     const started = serve(
@@ -96,22 +98,25 @@ async function listen(server: Server, config: Config, log: Logger): Promise<void
     started.once("error", (error) => reject(listenFailure(error, config.api) ?? error));
   });
 
+  const drainMs = config.api.shutdownDrainSeconds * 1000;
+  const connections = connectionDrain(http, { drainMs });
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, "shutting down: draining in-flight requests");
-    const cut = setTimeout(() => http.closeAllConnections(), DRAIN_MS);
-    cut.unref();
-    http.close(async () => {
-      clearTimeout(cut);
-      await server.close();
-      log.info("stopped");
-      log.flush();
-    });
+    server.startDraining();
+    log.info(
+      { signal, drain_ms: drainMs },
+      "shutting down: answering the requests that arrive, with Connection: close",
+    );
+    const { cut } = await connections.drain();
+    if (cut > 0) log.warn({ connections: cut }, "shutdown drain over (API_SHUTDOWN_DRAIN): connections still open cut");
+    await server.close();
+    log.info("stopped");
+    log.flush();
   };
-  process.once("SIGTERM", () => stop("SIGTERM"));
-  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+  process.once("SIGINT", () => void stop("SIGINT"));
 }
 
 /** What a developer gives `createClient` (`latchkey keys` prints the same for any configuration). */

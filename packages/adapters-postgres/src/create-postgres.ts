@@ -66,6 +66,12 @@ export interface Postgres {
   /** Resolves when the database answers a query. */
   ping(): Promise<void>;
   /**
+   * For readiness: resolves when the database takes writes, as a connection opened now finds it (on PostgreSQL, a
+   * connection of its own, closed after; `SHOW transaction_read_only`), within `timeoutMs`; rejects when it cannot
+   * be reached or is read-only (a standby, default_transaction_read_only). The embedded PGlite always takes them.
+   */
+  checkWritable(timeoutMs: number): Promise<void>;
+  /**
    * Calls `onMessage` whenever a message is queued in this namespace's outbox, by any instance, once its
    * transaction commits (and once after a lost connection is re-established). Resolves to a stop function.
    */
@@ -92,6 +98,7 @@ export async function createPostgres(options: PostgresOptions): Promise<Postgres
     accountImport: createAccountImport(driver.db, driver.transaction, schema),
     poolCounts: driver.poolCounts,
     ping: driver.ping,
+    checkWritable: driver.checkWritable,
     onOutboxMessage: (onMessage) => driver.listen(outboxChannel(schema.namespace), onMessage),
     close: driver.close,
   };

@@ -35,6 +35,11 @@ export interface Driver {
   readonly migrationTarget: MigrationTarget;
   ping(): Promise<void>;
   /**
+   * Resolves when the database takes writes, as a connection opened now finds it, within `timeoutMs`; rejects when
+   * it cannot be reached or is read-only. Not on the pool's connections, which a lock or a busy pool may hold up.
+   */
+  checkWritable(timeoutMs: number): Promise<void>;
+  /**
    * Calls `onNotify` for each NOTIFY on `channel` (a lower-case identifier) until the returned stop function is
    * called. Notifications can be missed while a connection is re-established; `onNotify` is then called once.
    */

@@ -14,7 +14,7 @@ export const SMTP_GREETING_TIMEOUT_MS = 10_000;
 export const SMTP_COMMAND_TIMEOUT_MS = 15_000;
 /**
  * One whole attempt, from connecting to the server accepting the message: past it the connection is cut and the
- * attempt fails. The outbox's lease (OUTBOX_LEASE_SECONDS) must stay well above it.
+ * attempt fails. It may outlast the outbox's lease (OUTBOX_LEASE_SECONDS): the worker renews that while it runs.
  */
 export const SMTP_ATTEMPT_TIMEOUT_MS = 30_000;
 

@@ -11,7 +11,7 @@ import { type AdminListAuditInput, adminListAudit } from "./use-cases/admin/list
 import { type AdminListUsersInput, adminGetUser, adminListUsers } from "./use-cases/admin/list-users.ts";
 import { type AdminUpdateUserInput, adminUpdateUser } from "./use-cases/admin/update-user.ts";
 import { type ClaimedMessage, deliverClaimedMessage } from "./use-cases/delivery/deliver-message.ts";
-import { claimDueMessages, deliverDueMessages, outboxDepth } from "./use-cases/delivery/outbox.ts";
+import { claimDueMessages, deliverDueMessages, outboxDepth, renewClaims } from "./use-cases/delivery/outbox.ts";
 import { type ResendInput, resend } from "./use-cases/delivery/resend.ts";
 import type { Deps, Principal, RequestContext } from "./use-cases/deps.ts";
 import {
@@ -93,6 +93,8 @@ export function createAuth(ports: Ports, policy: AuthPolicy) {
     deliverDueMessages: (options?: { limit?: number }) => deliverDueMessages(deps, options),
     claimDueMessages: (options: { limit: number }) => claimDueMessages(deps, options),
     deliverClaimedMessage: (message: ClaimedMessage) => deliverClaimedMessage(deps, message),
+    /** Every OUTBOX_RENEWAL_SECONDS, for the messages still being sent: keeps their leases; returns those kept. */
+    renewClaims: (held: readonly ClaimedMessage[]) => renewClaims(deps, held),
     /** The outbox's backlog per channel, for metrics. */
     outboxDepth: () => outboxDepth(deps),
     /** Once at start: times a hash and a write here, so that answers padded to hide accounts are padded from the first. */

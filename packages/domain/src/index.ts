@@ -62,7 +62,12 @@ export type {
   DeliveryFailure,
   DeliveryOutcome,
 } from "./use-cases/delivery/deliver-message.ts";
-export { type DeliveryReport, OUTBOX_LEASE_SECONDS, type OutboxDepth } from "./use-cases/delivery/outbox.ts";
+export {
+  type DeliveryReport,
+  OUTBOX_LEASE_SECONDS,
+  OUTBOX_RENEWAL_SECONDS,
+  type OutboxDepth,
+} from "./use-cases/delivery/outbox.ts";
 export type { ResendInput } from "./use-cases/delivery/resend.ts";
 // The use cases' inputs and results.
 export type { LinkRequest, Principal, RequestContext, SessionGrant } from "./use-cases/deps.ts";

@@ -31,7 +31,7 @@ export interface HttpAppOptions {
   readonly actionLink: ActionLink;
   /** What /.well-known publishes: the public keys of JWT_KEYS, and the algorithms tokens may have. */
   readonly signingKeys: SigningKeys;
-  /** What GET /ready checks: the database, and Redis when configured. */
+  /** What GET /ready checks (the database; Redis and SMTP when configured), and which failures answer 503. */
   readonly readiness: Readiness;
   /** Where the cookie binding an OAuth sign-in to its browser goes; by default every path, not `Secure` (tests). */
   readonly oauthFlowCookie?: OAuthFlowCookie;

@@ -1,6 +1,13 @@
 export type { AppEnv } from "./app-env.ts";
 export { createHttpApp, type HttpAppOptions } from "./create-http-app.ts";
-export type { ActionLink, OAuthFlowCookie, Readiness, ReadinessReport, SigningKeys } from "./handlers/deps.ts";
+export type {
+  ActionLink,
+  OAuthFlowCookie,
+  Readiness,
+  ReadinessAnswer,
+  ReadinessReport,
+  SigningKeys,
+} from "./handlers/deps.ts";
 export type { Logger } from "./logger.ts";
 export type { PublicSettings } from "./present/settings.ts";
 export type { ClientAddress } from "./request/envelope.ts";

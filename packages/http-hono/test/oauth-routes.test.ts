@@ -1,6 +1,6 @@
 import { FakeOAuthProvider } from "@latchkey/domain/testing";
 import { describe, expect, it } from "vitest";
-import { createTestApp } from "./support.ts";
+import { createTestApp, json } from "./support.ts";
 
 // The browser binding of a provider sign-in: a cookie set at /authorize, which only /callback sees.
 
@@ -78,5 +78,64 @@ describe("POST /callback", () => {
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toBe("?state=s+t&code=abc&user=%7B%22name%22%3A1%7D");
     expect(response.headers.get("set-cookie")).toBeNull();
+  });
+});
+
+describe("a provider that cannot be reached", () => {
+  function appWithDownProvider() {
+    const github = new FakeOAuthProvider({ failAt: "authorize" });
+    return createTestApp({
+      ports: { oauthProviders: new Map([["github", github]]) },
+      policy: {
+        redirect: { siteUrl: "http://localhost:3000", allowList: ["http://localhost:3000/**"] },
+        signup: { emailAutoconfirm: true },
+        manualLinkingEnabled: true,
+      },
+    });
+  }
+
+  it("sends the browser of GET /authorize back to the app with the error, and logs one line naming it", async () => {
+    const { app, log } = appWithDownProvider();
+    const response = await app.request(
+      `/authorize?provider=github&redirect_to=${encodeURIComponent("http://localhost:3000/welcome")}`,
+    );
+    expect(response.status).toBe(302);
+    const location = new URL(response.headers.get("location")!);
+    expect(location.origin + location.pathname).toBe("http://localhost:3000/welcome");
+    const failure = {
+      error: "temporarily_unavailable",
+      error_code: "service_unavailable",
+      error_description: "Unable to start the sign-in with the external provider",
+    };
+    expect(Object.fromEntries(location.searchParams)).toEqual(failure);
+    expect(Object.fromEntries(new URLSearchParams(location.hash.slice(1)))).toEqual(failure);
+    expect(response.headers.get("set-cookie")).toBeNull();
+    const lines = log.lines.filter((line) => line.level === "warn" || line.level === "error");
+    expect(lines).toEqual([
+      {
+        level: "warn",
+        message: "OAuth provider could not be reached",
+        fields: expect.objectContaining({
+          code: "service_unavailable",
+          provider: "github",
+          reason: "github: fake failure at authorize: the provider's own words",
+        }),
+      },
+    ]);
+  });
+
+  it("answers an app's GET /user/identities/authorize with 503 and Retry-After, in the error shape", async () => {
+    const { app, send } = appWithDownProvider();
+    const session = await json(
+      await send("POST", "/signup", { email: "down@example.com", password: "correct horse down" }),
+    );
+    expect(session["access_token"]).toBeTruthy();
+    const response = await app.request(
+      "/user/identities/authorize?provider=github&skip_http_redirect=true&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=s256",
+      { headers: { authorization: `Bearer ${session["access_token"]}` } },
+    );
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("30");
+    expect(await json(response)).toMatchObject({ code: 503, error_code: "service_unavailable" });
   });
 });

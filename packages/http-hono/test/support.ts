@@ -64,7 +64,7 @@ export function createTestApp(
     clientAddress: () => "198.51.100.4",
     signingKeys: options.signingKeys ?? { jwks: [], algorithms: ["HS256"] },
     requestSpans: options.tracer ? requestSpans(options.tracer) : undefined,
-    readiness: options.readiness ?? (async () => ({ database: "ok" })),
+    readiness: options.readiness ?? (async () => ({ ready: true, dependencies: { database: "ok" } })),
     oauthFlowCookie: options.oauthFlowCookie,
     actionLink: (email) =>
       `http://localhost:8081/verify?token=${email.linkToken}&type=${email.linkType}&redirect_to=${encodeURIComponent(email.redirectTo)}`,

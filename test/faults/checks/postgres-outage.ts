@@ -126,8 +126,8 @@ describeIfAvailable(faultSuiteUnavailable, "PostgreSQL killed and restarted unde
     // Nothing lost: every sign-up that got a 200 exists, with its one identity and its one confirmation mail.
     const isSignUp = (email: string) => email.startsWith("pg-");
     let { ledger, missing, ms } = await waitForEveryMail(cluster, sink, 20_000, isSignUp);
-    // A claim that committed as PostgreSQL died, its answer lost, leaves its message leased for 5 minutes: late,
-    // not lost. Jump over that wait for what is still pending, and say how many there were.
+    // A claim that committed as PostgreSQL died, its answer lost, leaves its message leased for its lease (20 s):
+    // late, not lost. Jump over that wait for what is still pending, and say how many there were.
     let stranded = 0;
     if (missing.length > 0) {
       stranded = Number(

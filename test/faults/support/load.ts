@@ -1,4 +1,4 @@
-import { request } from "node:http";
+import { type Agent, request } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { SignJWT } from "jose";
 import { expect } from "vitest";
@@ -19,6 +19,8 @@ export interface Outcome {
   readonly retryAfter?: string | null;
   /** ECONNRESET, ECONNREFUSED, UND_ERR_SOCKET, TimeoutError, ...: why no answer came. */
   readonly networkError?: string;
+  /** The answer's `Connection` header (`post` records it). */
+  readonly connection?: string | null;
   readonly body?: any;
 }
 
@@ -81,6 +83,20 @@ export async function call(
  * keep-alive connections: when the server stops, no idle connection of the client's is left for it to close.
  */
 export function postOnOwnConnection(baseUrl: string, path: string, json: unknown, what: string, timeoutMs = 30_000) {
+  return post(baseUrl, path, json, what, { agent: false, timeoutMs });
+}
+
+/**
+ * A JSON POST through node:http: on a connection of its own (`agent: false`) or one of `agent`'s (an `Agent` with
+ * `keepAlive` reuses its connections), recording the answer's `Connection` header.
+ */
+export function post(
+  baseUrl: string,
+  path: string,
+  json: unknown,
+  what: string,
+  options: { readonly agent: Agent | false; readonly timeoutMs?: number },
+) {
   const startedAt = Date.now();
   const body = JSON.stringify(json);
   return new Promise<Outcome>((resolve) => {
@@ -90,9 +106,9 @@ export function postOnOwnConnection(baseUrl: string, path: string, json: unknown
       `${baseUrl}${path}`,
       {
         method: "POST",
-        agent: false,
+        agent: options.agent,
         headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
       },
       (res) => {
         let text = "";
@@ -115,6 +131,7 @@ export function postOnOwnConnection(baseUrl: string, path: string, json: unknown
             status,
             ...(errorCode === undefined ? {} : { errorCode: String(errorCode) }),
             retryAfter: (res.headers["retry-after"] as string | undefined) ?? null,
+            connection: res.headers.connection ?? null,
             body: parsed,
           });
         });

@@ -237,6 +237,16 @@ export function configWarnings(env: ResolvedEnv, profile: Profile): string[] {
   if (!hasFactorSecretKey(env, profile) && !TOTP_SWITCHES.some((key) => env.has(key))) {
     warnings.push(`TOTP factors are off. ${NO_FACTOR_KEY(env)}`);
   }
+  const readiness = env.get("API_READINESS_DEPENDENCIES");
+  const counted = new Set(readiness?.value.split(",").map((name) => name.trim()));
+  for (const [name, key] of [
+    ["redis", "REDIS_URL"],
+    ["smtp", "SMTP_HOST"],
+  ] as const) {
+    if (readiness !== undefined && counted.has(name) && !env.has(key)) {
+      warnings.push(`${readiness.name} names ${name}, which is not checked: ${displayName(env, key)} is unset`);
+    }
+  }
   if (profile === "production" && !env.has("DB_SECRET")) {
     warnings.push(
       "DB_SECRET is unset, so JWT_SECRET also keys what is stored (refresh tokens, codes, queued mail): changing JWT_SECRET would end every session; set DB_SECRET to JWT_SECRET's value now to keep them apart",

@@ -186,6 +186,20 @@ export const algorithmList = parsed(
   `expected a comma-separated list of ${SIGNING_ALGORITHMS.join(", ")}`,
 );
 
+/** Comma-separated names, each one of `values`; entries trimmed, empty ones dropped. */
+export function listOf<const T extends string>(values: readonly T[]) {
+  return parsed(
+    (input): readonly T[] | undefined => {
+      const names = input
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== "");
+      return names.every((name) => values.some((value) => value === name)) ? (names as T[]) : undefined;
+    },
+    `expected a comma-separated list of ${values.join(", ")}`,
+  );
+}
+
 export function oneOf<const T extends string>(values: readonly T[], options: { ignoreCase?: boolean } = {}) {
   const expected = `expected one of ${values.join(", ")}`;
   return parsed((input) => {

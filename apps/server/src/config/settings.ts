@@ -20,6 +20,7 @@ import {
   lenientFlag,
   list,
   listenPort,
+  listOf,
   oneOf,
   port,
   postgresUrl,
@@ -43,6 +44,9 @@ export const LOG_LEVELS = ["panic", "fatal", "error", "warn", "info", "debug"] a
 export const OTLP_PROTOCOLS = ["http/protobuf", "http/json", "grpc"] as const;
 export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 export const SMS_PROVIDERS = ["twilio", "messagebird", "textlocal", "vonage"] as const;
+/** What API_READINESS_DEPENDENCIES may make count toward GET /ready, besides the database, which always does. */
+export const READINESS_DEPENDENCIES = ["redis", "smtp"] as const;
+export type ReadinessDependency = (typeof READINESS_DEPENDENCIES)[number];
 export type SmsProviderName = (typeof SMS_PROVIDERS)[number];
 
 const production = { profile: "production" } as const;
@@ -220,6 +224,24 @@ export const SETTINGS = {
         "left, and past it PostgreSQL cancels the statement, the transaction rolls back and the answer is 504 " +
         "`request_timeout` (GoTrue's answer; its default is 10s). Work outside requests (mail delivery) gets the " +
         "same bound per statement. The embedded database of the development profile has no such limits.",
+    }),
+    shutdownDrainSeconds: setting("API_SHUTDOWN_DRAIN", seconds({ positive: true }), {
+      default: "10s",
+      doc:
+        "How long the server goes on answering after SIGTERM (or SIGINT), at most; it stops as soon as the last " +
+        "answer is written. Every request that reaches it is answered, with `Connection: close`, and GET /ready " +
+        "answers 503. It takes new connections while they keep coming (until none has for half a second), for " +
+        'half of this at most: a load balancer must stop sending to it by then (README, "Shutdown"). What is ' +
+        "still open at the end is cut. The mail queued is sent after it (up to 5 s more).",
+    }),
+    readinessDependencies: setting("API_READINESS_DEPENDENCIES", listOf(READINESS_DEPENDENCIES), {
+      default: "",
+      doc:
+        "Which dependencies besides the database turn GET /ready to 503 when they fail its check: a " +
+        "comma-separated list of `redis` and `smtp`. Unlisted, each is reported in the answer's body " +
+        '(`"redis": "unavailable"`) without failing it, since the instance serves without it (rate limits counted in ' +
+        "its own memory, mail queued and retried): a load balancer that reads /ready then keeps every instance in " +
+        "during an outage of theirs. The database (reachable and taking writes) always counts.",
     }),
   },
   db: {

@@ -3,11 +3,18 @@ import type { LinkEmail, Mailer } from "@latchkey/domain";
 import type { Logger } from "pino";
 import type { Config } from "../config/index.ts";
 
+export interface ConfiguredMailer {
+  readonly mailer: Mailer;
+  /** Connects to the SMTP server and hangs up, to check the settings; absent when mail is written to the log. */
+  readonly verify: (() => Promise<void>) | undefined;
+  close(): Promise<void>;
+}
+
 /**
  * SMTP when it is configured (always, outside the development profile); otherwise each mail is rendered exactly
  * as it would be sent and written to the log, link and code included, for a developer to follow.
  */
-export function createMailer(config: Config, log: Logger): { mailer: Mailer; close(): Promise<void> } {
+export function createMailer(config: Config, log: Logger): ConfiguredMailer {
   const options: MailerOptions = {
     externalUrl: config.api.externalUrl,
     siteUrl: config.siteUrl,
@@ -20,7 +27,7 @@ export function createMailer(config: Config, log: Logger): { mailer: Mailer; clo
   if (config.smtp) {
     const { host, port, user, pass, adminEmail, senderName } = config.smtp;
     const smtp = createSmtpMailer({ ...options, host, port, user, pass, adminEmail, senderName });
-    return { mailer: smtp, close: () => smtp.close() };
+    return { mailer: smtp, verify: () => smtp.verify(), close: () => smtp.close() };
   }
   const mailer = createLogMailer({
     ...options,
@@ -30,7 +37,7 @@ export function createMailer(config: Config, log: Logger): { mailer: Mailer; clo
         "mail not sent (development profile), written here instead",
       ),
   });
-  return { mailer, close: async () => undefined };
+  return { mailer, verify: undefined, close: async () => undefined };
 }
 
 /** The link of a mail that is not sent (POST /admin/generate_link), built exactly as a sent mail's. */

@@ -1,4 +1,4 @@
-import type { ClaimedMessage, DeliveryOutcome } from "@latchkey/domain";
+import { type ClaimedMessage, type DeliveryOutcome, OUTBOX_RENEWAL_SECONDS } from "@latchkey/domain";
 import type { Logger } from "pino";
 import { createOutageLog } from "../logging/outage-log.ts";
 
@@ -18,11 +18,15 @@ export interface OutboxWorkerOptions {
   readonly claim: (limit: number) => Promise<readonly ClaimedMessage[]>;
   /** Makes one attempt at a claimed message and records the outcome. */
   readonly deliver: (message: ClaimedMessage) => Promise<DeliveryOutcome>;
+  /** Extends the leases of the messages still in flight; resolves to the ids whose lease it extended. */
+  readonly renew: (held: readonly ClaimedMessage[]) => Promise<readonly string[]>;
   /** Calls back whenever a message is queued by any instance; resolves to an unsubscribe function. */
   readonly subscribe: (onMessage: () => void) => Promise<() => Promise<void>>;
   readonly log: Logger;
   /** How often to look anyway: retries fall due without anyone writing, and a notification may be lost. */
   readonly pollMilliseconds?: number;
+  /** How often to renew the leases of what is in flight; default OUTBOX_RENEWAL_SECONDS. */
+  readonly renewMilliseconds?: number;
   /** Default DELIVERY_CONCURRENCY. */
   readonly concurrency?: number;
   /** Default DRAIN_MILLISECONDS. */
@@ -35,7 +39,7 @@ export interface OutboxWorker {
   /**
    * Stops taking wake-ups, delivers what is in flight and what is due for at most the drain's time, then cuts off
    * what is still in flight (rescheduled by its failure) and resolves. A message whose outcome could not be recorded
-   * keeps its lease, and is sent by whichever worker claims it once that runs out.
+   * keeps its lease until that runs out (OUTBOX_LEASE_SECONDS), and is sent by whichever worker claims it then.
    */
   stop(): Promise<void>;
 }
@@ -43,7 +47,8 @@ export interface OutboxWorker {
 /**
  * Delivers queued mail and SMS as soon as they are written, in every instance; the outbox's leases make sure no two
  * workers attempt one message at once. Up to `concurrency` messages are in flight, and a freed slot is filled from
- * the queue at once, so a slow message delays nothing behind it.
+ * the queue at once, so a slow message delays nothing behind it. The leases of what is in flight are renewed while
+ * it is, so they can be short: a worker that dies holds its messages only until they run out.
  */
 export async function startOutboxWorker(options: OutboxWorkerOptions): Promise<OutboxWorker> {
   const { log } = options;
@@ -53,8 +58,15 @@ export async function startOutboxWorker(options: OutboxWorkerOptions): Promise<O
     downMessage: "outbox: due messages cannot be claimed; delivery resumes when the database answers",
     upMessage: (downFor) => `outbox: claiming due messages again after ${downFor}`,
   });
+  const renewals = createOutageLog(log, {
+    fields: { component: "outbox" },
+    downMessage:
+      "outbox: leases of messages being sent cannot be renewed; others may send them again once they run out",
+    upMessage: (downFor) => `outbox: renewing leases again after ${downFor}`,
+  });
   const concurrency = options.concurrency ?? DELIVERY_CONCURRENCY;
-  const inFlight = new Set<Promise<void>>();
+  // Each attempt running, with the message it holds.
+  const inFlight = new Map<Promise<void>, ClaimedMessage>();
   let claiming = false;
   let claimsAllowed = true;
   // Something may be due: a wake-up came, or the last claim was full and may have left more behind.
@@ -77,7 +89,37 @@ export async function startOutboxWorker(options: OutboxWorkerOptions): Promise<O
         inFlight.delete(running);
         pump();
       });
-    inFlight.add(running);
+    inFlight.set(running, message);
+  };
+
+  // One renewal at a time, for everything in flight when it starts but what has lost its lease already.
+  let renewing: Promise<void> | undefined;
+  const overtaken = new WeakSet<ClaimedMessage>();
+  const renew = () => {
+    const held = [...inFlight.values()].filter((message) => !overtaken.has(message));
+    if (renewing || held.length === 0) return;
+    renewing = options
+      .renew(held)
+      .then(
+        (renewed) => {
+          renewals.up();
+          const kept = new Set(renewed);
+          // An attempt that ended meanwhile gave its lease back; one still running has lost it, for good.
+          const lost = held.filter(
+            (message) => !kept.has(message.entry.id) && [...inFlight.values()].includes(message),
+          );
+          for (const message of lost) overtaken.add(message);
+          if (lost.length > 0)
+            log.warn(
+              { component: "outbox", message_ids: lost.map((message) => message.entry.id) },
+              "outbox: the lease ran out on messages still being sent; another worker may send them again",
+            );
+        },
+        (error: unknown) => renewals.down(error),
+      )
+      .finally(() => {
+        renewing = undefined;
+      });
   };
 
   // A delivery is logged where the domain reports it (logging/delivery-log.ts), as are codes texted at once.
@@ -135,20 +177,28 @@ export async function startOutboxWorker(options: OutboxWorkerOptions): Promise<O
   const unsubscribe = await options.subscribe(wake);
   const poll = setInterval(wake, options.pollMilliseconds ?? 1000);
   poll.unref();
+  const heartbeat = setInterval(renew, options.renewMilliseconds ?? OUTBOX_RENEWAL_SECONDS * 1000);
+  heartbeat.unref();
   wake(); // what was queued while no worker was running
 
   return {
     async stop() {
       clearInterval(poll);
       await unsubscribe();
-      // Whatever is due now goes out too, within the drain.
+      // Whatever is due now goes out too, within the drain, leases still renewed.
       wake();
       await settle(() => inFlight.size === 0 && !claiming && !wanted, options.drainMilliseconds ?? DRAIN_MILLISECONDS);
       claimsAllowed = false;
-      if (inFlight.size === 0 && !claiming) return;
-      await options.abandon?.();
-      await settle(() => inFlight.size === 0 && !claiming, ABANDON_MILLISECONDS);
-      if (inFlight.size > 0) log.warn({ in_flight: inFlight.size }, "stopped with messages in flight");
+      try {
+        if (inFlight.size === 0 && !claiming) return;
+        await options.abandon?.();
+        await settle(() => inFlight.size === 0 && !claiming, ABANDON_MILLISECONDS);
+        if (inFlight.size > 0) log.warn({ in_flight: inFlight.size }, "stopped with messages in flight");
+      } finally {
+        // Nothing of the worker's left running once the database closes.
+        clearInterval(heartbeat);
+        await renewing;
+      }
     },
   };
 }

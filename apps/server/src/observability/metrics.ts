@@ -25,6 +25,8 @@ export interface Metrics {
   observePool(counts: () => PoolCounts): void;
   /** Observes the outbox's backlog on each collection. */
   observeOutbox(depth: () => Promise<readonly OutboxDepth[]>): void;
+  /** Observes whether the SMTP server was found usable (undefined before it was first checked) on each collection. */
+  observeSmtp(available: () => boolean | undefined): void;
   /** Exports what is still recorded (OTLP), stops the scrape endpoint (Prometheus); gives up after 5 s. Idempotent. */
   shutdown(): Promise<void>;
 }
@@ -129,6 +131,7 @@ export async function startMetrics(
     timed: (hasher) => timedHasher(hasher, meter),
     observePool: (counts) => observePool(meter, counts),
     observeOutbox: (depth) => observeOutbox(meter, depth),
+    observeSmtp: (available) => observeSmtp(meter, available),
     shutdown: () => (stopping ??= stop()),
   };
 }
@@ -189,6 +192,21 @@ function observePool(meter: Meter, counts: () => PoolCounts) {
     },
     [connections, pending],
   );
+}
+
+/**
+ * `auth.smtp.available`: 1 when the latest check of the SMTP server (at start, then again when asked after 30 s)
+ * found it accepting a connection and the credentials, 0 when not; nothing before the first check ends.
+ */
+function observeSmtp(meter: Meter, available: () => boolean | undefined) {
+  meter
+    .createObservableGauge("auth.smtp.available", {
+      description: "Whether the SMTP server accepted a connection at its latest check: 1 if so, 0 if not.",
+    })
+    .addCallback((result) => {
+      const found = available();
+      if (found !== undefined) result.observe(found ? 1 : 0);
+    });
 }
 
 /** OTEL_EXPORTER_OTLP_METRICS_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL; the start refused any other value. */

@@ -11,6 +11,8 @@ describe("defaults, with only the required production settings", () => {
       externalUrl: "https://auth.example.com",
       requestIdHeader: undefined,
       maxRequestDurationSeconds: 30,
+      shutdownDrainSeconds: 10,
+      readinessDependencies: [],
     });
     expect(config.db).toEqual({
       driver: "postgres",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { load, problemsOf } from "./support.ts";
+import { load, PRODUCTION_ENV, problemsOf, production } from "./support.ts";
 
 describe("booleans, as Go's strconv.ParseBool reads them", () => {
   it.each(["1", "t", "T", "TRUE", "true", "True"])("reads %j as true", (text) => {
@@ -263,5 +263,36 @@ describe("database", () => {
     expect(problemsOf({ AUTH_DB_NAMESPACE: "a".repeat(29) })).toEqual([
       `AUTH_DB_NAMESPACE: expected letters, digits and underscores, not starting with a digit, at most 28 characters, got "${"a".repeat(29)}"`,
     ]);
+  });
+});
+
+describe("API_READINESS_DEPENDENCIES", () => {
+  it("is empty by default, and reads a comma-separated list of redis and smtp", () => {
+    expect(production().api.readinessDependencies).toEqual([]);
+    expect(
+      production({ AUTH_API_READINESS_DEPENDENCIES: " smtp, redis ,", AUTH_REDIS_URL: "redis://cache:6379" }).api
+        .readinessDependencies,
+    ).toEqual(["smtp", "redis"]);
+  });
+
+  it.each(["database", "redis;smtp", "Redis"])("refuses %j", (text) => {
+    expect(problemsOf({ ...PRODUCTION_ENV, AUTH_API_READINESS_DEPENDENCIES: text })).toEqual([
+      `AUTH_API_READINESS_DEPENDENCIES: expected a comma-separated list of redis, smtp, got ${JSON.stringify(text)}`,
+    ]);
+  });
+
+  it("warns of a dependency it names that is not configured, so not checked", () => {
+    expect(production({ AUTH_API_READINESS_DEPENDENCIES: "redis" }).warnings).toContain(
+      "AUTH_API_READINESS_DEPENDENCIES names redis, which is not checked: REDIS_URL is unset",
+    );
+    expect(load({ AUTH_API_READINESS_DEPENDENCIES: "smtp" }).warnings).toContain(
+      "AUTH_API_READINESS_DEPENDENCIES names smtp, which is not checked: AUTH_SMTP_HOST is unset",
+    );
+    expect(
+      production({
+        AUTH_API_READINESS_DEPENDENCIES: "redis,smtp",
+        AUTH_REDIS_URL: "redis://cache:6379",
+      }).warnings.filter((warning) => warning.includes("READINESS")),
+    ).toEqual([]);
   });
 });

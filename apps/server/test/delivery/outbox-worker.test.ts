@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
-import { createSmtpMailer, SMTP_ATTEMPT_TIMEOUT_MS, type SmtpMailerOptions } from "@latchkey/adapters-smtp";
+import { createSmtpMailer, type SmtpMailerOptions } from "@latchkey/adapters-smtp";
 import { type SmtpSink, type SmtpSinkOptions, startSmtpSink } from "@latchkey/adapters-smtp/testing";
-import { type Clock, OUTBOX_LEASE_SECONDS, type OutboxStore } from "@latchkey/domain";
+import { type Clock, OUTBOX_LEASE_SECONDS, OUTBOX_RENEWAL_SECONDS, type OutboxStore } from "@latchkey/domain";
 import { context, createTestAuth } from "@latchkey/domain/testing";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
@@ -80,6 +80,7 @@ async function startDelivery(setup: Setup = {}) {
   let notify = () => {};
   let inFlight = 0;
   let mostInFlight = 0;
+  let renewals = 0;
   const worker = await startOutboxWorker({
     claim: (limit) => auth.claimDueMessages({ limit }),
     deliver: async (message) => {
@@ -89,6 +90,10 @@ async function startDelivery(setup: Setup = {}) {
       } finally {
         inFlight -= 1;
       }
+    },
+    renew: async (held) => {
+      renewals += 1;
+      return auth.renewClaims(held);
     },
     subscribe: async (onMessage) => {
       notify = onMessage;
@@ -114,6 +119,10 @@ async function startDelivery(setup: Setup = {}) {
     stores,
     stop,
     mostInFlight: () => mostInFlight,
+    /** How many times the worker renewed the leases of what it had in flight. */
+    renewals: () => renewals,
+    /** Another worker's claim, now. */
+    claimElsewhere: () => auth.claimDueMessages({ limit: 10 }),
     logLines: () => lines,
     /** The outbox ids of the failed attempts the worker reported, in order. */
     failedIds: () =>
@@ -338,8 +347,58 @@ describe("the outbox worker", () => {
     expect(world.sink.to("stuck@example.com")).toEqual([]);
   }, 20_000);
 
-  it("keeps the lease far longer than an attempt may take", () => {
-    // An SMTP attempt, a template fetch before it (5 s) and the retried mark after it (about 3 s).
-    expect(OUTBOX_LEASE_SECONDS * 1000).toBeGreaterThan(3 * (SMTP_ATTEMPT_TIMEOUT_MS + 5_000 + 3_250));
+  it("keeps the lease of a send that outlasts it, so that no other worker takes the message over", async () => {
+    // The mail server answers each message after 3 s, in which the test makes twice a lease go by.
+    const world = await startDelivery({ sink: { dataDelayMs: 3_000 }, worker: { renewMilliseconds: 50 } });
+    await world.signUp("slow@example.com");
+    await expect.poll(world.renewals).toBeGreaterThan(0);
+
+    for (let n = 0; n < 3; n += 1) {
+      const renewed = world.renewals();
+      world.clock.shift += ((OUTBOX_LEASE_SECONDS * 2) / 3) * 1000;
+      // A renewal that started after the shift.
+      await expect.poll(world.renewals).toBeGreaterThan(renewed + 1);
+      expect(await world.claimElsewhere()).toEqual([]);
+    }
+    await world.sink.waitFor("slow@example.com");
+    await world.stop();
+    expect(world.sink.to("slow@example.com")).toHaveLength(1);
+    expect(await world.pending()).toBe(0);
+    expect(world.logLines().filter((line) => line["component"] === "outbox")).toEqual([]);
+  }, 20_000);
+
+  it("says when a message still being sent has lost its lease to another worker", async () => {
+    let stalled = false;
+    const world = await startDelivery({
+      sink: {
+        stallData: () => {
+          stalled = true;
+          return true;
+        },
+      },
+      worker: { renewMilliseconds: 50, drainMilliseconds: 100 },
+    });
+    await world.signUp("overtaken@example.com");
+    await expect.poll(() => stalled).toBe(true);
+    // The worker seemed dead for a whole lease (a process stopped, a machine asleep): another took the message.
+    world.clock.shift += (OUTBOX_LEASE_SECONDS + 1) * 1000;
+    const [taken] = await world.claimElsewhere();
+    expect(taken).toBeDefined();
+
+    const lost = () => world.logLines().filter((line) => line["component"] === "outbox");
+    await expect.poll(lost).toHaveLength(1);
+    expect(lost()[0]).toMatchObject({ level: 40, message_ids: [taken!.entry.id] });
+    // Once: it is renewed no more.
+    await sleep(300);
+    expect(lost()).toHaveLength(1);
+    // Its late outcome changes nothing: the message is the other worker's to record.
+    await world.stop();
+    expect(await world.pending()).toBe(1);
+  }, 20_000);
+
+  it("keeps leases short, renewing them often enough that three renewals in a row may fail", () => {
+    // A dead worker's mail waits at most a lease: well within the minute after a restart.
+    expect(OUTBOX_LEASE_SECONDS).toBeLessThanOrEqual(30);
+    expect(OUTBOX_RENEWAL_SECONDS * 3).toBeLessThan(OUTBOX_LEASE_SECONDS);
   });
 });

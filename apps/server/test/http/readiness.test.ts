@@ -1,4 +1,10 @@
-import { createBlockableRole, missingPostgresServer, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
+import {
+  connectDirectly,
+  createBlockableRole,
+  missingPostgresServer,
+  testDatabaseUrl,
+} from "@latchkey/adapters-postgres/testing";
+import { startSmtpSink } from "@latchkey/adapters-smtp/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/start-test-server.ts";
 
@@ -19,10 +25,54 @@ async function ready(server: TestServer) {
 }
 
 describe("GET /ready", () => {
-  it("answers 200 naming the database when it answers (no Redis configured, none checked)", async () => {
+  it("answers 200 naming the database and the SMTP server when they answer (no Redis configured, none checked)", async () => {
     const server = await startTestServer();
     cleanups.push(server.close);
-    expect(await ready(server)).toEqual({ status: 200, body: { database: "ok" } });
+    expect(await ready(server)).toEqual({ status: 200, body: { database: "ok", smtp: "ok" } });
+    // Checked at start, and said in one line.
+    const smtpLines = server.logLines().filter((line) => String(line["msg"]).startsWith("mail: the SMTP server"));
+    expect(smtpLines).toEqual([
+      expect.objectContaining({
+        level: 30,
+        smtp: `127.0.0.1:${server.mail.port}`,
+        msg: "mail: the SMTP server accepts connections; mail can be delivered",
+      }),
+    ]);
+  });
+
+  it("reports an SMTP server that cannot be used without failing, unless API_READINESS_DEPENDENCIES names it", async () => {
+    const unused = await startSmtpSink();
+    const port = unused.port;
+    await unused.close();
+    const server = await startTestServer({ AUTH_SMTP_PORT: String(port) });
+    cleanups.push(server.close);
+    expect(await ready(server)).toEqual({ status: 200, body: { database: "ok", smtp: "unavailable" } });
+    // One line at start, saying why, before any mail is sent.
+    const smtpLines = server.logLines().filter((line) => String(line["msg"]).startsWith("mail: the SMTP server"));
+    expect(smtpLines).toHaveLength(1);
+    expect(smtpLines[0]).toMatchObject({ level: 40, smtp: `127.0.0.1:${port}`, code: "ESOCKET" });
+    expect(smtpLines[0]?.["error"]).toContain("ECONNREFUSED");
+
+    const counted = await startTestServer({ AUTH_SMTP_PORT: String(port), AUTH_API_READINESS_DEPENDENCIES: "smtp" });
+    cleanups.push(counted.close);
+    expect(await ready(counted)).toEqual({ status: 503, body: { database: "ok", smtp: "unavailable" } });
+  });
+
+  it("turns 503 naming the database while new connections to it are read-only, and 200 once they are not", async (context) => {
+    const missing = missingPostgresServer();
+    context.skip(missing !== undefined, missing);
+    const role = await createBlockableRole(databaseUrl!, { canCreateTables: true });
+    cleanups.push(role.drop);
+    const server = await startTestServer({ DATABASE_URL: role.url });
+    cleanups.push(server.close);
+    expect(await ready(server)).toEqual({ status: 200, body: { database: "ok", smtp: "ok" } });
+
+    const admin = await connectDirectly(databaseUrl!);
+    cleanups.push(() => admin.end());
+    await admin.query(`alter role ${role.name} set default_transaction_read_only = on`);
+    expect(await ready(server)).toEqual({ status: 503, body: { database: "unavailable", smtp: "ok" } });
+    await admin.query(`alter role ${role.name} reset default_transaction_read_only`);
+    expect(await ready(server)).toEqual({ status: 200, body: { database: "ok", smtp: "ok" } });
   });
 
   it("turns 503 naming the database while it cannot be reached, and the LISTEN connection's outage is logged once each way", async (context) => {
@@ -34,17 +84,17 @@ describe("GET /ready", () => {
     cleanups.push(server.close);
     const listenLines = () =>
       server.logLines().filter((line) => String(line["msg"]).startsWith("outbox: the database connection"));
-    expect(await ready(server)).toEqual({ status: 200, body: { database: "ok" } });
+    expect(await ready(server)).toEqual({ status: 200, body: { database: "ok", smtp: "ok" } });
 
     await role.block();
     const asked = Date.now();
-    expect(await ready(server)).toEqual({ status: 503, body: { database: "unavailable" } });
+    expect(await ready(server)).toEqual({ status: 503, body: { database: "unavailable", smtp: "ok" } });
     expect(Date.now() - asked).toBeLessThan(2_500);
     // Liveness is not readiness.
     expect((await server.fetch("/health")).status).toBe(200);
     // Several refused reconnections.
     await sleep(5_000);
-    expect(await ready(server)).toEqual({ status: 503, body: { database: "unavailable" } });
+    expect(await ready(server)).toEqual({ status: 503, body: { database: "unavailable", smtp: "ok" } });
     expect(listenLines()).toHaveLength(1);
     expect(listenLines()[0]).toMatchObject({ level: 40, database: new URL(role.url).host });
     expect(listenLines()[0]).not.toHaveProperty("err");

@@ -92,6 +92,8 @@ describe("with METRICS_EXPORTER=prometheus", () => {
       expect(first).toMatch(/^(nodejs_eventloop_|v8js_)\w+/m);
       expect(sample(first, "process_memory_usage", {})).toBeGreaterThan(0);
       expect(sample(first, "process_cpu_time_total", { cpu_mode: "user" })).toBeGreaterThan(0);
+      // The SMTP server (the test's sink), checked at start.
+      expect(sample(first, "auth_smtp_available", {})).toBe(1);
       if (server.config.db.url !== undefined) {
         // On PostgreSQL (TEST_DATABASE_URL), the pool: some connections open, none waiting.
         const idle = sample(first, "db_client_connection_count", { db_client_connection_state: "idle" }) ?? -1;

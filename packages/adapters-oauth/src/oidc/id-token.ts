@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { createRemoteJWKSet, customFetch, decodeProtectedHeader, type JWTPayload, jwtVerify } from "jose";
+import { PROVIDER_TIMEOUT_MS } from "../http/bounded-fetch.ts";
 import { providerFailure } from "../http/provider-http.ts";
 
 export interface IdTokenCheck {
@@ -19,6 +20,11 @@ export interface IdTokenKeys {
   verify(check: IdTokenCheck): Promise<JWTPayload>;
 }
 
+/** How long a provider's key set is used before it is fetched again. */
+const JWKS_MAX_AGE_MS = 10 * 60 * 1000;
+/** The least time between two fetches of one key set. */
+const JWKS_COOLDOWN_MS = 30 * 1000;
+
 /** The id_token algorithms providers use; `none` and HMAC are never accepted. */
 const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"];
 
@@ -33,6 +39,11 @@ export function createIdTokenKeys(fetchFn: typeof globalThis.fetch): IdTokenKeys
     if (!set) {
       set = createRemoteJWKSet(new URL(uri), {
         [customFetch]: (url: string, init: RequestInit) => fetchFn(url, init),
+        // jose fetches a set once at a time, keeps it this long, and refetches sooner only for an unknown `kid`,
+        // at most once in the cooldown: a flood of tokens with made-up kids cannot make us hammer the provider.
+        cacheMaxAge: JWKS_MAX_AGE_MS,
+        cooldownDuration: JWKS_COOLDOWN_MS,
+        timeoutDuration: PROVIDER_TIMEOUT_MS,
       });
       keySets.set(uri, set);
     }

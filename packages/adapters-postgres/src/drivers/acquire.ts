@@ -2,7 +2,7 @@ import type pg from "pg";
 import { DeadlinePassed } from "./time-budget.ts";
 
 /** SQLSTATE too_many_connections: the server's max_connections, or the role's or the database's limit, is reached. */
-const TOO_MANY_CONNECTIONS = "53300";
+export const TOO_MANY_CONNECTIONS = "53300";
 /** The first pause after a refusal for a full server, doubled after each one up to the longest. */
 const FIRST_PAUSE_MS = 10;
 const LONGEST_PAUSE_MS = 500;

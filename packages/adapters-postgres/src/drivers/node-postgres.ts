@@ -5,6 +5,8 @@ import type { MigrationConnection } from "../migrations/migrate.ts";
 import { createAcquirer } from "./acquire.ts";
 import type { WrapQuery } from "./query-spans.ts";
 import { createTimeBudget, type TimeBudgetOptions, type TransactionClock } from "./time-budget.ts";
+import { unfitForWork } from "./unfit-connection.ts";
+import { checkWritable } from "./writable-check.ts";
 
 export interface NodePostgresOptions {
   readonly url: string;
@@ -66,6 +68,10 @@ export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
   pool.on("error", (error) => options.onPoolError?.(error));
   const { acquire, waitingCount } = createAcquirer(pool);
 
+  // Connections a statement failed on in a way that says the session cannot do the work (unfitForWork): destroyed
+  // when given back, whether or not the caller let the failure through.
+  const unfit = new WeakMap<pg.PoolClient, Error>();
+
   // The transaction each checked-out connection is running, with its deadline: what its statements check.
   const clocks = new WeakMap<pg.PoolClient, TransactionClock>();
   // Traced, the query of each connection, through a view kept for the connection's life: every statement runs on a
@@ -75,7 +81,8 @@ export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
   const viewsOf = (client: pg.PoolClient): Views => {
     let found = views.get(client);
     if (!found) {
-      const plain: Queries = wrapQuery ? { query: wrapQuery(client.query.bind(client)) } : client;
+      const query: RunQuery = wrapQuery ? (wrapQuery(client.query.bind(client)) as RunQuery) : runner(client);
+      const plain: Queries = { query: watched(client, query) as unknown as Queries["query"] };
       const run = runner(plain);
       const timed = async (...args: unknown[]) => {
         const clock = clocks.get(client);
@@ -89,7 +96,22 @@ export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
     return found;
   };
 
-  /** Runs `work` on a connection checked out for it, then gives it back; one that broke meanwhile is destroyed. */
+  /** `query`, noting the connection as unfit when a statement fails in a way that says so. */
+  const watched =
+    (client: pg.PoolClient, query: RunQuery): RunQuery =>
+    (...args) => {
+      const result = query(...args);
+      // A branch of its own, handled: the caller still gets the rejection.
+      result.catch((error: unknown) => {
+        if (unfitForWork(error)) unfit.set(client, error instanceof Error ? error : new Error(String(error)));
+      });
+      return result;
+    };
+
+  /**
+   * Runs `work` on a connection checked out for it, then gives it back; one that broke meanwhile, or whose session
+   * turned out unfit for work (read-only, shutting down), is destroyed, so that the next one connects afresh.
+   */
   const withConnection = async <T>(
     deadlineAt: number | undefined,
     work: (client: pg.PoolClient, broke: (error: Error) => void) => Promise<T>,
@@ -106,7 +128,7 @@ export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
       return await work(client, onError);
     } finally {
       client.off("error", onError);
-      client.release(broken);
+      client.release(broken ?? unfit.get(client));
     }
   };
 
@@ -203,6 +225,11 @@ export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
         ),
     },
     ping: async () => void (await pool.query("SELECT 1")),
+    checkWritable: (timeoutMs) =>
+      checkWritable(options.url, timeoutMs, async () => {
+        const { rows } = await pool.query<{ transaction_read_only: string }>("SHOW transaction_read_only");
+        return rows[0]?.transaction_read_only;
+      }),
     listen: (channel, onNotify) => listenOn(options, channel, onNotify),
     close: closeOnce(() => pool.end()),
   };

@@ -58,6 +58,8 @@ function driverOf(client: PGlite, unlock: () => Promise<void>, { owned }: { owne
         }),
     },
     ping: async () => void (await client.query("SELECT 1")),
+    // One connection, in this process, never read-only: answering is being writable.
+    checkWritable: async () => void (await client.query("SELECT 1")),
     listen: async (channel, onNotify) => {
       const stop = await client.listen(channel, () => onNotify());
       return () => stop();

@@ -1,5 +1,5 @@
 import type { OutboxEntry, OutboxStore } from "@latchkey/domain";
-import { and, asc, eq, getTableColumns, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, gt, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import type { Database } from "../database.ts";
 import type { Schema } from "../schema/create-schema.ts";
 
@@ -57,6 +57,21 @@ export function createOutboxStore(db: Database, schema: Schema): OutboxStore {
         .where(and(inArray(outbox.id, due), isNotNull(outbox.nextAttemptAt)))
         .returning(entryColumns);
       return claimed.sort((a, b) => (a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0));
+    },
+
+    async renewLeases({ held, now, leaseUntil }) {
+      if (held.length === 0) return [];
+      const pairs = sql.join(
+        held.map(({ id, claim }) => sql`(${id}::uuid, ${claim}::uuid)`),
+        sql`, `,
+      );
+      // Only a lease still running under its claim: one that ran out may be another worker's by now.
+      const renewed = await db
+        .update(outbox)
+        .set({ leaseUntil })
+        .where(and(sql`(${outbox.id}, ${outbox.claimId}) IN (${pairs})`, gt(outbox.leaseUntil, now)))
+        .returning({ id: outbox.id });
+      return renewed.map((row) => row.id);
     },
 
     async pending() {

@@ -71,8 +71,8 @@ export interface MailDelivery {
 export interface Mailer {
   /**
    * Sends one email and resolves once the mail server has accepted it; throws when the server refuses it, cannot be
-   * reached or does not answer in time (the outbox retries). Either way it ends within a bounded time, well inside
-   * the outbox's lease (OUTBOX_LEASE_SECONDS), so a stuck server fails an attempt instead of holding it.
+   * reached or does not answer in time (the outbox retries). Either way it ends within a bounded time, so a stuck
+   * server fails an attempt instead of holding it, and the lease the worker renews meanwhile, for ever.
    */
   send(email: AuthEmail, delivery: MailDelivery): Promise<void>;
 }

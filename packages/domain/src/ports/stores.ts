@@ -202,16 +202,17 @@ export interface AuditQuery {
   readonly actions?: readonly AuditAction[] | undefined;
 }
 
-/**
- * Messages to deliver. Several instances deliver from the same outbox: a claim gives one worker a message for a
- * while (a lease), so no other sends it meanwhile, and a worker that dies mid-send only delays it.
- */
 /** A message as one claim holds it. */
 export interface OutboxClaim {
   readonly id: string;
   readonly claim: string;
 }
 
+/**
+ * Messages to deliver. Several instances deliver from the same outbox: a claim gives one worker a message for a
+ * short while (a lease, renewed while it sends), so no other sends it meanwhile, and a worker that dies mid-send
+ * only delays it until the lease runs out.
+ */
 export interface OutboxStore {
   /** Queues the message in the caller's transaction; workers are woken once that commits. */
   enqueue(entry: OutboxEntry): Promise<void>;
@@ -221,6 +222,12 @@ export interface OutboxStore {
    * skips them.
    */
   claimDue(options: { now: Date; limit: number; leaseUntil: Date; claim: string }): Promise<OutboxEntry[]>;
+  /**
+   * Extends to `leaseUntil` the leases in `held` that are still held under their claim and have not run out by
+   * `now`; returns the ids it extended. A lease that ran out stays run out, even if no one has claimed it since:
+   * another worker may be claiming it at that moment.
+   */
+  renewLeases(options: { held: readonly OutboxClaim[]; now: Date; leaseUntil: Date }): Promise<string[]>;
   /**
    * Marks the message delivered and erases its sealed content, if it is still held under `claim`: a worker whose
    * lease ran out, and so may have been overtaken by another, changes nothing. Returns whether it wrote.

@@ -104,7 +104,8 @@ function inOneBrowser(auth: Auth): Auth {
       ...auth.oauth,
       start: async (input) => {
         const started = await auth.oauth.start(input);
-        if (started.browserBinding) kept.set(started.browserBinding.flowId, started.browserBinding.secret);
+        if (started.kind === "started" && started.browserBinding)
+          kept.set(started.browserBinding.flowId, started.browserBinding.secret);
         return started;
       },
       complete: (input) => auth.oauth.complete({ browserBinding: (flowId) => kept.get(flowId), ...input }),

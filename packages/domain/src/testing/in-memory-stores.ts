@@ -544,6 +544,16 @@ export function createInMemoryStores(): StoreContractSubject {
       for (const entry of due) state.outbox.set(entry.id, { ...entry, leaseUntil, claim });
       return due.map(({ leaseUntil: _lease, claim: _claim, ...entry }) => copy(entry));
     },
+    async renewLeases({ held, now, leaseUntil }) {
+      const renewed: string[] = [];
+      for (const { id, claim } of held) {
+        const entry = state.outbox.get(id);
+        if (!entry || entry.claim !== claim || entry.leaseUntil === null || entry.leaseUntil <= now) continue;
+        state.outbox.set(id, { ...entry, leaseUntil });
+        renewed.push(id);
+      }
+      return renewed;
+    },
     async pending() {
       const backlog = new Map<OutboxEntry["channel"], { count: number; oldestCreatedAt: Date }>();
       for (const entry of state.outbox.values()) {

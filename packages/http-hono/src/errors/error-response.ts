@@ -42,8 +42,15 @@ export function errorResponse(c: Context<AppEnv>, error: AuthError, status: Cont
 
 const OUTAGES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["service_unavailable", "request_timeout"]);
 
-function reasonOf(cause: unknown): string {
-  return cause instanceof Error ? cause.message : String(cause);
+/** Why, in one line of words and no stack: an error's message and its causes', `a: b: c` (a few deep at most). */
+export function reasonOf(cause: unknown): string {
+  const words: string[] = [];
+  for (let at = cause, depth = 0; at !== undefined && depth < 4; depth++) {
+    const message = at instanceof Error ? at.message : String(at);
+    if (!words.at(-1)?.endsWith(message)) words.push(message);
+    at = at instanceof Error ? at.cause : undefined;
+  }
+  return words.join(": ");
 }
 
 /** The app's one error handler: the status is that of the error at the endpoint that raised it. */

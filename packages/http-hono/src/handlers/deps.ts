@@ -14,11 +14,20 @@ export interface SigningKeys {
 /** What GET /ready found of each dependency it checked, by name (`{ database: "ok", redis: "unavailable" }`). */
 export type ReadinessReport = Readonly<Record<string, "ok" | "unavailable">>;
 
+/** GET /ready's answer: whether this instance can serve, and what was found of each dependency. */
+export interface ReadinessAnswer {
+  /** False answers 503: a dependency the instance cannot serve without failed. */
+  readonly ready: boolean;
+  /** Every dependency checked, those whose failure leaves the instance able to serve (reported only) included. */
+  readonly dependencies: ReadinessReport;
+}
+
 /**
- * Checks what the server needs to answer requests, each within a short time, and never rejects: a dependency that
- * fails or does not answer in time is "unavailable". The deployment decides what is checked.
+ * Checks the server's dependencies, each within a short time, and never rejects: a dependency that fails or does
+ * not answer in time is "unavailable". The deployment decides what is checked, and which failures make the
+ * instance unready.
  */
-export type Readiness = () => Promise<ReadinessReport>;
+export type Readiness = () => Promise<ReadinessAnswer>;
 
 /**
  * The cookie that binds an OAuth sign-in to the browser that went to /authorize: sent only to the provider's

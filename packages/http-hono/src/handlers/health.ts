@@ -14,15 +14,15 @@ export const health =
     });
 
 /**
- * GET /ready: readiness, Latchkey's addition (GoTrue has none). 200 when every dependency answered, 503 when one did
- * not, each named with "ok" or "unavailable"; nothing else, so it tells a caller nothing about the deployment
- * beyond what it depends on.
+ * GET /ready: readiness, Latchkey's addition (GoTrue has none). 200 when the instance can serve, 503 when a
+ * dependency it cannot serve without failed; either way each dependency checked is named with "ok" or
+ * "unavailable", and nothing else, so it tells a caller nothing about the deployment beyond what it depends on.
  */
 export const ready =
   ({ readiness }: HandlerDeps): Handler<AppEnv> =>
   async (c) => {
-    const report = await readiness();
-    return c.json(report, Object.values(report).every((state) => state === "ok") ? 200 : 503);
+    const { ready, dependencies } = await readiness();
+    return c.json(dependencies, ready ? 200 : 503);
   };
 
 /** GET /settings: the public switches, as the client reads them to know what to offer. */

@@ -1,8 +1,13 @@
-import { type CompleteOAuthResult, OAUTH_FLOW_LIFETIME_SECONDS } from "@latchkey/domain";
+import {
+  type AuthError,
+  type CompleteOAuthResult,
+  OAUTH_FLOW_LIFETIME_SECONDS,
+  OAuthProviderFailure,
+} from "@latchkey/domain";
 import type { Context, Handler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import type { AppEnv } from "../app-env.ts";
-import { asAuthError } from "../errors/error-response.ts";
+import { asAuthError, reasonOf } from "../errors/error-response.ts";
 import { statusOf } from "../errors/error-status.ts";
 import { errorParams, withFragment, withQuery } from "../present/redirect.ts";
 import { redirectCandidates } from "../request/envelope.ts";
@@ -23,6 +28,15 @@ function startInput(c: Context<AppEnv>) {
   };
 }
 
+/** One line naming the provider that could not be reached and why; the browser's app hears only the code. */
+function logProviderFailure(c: Context<AppEnv>, error: AuthError): void {
+  const provider = error.cause instanceof OAuthProviderFailure ? error.cause.provider : undefined;
+  c.get("log").warn(
+    { code: error.code, provider, reason: reasonOf(error.cause) },
+    "OAuth provider could not be reached",
+  );
+}
+
 /** The cookie of one flow: a browser may have several sign-ins under way, one a tab. */
 const flowCookieName = (flowId: string) => `latchkey-oauth-${flowId}`;
 
@@ -33,7 +47,18 @@ const flowCookieName = (flowId: string) => `latchkey-oauth-${flowId}`;
 export const authorize =
   ({ auth, oauthFlowCookie }: HandlerDeps): Handler<AppEnv> =>
   async (c) => {
-    const { url, browserBinding } = await auth.oauth.start(startInput(c));
+    const started = await auth.oauth.start(startInput(c));
+    if (started.kind === "failed") {
+      // Back to the app with the error, as a failed callback goes: the browser is on its way through, not a client
+      // that reads a status.
+      const { error } = started;
+      const status = statusOf(error, c.get("endpoint"));
+      logProviderFailure(c, error);
+      c.set("errorCode", error.code);
+      const failure = errorParams(status, error.code, error.message);
+      return c.redirect(withFragment(withQuery(started.redirectTo, failure), failure), 302);
+    }
+    const { url, browserBinding } = started;
     if (browserBinding) {
       setCookie(c, flowCookieName(browserBinding.flowId), browserBinding.secret, {
         path: oauthFlowCookie.callbackPath(browserBinding.provider),
@@ -55,7 +80,12 @@ export const authorize =
 export const linkIdentity =
   ({ auth }: HandlerDeps): Handler<AppEnv> =>
   async (c) => {
-    const { url } = await auth.oauth.start({ ...startInput(c), linkingTarget: c.get("principal") });
+    const started = await auth.oauth.start({ ...startInput(c), linkingTarget: c.get("principal") });
+    if (started.kind === "failed") {
+      // An app's request, answered in the error shape (503, Retry-After), logged as every outage is.
+      throw started.error;
+    }
+    const { url } = started;
     return c.req.query("skip_http_redirect") === "true" ? c.json({ url }) : c.redirect(url, 302);
   };
 

@@ -2054,6 +2054,82 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         expect(again.map((entry) => entry.id)).toEqual([retried.id]);
       });
 
+      it("renews only the leases still held under their claim, and only while they run", async () => {
+        const start = await window();
+        const [kept, other, lapsed] = [0, 1, 2].map((n) => anEntry({ nextAttemptAt: at(start + n) })) as [
+          OutboxEntry,
+          OutboxEntry,
+          OutboxEntry,
+        ];
+        for (const entry of [kept, other, lapsed]) await stores.outbox.enqueue(entry);
+        const [mine, theirs] = [uuid(), uuid()];
+        await stores.outbox.claimDue({ now: at(start + 2), limit: 2, leaseUntil: at(start + 7), claim: mine });
+        await stores.outbox.claimDue({ now: at(start + 2), limit: 1, leaseUntil: at(start + 4), claim: theirs });
+
+        // `other` is held under `mine`, not the claim named here; `lapsed`'s lease has run out.
+        const renewed = await stores.outbox.renewLeases({
+          held: [
+            { id: kept.id, claim: mine },
+            { id: other.id, claim: theirs },
+            { id: lapsed.id, claim: theirs },
+          ],
+          now: at(start + 5),
+          leaseUntil: at(start + 12),
+        });
+        expect(renewed).toEqual([kept.id]);
+        // Past the first lease, only what was renewed is still kept from other workers, until its new lease ends.
+        const retaken = await stores.outbox.claimDue({
+          now: at(start + 8),
+          limit: 10,
+          leaseUntil: at(start + 20),
+          claim: uuid(),
+        });
+        expect(retaken.map((entry) => entry.id)).toEqual([other.id, lapsed.id]);
+        expect(
+          await stores.outbox.claimDue({ now: at(start + 12), limit: 10, leaseUntil: at(start + 13), claim: uuid() }),
+        ).toEqual([kept]);
+      });
+
+      it("lets a worker take over a claim whose lease ran out, which its first holder can no longer renew", async () => {
+        const start = await window();
+        const entry = anEntry({ nextAttemptAt: at(start) });
+        await stores.outbox.enqueue(entry);
+        const [dead, next] = [uuid(), uuid()];
+        await stores.outbox.claimDue({ now: at(start), limit: 10, leaseUntil: at(start + 5), claim: dead });
+        // Run out, though no one has claimed it yet: not renewed.
+        const late = { held: [{ id: entry.id, claim: dead }], now: at(start + 5), leaseUntil: at(start + 9) };
+        expect(await stores.outbox.renewLeases(late)).toEqual([]);
+
+        const taken = await stores.outbox.claimDue({
+          now: at(start + 5),
+          limit: 10,
+          leaseUntil: at(start + 8),
+          claim: next,
+        });
+        expect(taken).toEqual([entry]);
+        expect(await stores.outbox.renewLeases({ ...late, now: at(start + 6) })).toEqual([]);
+        expect(
+          await stores.outbox.renewLeases({
+            held: [{ id: entry.id, claim: next }],
+            now: at(start + 7),
+            leaseUntil: at(start + 12),
+          }),
+        ).toEqual([entry.id]);
+        expect(
+          await stores.outbox.claimDue({ now: at(start + 11), limit: 10, leaseUntil: at(start + 13), claim: uuid() }),
+        ).toEqual([]);
+        // Recorded, it has no lease left to renew.
+        expect(await stores.outbox.markDelivered({ id: entry.id, claim: next }, at(start + 11))).toBe(true);
+        expect(
+          await stores.outbox.renewLeases({
+            held: [{ id: entry.id, claim: next }],
+            now: at(start + 11),
+            leaseUntil: at(start + 20),
+          }),
+        ).toEqual([]);
+        expect(await subject.readOutbox(entry.id)).toMatchObject({ deliveredAt: at(start + 11), nextAttemptAt: null });
+      });
+
       it("lets only the latest claim record the outcome: a worker that overran its lease changes nothing", async () => {
         const start = await window();
         const entry = anEntry({ nextAttemptAt: at(start) });

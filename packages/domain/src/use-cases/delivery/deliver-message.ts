@@ -9,7 +9,7 @@ import type { MessageKind } from "../../ports/flow-events.ts";
 import type { OutboxClaim } from "../../ports/stores.ts";
 import type { Deps } from "../deps.ts";
 
-/** A message leased to this worker: no other may attempt it until the lease runs out. */
+/** A message leased to this worker: no other may attempt it until the lease (renewed while it is sent) runs out. */
 export interface ClaimedMessage {
   readonly entry: OutboxEntry;
   readonly claim: string;

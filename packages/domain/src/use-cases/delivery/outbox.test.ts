@@ -3,6 +3,7 @@ import { FIRST_RETRY_SECONDS, LONGEST_RETRY_SECONDS } from "../../model/outbox.t
 import type { AuthEmail, Mailer } from "../../ports/mailer.ts";
 import { createTestAuth } from "../../testing/create-test-auth.ts";
 import { context } from "../../testing/fails-with.ts";
+import { OUTBOX_LEASE_SECONDS } from "./outbox.ts";
 
 const password = "secret-password";
 
@@ -150,6 +151,62 @@ describe("the outbox", () => {
     clock.advance({ minutes: 10 });
     expect((await auth.deliverDueMessages()).claimed).toBe(0);
     expect(sent.map((email) => email.to)).toEqual(["restart@example.com"]);
+  });
+
+  it("sends the mail of a worker that died within its short lease, again under the same Message-ID", async () => {
+    const { mailer, attempts } = flakyMailer();
+    const testAuth = createTestAuth({ ports: { mailer } });
+    // The dying worker's mail server takes the mail, and then its process is gone before it records the delivery.
+    const dying = createTestAuth({
+      ports: {
+        mailer,
+        clock: testAuth.clock,
+        tx: testAuth.ports.tx,
+        stores: {
+          ...testAuth.stores,
+          outbox: {
+            ...testAuth.stores.outbox,
+            markDelivered: () => Promise.reject(new Error("Connection terminated: the process was killed")),
+          },
+        },
+      },
+    });
+    const { auth, clock } = testAuth;
+    await auth.signUp({ email: "orphan@example.com", password, context });
+    const claimedAt = clock.now().getTime();
+    const [claimed] = await dying.auth.claimDueMessages({ limit: 10 });
+    await expect(dying.auth.deliverClaimedMessage(claimed!)).rejects.toThrow("killed");
+
+    // No one else sends it while the lease runs, and someone does as soon as it ends: within the minute.
+    expect(OUTBOX_LEASE_SECONDS).toBeLessThanOrEqual(60);
+    clock.advance({ milliseconds: claimedAt + OUTBOX_LEASE_SECONDS * 1000 - 1 - clock.now().getTime() });
+    expect((await auth.deliverDueMessages()).claimed).toBe(0);
+    clock.advance({ seconds: 1 });
+    expect(await auth.deliverDueMessages()).toMatchObject({ claimed: 1, delivered: 1 });
+    expect(attempts).toEqual([
+      { to: "orphan@example.com", messageId: claimed!.entry.id },
+      { to: "orphan@example.com", messageId: claimed!.entry.id },
+    ]);
+  });
+
+  it("keeps a claim renewed while it is sent past its first lease, and renews no lease once it ran out", async () => {
+    const { auth, clock } = createTestAuth();
+    await auth.signUp({ email: "slow@example.com", password, context });
+    const [held] = await auth.claimDueMessages({ limit: 10 });
+    clock.advance({ seconds: OUTBOX_LEASE_SECONDS - 1 });
+    expect(await auth.renewClaims([held!])).toEqual([held!.entry.id]);
+
+    // Past the first lease: still held, for a whole lease from the renewal.
+    clock.advance({ seconds: 2 });
+    expect(await auth.claimDueMessages({ limit: 10 })).toEqual([]);
+    clock.advance({ seconds: OUTBOX_LEASE_SECONDS - 3 });
+    expect(await auth.claimDueMessages({ limit: 10 })).toEqual([]);
+    // Not renewed again: run out, and another worker takes it over; the first can no longer renew it.
+    clock.advance({ seconds: 1 });
+    const [taken] = await auth.claimDueMessages({ limit: 10 });
+    expect(taken?.entry.id).toBe(held!.entry.id);
+    expect(await auth.renewClaims([held!])).toEqual([]);
+    expect(await auth.renewClaims([taken!])).toEqual([held!.entry.id]);
   });
 
   it("claims no more than asked, and never a message already leased", async () => {

@@ -9,12 +9,17 @@ import type { Deps } from "../deps.ts";
 import { type ClaimedMessage, type DeliveryFailure, deliverClaimedMessage } from "./deliver-message.ts";
 
 /**
- * How long a claim keeps other workers off a message: far longer than one attempt may take (an SMTP attempt ends
- * within 30 s, a template fetch before it within 5 s, an SMS within 10 s; recording the outcome retries for about
- * 3 s), since each claimed message is attempted at once. A worker that overruns it anyway cannot overwrite what the
- * next one recorded (see OutboxStore.markDelivered).
+ * How long a claim keeps other workers off a message. Short, so that the claims of a worker that died (a process
+ * killed, a machine lost) lapse soon and another sends their mail: a live worker renews the claims it is still
+ * sending every OUTBOX_RENEWAL_SECONDS (renewClaims), however long the attempt takes. A worker that loses its lease
+ * anyway cannot overwrite what the next one recorded (see OutboxStore.markDelivered).
  */
-export const OUTBOX_LEASE_SECONDS = 300;
+export const OUTBOX_LEASE_SECONDS = 20;
+/**
+ * How often a worker renews the claims it is sending: a quarter of the lease, so that three renewals in a row may
+ * fail (a database that restarts, a connection cut) before another worker can take a message over.
+ */
+export const OUTBOX_RENEWAL_SECONDS = 5;
 /** deliverDueMessages' batch when the caller names none. */
 const DEFAULT_BATCH = 5;
 
@@ -87,8 +92,24 @@ export async function claimDueMessages(deps: Deps, options: { limit: number }): 
 }
 
 /**
+ * Extends the leases of messages the caller is still sending by OUTBOX_LEASE_SECONDS from now, and returns the ids
+ * it extended. A lease that ran out, or that another worker took over, is not extended: that attempt goes on, but
+ * its message may be sent again (under the same Message-ID), and its outcome is recorded only if no one else's was.
+ */
+export async function renewClaims(deps: Deps, held: readonly ClaimedMessage[]): Promise<readonly string[]> {
+  if (held.length === 0) return [];
+  const now = deps.clock.now();
+  return deps.stores.outbox.renewLeases({
+    held: held.map(({ entry, claim }) => ({ id: entry.id, claim })),
+    now,
+    leaseUntil: new Date(now.getTime() + OUTBOX_LEASE_SECONDS * 1000),
+  });
+}
+
+/**
  * Claims the messages due and attempts them all at once, waiting for the slowest. Messages are independent: one
- * that fails is rescheduled with backoff. (The server's worker claims and delivers one by one instead.)
+ * that fails is rescheduled with backoff. It renews no lease: for tests and callers whose attempts end within
+ * OUTBOX_LEASE_SECONDS. (The server's worker claims and delivers one by one instead, renewing as it sends.)
  */
 export async function deliverDueMessages(deps: Deps, options: { limit?: number } = {}): Promise<DeliveryReport> {
   const claimed = await claimDueMessages(deps, { limit: options.limit ?? DEFAULT_BATCH });

@@ -110,8 +110,11 @@ describe("GET /authorize", () => {
 
   it("answers the provider's authorize URL, whose state is a new flow's id", async () => {
     const { auth, github } = withProviders();
-    const { url } = await auth.oauth.start({ provider: "github", params: [] });
-    expect(url).toBe(`https://github.example/authorize?state=${github.lastState}`);
+    const started = await auth.oauth.start({ provider: "github", params: [] });
+    expect(started).toMatchObject({ kind: "started" });
+    expect(started.kind === "started" && started.url).toBe(
+      `https://github.example/authorize?state=${github.lastState}`,
+    );
     expect(github.lastState).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     await auth.oauth.start({ provider: "github", params: [] });
     expect(github.authorizeRequests[0]!.state).not.toBe(github.authorizeRequests[1]!.state);
@@ -224,12 +227,24 @@ describe("GET /authorize", () => {
     expect(github.callbacks[1]!.secret).toBeNull();
   });
 
-  it("fails as unexpected_failure when the provider cannot be reached, and stores no flow", async () => {
+  it("sends the browser back to the app as service_unavailable when the provider cannot be reached, storing no flow", async () => {
     const github = new FakeOAuthProvider({ failAt: "authorize" });
-    const { auth, stores } = createTestAuth({ ports: { oauthProviders: new Map([["github", github]]) } });
-    const error = await failsWith("unexpected_failure", auth.oauth.start({ provider: "github", params: [] }));
-    expect(error.message).toBe("Unable to start the sign-in with the external provider");
-    expect(error.cause).toBeInstanceOf(OAuthProviderFailure);
+    const { auth, stores } = createTestAuth({
+      ports: { oauthProviders: new Map([["github", github]]) },
+      policy: { redirect: { siteUrl: "https://app.example", allowList: ["https://app.example/**"] } },
+    });
+    const started = await auth.oauth.start({
+      provider: "github",
+      redirectTo: ["https://app.example/welcome"],
+      params: [],
+    });
+    if (started.kind !== "failed") throw new Error("expected the start to fail");
+    expect(started.redirectTo).toBe("https://app.example/welcome");
+    expect(started.error).toMatchObject({
+      code: "service_unavailable",
+      message: "Unable to start the sign-in with the external provider",
+    });
+    expect(started.error.cause).toBeInstanceOf(OAuthProviderFailure);
     expect(await stores.oauthFlows.take(github.lastState)).toBeNull();
   });
 });

@@ -4,7 +4,7 @@ import { canonicalProvider, OAUTH_PROVIDER_NAMES } from "../../model/oauth-provi
 import { readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
 import { hasVerifiedFactor } from "../../model/user.ts";
-import type { OAuthProvider } from "../../ports/oauth-provider.ts";
+import { type OAuthProvider, OAuthProviderFailure } from "../../ports/oauth-provider.ts";
 import type { Deps, LinkRequest, Principal } from "../deps.ts";
 import { linkTokenDigest, oauthBindingDigest } from "../verification/digests.ts";
 import { providerFailed } from "./provider-failure.ts";
@@ -65,12 +65,22 @@ export function enabledProvider(deps: Deps, name: string): OAuthProvider {
  * GET /authorize (and /user/identities/authorize): starts a sign-in at a provider. The flow is stored under a new
  * id, which is the `state` the provider hands back; the answer is where to send the browser.
  */
-export interface StartedOAuth {
-  /** Where to send the browser. */
-  readonly url: string;
-  /** A sign-in's: what the browser must keep until /callback (a cookie named after the flow), never shown. */
-  readonly browserBinding?: { readonly flowId: string; readonly secret: string; readonly provider: string };
-}
+/** When to try a provider that could not be reached again: about when the adapter would ask it again. */
+const PROVIDER_RETRY_AFTER_SECONDS = 30;
+
+export type StartedOAuth =
+  | {
+      readonly kind: "started";
+      /** Where to send the browser. */
+      readonly url: string;
+      /** A sign-in's: what the browser must keep until /callback (a cookie named after the flow), never shown. */
+      readonly browserBinding?: { readonly flowId: string; readonly secret: string; readonly provider: string };
+    }
+  /**
+   * The provider could not be reached (its discovery document or its request-token endpoint, say): the app's
+   * target, to send the browser back to with the error, which is service_unavailable. Nothing was stored.
+   */
+  | { readonly kind: "failed"; readonly redirectTo: string; readonly error: AuthError };
 
 export async function startOAuth(deps: Deps, input: StartOAuthInput): Promise<StartedOAuth> {
   if (input.linkingTarget) requireLinkingAllowed(deps, input.linkingTarget);
@@ -101,9 +111,18 @@ export async function startOAuth(deps: Deps, input: StartOAuthInput): Promise<St
   const binding = input.linkingTarget ? undefined : deps.random.token(32);
   const scopes = (input.scopes ?? "").split(/[\s,]+/).filter((scope) => scope !== "");
   const params = input.params.filter(([name]) => !RESERVED_AUTHORIZE_PARAMS.has(name.toLowerCase()));
-  const start = await provider.authorize({ state: id, scopes, params }).catch((error: unknown) => {
-    throw providerFailed(error, "");
-  });
+  let start: Awaited<ReturnType<OAuthProvider["authorize"]>>;
+  try {
+    start = await provider.authorize({ state: id, scopes, params });
+  } catch (error) {
+    if (!(error instanceof OAuthProviderFailure)) throw providerFailed(error, "");
+    // A provider that cannot be reached is a dependency that cannot serve now, as an unreachable database is.
+    const unreachable = new AuthError("service_unavailable", "Unable to start the sign-in with the external provider", {
+      cause: error,
+      retryAfterSeconds: PROVIDER_RETRY_AFTER_SECONDS,
+    });
+    return { kind: "failed", redirectTo, error: unreachable };
+  }
   await deps.stores.oauthFlows.insert({
     id,
     provider: provider.name,
@@ -117,5 +136,5 @@ export async function startOAuth(deps: Deps, input: StartOAuthInput): Promise<St
     createdAt: deps.clock.now(),
   });
   const browserBinding = binding === undefined ? undefined : { flowId: id, secret: binding, provider: provider.name };
-  return { url: start.url, ...(browserBinding ? { browserBinding } : {}) };
+  return { kind: "started", url: start.url, ...(browserBinding ? { browserBinding } : {}) };
 }

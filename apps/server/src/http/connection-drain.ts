@@ -1,0 +1,95 @@
+import type { Server as HttpServer, ServerResponse } from "node:http";
+import { Server as NetServer, type Socket } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+
+/**
+ * The listener closes once no connection has come for this long (counted from the signal at the earliest): the
+ * load balancer has stopped sending.
+ */
+export const QUIET_MS = 500;
+
+export interface ConnectionDrain {
+  /**
+   * Stops the server without resetting a request that reached it (README, "Shutdown"). Resolves once every
+   * connection is closed, with how many were cut when `drainMs` ran out first.
+   */
+  drain(): Promise<{ readonly cut: number }>;
+}
+
+/**
+ * How the server stops serving. Node's `server.close()` does it badly for a server under load, in three ways:
+ * - It closes the listening socket at once, and the kernel resets the connections it has accepted that Node has not
+ *   taken yet (its backlog), though their clients have sent their requests.
+ * - It closes every idle kept-alive connection at once, while a client may be sending its next request on one.
+ * - The busy ones are answered keep-alive, so their clients send again on them, until they are cut.
+ *
+ * So, from `drain()`:
+ * - Every answer not begun says `Connection: close`, and Node closes its connection once it is written.
+ * - The listener stays open while connections keep coming (a load balancer not yet done deregistering the server),
+ *   each answered likewise; it closes once none has come for QUIET_MS since the signal, or after half of `drainMs`
+ *   at most, so that the last requests taken have the other half. It closes in the event loop's check phase, right
+ *   after a poll phase that has taken whatever the kernel's queue held, so no connection is left in it, but one
+ *   that lands in the microseconds between (a client that goes on sending after the quiet is over).
+ * - An idle kept-alive connection is left to its keep-alive timeout, which its client was told of (`Keep-Alive:
+ *   timeout=5`), or to its next request, answered with `Connection: close`: closing it sooner races that request.
+ * - What is still open when `drainMs` ends is cut.
+ */
+export function connectionDrain(http: HttpServer, options: { readonly drainMs: number }): ConnectionDrain {
+  let draining = false;
+  const connections = new Set<Socket>();
+  const unanswered = new Set<ServerResponse>();
+  let lastConnectionAt = 0;
+
+  http.on("connection", (socket: Socket) => {
+    lastConnectionAt = performance.now();
+    connections.add(socket);
+    socket.once("close", () => connections.delete(socket));
+  });
+  // Before the app's listener, which may begin its answer in the same turn.
+  http.prependListener("request", (_request, response) => {
+    if (draining) response.shouldKeepAlive = false;
+    else {
+      unanswered.add(response);
+      response.once("close", () => unanswered.delete(response));
+    }
+  });
+
+  /** Resolves in a check phase once no connection has come for QUIET_MS (or at `deadline`). */
+  const quiet = async (deadline: number) => {
+    for (;;) {
+      const waitMs = Math.min(lastConnectionAt + QUIET_MS, deadline) - performance.now();
+      if (waitMs > 0) await sleep(waitMs);
+      // Timers run before the poll phase: let one poll take what the kernel has queued meanwhile.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (performance.now() >= deadline || performance.now() - lastConnectionAt >= QUIET_MS) return;
+    }
+  };
+
+  return {
+    async drain() {
+      draining = true;
+      for (const response of unanswered) if (!response.headersSent) response.shouldKeepAlive = false;
+      unanswered.clear();
+      const startedAt = performance.now();
+      // The listener stays open QUIET_MS after the signal at least, for a load balancer a moment behind it.
+      lastConnectionAt = Math.max(lastConnectionAt, startedAt);
+      let cut = 0;
+      const closed = new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          cut = connections.size;
+          for (const socket of connections) socket.destroy();
+        }, options.drainMs);
+        http.once("close", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      await quiet(startedAt + options.drainMs / 2);
+      // net's close, not http's: the listener alone; the connections close as said above. `close` comes when the
+      // last one has.
+      NetServer.prototype.close.call(http);
+      await closed;
+      return { cut };
+    },
+  };
+}
