@@ -1,4 +1,4 @@
-import type { Server as HttpServer, ServerResponse } from "node:http";
+import { type Server as HttpServer, ServerResponse } from "node:http";
 import { Server as NetServer, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -35,23 +35,15 @@ export interface ConnectionDrain {
  * - What is still open when `drainMs` ends is cut.
  */
 export function connectionDrain(http: HttpServer, options: { readonly drainMs: number }): ConnectionDrain {
-  let draining = false;
   const connections = new Set<Socket>();
-  const unanswered = new Set<ServerResponse>();
   let lastConnectionAt = 0;
 
+  // Per connection, not per request: nothing here runs for a request until the drain begins (a kept-alive
+  // connection carries thousands of them).
   http.on("connection", (socket: Socket) => {
     lastConnectionAt = performance.now();
     connections.add(socket);
     socket.once("close", () => connections.delete(socket));
-  });
-  // Before the app's listener, which may begin its answer in the same turn.
-  http.prependListener("request", (_request, response) => {
-    if (draining) response.shouldKeepAlive = false;
-    else {
-      unanswered.add(response);
-      response.once("close", () => unanswered.delete(response));
-    }
   });
 
   /** Resolves in a check phase once no connection has come for QUIET_MS (or at `deadline`). */
@@ -67,9 +59,16 @@ export function connectionDrain(http: HttpServer, options: { readonly drainMs: n
 
   return {
     async drain() {
-      draining = true;
-      for (const response of unanswered) if (!response.headersSent) response.shouldKeepAlive = false;
-      unanswered.clear();
+      // Requests from now on, before the app's listener, which may begin its answer in the same turn.
+      http.prependListener("request", (_request, response: ServerResponse) => {
+        response.shouldKeepAlive = false;
+      });
+      // The requests being answered: each connection's current response (Node keeps it on the socket as
+      // `_httpMessage` while it is written, which is how http itself finds it).
+      for (const socket of connections) {
+        const response = (socket as Socket & { _httpMessage?: unknown })._httpMessage;
+        if (response instanceof ServerResponse && !response.headersSent) response.shouldKeepAlive = false;
+      }
       const startedAt = performance.now();
       // The listener stays open QUIET_MS after the signal at least, for a load balancer a moment behind it.
       lastConnectionAt = Math.max(lastConnectionAt, startedAt);
