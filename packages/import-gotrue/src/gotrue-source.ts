@@ -13,11 +13,22 @@ export interface GotrueBatch {
   readonly amrClaims: readonly GotrueRow[];
 }
 
+/** A batch as read: GoTrue's users of up to `limit` rows of its users table, and where the walk goes on. */
+export interface SourceBatch extends GotrueBatch {
+  /** The last users row read, GoTrue's or another instance's: the next batch starts after it. Null when none was. */
+  readonly lastRead: string | null;
+  /** The users table had no row after these. */
+  readonly end: boolean;
+}
+
 export interface GotrueSource {
   /** The users an import reads (GoTrue's own instance only). */
   countUsers(): Promise<number>;
-  /** Up to `limit` users after `afterId` in id order, and their rows: a keyset walk, so memory stays bounded. */
-  readBatch(afterId: string | null, limit: number): Promise<GotrueBatch>;
+  /**
+   * GoTrue's users among the next `limit` rows of the users table after `afterId` in id order, and their rows: a
+   * keyset walk, so memory stays bounded.
+   */
+  readBatch(afterId: string | null, limit: number): Promise<SourceBatch>;
   /** Up to `limit` audit log entries after `afterId`, in id order; none when GoTrue keeps no audit log. */
   readAuditBatch(afterId: string | null, limit: number): Promise<readonly GotrueRow[]>;
   close(): Promise<void>;
@@ -25,7 +36,10 @@ export interface GotrueSource {
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** GoTrue's users all carry the nil instance id; other instances' rows (of its multi-tenant past) are not its users. */
-const USERS_OF_GOTRUE = `(instance_id IS NULL OR instance_id = '00000000-0000-0000-0000-000000000000')`;
+const NIL_INSTANCE = "00000000-0000-0000-0000-000000000000";
+const USERS_OF_GOTRUE = `(instance_id IS NULL OR instance_id = '${NIL_INSTANCE}')`;
+const ofGotrue = (row: GotrueRow) =>
+  row["instance_id"] === null || row["instance_id"] === undefined || row["instance_id"] === NIL_INSTANCE;
 
 /** Reads GoTrue's tables in `schema` (`auth` in Supabase) of the database at `url`, on one connection. */
 export async function openGotrueSource(url: string, schema = "auth"): Promise<GotrueSource> {
@@ -38,10 +52,20 @@ export async function openGotrueSource(url: string, schema = "auth"): Promise<Go
       throw new Error(`no table ${schema}.users in the source database: is it Supabase Auth's, and is --schema right?`);
     }
     const table = (name: string) => `"${schema}"."${name}"`;
-    // By the uuid foreign keys, which GoTrue indexes: a batch costs index lookups, whatever the table's size.
+    // By the uuid foreign keys, which GoTrue indexes: a batch costs an index lookup per id, whatever the table's
+    // size. A lateral subquery (OFFSET 0 keeps it one) holds the planner to them: without statistics (a restored
+    // dump, a database without autovacuum) it answers `= ANY` of the ids with a scan of the whole table, every batch.
+    // Its estimates are then large enough for JIT compilation, which would cost more than the lookups: hence no JIT.
+    await client.query("SET jit = off").catch(() => undefined);
     const rowsOf = async (name: string, column: string, ids: readonly string[]) =>
       tables.has(name) && ids.length > 0
-        ? (await client.query<GotrueRow>(`SELECT * FROM ${table(name)} WHERE ${column} = ANY($1::uuid[])`, [ids])).rows
+        ? (
+            await client.query<GotrueRow>(
+              `SELECT t.* FROM unnest($1::uuid[]) AS wanted(id)
+               CROSS JOIN LATERAL (SELECT * FROM ${table(name)} WHERE ${column} = wanted.id OFFSET 0) AS t`,
+              [ids],
+            )
+          ).rows
         : [];
     return {
       async countUsers() {
@@ -51,14 +75,20 @@ export async function openGotrueSource(url: string, schema = "auth"): Promise<Go
         return Number(rows[0]?.count ?? 0);
       },
       async readBatch(afterId, limit) {
-        const { rows: users } = await client.query<GotrueRow>(
-          `SELECT * FROM ${table("users")} WHERE ${USERS_OF_GOTRUE} AND ($1::uuid IS NULL OR id > $1::uuid) ORDER BY id LIMIT $2`,
+        // Other instances' rows are left out here rather than in the query: with that condition, a planner without
+        // statistics (a restored dump, a database without autovacuum) takes instance_id's index and sorts the whole
+        // table for every batch, where the primary key's order costs a batch's rows (bench/README.md, the import).
+        const { rows } = await client.query<GotrueRow>(
+          `SELECT * FROM ${table("users")} WHERE $1::uuid IS NULL OR id > $1::uuid ORDER BY id LIMIT $2`,
           [afterId, limit],
         );
+        const users = rows.filter(ofGotrue);
         const userIds = users.map((user) => String(user["id"]));
         const sessions = await rowsOf("sessions", "user_id", userIds);
         const sessionIds = sessions.map((session) => String(session["id"]));
         return {
+          lastRead: rows.length === 0 ? null : String(rows.at(-1)!["id"]),
+          end: rows.length < limit,
           users,
           identities: await rowsOf("identities", "user_id", userIds),
           factors: await rowsOf("mfa_factors", "user_id", userIds),

@@ -43,7 +43,7 @@ export interface ImportSummary {
   readonly elapsedMs: number;
 }
 
-export const DEFAULT_BATCH_SIZE = 500;
+export const DEFAULT_BATCH_SIZE = 1000;
 /** Reasons kept for the summary; past them only counted, so a hopeless source cannot fill the memory. */
 const MAX_LISTED = 1000;
 
@@ -56,8 +56,8 @@ const zero = (): Record<keyof ImportedCounts, number> => ({
 });
 
 /**
- * Walks the source's users in id order, a batch at a time (memory holds one batch), maps each batch and writes it
- * in one transaction, or checks it in a dry run.
+ * Walks the source's users in id order, a batch at a time, maps each batch and writes it in one transaction, or
+ * checks it in a dry run.
  */
 export async function runImport(options: ImportOptions): Promise<ImportSummary> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
@@ -72,10 +72,21 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   let usersRead = 0;
   let lastUserId: string | null = options.afterUserId ?? null;
 
+  // The next batch is read and mapped while this one is written, so that the source's database and this process
+  // work meanwhile (memory holds two batches).
+  const readAhead = (afterId: string | null) => {
+    const reading = options.source
+      .readBatch(afterId, batchSize)
+      .then((batch) => ({ batch, mapped: mapBatch(batch, { ...options.context, now: now() }) }));
+    // Awaited in its turn; when a write fails first, that failure is the one reported.
+    reading.catch(() => undefined);
+    return reading;
+  };
+  let next = readAhead(lastUserId);
   for (;;) {
-    const batch = await options.source.readBatch(lastUserId, batchSize);
-    if (batch.users.length === 0) break;
-    const mapped = mapBatch(batch, { ...options.context, now: now() });
+    const { batch, mapped } = await next;
+    if (batch.lastRead === null) break;
+    if (!batch.end) next = readAhead(batch.lastRead);
     const report = options.dryRun
       ? await options.target.check(mapped.accounts)
       : await options.target.write(mapped.accounts);
@@ -93,9 +104,9 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     dropped.factors.push(...mapped.dropped.factors.slice(0, MAX_LISTED - dropped.factors.length));
     dropped.passwords.push(...mapped.dropped.passwords.slice(0, MAX_LISTED - dropped.passwords.length));
     usersRead += batch.users.length;
-    lastUserId = String(batch.users.at(-1)!["id"]);
+    lastUserId = batch.lastRead;
     options.onProgress?.({ usersDone: usersRead, usersTotal, lastUserId, elapsedMs: Date.now() - started });
-    if (batch.users.length < batchSize) break;
+    if (batch.end) break;
   }
   const audit = options.audit ? await importAudit(options, batchSize) : null;
   return {

@@ -1,5 +1,5 @@
 import type { AccountImportTarget, ImportBatchReport, ImportedAccount, ImportedCounts } from "@latchkey/domain";
-import { and, getTableColumns, inArray, not, or, type SQL, sql } from "drizzle-orm";
+import { getTableColumns, getTableName, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Database, RunInTransaction } from "../database.ts";
 import { toFactorRow } from "../rows/factor-row.ts";
@@ -35,38 +35,26 @@ export function createAccountImport(db: Database, transaction: RunInTransaction,
     const pairs = accounts.flatMap((account) => account.user.identities);
     const skips: Skip[] = [];
     const taken = new Map<string, string>();
-    if (emails.length > 0 || phones.length > 0) {
-      const holders = await runner
-        .select({ id: users.id, email: users.email, phone: users.phone })
-        .from(users)
-        .where(
-          and(
-            or(
-              emails.length > 0 ? inArray(users.email, emails) : undefined,
-              phones.length > 0 ? inArray(users.phone, phones) : undefined,
-            ),
-            not(inArray(users.id, ids)),
-          ),
-        );
-      for (const holder of holders) {
-        if (holder.email) taken.set(`email:${holder.email}`, holder.id);
-        if (holder.phone) taken.set(`phone:${holder.phone}`, holder.id);
-      }
-    }
-    if (pairs.length > 0) {
-      // Two array parameters joined as rows: the (provider, provider_id) unique index answers each, whatever the
-      // table's size.
-      const wanted = sql`SELECT * FROM unnest(${sql.param(pairs.map((identity) => identity.provider))}::text[], ${sql.param(pairs.map((identity) => identity.providerId))}::text[])`;
-      const holders = await runner
-        .select({ userId: identities.userId, provider: identities.provider, providerId: identities.providerId })
-        .from(identities)
-        .where(
-          and(
-            sql`(${identities.provider}, ${identities.providerId}) IN (${wanted})`,
-            not(inArray(identities.userId, ids)),
-          ),
-        );
-      for (const holder of holders) taken.set(`identity:${holder.provider}:${holder.providerId}`, holder.userId);
+    if (emails.length > 0 || phones.length > 0 || pairs.length > 0) {
+      // One statement, each list an array parameter, each entry one lookup in its unique index whatever the
+      // tables' sizes: a lateral subquery of LIMIT 1 holds the planner to it, where `= ANY` of a batch's entries
+      // scans the whole table while it has no statistics (as the import's first batches find it).
+      const text = (values: readonly string[]) => sql`unnest(${sql.param(values)}::text[])`;
+      const { rows } = (await runner.execute(sql`
+        SELECT 'email:' || h.email AS key, h.id AS holder FROM ${text(emails)} AS w(email)
+          CROSS JOIN LATERAL (SELECT ${users.email}, ${users.id} FROM ${users} WHERE ${users.email} = w.email LIMIT 1) AS h
+        UNION ALL
+        SELECT 'phone:' || h.phone, h.id FROM ${text(phones)} AS w(phone)
+          CROSS JOIN LATERAL (SELECT ${users.phone}, ${users.id} FROM ${users} WHERE ${users.phone} = w.phone LIMIT 1) AS h
+        UNION ALL
+        SELECT 'identity:' || h.provider || ':' || h.provider_id, h.user_id
+          FROM unnest(${sql.param(pairs.map((identity) => identity.provider))}::text[], ${sql.param(pairs.map((identity) => identity.providerId))}::text[]) AS w(provider, provider_id)
+          CROSS JOIN LATERAL (
+            SELECT ${identities.provider}, ${identities.providerId}, ${identities.userId} FROM ${identities}
+            WHERE ${identities.provider} = w.provider AND ${identities.providerId} = w.provider_id LIMIT 1
+          ) AS h`)) as unknown as { rows: readonly { key: string; holder: string }[] };
+      const batch = new Set(ids);
+      for (const row of rows) if (!batch.has(row.holder)) taken.set(row.key, row.holder);
     }
     // Provider names have no colon, so `provider:id` names one identity whatever its id holds.
     for (const account of accounts) {
@@ -184,27 +172,20 @@ export function createAccountImport(db: Database, transaction: RunInTransaction,
   };
 }
 
-/** Inserts `rows`, or replaces a row of the same id whose updated_at is not later; returns how many were written. */
+/**
+ * Inserts `rows`, or replaces a row of the same id whose updated_at is not later; returns how many were written.
+ * The rows travel as one JSON parameter that json_to_recordset turns back into rows: one statement of one
+ * parameter whatever the batch's size, where a VALUES list costs a parameter, and drizzle's work on it, per value
+ * (bench/README.md, the import).
+ */
 async function upsert<T extends PgTable>(
   runner: Database,
   table: T,
   rows: readonly T["$inferInsert"][],
 ): Promise<number> {
   if (rows.length === 0) return 0;
-  const columns = getTableColumns(table) as Record<string, PgColumn>;
-  const set = Object.fromEntries(
-    Object.entries(columns)
-      .filter(([, column]) => column.name !== "id")
-      .map(([key, column]) => [key, sql.raw(`excluded."${column.name}"`)]),
-  ) as Record<string, SQL>;
-  const updatedAt = columns["updatedAt"]!;
-  const id = columns["id"]!;
-  const written = await runner
-    .insert(table)
-    .values([...rows])
-    .onConflictDoUpdate({ target: id, set, setWhere: sql`${updatedAt} <= excluded."updated_at"` })
-    .returning({ id });
-  return written.length;
+  const statement = bulkInsert(table);
+  return countWritten(runner, statement.head, rows, statement.upsertTail);
 }
 
 /** Inserts the rows not there yet (by id); returns how many were. */
@@ -214,13 +195,53 @@ async function insertNew<T extends PgTable>(
   rows: readonly T["$inferInsert"][],
 ): Promise<number> {
   if (rows.length === 0) return 0;
-  const id = (getTableColumns(table) as Record<string, PgColumn>)["id"]!;
-  const written = await runner
-    .insert(table)
-    .values([...rows])
-    .onConflictDoNothing()
-    .returning({ id });
-  return written.length;
+  const statement = bulkInsert(table);
+  return countWritten(runner, statement.head, rows, statement.insertNewTail);
+}
+
+async function countWritten(runner: Database, head: SQL, rows: readonly unknown[], tail: SQL): Promise<number> {
+  // Dates become ISO 8601 strings and jsonb columns' values nested JSON, as the columns' input functions read them.
+  const result = (await runner.execute(sql`${head}${sql.param(JSON.stringify(rows))}${tail}`)) as unknown as {
+    rows: readonly { written: number }[];
+  };
+  return result.rows[0]?.written ?? 0;
+}
+
+/** The insert of `table`'s rows, before and after their JSON parameter. */
+interface BulkInsert {
+  readonly head: SQL;
+  /** Newer wins: a row of the same id is replaced unless its updated_at is later. */
+  readonly upsertTail: SQL;
+  readonly insertNewTail: SQL;
+}
+
+const bulkInserts = new WeakMap<PgTable, BulkInsert>();
+
+/** Made once per table: the rows' properties are the table's (drizzle's) keys; an identity column is left out. */
+function bulkInsert(table: PgTable): BulkInsert {
+  const made = bulkInserts.get(table);
+  if (made) return made;
+  const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+  const columns = Object.entries(getTableColumns(table) as Record<string, PgColumn>).filter(
+    ([, column]) => column.generatedIdentity === undefined,
+  );
+  const names = columns.map(([, column]) => quote(column.name));
+  const keys = columns.map(([key]) => quote(key));
+  // The record's fields are named as the JSON's keys, and typed as the columns they go to.
+  const record = columns.map(([key, column]) => `${quote(key)} ${column.getSQLType()}`);
+  const recordset = `::json) AS r(${record.join(", ")})`;
+  const counted = " RETURNING 1) SELECT count(*)::int AS written FROM written";
+  const set = names.filter((name) => name !== `"id"`).map((name) => `${name} = excluded.${name}`);
+  const into = `INSERT INTO ${quote(getTableName(table))} AS t (${names.join(", ")})`;
+  const statement: BulkInsert = {
+    head: sql.raw(`WITH written AS (${into} SELECT ${keys.join(", ")} FROM json_to_recordset(`),
+    upsertTail: sql.raw(
+      `${recordset} ON CONFLICT ("id") DO UPDATE SET ${set.join(", ")} WHERE t."updated_at" <= excluded."updated_at"${counted}`,
+    ),
+    insertNewTail: sql.raw(`${recordset} ON CONFLICT DO NOTHING${counted}`),
+  };
+  bulkInserts.set(table, statement);
+  return statement;
 }
 
 /** PostgreSQL's SQLSTATE for a relation that does not exist. */
