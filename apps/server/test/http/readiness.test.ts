@@ -1,10 +1,10 @@
+import { type AddressInfo, createServer } from "node:net";
 import {
   connectDirectly,
   createBlockableRole,
   missingPostgresServer,
   testDatabaseUrl,
 } from "@latchkey/adapters-postgres/testing";
-import { startSmtpSink } from "@latchkey/adapters-smtp/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../support/start-test-server.ts";
 
@@ -24,6 +24,14 @@ async function ready(server: TestServer) {
   return { status: answer.status, body: await answer.json() };
 }
 
+/** A port that takes connections and closes each at once, held until the test ends. */
+async function hangingUpPort(): Promise<number> {
+  const server = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return (server.address() as AddressInfo).port;
+}
+
 describe("GET /ready", () => {
   it("answers 200 naming the database and the SMTP server when they answer (no Redis configured, none checked)", async () => {
     const server = await startTestServer();
@@ -41,17 +49,17 @@ describe("GET /ready", () => {
   });
 
   it("reports an SMTP server that cannot be used without failing, unless API_READINESS_DEPENDENCIES names it", async () => {
-    const unused = await startSmtpSink();
-    const port = unused.port;
-    await unused.close();
+    // A port held for the test, whose connections are hung up on at once: an SMTP server that cannot be used. (A
+    // closed port could be taken meanwhile by another test file's mail sink.)
+    const port = await hangingUpPort();
     const server = await startTestServer({ AUTH_SMTP_PORT: String(port) });
     cleanups.push(server.close);
     expect(await ready(server)).toEqual({ status: 200, body: { database: "ok", smtp: "unavailable" } });
     // One line at start, saying why, before any mail is sent.
     const smtpLines = server.logLines().filter((line) => String(line["msg"]).startsWith("mail: the SMTP server"));
     expect(smtpLines).toHaveLength(1);
-    expect(smtpLines[0]).toMatchObject({ level: 40, smtp: `127.0.0.1:${port}`, code: "ESOCKET" });
-    expect(smtpLines[0]?.["error"]).toContain("ECONNREFUSED");
+    expect(smtpLines[0]).toMatchObject({ level: 40, smtp: `127.0.0.1:${port}`, code: expect.any(String) });
+    expect(smtpLines[0]?.["error"]).toEqual(expect.any(String));
 
     const counted = await startTestServer({ AUTH_SMTP_PORT: String(port), AUTH_API_READINESS_DEPENDENCIES: "smtp" });
     cleanups.push(counted.close);
