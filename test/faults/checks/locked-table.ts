@@ -12,8 +12,8 @@ import {
   signUp,
   tally,
 } from "../support/load.ts";
+import { lockUsersTable } from "../support/locks.ts";
 import { startMailSink } from "../support/mail.ts";
-import { waitUntil } from "../support/processes.ts";
 import { faultSuiteUnavailable } from "../support/requirements.ts";
 import { startServer } from "../support/server.ts";
 
@@ -33,19 +33,7 @@ describeIfAvailable(faultSuiteUnavailable, "a table locked by another session", 
     await createConfirmedUser(server.url, "member@example.com");
 
     // A migration or an operator's transaction: ACCESS EXCLUSIVE on users, held for up to 60 s.
-    const locker = cluster.session(
-      "begin; lock table users in access exclusive mode; select pg_sleep(60); commit;",
-      LOCKER,
-    );
-    await waitUntil(
-      "the lock on users",
-      () =>
-        cluster.query(
-          `select 1 from pg_locks l join pg_class c on c.oid = l.relation
-            where c.relname = 'users' and l.mode = 'AccessExclusiveLock' and l.granted`,
-        ).length > 0,
-      { timeoutMs: 10_000 },
-    );
+    const locker = await lockUsersTable(cluster, LOCKER);
 
     // 10 requests that need users (5 sign-ups, 5 sign-ins), at once; the client gives up after 10 s.
     const stuck = Promise.all([
@@ -65,7 +53,7 @@ describeIfAvailable(faultSuiteUnavailable, "a table locked by another session", 
       `select pid, regexp_replace(left(query, 80), '\\s+', ' ', 'g') from pg_stat_activity
         where wait_event_type = 'Lock' and application_name <> '${LOCKER}'`,
     );
-    cluster.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = '${LOCKER}'`);
+    locker.release();
     await locker.ended;
     const after = await Promise.all([
       signUp(server.url, "after-the-lock@example.com", 10_000),

@@ -12,8 +12,8 @@ import {
   signUp,
   tally,
 } from "../support/load.ts";
+import { lockUsersTable } from "../support/locks.ts";
 import { startMailSink } from "../support/mail.ts";
-import { waitUntil } from "../support/processes.ts";
 import { startRedis } from "../support/redis.ts";
 import { faultSuiteUnavailable } from "../support/requirements.ts";
 import { startServer } from "../support/server.ts";
@@ -50,25 +50,13 @@ describeIfAvailable(faultSuiteUnavailable, "GET /ready with Redis down, then a t
     await redis.start();
 
     // A table locked by another session, with more requests waiting on it than the pool has connections.
-    const locker = cluster.session(
-      "begin; lock table users in access exclusive mode; select pg_sleep(60); commit;",
-      LOCKER,
-    );
-    await waitUntil(
-      "the lock on users",
-      () =>
-        cluster.query(
-          `select 1 from pg_locks l join pg_class c on c.oid = l.relation
-            where c.relname = 'users' and l.mode = 'AccessExclusiveLock' and l.granted`,
-        ).length > 0,
-      { timeoutMs: 10_000 },
-    );
+    const locker = await lockUsersTable(cluster, LOCKER);
     const stuck = Promise.all(Array.from({ length: 8 }, (_, i) => signUp(server.url, `locked-${i}@example.com`)));
     await sleep(500);
     const locked: Outcome[] = [];
     for (let i = 0; i < 3; i++) locked.push(await ready(server.url));
     const stuckOutcomes = await stuck;
-    cluster.query(`select pg_terminate_backend(pid) from pg_stat_activity where application_name = '${LOCKER}'`);
+    locker.release();
     await locker.ended;
 
     const report = [
