@@ -61,8 +61,9 @@ describeIfAvailable(faultSuiteUnavailable, "the database made read-only, then wr
     const endedAt = Date.now();
 
     const before = outcomes.filter((o) => o.startedAt + o.ms < readOnlyAt);
-    // From a second after the switch: requests under way as it happened may still have committed.
-    const readOnly = startedBetween(readOnlyAt + 1000, writableAt);
+    // From a second after the switch, and answered before the database took writes again: requests under way as
+    // either switch happened may have run their write on either side of it.
+    const readOnly = startedBetween(readOnlyAt + 1000, writableAt).filter((o) => o.startedAt + o.ms < writableAt);
     const after = startedBetween(writableAt, endedAt);
     const failedAfter = after.filter((o) => o.status !== 200);
     const lastFailure = failedAfter.at(-1);
