@@ -1,4 +1,3 @@
-import { createServer } from "node:net";
 import { isAuthError } from "@latchkey/domain";
 import { aUser, describeIfAvailable } from "@latchkey/domain/testing";
 import { sql } from "drizzle-orm";
@@ -13,6 +12,7 @@ import {
   randomNamespace,
   testDatabaseUrl,
 } from "../src/testing/index.ts";
+import { closedPort } from "./support.ts";
 
 const url = testDatabaseUrl();
 
@@ -24,15 +24,6 @@ async function outcomeOf(work: () => Promise<unknown>): Promise<string> {
   } catch (error) {
     return isAuthError(error) ? error.code : (error as Error).name;
   }
-}
-
-/** A loopback port nobody listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 // What a failover that leaves the pool on the old primary looks like, for one role on the test server: its new

@@ -1,4 +1,3 @@
-import { createServer } from "node:net";
 import { isAuthError } from "@latchkey/domain";
 import { aUser, describeIfAvailable } from "@latchkey/domain/testing";
 import { getTableName, sql } from "drizzle-orm";
@@ -13,6 +12,7 @@ import {
   randomNamespace,
   testDatabaseUrl,
 } from "../src/testing/index.ts";
+import { closedPort } from "./support.ts";
 
 const url = testDatabaseUrl();
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -25,15 +25,6 @@ async function timed(work: () => Promise<unknown>): Promise<{ ms: number; error:
     (thrown: unknown) => thrown,
   );
   return { ms: Date.now() - started, error };
-}
-
-/** A loopback port nobody listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 // Timeouts are PostgreSQL's own (statement_timeout, lock_timeout) and node-postgres's pool: PGlite has neither.

@@ -1,3 +1,4 @@
+import { createServer } from "node:net";
 import type { FlowState, OAuthFlowStore, OneTimeToken, RefreshToken } from "@latchkey/domain";
 import { nodeRandom, skipAllIfMissing } from "@latchkey/domain/testing";
 import type { SQL } from "drizzle-orm";
@@ -150,3 +151,12 @@ export function gate(): { opened: Promise<void>; open: () => void } {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A loopback port nobody listens on (a connection to it is refused at once). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

@@ -24,6 +24,10 @@ const providers = () => ({
   AUTH_RATE_LIMIT_EMAIL_SENT: "1000",
 });
 
+/** Manual linking on, addresses confirmed at signup: the attacker's own account is ready at once. */
+const startLinkingServer = () =>
+  startTestServer({ ...providers(), AUTH_SECURITY_MANUAL_LINKING_ENABLED: "true", AUTH_MAILER_AUTOCONFIRM: "true" });
+
 let githubIds = 600;
 
 /** An attacker's GitHub account, claiming `address` as its unverified primary one. */
@@ -102,11 +106,7 @@ describe("H1: a pre-account made by a provider sign-in with the owner's address,
 describe("H2 and M1: identities that merely claim an address, with manual linking on", () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({
-      ...providers(),
-      AUTH_SECURITY_MANUAL_LINKING_ENABLED: "true",
-      AUTH_MAILER_AUTOCONFIRM: "true",
-    });
+    server = await startLinkingServer();
   });
   afterAll(() => server.close());
 
@@ -190,11 +190,7 @@ describe("M2: linking a native sign-in's id_token while manual linking is off", 
 describe("M3 and L1: a flow finished in another browser than the one that started it", () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({
-      ...providers(),
-      AUTH_SECURITY_MANUAL_LINKING_ENABLED: "true",
-      AUTH_MAILER_AUTOCONFIRM: "true",
-    });
+    server = await startLinkingServer();
   });
   afterAll(() => server.close());
 

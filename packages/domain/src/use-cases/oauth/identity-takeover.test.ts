@@ -56,6 +56,17 @@ async function follow(testAuth: TestAuth, kind: "confirmation" | "magic_link") {
   return result.grant;
 }
 
+/** The attacker's own password account, signed in: its user and its principal. */
+async function attackerSignedIn(testAuth: WithProviders) {
+  const account = aUser({ email: "mallory@evil.example", passwordHash: await testAuth.hasher.hash(attackersPassword) });
+  await testAuth.stores.users.insert(account);
+  const grant = await testAuth.auth.signInWithPassword({
+    email: "mallory@evil.example",
+    password: attackersPassword,
+    context,
+  });
+  return { account, principal: await testAuth.auth.authenticate({ accessToken: grant.accessToken }) };
+}
 /** The attacker's provider sign-in, whose address the provider did not verify: an account waits for its mail. */
 async function attackerSignsInFirst(testAuth: WithProviders) {
   expect(failure(await signInThrough(testAuth, testAuth.attackersGithub))).toBe("provider_email_needs_verification");
@@ -194,17 +205,7 @@ describe("H2: unlinking the identity the account's email came with", () => {
   /** A confirmed password account that linked a GitHub identity claiming the CEO's address, unverified. */
   async function withUnverifiedLink(testAuth: WithProviders) {
     testAuth.attackersGithub.profile = fakeProfile("gh-attacker", [providerEmail("ceo@bigcorp.example", false)]);
-    const account = aUser({
-      email: "mallory@evil.example",
-      passwordHash: await testAuth.hasher.hash(attackersPassword),
-    });
-    await testAuth.stores.users.insert(account);
-    const grant = await testAuth.auth.signInWithPassword({
-      email: "mallory@evil.example",
-      password: attackersPassword,
-      context,
-    });
-    const principal = await testAuth.auth.authenticate({ accessToken: grant.accessToken });
+    const { account, principal } = await attackerSignedIn(testAuth);
     const linked = await linkThroughProvider(testAuth, testAuth.attackersGithub, principal);
     expect(linked.kind).toBe("session");
     return { account, principal };
@@ -343,17 +344,7 @@ describe("M3 and L1: an OAuth flow completed in another browser", () => {
 
   it("M3: a link asked for without PKCE is refused, before the provider is asked", async () => {
     const testAuth = withProviders({ manualLinkingEnabled: true });
-    const account = aUser({
-      email: "mallory@evil.example",
-      passwordHash: await testAuth.hasher.hash(attackersPassword),
-    });
-    await testAuth.stores.users.insert(account);
-    const grant = await testAuth.auth.signInWithPassword({
-      email: account.email!,
-      password: attackersPassword,
-      context,
-    });
-    const principal = await testAuth.auth.authenticate({ accessToken: grant.accessToken });
+    const { principal } = await attackerSignedIn(testAuth);
     const error = await failsWith(
       "validation_failed",
       testAuth.auth.oauth.start({ provider: "google", params: [], linkingTarget: principal }),
@@ -364,17 +355,7 @@ describe("M3 and L1: an OAuth flow completed in another browser", () => {
 
   it("M3: the attacker's link URL completed by the victim at the provider links the victim's identity to no one", async () => {
     const testAuth = withProviders({ manualLinkingEnabled: true });
-    const account = aUser({
-      email: "mallory@evil.example",
-      passwordHash: await testAuth.hasher.hash(attackersPassword),
-    });
-    await testAuth.stores.users.insert(account);
-    const grant = await testAuth.auth.signInWithPassword({
-      email: account.email!,
-      password: attackersPassword,
-      context,
-    });
-    const attacker = await testAuth.auth.authenticate({ accessToken: grant.accessToken });
+    const { account, principal: attacker } = await attackerSignedIn(testAuth);
     await testAuth.auth.oauth.start({
       provider: "google",
       params: [],
