@@ -9,31 +9,37 @@ import type { Schema } from "../schema/create-schema.ts";
 import { prepared } from "./prepared.ts";
 
 /**
- * The rows of `table` whose `userId` column names the selected user, as one json array in `order` (oldest first):
- * no second query, no row fan-out.
+ * The rows of `table` whose `userId` column names the selected user, as one json array in no particular order (see
+ * oldestFirst): no second query, no row fan-out.
+ *
+ * Not `json_agg(… ORDER BY …)`: an ordered aggregate sets up a sort for each execution, even of no rows, and that
+ * set-up cost PostgreSQL more than the rest of `GET /user`'s statement (bench/README.md). A user has a handful of
+ * identities and factors; ordering them here costs next to nothing.
  */
-function rowsOfUser<T>(schema: Schema, table: PgTable, userIdColumn: Column, order: readonly Column[]): SQL<T[]> {
+function rowsOfUser<T>(schema: Schema, table: PgTable, userIdColumn: Column): SQL<T[]> {
   // Names spelled out: drizzle leaves columns unqualified in a single-table select, where `user_id = id` would
   // compare the row with itself.
   const r = sql.identifier("r");
-  const column = (c: Column) => sql`${r}.${sql.identifier(c.name)}`;
   const userId = sql`${sql.identifier(getTableName(schema.users))}.${sql.identifier(schema.users.id.name)}`;
   return sql<T[]>`coalesce((
-    select json_agg(${r} order by ${sql.join(order.map(column), sql`, `)})
-    from ${table} as ${r} where ${column(userIdColumn)} = ${userId}
+    select json_agg(${r}) from ${table} as ${r} where ${r}.${sql.identifier(userIdColumn.name)} = ${userId}
   ), '[]'::json)`;
 }
 
-/** The identities of the selected user as one json array, oldest first. */
+/** The identities of the selected user as one json array, in no particular order. */
 export function identitiesOfUser(schema: Schema): SQL<IdentityJson[]> {
-  const { identities } = schema;
-  return rowsOfUser(schema, identities, identities.userId, [identities.createdAt, identities.id]);
+  return rowsOfUser(schema, schema.identities, schema.identities.userId);
 }
 
-/** The factors of the selected user as one json array, oldest first: every user read carries them. */
+/** The factors of the selected user as one json array, in no particular order: every user read carries them. */
 export function factorsOfUser(schema: Schema): SQL<FactorJson[]> {
-  const { mfaFactors } = schema;
-  return rowsOfUser(schema, mfaFactors, mfaFactors.userId, [mfaFactors.createdAt, mfaFactors.id]);
+  return rowsOfUser(schema, schema.mfaFactors, schema.mfaFactors.userId);
+}
+
+/** Oldest first, then by id, as the domain lists a user's identities and factors. */
+function oldestFirst<T extends { readonly createdAt: Date; readonly id: string }>(rows: T[]): T[] {
+  if (rows.length < 2) return rows;
+  return rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /**
@@ -63,8 +69,8 @@ export interface UserColumnsJson {
 
 /** Maps one result of a query that selected userColumns. */
 export function toUser(row: UserColumnsJson): User {
-  const identities: Identity[] = row.identities.map(fromIdentityJson);
-  const factors: Factor[] = row.factors.map(fromFactorJson);
+  const identities: Identity[] = oldestFirst(row.identities.map(fromIdentityJson));
+  const factors: Factor[] = oldestFirst(row.factors.map(fromFactorJson));
   return fromUserRow(fromUserJson(row.user), identities, factors);
 }
 

@@ -2,7 +2,7 @@ import { AuthError, messages } from "../errors.ts";
 import type { AuditEntry } from "../model/audit.ts";
 import type { Factor, MfaChallenge } from "../model/factor.ts";
 import type { FlowState } from "../model/flow-state.ts";
-import { type Identity, identityEmail } from "../model/identity.ts";
+import { type Identity, identityEmail, oldestIdentitiesFirst } from "../model/identity.ts";
 import type { OAuthFlow } from "../model/oauth-flow.ts";
 import type { OneTimeToken } from "../model/one-time-token.ts";
 import type { OutboxEntry } from "../model/outbox.ts";
@@ -109,10 +109,9 @@ export function createInMemoryStores(): StoreContractSubject {
 
   const withIdentities = (row: UserRow): User => ({
     ...copy(row),
-    identities: [...state.identities.values()]
-      .filter((identity) => identity.userId === row.id)
-      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
-      .map(copy),
+    identities: oldestIdentitiesFirst(
+      [...state.identities.values()].filter((identity) => identity.userId === row.id),
+    ).map(copy),
     factors: [...state.factors.values()]
       .filter((factor) => factor.userId === row.id)
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || byId(a, b))

@@ -287,23 +287,32 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
         expect(await stores.users.findById(user.id)).toEqual({ ...changed, identities: user.identities });
       });
 
-      it("returns identities oldest first", async () => {
+      it("returns identities oldest first, ties broken by id, whatever order they were written in", async () => {
         const user = aUser();
         await stores.users.insert(user);
-        const phoneIdentity: Identity = {
-          id: uuid(),
+        const identity = (provider: string, createdAt: Date, id = uuid()): Identity => ({
+          id,
           userId: user.id,
-          provider: "phone",
-          providerId: user.id,
-          identityData: { sub: user.id, phone: "+15550009999" },
+          provider,
+          providerId: `${provider}-${user.id}`,
+          identityData: { sub: user.id },
           lastSignInAt: null,
-          createdAt: t("12:00:00.000"),
-          updatedAt: t("12:00:00.000"),
-        };
-        await stores.identities.save(phoneIdentity);
+          createdAt,
+          updatedAt: createdAt,
+        });
+        // Written newest first; of the two of 12:00, the greater id first.
+        const [greater, lesser] = ["ffffffff", "00000000"].map((head) => `${head}${user.id.slice(8)}`);
+        const oldest = identity("google", new Date("2025-12-31T00:00:00.000Z"));
+        for (const each of [
+          identity("phone", t("12:00:00.000"), greater),
+          identity("github", t("12:00:00.000"), lesser),
+          oldest,
+        ]) {
+          await stores.identities.save(each);
+        }
         const found = await stores.users.findById(user.id);
-        expect(found?.identities.map((identity) => identity.provider)).toEqual(["email", "phone"]);
-        expect(found?.identities[1]).toEqual(phoneIdentity);
+        expect(found?.identities.map((each) => each.provider)).toEqual(["google", "email", "github", "phone"]);
+        expect(found?.identities[0]).toEqual(oldest);
       });
 
       it("finds a user together with one of its sessions", async () => {

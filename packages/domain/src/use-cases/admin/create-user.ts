@@ -1,6 +1,7 @@
 import { AuthError } from "../../errors.ts";
 import { bannedUntil, parseBanDuration } from "../../model/ban.ts";
 import { normalizeEmail } from "../../model/email.ts";
+import { oldestIdentitiesFirst } from "../../model/identity.ts";
 import { assertImportableHash } from "../../model/imported-hash.ts";
 import { assertMetadataFits, type Metadata, mergeMetadata } from "../../model/metadata.ts";
 import { assertPasswordAcceptable } from "../../model/password-policy.ts";
@@ -90,5 +91,6 @@ export async function adminCreateUser(deps: Deps, input: AdminCreateUserInput): 
       context: input.context,
     });
   });
-  return created;
+  // As a read of it will list them.
+  return { ...created, identities: oldestIdentitiesFirst(created.identities) };
 }

@@ -66,6 +66,8 @@ describe("update the user", () => {
     ).toBe("+15550106000");
 
     const auto = await signedIn({ policy: { signup: { phoneAutoconfirm: true } } });
+    // The phone comes after the email, as providers and identities list it.
+    auto.clock.advance({ seconds: 1 });
     const updated = await auto.auth.updateUser({ principal: auto.principal, phone: "+15550107000", context });
     expect(updated).toMatchObject({ phone: "+15550107000", newPhone: null });
     expect(updated.phoneConfirmedAt).toBeInstanceOf(Date);
