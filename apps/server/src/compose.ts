@@ -21,7 +21,6 @@ import { drainingReadiness } from "./http/draining-readiness.ts";
 import { readNodeBody } from "./http/node-request-body.ts";
 import { publicSettings } from "./http/public-settings.ts";
 import { configuredReadiness } from "./http/readiness.ts";
-import { createRequestDeadlines } from "./http/request-deadline.ts";
 import { deliveryLog, eachOf } from "./logging/delivery-log.ts";
 import { failureFields } from "./logging/outage-log.ts";
 import { type Metrics, startMetrics } from "./observability/metrics.ts";
@@ -93,7 +92,6 @@ async function compose(
   metrics: Metrics | null,
 ): Promise<Server> {
   const observed = tracing || metrics ? await import("@latchkey/http-hono/tracing") : undefined;
-  const deadlines = createRequestDeadlines(config.api.maxRequestDurationSeconds);
   const postgres = await createPostgres({
     url: config.db.url,
     embeddedDataDir: config.db.embeddedDataDir,
@@ -103,8 +101,9 @@ async function compose(
     onPoolError: (error) => log.warn(failureFields(error), "an idle database connection failed; it will be replaced"),
     listenConnection: config.db.url === undefined ? undefined : logListenConnection(log, config.db.url),
     tracer: tracing?.tracer,
-    // A request's statements get what is left of its API_MAX_REQUEST_DURATION; other work gets all of it.
-    timeouts: { timeoutMs: config.api.maxRequestDurationSeconds * 1000, deadline: deadlines.current },
+    // A request's statements get what is left of its API_MAX_REQUEST_DURATION (postgres.within, through
+    // Auth.within); other work gets all of it.
+    timeouts: { timeoutMs: config.api.maxRequestDurationSeconds * 1000 },
   });
   // PGlite has no pool to observe.
   if (metrics && postgres.poolCounts) metrics.observePool(postgres.poolCounts);
@@ -122,6 +121,7 @@ async function compose(
   const ports: Ports = {
     stores: postgres.stores,
     tx: postgres.tx,
+    within: postgres.within,
     hasher: metrics ? metrics.timed(createArgon2PasswordHasher()) : createArgon2PasswordHasher(),
     signer: createJwtSigner({
       secret: config.jwt.secret,
@@ -154,7 +154,7 @@ async function compose(
   const app = createHttpApp({
     auth,
     log,
-    withinDeadline: deadlines.within,
+    requestDurationMs: config.api.maxRequestDurationSeconds * 1000,
     settings: publicSettings(config),
     version,
     requestIdHeader: config.api.requestIdHeader,

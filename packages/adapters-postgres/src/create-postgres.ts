@@ -6,7 +6,7 @@ import type { TimeBudgetOptions } from "./drivers/time-budget.ts";
 import { createAccountImport } from "./import/account-import.ts";
 import { migrate } from "./migrations/migrate.ts";
 import { createSchema, type Schema } from "./schema/create-schema.ts";
-import { createPostgresStores } from "./stores/create-stores.ts";
+import { createPostgresStores, type ScopedStores } from "./stores/create-stores.ts";
 import { outboxChannel } from "./stores/outbox-store.ts";
 
 export interface PostgresOptions {
@@ -40,7 +40,7 @@ export interface PostgresOptions {
   /**
    * How long the database may take (PostgreSQL only; PGlite has no such limits): `timeoutMs` bounds every statement
    * and lock wait (the connections' statement_timeout and lock_timeout) and every wait for a connection; work with
-   * a `deadline` (a request's) gets what is left of it instead. Past them PostgreSQL cancels the statement, its
+   * a deadline (`within`) gets what is left of it instead. Past them PostgreSQL cancels the statement, its
    * transaction rolls back, and the stores reject with AuthError `request_timeout`. No limit when absent.
    */
   readonly timeouts?: TimeBudgetOptions | undefined;
@@ -52,8 +52,14 @@ export interface PostgresOptions {
 }
 
 export interface Postgres {
+  /** For work with no deadline of its own (the outbox worker, maintenance): bounded by `timeouts.timeoutMs`. */
   readonly stores: Stores;
   readonly tx: Transactor;
+  /**
+   * The stores and transactions of work that must end by `deadlineAt` (ms since the epoch; a request's): each
+   * statement gets what is left of it, as `timeouts` says. PGlite has no time limits, and ignores it.
+   */
+  within(deadlineAt: number): ScopedStores;
   readonly schema: Schema;
   /** drizzle, outside any transaction: for maintenance and tests, not for what the stores already do. */
   readonly db: Database;
@@ -91,7 +97,7 @@ export async function createPostgres(options: PostgresOptions): Promise<Postgres
   }
   const driver = await openDriver(options);
   return {
-    ...createPostgresStores(driver.db, driver.transaction, schema),
+    ...createPostgresStores(driver, schema),
     schema,
     db: driver.db,
     migrate: () => migrate(driver.migrationTarget, schema.namespace),

@@ -4,10 +4,19 @@ import type { MigrationTarget } from "./migrations/migrate.ts";
 /** A drizzle database or transaction, whichever the driver (node-postgres or PGlite). */
 export type Database = PgDatabase<PgQueryResultHKT>;
 
-/** Runs `work` in one transaction on one connection: commits when it resolves, rolls back when it throws. */
-export type RunInTransaction = <T>(work: (db: Database) => Promise<T>) => Promise<T>;
+/**
+ * Runs `work` in one transaction on one connection: commits when it resolves, rolls back when it throws. With
+ * `deadlineAt` (ms since the epoch; a request's), its statements get what is left of it (drivers/time-budget.ts).
+ */
+export type RunInTransaction = <T>(work: (db: Database) => Promise<T>, deadlineAt?: number) => Promise<T>;
 
-/** What a driver gives the stores, the migration runner and the host. */
+/** One connection held for a piece of work outside a transaction, each statement committing on its own. */
+export interface Connection {
+  readonly db: Database;
+  /** Runs several statements as one transaction on this connection (see stores/atomic.ts). */
+  readonly atomic: <T>(work: (db: Database) => Promise<T>) => Promise<T>;
+}
+
 /** A connection pool's counts at one moment. */
 export interface PoolCounts {
   /** Connections checked out, running a statement or holding a transaction. */
@@ -26,12 +35,19 @@ export interface ConnectionEvents {
   restored(): void;
 }
 
+/** What a driver gives the stores, the migration runner and the host. */
 export interface Driver {
   /** The pool's counts; absent where there is no pool (PGlite). */
   readonly poolCounts?: (() => PoolCounts) | undefined;
   /** Statements outside a transaction: each one commits on its own. */
   readonly db: Database;
   readonly transaction: RunInTransaction;
+  /**
+   * Runs `work` on a connection checked out for it by `deadlineAt` and held until `work` settles, each of its
+   * statements given what is left of the deadline: how the stores of one request run (stores/scoped-stores.ts).
+   * The same Connection comes back for the same pooled connection, so what is built per connection is kept.
+   */
+  onConnection<T>(deadlineAt: number, work: (connection: Connection) => Promise<T>): Promise<T>;
   readonly migrationTarget: MigrationTarget;
   ping(): Promise<void>;
   /**

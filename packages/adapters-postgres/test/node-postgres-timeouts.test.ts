@@ -1,8 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { isAuthError } from "@latchkey/domain";
 import { aUser, describeIfAvailable } from "@latchkey/domain/testing";
 import { getTableName, sql } from "drizzle-orm";
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DeadlinePassed, type TimeBudgetOptions } from "../src/drivers/time-budget.ts";
 import { createPostgres, type Postgres } from "../src/index.ts";
 import {
@@ -31,7 +32,6 @@ async function timed(work: () => Promise<unknown>): Promise<{ ms: number; error:
 describeIfAvailable(missingPostgresServer(), "node-postgres under deadlines", () => {
   let locker: pg.Client;
   const opened: Postgres[] = [];
-  let deadline: number | undefined;
 
   async function open(timeouts: TimeBudgetOptions, maxPoolSize = 2, at = url!): Promise<Postgres> {
     const postgres = await createPostgres({ url: at, namespace: randomNamespace(), maxPoolSize, timeouts });
@@ -49,9 +49,6 @@ describeIfAvailable(missingPostgresServer(), "node-postgres under deadlines", ()
   beforeAll(async () => {
     locker = new pg.Client({ connectionString: url });
     await locker.connect();
-  });
-  afterEach(() => {
-    deadline = undefined;
   });
   afterAll(async () => {
     for (const postgres of opened) {
@@ -82,45 +79,58 @@ describeIfAvailable(missingPostgresServer(), "node-postgres under deadlines", ()
   });
 
   it("gives a transaction what is left of its deadline, not the whole bound", async () => {
-    const postgres = await open({ timeoutMs: 20_000, deadline: () => deadline });
+    const postgres = await open({ timeoutMs: 20_000 });
     await postgres.migrate();
     const lock = await lockUsers(postgres);
     try {
-      deadline = Date.now() + 400;
-      const inTransaction = await timed(() => postgres.tx.run((stores) => stores.users.findByEmail("a@example.com")));
+      const inTransaction = await timed(() =>
+        postgres.within(Date.now() + 400).tx.run((stores) => stores.users.findByEmail("a@example.com")),
+      );
       expect(isAuthError(inTransaction.error, "request_timeout")).toBe(true);
       expect(inTransaction.ms).toBeLessThan(1_500);
 
       // Outside a transaction, a statement started with much less than the bound left gets one of its own.
-      deadline = Date.now() + 400;
-      const alone = await timed(() => postgres.stores.users.findByEmail("a@example.com"));
+      const alone = await timed(() => postgres.within(Date.now() + 400).stores.users.findByEmail("a@example.com"));
       expect(isAuthError(alone.error, "request_timeout")).toBe(true);
       expect(alone.ms).toBeLessThan(1_500);
+
+      // A store method of several statements runs them in a transaction on its connection, given what is left too.
+      const second = await timed(() =>
+        postgres.within(Date.now() + 400).stores.users.findById(randomUUID(), { forUpdate: true }),
+      );
+      expect(isAuthError(second.error, "request_timeout")).toBe(true);
+      expect(second.ms).toBeLessThan(1_500);
     } finally {
       await lock.release();
     }
+    // Work with no deadline of its own still has the whole bound, and the connections are back.
+    expect(await postgres.stores.users.findByEmail("a@example.com")).toBeNull();
+    expect(postgres.poolCounts?.()).toMatchObject({ used: 0, pending: 0 });
   });
 
   it("sends nothing once the deadline has passed, and rolls back a transaction that overran it", async () => {
-    const postgres = await open({ timeoutMs: 20_000, deadline: () => deadline });
+    const postgres = await open({ timeoutMs: 20_000 });
     await postgres.migrate();
-    deadline = Date.now() - 1;
-    const late = await timed(() => postgres.stores.users.findByEmail("a@example.com"));
+    const late = await timed(() => postgres.within(Date.now() - 1).stores.users.findByEmail("a@example.com"));
     expect(isAuthError(late.error, "request_timeout")).toBe(true);
     expect((late.error as Error).cause).toBeInstanceOf(DeadlinePassed);
     expect(late.ms).toBeLessThan(100);
 
     const user = aUser();
-    deadline = Date.now() + 300;
     const overran = await timed(() =>
-      postgres.tx.run(async (stores) => {
+      postgres.within(Date.now() + 300).tx.run(async (stores) => {
         await stores.users.insert(user);
         await sleep(400);
         await stores.users.findById(user.id);
       }),
     );
     expect(isAuthError(overran.error, "request_timeout")).toBe(true);
-    deadline = undefined;
+    expect(await postgres.stores.users.findById(user.id)).toBeNull();
+
+    // A store method of several statements (a user with its identity, in a transaction of its own) that starts too
+    // late writes nothing either.
+    const tooLate = await timed(() => postgres.within(Date.now() - 1).stores.users.insert(user));
+    expect(isAuthError(tooLate.error, "request_timeout")).toBe(true);
     expect(await postgres.stores.users.findById(user.id)).toBeNull();
   });
 
@@ -219,16 +229,24 @@ describeIfAvailable(missingPostgresServer(), "node-postgres under deadlines", ()
     });
 
     it("gives up at the deadline, as request_timeout, when no connection comes back in time", async () => {
-      const postgres = await open({ timeoutMs: 10_000, deadline: () => deadline }, 0, role.url);
-      deadline = Date.now() + 500;
+      // The pools of the tests before may hold the role's connections idle.
+      for (const earlier of opened) await earlier.close();
+      const postgres = await open({ timeoutMs: 10_000 }, 0, role.url);
+      // The server's two connections busy for 0.8 s with work of no deadline. (No table is needed: nothing of the
+      // work with a deadline is sent.)
+      const busy = Promise.all([1, 2].map(() => postgres.db.execute(sql`select pg_sleep(0.8)`)));
+      await sleep(100);
+      const deadlineAt = Date.now() + 300;
       const results = await Promise.allSettled(
-        Array.from({ length: 6 }, async () => postgres.db.execute(sql`select pg_sleep(0.4)`)),
+        Array.from({ length: 4 }, () => postgres.within(deadlineAt).stores.users.findByEmail("a@example.com")),
       );
+      await busy;
       const failures = results.flatMap((result) => (result.status === "rejected" ? [result.reason] : []));
-      // Two ran at once (0.4 s each); the others waited until the deadline.
-      expect(failures.length).toBeGreaterThanOrEqual(3);
-      for (const failure of failures) expect(failure).toBeInstanceOf(Error);
-      expect(failures.some((failure) => (failure as Error).cause instanceof DeadlinePassed)).toBe(true);
+      expect(failures).toHaveLength(4);
+      for (const failure of failures) {
+        expect(isAuthError(failure, "request_timeout")).toBe(true);
+        expect((failure as Error).cause).toBeInstanceOf(DeadlinePassed);
+      }
     });
   });
 });

@@ -46,10 +46,24 @@ import { type VerifyInput, verify } from "./use-cases/verification/verify.ts";
 /** The use cases, bound to their ports and policy. */
 export function createAuth(ports: Ports, policy: AuthPolicy) {
   const deps: Deps = { ...ports, policy, durations: createDurationEstimates() };
+  const unscoped = useCasesOf(deps);
+  const { within } = ports;
+  return {
+    ...unscoped,
+    /**
+     * The use cases for one request, which must be answered by `deadlineAt` (ms since the epoch): the storage work
+     * it does ends by then (Ports.within). The same use cases where storage has no time limits.
+     */
+    within: (deadlineAt: number): UseCases => (within ? useCasesOf({ ...deps, ...within(deadlineAt) }) : unscoped),
+  };
+}
+
+function useCasesOf(deps: Deps) {
+  const { policy } = deps;
   return {
     policy,
     /** Whether requests of the protected endpoints must carry a captcha token (SECURITY_CAPTCHA_ENABLED). */
-    captchaEnabled: ports.captcha !== null,
+    captchaEnabled: deps.captcha !== null,
     signUp: (input: SignUpInput) => signUp(deps, input),
     signInWithPassword: (input: SignInWithPasswordInput) => signInWithPassword(deps, input),
     refreshSession: (input: RefreshSessionInput) => refreshSession(deps, input),
@@ -103,3 +117,5 @@ export function createAuth(ports: Ports, policy: AuthPolicy) {
 }
 
 export type Auth = ReturnType<typeof createAuth>;
+/** The use cases, as one request sees them (Auth.within). */
+export type UseCases = ReturnType<typeof useCasesOf>;

@@ -2,7 +2,7 @@
 // pure rules other packages apply too (reading durations, normalising addresses). Modules inside the domain import
 // each other directly, never through here.
 
-export { type Auth, createAuth } from "./auth.ts";
+export { type Auth, createAuth, type UseCases } from "./auth.ts";
 export { AuthError, type AuthErrorOptions, type ErrorCase, type ErrorCode, isAuthError, messages } from "./errors.ts";
 // The model, as adapters store it and the HTTP layer presents it.
 export { AUDIT_ACTIONS, type AuditAction, type AuditEntry, auditLogType } from "./model/audit.ts";

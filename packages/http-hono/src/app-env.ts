@@ -1,4 +1,4 @@
-import type { AdminPrincipal, Principal, RequestContext } from "@latchkey/domain";
+import type { AdminPrincipal, Principal, RequestContext, UseCases } from "@latchkey/domain";
 import type { Logger } from "./logger.ts";
 
 /** An endpoint as the route table names it: method and path pattern, as in `POST /token`. */
@@ -7,6 +7,8 @@ export type Endpoint = `${"GET" | "POST" | "PUT" | "DELETE" | "ALL"} /${string}`
 /** Per-request values set by middleware. */
 export interface AppEnv {
   Variables: {
+    /** The use cases as this request sees them: their storage work ends by its deadline (Auth.within). */
+    auth: UseCases;
     requestId: string;
     /** Carries the request id on every line. */
     log: Logger;

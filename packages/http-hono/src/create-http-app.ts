@@ -36,10 +36,12 @@ export interface HttpAppOptions {
   /** Where the cookie binding an OAuth sign-in to its browser goes; by default every path, not `Secure` (tests). */
   readonly oauthFlowCookie?: OAuthFlowCookie;
   /**
-   * API_MAX_REQUEST_DURATION: runs the handling of each request (all the middleware and the handler) with its
-   * deadline set where the database adapter reads it. Without it a request has no deadline of its own.
+   * API_MAX_REQUEST_DURATION in milliseconds: each request's deadline, counted from when its handling starts (its
+   * headers have arrived; its body is read within it). Its use cases get it (Auth.within), and the database gives
+   * each statement what is left of it, so that PostgreSQL, not a timer here, ends work that overruns: a request is
+   * never told it failed while its write may still commit. Without it a request has no deadline of its own.
    */
-  readonly withinDeadline?: ((handle: () => Promise<void>) => Promise<void>) | undefined;
+  readonly requestDurationMs?: number | undefined;
   /**
    * TRACING_ENABLED: the middleware that makes a span per request (`requestSpans` of `@latchkey/http-hono/tracing`).
    * Without it, no tracing middleware is installed and nothing of OpenTelemetry is loaded.
@@ -57,8 +59,11 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // The deadline first, so that it counts from the start of the handling; then the span, so that it covers
   // everything the request does.
-  const { withinDeadline } = options;
-  if (withinDeadline) app.use((_c, next) => withinDeadline(next));
+  const { auth, requestDurationMs } = options;
+  app.use((c, next) => {
+    c.set("auth", requestDurationMs === undefined ? auth : auth.within(Date.now() + requestDurationMs));
+    return next();
+  });
   if (options.requestSpans) app.use(options.requestSpans);
   if (options.requestMetrics) app.use(options.requestMetrics);
   app.use(requestId(options.log, options.requestIdHeader));
@@ -96,7 +101,7 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
     return next();
   });
 
-  const { auth, settings, version, actionLink, signingKeys, readiness } = options;
+  const { settings, version, actionLink, signingKeys, readiness } = options;
   const oauthFlowCookie = options.oauthFlowCookie ?? { secure: false, callbackPath: () => "/" };
   const api = apiRoutes({ auth, settings, version, actionLink, signingKeys, readiness, oauthFlowCookie });
   // The same API at the root and under /auth/v1, where supabase-js's createClient(url, key) calls it (as a

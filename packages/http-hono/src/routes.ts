@@ -37,7 +37,7 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
     api.on(method, path, named, ...handlers);
   };
   const signedIn = requireUser(deps.auth);
-  const admin = requireAdmin(deps.auth);
+  const admin = requireAdmin();
   const captcha = requireCaptcha(deps.auth);
 
   route("GET /health", health.health(deps));
@@ -47,48 +47,48 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("GET /.well-known/openid-configuration", wellKnown.openidConfiguration(deps));
 
   // Signing up and in
-  route("POST /signup", captcha, signUp.signUp(deps));
-  route("POST /token", requireCaptcha(deps.auth, grantNeedsCaptcha), token.token(deps));
-  route("POST /otp", captcha, signInByMail.sendOtp(deps));
-  route("POST /magiclink", captcha, signInByMail.sendMagicLink(deps));
+  route("POST /signup", captcha, signUp.signUp());
+  route("POST /token", requireCaptcha(deps.auth, grantNeedsCaptcha), token.token());
+  route("POST /otp", captcha, signInByMail.sendOtp());
+  route("POST /magiclink", captcha, signInByMail.sendMagicLink());
   // Following a link uses its token up: a HEAD (mail scanners, link previews) must not.
   route("GET /verify", noHead("GET, POST"), verify.followLink(deps));
-  route("POST /verify", verify.verify(deps));
-  route("POST /recover", captcha, recovery.recover(deps));
-  route("POST /resend", captcha, resend.resend(deps));
+  route("POST /verify", verify.verify());
+  route("POST /recover", captcha, recovery.recover());
+  route("POST /resend", captcha, resend.resend());
 
   // The signed-in user
   route("GET /user", signedIn, user.getUser());
-  route("PUT /user", signedIn, user.updateUser(deps));
-  route("GET /reauthenticate", noHead("GET"), signedIn, user.reauthenticate(deps));
-  route("POST /logout", signedIn, user.logout(deps));
+  route("PUT /user", signedIn, user.updateUser());
+  route("GET /reauthenticate", noHead("GET"), signedIn, user.reauthenticate());
+  route("POST /logout", signedIn, user.logout());
 
   // External providers
   route("GET /authorize", oauth.authorize(deps));
   route("GET /callback", oauth.callback(deps));
   route("POST /callback", oauth.formCallback());
-  route("GET /user/identities/authorize", signedIn, oauth.linkIdentity(deps));
-  route("DELETE /user/identities/:identity_id", signedIn, oauth.unlinkIdentity(deps));
+  route("GET /user/identities/authorize", signedIn, oauth.linkIdentity());
+  route("DELETE /user/identities/:identity_id", signedIn, oauth.unlinkIdentity());
 
   // Second factors: anonymous users have none
-  route("POST /factors", signedIn, off.notAnonymous, factors.enroll(deps));
-  route("POST /factors/:factor_id/challenge", signedIn, off.notAnonymous, factors.challenge(deps));
-  route("POST /factors/:factor_id/verify", signedIn, off.notAnonymous, factors.verify(deps));
-  route("DELETE /factors/:factor_id", signedIn, off.notAnonymous, factors.unenroll(deps));
+  route("POST /factors", signedIn, off.notAnonymous, factors.enroll());
+  route("POST /factors/:factor_id/challenge", signedIn, off.notAnonymous, factors.challenge());
+  route("POST /factors/:factor_id/verify", signedIn, off.notAnonymous, factors.verify());
+  route("DELETE /factors/:factor_id", signedIn, off.notAnonymous, factors.unenroll());
 
   // Administration
-  route("POST /invite", admin, invite.invite(deps));
+  route("POST /invite", admin, invite.invite());
   route("GET /admin/users", admin, adminUsers.listUsers(deps));
-  route("POST /admin/users", admin, adminUsers.createUser(deps));
-  route("POST /admin/users/:user_id", admin, adminUsers.createUser(deps));
-  route("GET /admin/users/:user_id", admin, adminUsers.getUser(deps));
-  route("PUT /admin/users/:user_id", admin, adminUsers.updateUser(deps));
-  route("DELETE /admin/users/:user_id", admin, adminUsers.deleteUser(deps));
+  route("POST /admin/users", admin, adminUsers.createUser());
+  route("POST /admin/users/:user_id", admin, adminUsers.createUser());
+  route("GET /admin/users/:user_id", admin, adminUsers.getUser());
+  route("PUT /admin/users/:user_id", admin, adminUsers.updateUser());
+  route("DELETE /admin/users/:user_id", admin, adminUsers.deleteUser());
   route("POST /admin/generate_link", admin, adminLinks.generateLink(deps));
-  route("GET /admin/audit", admin, adminAudit.listAudit(deps));
-  route("GET /admin/users/:user_id/factors", admin, factors.adminList(deps));
-  route("PUT /admin/users/:user_id/factors/:factor_id", admin, factors.adminUpdate(deps));
-  route("DELETE /admin/users/:user_id/factors/:factor_id", admin, factors.adminDelete(deps));
+  route("GET /admin/audit", admin, adminAudit.listAudit());
+  route("GET /admin/users/:user_id/factors", admin, factors.adminList());
+  route("PUT /admin/users/:user_id/factors/:factor_id", admin, factors.adminUpdate());
+  route("DELETE /admin/users/:user_id/factors/:factor_id", admin, factors.adminDelete());
 
   // Features Latchkey does not have yet, answered as GoTrue answers them switched off (handlers/switched-off.ts)
   route("POST /sso", off.samlOff);

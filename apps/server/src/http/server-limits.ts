@@ -15,7 +15,7 @@ export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
  * bytes, and the others are served meanwhile.
  *
  * The answer's work is not bounded here, by a timer that would answer 504 while a write may still commit: the
- * database bounds it (request-deadline.ts), and what else a request waits on has limits of its own (calls to
+ * database bounds it (HttpAppOptions.requestDurationMs), and what else a request waits on has limits of its own (calls to
  * providers, captcha, Redis).
  */
 export function serverLimits(api: Pick<Config["api"], "maxRequestDurationSeconds">): ServerOptions {

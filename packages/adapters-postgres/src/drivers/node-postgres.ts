@@ -1,6 +1,6 @@
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
-import { type ConnectionEvents, closeOnce, type Database, type Driver } from "../database.ts";
+import { type Connection, type ConnectionEvents, closeOnce, type Database, type Driver } from "../database.ts";
 import type { MigrationConnection } from "../migrations/migrate.ts";
 import { createAcquirer } from "./acquire.ts";
 import type { WrapQuery } from "./query-spans.ts";
@@ -42,9 +42,10 @@ const BEGIN = "BEGIN ISOLATION LEVEL READ COMMITTED";
 /**
  * A pool of node-postgres connections; every transaction holds one connection from BEGIN to COMMIT. With
  * `timeouts`, each connection gets statement_timeout and lock_timeout from it, connecting and waiting for a
- * connection end at it too, and the work of a request (its `deadline`) gets what is left of its time: a
- * transaction sets it after BEGIN (in the same round trip) and lowers it before a statement when much less is
- * left; a statement outside a transaction started late runs in one of its own that sets it.
+ * connection end at it too, and work with a deadline (a request's: `transaction` and `onConnection` are given it)
+ * gets what is left of its time: a transaction sets it after BEGIN (in the same round trip) and lowers it before a
+ * statement when much less is left; a statement outside a transaction started late runs in one of its own that
+ * sets it.
  */
 export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
   const budget = createTimeBudget(options.timeouts ?? {});
@@ -172,19 +173,59 @@ export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
   ): Promise<T> =>
     withConnection(deadlineAt, (client, broke) => inTransaction(client, broke, deadlineAt, work, bounded));
 
-  // The pool's own query, which drizzle outside a transaction and ping use: on a connection whose own timeouts end
-  // the statement by the deadline (give or take a tenth of the bound), or else in a transaction of its own that sets
-  // what is left. The callback forms are not supported: nothing here uses them.
+  /**
+   * A statement outside a transaction, on `client`: under the connection's own timeouts when they end it by the
+   * deadline (give or take a tenth of the bound), or else in a transaction of its own that sets what is left.
+   * Decided as it starts: work that waited for a connection, or ran statements before, may have little time left.
+   */
+  const autocommit = (
+    client: pg.PoolClient,
+    broke: (error: Error) => void,
+    deadlineAt: number | undefined,
+    args: unknown[],
+  ): Promise<unknown> =>
+    deadlineAt === undefined || budget.sessionFits(deadlineAt)
+      ? runner(viewsOf(client).plain)(...args)
+      : inTransaction(client, broke, deadlineAt, (queries) => runner(queries)(...args), true);
+
+  // The pool's own query, which drizzle outside a transaction and ping use: work with no deadline of its own (the
+  // outbox worker, maintenance), bounded by timeoutMs. The callback forms are not supported: nothing here uses them.
   const statement: RunQuery = async (...args) => {
     const deadlineAt = budget.deadlineAt();
-    // Decided once the connection is there: a request that waited for one may have little time left.
-    return withConnection(deadlineAt, (client, broke) =>
-      deadlineAt === undefined || budget.sessionFits(deadlineAt)
-        ? runner(viewsOf(client).plain)(...args)
-        : inTransaction(client, broke, deadlineAt, (queries) => runner(queries)(...args), true),
-    );
+    return withConnection(deadlineAt, (client, broke) => autocommit(client, broke, deadlineAt, args));
   };
   pool.query = statement as unknown as typeof pool.query;
+
+  // The work each connection checked out by onConnection is doing now: its deadline, and where a failure of the
+  // connection goes. A connection does one piece of work at a time, so its statements read it here.
+  const working = new WeakMap<pg.PoolClient, { deadlineAt: number; broke: (error: Error) => void }>();
+  // One Connection per pooled connection, kept for its life, as databaseOf keeps a Database: the statements prepared
+  // on it are built once.
+  const connections = new WeakMap<pg.PoolClient, Connection>();
+  const connectionOf = (client: pg.PoolClient): Connection => {
+    let found = connections.get(client);
+    if (!found) {
+      const current = () => {
+        const work = working.get(client);
+        if (!work) throw new Error("a statement on a connection no work holds");
+        return work;
+      };
+      const query: RunQuery = async (...args) => {
+        const { deadlineAt, broke } = current();
+        return autocommit(client, broke, deadlineAt, args);
+      };
+      found = {
+        // drizzle only calls `query` of a client it is given.
+        db: drizzle({ client: { query } as unknown as pg.PoolClient }),
+        atomic: (work) => {
+          const { deadlineAt, broke } = current();
+          return inTransaction(client, broke, deadlineAt, (queries) => work(databaseOf(queries)), true);
+        },
+      };
+      connections.set(client, found);
+    }
+    return found;
+  };
 
   // One Database per pooled connection, kept for the connection's life: the statements prepared on it (see
   // stores/prepared.ts) are built once per connection, as PostgreSQL parses them once per connection.
@@ -206,7 +247,17 @@ export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
       pending: pool.waitingCount + waitingCount(),
     }),
     db: drizzle({ client: pool }),
-    transaction: (work) => withTransaction(budget.deadlineAt(), (client) => work(databaseOf(client))),
+    transaction: (work, deadlineAt) =>
+      withTransaction(budget.deadlineAt(deadlineAt), (client) => work(databaseOf(client))),
+    onConnection: (deadlineAt, work) =>
+      withConnection(deadlineAt, async (client, broke) => {
+        working.set(client, { deadlineAt, broke });
+        try {
+          return await work(connectionOf(client));
+        } finally {
+          working.delete(client);
+        }
+      }),
     migrationTarget: {
       // No statement timeout: a migration may rewrite a big table, and waits its turn on the migration lock.
       transaction: (work) =>

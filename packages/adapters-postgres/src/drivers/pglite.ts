@@ -1,6 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
 import { drizzle } from "drizzle-orm/pglite";
-import { closeOnce, type Driver } from "../database.ts";
+import { type Connection, closeOnce, type Database, type Driver } from "../database.ts";
 import type { MigrationConnection } from "../migrations/migrate.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
 
@@ -41,11 +41,15 @@ export async function createPgliteDriver(options: PgliteOptions): Promise<Driver
 
 function driverOf(client: PGlite, unlock: () => Promise<void>, { owned }: { owned: boolean }): Driver {
   const db = drizzle({ client });
+  // One connection, and no time limits (PGlite has no statement_timeout to end work at a deadline): deadlines are
+  // not read. drizzle's PGlite transaction is PGlite's `transaction`, which also refuses to report success when a
+  // failed statement turned COMMIT into ROLLBACK.
+  const transaction = <T>(work: (db: Database) => Promise<T>) => db.transaction((tx) => work(tx));
+  const connection: Connection = { db, atomic: transaction };
   return {
     db,
-    // drizzle's PGlite transaction is PGlite's `transaction`, which also refuses to report success when a failed
-    // statement turned COMMIT into ROLLBACK.
-    transaction: (work) => db.transaction((tx) => work(tx)),
+    transaction,
+    onConnection: (_deadlineAt, work) => work(connection),
     migrationTarget: {
       transaction: (work) =>
         client.transaction((tx) => {

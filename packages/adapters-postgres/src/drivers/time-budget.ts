@@ -17,8 +17,6 @@ export interface TimeBudgetOptions {
    * connections' own statement_timeout and lock_timeout. No limit when absent.
    */
   readonly timeoutMs?: number | undefined;
-  /** The deadline (ms since the epoch) of the work under way, when it has one (a request's); read as work starts. */
-  readonly deadline?: (() => number | undefined) | undefined;
 }
 
 /** A transaction's deadline, and the statement_timeout its connection now applies. */
@@ -30,8 +28,11 @@ export interface TransactionClock {
 export interface TimeBudget {
   /** The SET that gives a new connection its own timeouts (timeoutMs); none without timeoutMs. */
   readonly sessionSettings: string | undefined;
-  /** When the work starting now must be done: its deadline, else timeoutMs from now; undefined without either. */
-  deadlineAt(): number | undefined;
+  /**
+   * When work starting now must be done: `requested` (a request's deadline), else timeoutMs from now; undefined
+   * without either.
+   */
+  deadlineAt(requested?: number): number | undefined;
   /** Milliseconds left before `deadlineAt`; throws DeadlinePassed when there are none. */
   left(deadlineAt: number): number;
   /**
@@ -77,7 +78,7 @@ export function createTimeBudget(options: TimeBudgetOptions): TimeBudget {
 
   return {
     sessionSettings: timeoutMs === undefined ? undefined : timeoutSettings("SESSION", timeoutMs),
-    deadlineAt: () => options.deadline?.() ?? (timeoutMs === undefined ? undefined : Date.now() + timeoutMs),
+    deadlineAt: (requested) => requested ?? (timeoutMs === undefined ? undefined : Date.now() + timeoutMs),
     left,
     sessionFits: (deadlineAt) => left(deadlineAt) >= sessionMs - slackMs,
     begin: (deadlineAt) => {

@@ -1,9 +1,9 @@
 import type { Stores, Transactor } from "@latchkey/domain";
-import type { Database, RunInTransaction } from "../database.ts";
+import type { Connection, Database, Driver } from "../database.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import type { Atomic } from "./atomic.ts";
 import { createAuditLogStore } from "./audit-log-store.ts";
-import { translatingErrors } from "./database-error.ts";
+import { toDatabaseError, translatingErrors } from "./database-error.ts";
 import { createFactorStore } from "./factor-store.ts";
 import { createFlowStateStore } from "./flow-state-store.ts";
 import { createIdentityStore } from "./identity-store.ts";
@@ -11,6 +11,7 @@ import { createOAuthFlowStore } from "./oauth-flow-store.ts";
 import { createOneTimeTokenStore } from "./one-time-token-store.ts";
 import { createOutboxStore } from "./outbox-store.ts";
 import { createRefreshTokenStore } from "./refresh-token-store.ts";
+import { scopedStoresOf } from "./scoped-stores.ts";
 import { asServiceFailure } from "./service-failure.ts";
 import { createSessionStore } from "./session-store.ts";
 import { createUsedIdTokenStore } from "./used-id-token-store.ts";
@@ -33,28 +34,57 @@ export function createStores(db: Database, schema: Schema, atomic: Atomic): Stor
   };
 }
 
-/** Stores outside any transaction (each call commits on its own) and the Transactor that scopes them to one. */
+/** The stores and transactions of work with a deadline (a request's): every statement gets what is left of it. */
+export interface ScopedStores {
+  readonly stores: Stores;
+  readonly tx: Transactor;
+}
+
+/**
+ * Stores outside any transaction (each call commits on its own) and the Transactor that scopes them to one, for
+ * work with no deadline of its own (bounded by the driver's timeout); `within` gives the same for work that must end
+ * by a deadline. There, each store call checks out a connection by the deadline and runs on that connection's own
+ * stores, built once per connection as a transaction's are: the statements prepared on it (prepared.ts) are kept.
+ */
 export function createPostgresStores(
-  db: Database,
-  transaction: RunInTransaction,
+  driver: Pick<Driver, "db" | "transaction" | "onConnection">,
   schema: Schema,
-): { stores: Stores; tx: Transactor } {
-  // A driver that hands out the same Database for the same connection gets the same stores for it, built once.
-  const bound = new WeakMap<Database, Stores>();
+): { stores: Stores; tx: Transactor; within: (deadlineAt: number) => ScopedStores } {
+  const inTransaction = new WeakMap<Database, Stores>();
   const storesOf = (txDb: Database) => {
-    let stores = bound.get(txDb);
+    let stores = inTransaction.get(txDb);
     if (!stores) {
       stores = createStores(txDb, schema, (statements) => statements(txDb));
-      bound.set(txDb, stores);
+      inTransaction.set(txDb, stores);
     }
     return stores;
   };
-  // Failing to connect, BEGIN or COMMIT reaches here untranslated: what the stores' methods throw already is.
-  const tx: Transactor = {
-    run: (work) =>
-      transaction((txDb) => work(storesOf(txDb))).catch((error: unknown) => {
-        throw asServiceFailure(error);
-      }),
+  const onConnection = new WeakMap<Connection, Stores>();
+  const storesOn = (connection: Connection) => {
+    let stores = onConnection.get(connection);
+    if (!stores) {
+      stores = createStores(connection.db, schema, connection.atomic);
+      onConnection.set(connection, stores);
+    }
+    return stores;
   };
-  return { stores: createStores(db, schema, transaction), tx };
+  const failure = (error: unknown): never => {
+    throw asServiceFailure(toDatabaseError(error));
+  };
+  const transactor = (deadlineAt?: number): Transactor => ({
+    run: (work) => driver.transaction((txDb) => work(storesOf(txDb)), deadlineAt).catch(failure),
+  });
+  const stores = createStores(driver.db, schema, driver.transaction);
+  const scoped = scopedStoresOf(stores);
+  return {
+    stores,
+    tx: transactor(),
+    within: (deadlineAt) => ({
+      // Connecting may fail, or find no connection by the deadline, before a store's own translation is reached.
+      stores: scoped((call) =>
+        driver.onConnection(deadlineAt, (connection) => call(storesOn(connection))).catch(failure),
+      ),
+      tx: transactor(deadlineAt),
+    }),
+  };
 }

@@ -49,6 +49,11 @@ export interface Ports {
   /** For reads and single writes outside a transaction. */
   readonly stores: Stores;
   readonly tx: Transactor;
+  /**
+   * The stores and transactions of a request that must be answered by `deadlineAt` (ms since the epoch): their
+   * statements get what is left of it. Absent where storage has no time limits (the in-memory stores).
+   */
+  readonly within?: ((deadlineAt: number) => { readonly stores: Stores; readonly tx: Transactor }) | undefined;
   readonly hasher: PasswordHasher;
   readonly signer: TokenSigner;
   readonly secrets: Secrets;

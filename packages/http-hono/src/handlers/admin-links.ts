@@ -8,10 +8,10 @@ import type { HandlerDeps } from "./deps.ts";
 
 /** POST /admin/generate_link: the link and code of a mail, made as if sent, for the admin to deliver. */
 export const generateLink =
-  ({ auth, actionLink }: HandlerDeps): Handler<AppEnv> =>
+  ({ actionLink }: HandlerDeps): Handler<AppEnv> =>
   async (c) => {
     const body = await readJson(c, GenerateLinkBody);
-    const generated = await auth.admin.generateLink({
+    const generated = await c.var.auth.admin.generateLink({
       admin: c.get("admin"),
       type: body.type ?? "",
       email: body.email ?? "",

@@ -14,7 +14,7 @@ import type { HandlerDeps } from "./deps.ts";
 export const listUsers =
   ({ auth }: HandlerDeps): Handler<AppEnv> =>
   async (c) => {
-    const listed = await auth.admin.listUsers({
+    const listed = await c.var.auth.admin.listUsers({
       ...pagination(c),
       order: sortOrder(c),
       filter: queryText(c, "filter"),
@@ -27,71 +27,63 @@ export const listUsers =
   };
 
 /** POST /admin/users, and POST /admin/users/<id> to choose the id. */
-export const createUser =
-  ({ auth }: HandlerDeps): Handler<AppEnv> =>
-  async (c: Context<AppEnv>) => {
-    const chosenId = c.req.param("user_id") === undefined ? undefined : pathId(c, "user_id");
-    const body = await readJson(c, AdminUserBody);
-    const user = await auth.admin.createUser({
-      admin: c.get("admin"),
-      id: chosenId ?? body.id,
-      aud: body.aud,
-      role: body.role,
-      email: body.email,
-      phone: body.phone,
-      password: body.password,
-      passwordHash: body.password_hash,
-      emailConfirm: body.email_confirm,
-      phoneConfirm: body.phone_confirm,
-      userMetadata: body.user_metadata,
-      appMetadata: body.app_metadata,
-      banDuration: body.ban_duration,
-      audience: requestAudience(c),
-      context: c.get("caller"),
-    });
-    return c.json(presentUser(user));
-  };
+export const createUser = (): Handler<AppEnv> => async (c: Context<AppEnv>) => {
+  const chosenId = c.req.param("user_id") === undefined ? undefined : pathId(c, "user_id");
+  const body = await readJson(c, AdminUserBody);
+  const user = await c.var.auth.admin.createUser({
+    admin: c.get("admin"),
+    id: chosenId ?? body.id,
+    aud: body.aud,
+    role: body.role,
+    email: body.email,
+    phone: body.phone,
+    password: body.password,
+    passwordHash: body.password_hash,
+    emailConfirm: body.email_confirm,
+    phoneConfirm: body.phone_confirm,
+    userMetadata: body.user_metadata,
+    appMetadata: body.app_metadata,
+    banDuration: body.ban_duration,
+    audience: requestAudience(c),
+    context: c.get("caller"),
+  });
+  return c.json(presentUser(user));
+};
 
 /** GET /admin/users/<id>. */
-export const getUser =
-  ({ auth }: HandlerDeps): Handler<AppEnv> =>
-  async (c) =>
-    c.json(presentUser(await auth.admin.getUser({ userId: pathId(c, "user_id") })));
+export const getUser = (): Handler<AppEnv> => async (c) =>
+  c.json(presentUser(await c.var.auth.admin.getUser({ userId: pathId(c, "user_id") })));
 
 /** PUT /admin/users/<id>: any field, addresses confirmed or not, bans. */
-export const updateUser =
-  ({ auth }: HandlerDeps): Handler<AppEnv> =>
-  async (c) => {
-    const userId = pathId(c, "user_id");
-    const body = await readJson(c, AdminUserBody);
-    const user = await auth.admin.updateUser({
-      admin: c.get("admin"),
-      userId,
-      role: body.role,
-      email: body.email,
-      phone: body.phone,
-      password: body.password,
-      emailConfirm: body.email_confirm,
-      phoneConfirm: body.phone_confirm,
-      userMetadata: body.user_metadata,
-      appMetadata: body.app_metadata,
-      banDuration: body.ban_duration,
-      context: c.get("caller"),
-    });
-    return c.json(presentUser(user));
-  };
+export const updateUser = (): Handler<AppEnv> => async (c) => {
+  const userId = pathId(c, "user_id");
+  const body = await readJson(c, AdminUserBody);
+  const user = await c.var.auth.admin.updateUser({
+    admin: c.get("admin"),
+    userId,
+    role: body.role,
+    email: body.email,
+    phone: body.phone,
+    password: body.password,
+    emailConfirm: body.email_confirm,
+    phoneConfirm: body.phone_confirm,
+    userMetadata: body.user_metadata,
+    appMetadata: body.app_metadata,
+    banDuration: body.ban_duration,
+    context: c.get("caller"),
+  });
+  return c.json(presentUser(user));
+};
 
 /** DELETE /admin/users/<id>: hard unless the optional body asks for a soft delete. */
-export const deleteUser =
-  ({ auth }: HandlerDeps): Handler<AppEnv> =>
-  async (c) => {
-    const userId = pathId(c, "user_id");
-    const body = await readJson(c, AdminDeleteUserBody, { optional: true });
-    await auth.admin.deleteUser({
-      admin: c.get("admin"),
-      userId,
-      softDelete: body.should_soft_delete,
-      context: c.get("caller"),
-    });
-    return c.json({});
-  };
+export const deleteUser = (): Handler<AppEnv> => async (c) => {
+  const userId = pathId(c, "user_id");
+  const body = await readJson(c, AdminDeleteUserBody, { optional: true });
+  await c.var.auth.admin.deleteUser({
+    admin: c.get("admin"),
+    userId,
+    softDelete: body.should_soft_delete,
+    context: c.get("caller"),
+  });
+  return c.json({});
+};

@@ -45,9 +45,9 @@ const flowCookieName = (flowId: string) => `latchkey-oauth-${flowId}`;
  * alone, as long as the flow lives) so that the sign-in can end only in this browser.
  */
 export const authorize =
-  ({ auth, oauthFlowCookie }: HandlerDeps): Handler<AppEnv> =>
+  ({ oauthFlowCookie }: HandlerDeps): Handler<AppEnv> =>
   async (c) => {
-    const started = await auth.oauth.start(startInput(c));
+    const started = await c.var.auth.oauth.start(startInput(c));
     if (started.kind === "failed") {
       // Back to the app with the error, as a failed callback goes: the browser is on its way through, not a client
       // that reads a status.
@@ -77,30 +77,26 @@ export const authorize =
  * GET /user/identities/authorize: as /authorize, for an identity to link to the signed-in user. With
  * `skip_http_redirect=true` (auth-js's linkIdentity) the URL is the answer rather than a redirect.
  */
-export const linkIdentity =
-  ({ auth }: HandlerDeps): Handler<AppEnv> =>
-  async (c) => {
-    const started = await auth.oauth.start({ ...startInput(c), linkingTarget: c.get("principal") });
-    if (started.kind === "failed") {
-      // An app's request, answered in the error shape (503, Retry-After), logged as every outage is.
-      throw started.error;
-    }
-    const { url } = started;
-    return c.req.query("skip_http_redirect") === "true" ? c.json({ url }) : c.redirect(url, 302);
-  };
+export const linkIdentity = (): Handler<AppEnv> => async (c) => {
+  const started = await c.var.auth.oauth.start({ ...startInput(c), linkingTarget: c.get("principal") });
+  if (started.kind === "failed") {
+    // An app's request, answered in the error shape (503, Retry-After), logged as every outage is.
+    throw started.error;
+  }
+  const { url } = started;
+  return c.req.query("skip_http_redirect") === "true" ? c.json({ url }) : c.redirect(url, 302);
+};
 
 /** DELETE /user/identities/<identity_id> */
-export const unlinkIdentity =
-  ({ auth }: HandlerDeps): Handler<AppEnv> =>
-  async (c) => {
-    await auth.oauth.unlinkIdentity({
-      principal: c.get("principal"),
-      // The domain checks it, after whether linking is on at all, as GoTrue does.
-      identityId: c.req.param("identity_id") ?? "",
-      context: c.get("caller"),
-    });
-    return c.json({});
-  };
+export const unlinkIdentity = (): Handler<AppEnv> => async (c) => {
+  await c.var.auth.oauth.unlinkIdentity({
+    principal: c.get("principal"),
+    // The domain checks it, after whether linking is on at all, as GoTrue does.
+    identityId: c.req.param("identity_id") ?? "",
+    context: c.get("caller"),
+  });
+  return c.json({});
+};
 
 /**
  * POST /callback (Apple's form_post): the form's fields sent on to GET /callback as its query. A browser sends the
@@ -128,7 +124,7 @@ export const callback =
     const params = Object.fromEntries(new URL(c.req.url).searchParams);
     let result: CompleteOAuthResult;
     try {
-      result = await auth.oauth.complete({
+      result = await c.var.auth.oauth.complete({
         params,
         browserBinding: (flowId) => getCookie(c, flowCookieName(flowId)),
         context: c.get("caller"),

@@ -3,13 +3,10 @@ import type { AppEnv } from "../app-env.ts";
 import { linkRequest } from "../request/envelope.ts";
 import { readJson } from "../request/read-json.ts";
 import { RecoverBody } from "../request/schemas.ts";
-import type { HandlerDeps } from "./deps.ts";
 
 /** POST /recover: a mail that signs the person in to set a new password; the same answer for any address. */
-export const recover =
-  ({ auth }: HandlerDeps): Handler<AppEnv> =>
-  async (c) => {
-    const body = await readJson(c, RecoverBody);
-    await auth.recoverPassword({ email: body.email ?? "", ...linkRequest(c, body), context: c.get("caller") });
-    return c.json({});
-  };
+export const recover = (): Handler<AppEnv> => async (c) => {
+  const body = await readJson(c, RecoverBody);
+  await c.var.auth.recoverPassword({ email: body.email ?? "", ...linkRequest(c, body), context: c.get("caller") });
+  return c.json({});
+};

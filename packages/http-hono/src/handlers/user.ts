@@ -5,7 +5,6 @@ import { presentUser } from "../present/user.ts";
 import { linkRequest } from "../request/envelope.ts";
 import { readJson } from "../request/read-json.ts";
 import { UpdateUserBody } from "../request/schemas.ts";
-import type { HandlerDeps } from "./deps.ts";
 
 const scopes: ReadonlySet<string> = new Set<LogoutScope>(["global", "local", "others"]);
 
@@ -15,39 +14,32 @@ const scopes: ReadonlySet<string> = new Set<LogoutScope>(["global", "local", "ot
 export const getUser = (): Handler<AppEnv> => (c) => c.json(presentUser(c.get("principal").user));
 
 /** PUT /user: a new address (confirmed by mail or SMS), password or user_metadata. */
-export const updateUser =
-  ({ auth }: HandlerDeps): Handler<AppEnv> =>
-  async (c) => {
-    const body = await readJson(c, UpdateUserBody);
-    const user = await auth.updateUser({
-      principal: c.get("principal"),
-      email: body.email,
-      phone: body.phone,
-      password: body.password,
-      data: body.data,
-      nonce: body.nonce,
-      channel: body.channel,
-      ...linkRequest(c, body),
-      context: c.get("caller"),
-    });
-    return c.json(presentUser(user));
-  };
+export const updateUser = (): Handler<AppEnv> => async (c) => {
+  const body = await readJson(c, UpdateUserBody);
+  const user = await c.var.auth.updateUser({
+    principal: c.get("principal"),
+    email: body.email,
+    phone: body.phone,
+    password: body.password,
+    data: body.data,
+    nonce: body.nonce,
+    channel: body.channel,
+    ...linkRequest(c, body),
+    context: c.get("caller"),
+  });
+  return c.json(presentUser(user));
+};
 
 /** GET /reauthenticate: a nonce by mail or SMS, which a password change may have to carry. */
-export const reauthenticate =
-  ({ auth }: HandlerDeps): Handler<AppEnv> =>
-  async (c) => {
-    const { messageId } = await auth.reauthenticate({ principal: c.get("principal"), context: c.get("caller") });
-    return c.json(messageId === null ? {} : { message_id: messageId });
-  };
+export const reauthenticate = (): Handler<AppEnv> => async (c) => {
+  const { messageId } = await c.var.auth.reauthenticate({ principal: c.get("principal"), context: c.get("caller") });
+  return c.json(messageId === null ? {} : { message_id: messageId });
+};
 
 /** POST /logout?scope=global|local|others: ends sessions of the user. */
-export const logout =
-  ({ auth }: HandlerDeps): Handler<AppEnv> =>
-  async (c) => {
-    const scope = c.req.query("scope") || "global";
-    if (!scopes.has(scope))
-      throw new AuthError("validation_failed", `Unsupported logout scope ${JSON.stringify(scope)}`);
-    await auth.signOut({ principal: c.get("principal"), scope: scope as LogoutScope, context: c.get("caller") });
-    return c.body(null, 204);
-  };
+export const logout = (): Handler<AppEnv> => async (c) => {
+  const scope = c.req.query("scope") || "global";
+  if (!scopes.has(scope)) throw new AuthError("validation_failed", `Unsupported logout scope ${JSON.stringify(scope)}`);
+  await c.var.auth.signOut({ principal: c.get("principal"), scope: scope as LogoutScope, context: c.get("caller") });
+  return c.body(null, 204);
+};

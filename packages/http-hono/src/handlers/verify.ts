@@ -36,7 +36,7 @@ export const followLink =
     const pkce = token.startsWith(PKCE_PREFIX);
     try {
       if (!EMAIL_TYPES.has(type)) throw new AuthError("validation_failed", "Unsupported verification type");
-      const result = await auth.verify({
+      const result = await c.var.auth.verify({
         type: type as VerifyType,
         proof: { linkToken: token },
         followedLink: true,
@@ -65,43 +65,41 @@ export const followLink =
   };
 
 /** POST /verify: a code or a link's token hash sent by the app; a session in the answer. */
-export const verify =
-  ({ auth }: HandlerDeps): Handler<AppEnv> =>
-  async (c) => {
-    const body = await readJson(c, VerifyBody);
-    if (!body.type) throw new AuthError("validation_failed", "Verify requires a verification type");
-    if (body.token && body.token_hash)
-      throw new AuthError("validation_failed", "Verify requires either a token or a token hash");
-    if (!body.token && !body.token_hash)
-      throw new AuthError("validation_failed", "Verify requires a token or a token hash");
-    const byPhone = PHONE_TYPES.has(body.type);
-    if (!byPhone && !EMAIL_TYPES.has(body.type))
-      throw new AuthError("validation_failed", "Unsupported verification type");
-    if (body.token_hash && (body.email || body.phone)) {
-      throw new AuthError("validation_failed", "Only the token_hash and type should be provided");
-    }
-    if (body.token_hash && byPhone)
-      throw new AuthError("validation_failed", "SMS codes are verified with the phone number and the token");
-    if (body.token && body.email && body.phone) {
-      throw new AuthError("validation_failed", "Only an email address or phone number should be provided on verify");
-    }
-    if (body.token && byPhone && !body.phone)
-      throw new AuthError("validation_failed", "Verify requires a phone number with the token");
-    if (body.token && !byPhone && !body.email)
-      throw new AuthError("validation_failed", "Verify requires an email address with the token");
-    const code = body.token!;
-    const result = await auth.verify({
-      type: body.type as VerifyType,
-      proof: body.token_hash
-        ? { linkToken: body.token_hash }
-        : byPhone
-          ? { phone: body.phone!, code }
-          : { email: body.email!, code },
-      followedLink: false,
-      password: body.password,
-      context: c.get("caller"),
-    });
-    if (result.kind === "awaiting_other_address") return c.json({ msg: AWAITING_OTHER, code: "200" });
-    if (result.kind !== "session") throw new AuthError("unexpected_failure", "Unexpected verification result");
-    return c.json({ ...presentSession(result.grant), type: body.type });
-  };
+export const verify = (): Handler<AppEnv> => async (c) => {
+  const body = await readJson(c, VerifyBody);
+  if (!body.type) throw new AuthError("validation_failed", "Verify requires a verification type");
+  if (body.token && body.token_hash)
+    throw new AuthError("validation_failed", "Verify requires either a token or a token hash");
+  if (!body.token && !body.token_hash)
+    throw new AuthError("validation_failed", "Verify requires a token or a token hash");
+  const byPhone = PHONE_TYPES.has(body.type);
+  if (!byPhone && !EMAIL_TYPES.has(body.type))
+    throw new AuthError("validation_failed", "Unsupported verification type");
+  if (body.token_hash && (body.email || body.phone)) {
+    throw new AuthError("validation_failed", "Only the token_hash and type should be provided");
+  }
+  if (body.token_hash && byPhone)
+    throw new AuthError("validation_failed", "SMS codes are verified with the phone number and the token");
+  if (body.token && body.email && body.phone) {
+    throw new AuthError("validation_failed", "Only an email address or phone number should be provided on verify");
+  }
+  if (body.token && byPhone && !body.phone)
+    throw new AuthError("validation_failed", "Verify requires a phone number with the token");
+  if (body.token && !byPhone && !body.email)
+    throw new AuthError("validation_failed", "Verify requires an email address with the token");
+  const code = body.token!;
+  const result = await c.var.auth.verify({
+    type: body.type as VerifyType,
+    proof: body.token_hash
+      ? { linkToken: body.token_hash }
+      : byPhone
+        ? { phone: body.phone!, code }
+        : { email: body.email!, code },
+    followedLink: false,
+    password: body.password,
+    context: c.get("caller"),
+  });
+  if (result.kind === "awaiting_other_address") return c.json({ msg: AWAITING_OTHER, code: "200" });
+  if (result.kind !== "session") throw new AuthError("unexpected_failure", "Unexpected verification result");
+  return c.json({ ...presentSession(result.grant), type: body.type });
+};

@@ -12,10 +12,10 @@ const CaptchaField = v.object({
 const BEARER = /^bearer\s+(\S+)\s*$/i;
 
 /** Whether the request carries an admin token (service_role): servers calling on behalf of users need no captcha. */
-async function isAdminCall(c: Context<AppEnv>, auth: Auth): Promise<boolean> {
+async function isAdminCall(c: Context<AppEnv>): Promise<boolean> {
   const token = BEARER.exec(c.req.header("authorization") ?? "")?.[1];
   if (!token) return false;
-  return auth.authorizeAdmin({ accessToken: token }).then(
+  return c.var.auth.authorizeAdmin({ accessToken: token }).then(
     () => true,
     () => false,
   );
@@ -24,16 +24,20 @@ async function isAdminCall(c: Context<AppEnv>, auth: Auth): Promise<boolean> {
 /**
  * The captcha check of an endpoint (GoTrue's verifyCaptcha), before its handler reads anything else: off unless
  * SECURITY_CAPTCHA_ENABLED, skipped for admin tokens and where `applies` says the request is exempt (the refresh,
- * pkce and id_token grants). The body stays readable for the handler.
+ * pkce and id_token grants). The body stays readable for the handler. `auth` says whether captcha is on; the
+ * checks are the request's own use cases'.
  */
 export function requireCaptcha(
   auth: Auth,
   applies: (c: Context<AppEnv>) => boolean = () => true,
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!auth.captchaEnabled || !applies(c) || (await isAdminCall(c, auth))) return next();
+    if (!auth.captchaEnabled || !applies(c) || (await isAdminCall(c))) return next();
     const body = await readJson(c, CaptchaField);
-    await auth.checkCaptcha({ token: body.gotrue_meta_security?.captcha_token ?? undefined, ip: c.get("caller").ip });
+    await c.var.auth.checkCaptcha({
+      token: body.gotrue_meta_security?.captcha_token ?? undefined,
+      ip: c.get("caller").ip,
+    });
     await next();
   };
 }

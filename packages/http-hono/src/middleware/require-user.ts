@@ -20,15 +20,15 @@ export function bearerToken(c: Context): string {
 export function requireUser(auth: Auth): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const audience = requestAudience(c) ?? auth.policy.defaultAudience;
-    c.set("principal", await auth.authenticate({ accessToken: bearerToken(c), audience }));
+    c.set("principal", await c.var.auth.authenticate({ accessToken: bearerToken(c), audience }));
     await next();
   };
 }
 
 /** Admits requests whose bearer token carries an admin role (JWT_ADMIN_ROLES); sets `admin`. */
-export function requireAdmin(auth: Auth): MiddlewareHandler<AppEnv> {
+export function requireAdmin(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    c.set("admin", await auth.authorizeAdmin({ accessToken: bearerToken(c) }));
+    c.set("admin", await c.var.auth.authorizeAdmin({ accessToken: bearerToken(c) }));
     await next();
   };
 }
