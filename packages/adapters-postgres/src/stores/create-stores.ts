@@ -50,24 +50,12 @@ export function createPostgresStores(
   driver: Pick<Driver, "db" | "transaction" | "onConnection">,
   schema: Schema,
 ): { stores: Stores; tx: Transactor; within: (deadlineAt: number) => ScopedStores } {
-  const inTransaction = new WeakMap<Database, Stores>();
-  const storesOf = (txDb: Database) => {
-    let stores = inTransaction.get(txDb);
-    if (!stores) {
-      stores = createStores(txDb, schema, (statements) => statements(txDb));
-      inTransaction.set(txDb, stores);
-    }
-    return stores;
-  };
-  const onConnection = new WeakMap<Connection, Stores>();
-  const storesOn = (connection: Connection) => {
-    let stores = onConnection.get(connection);
-    if (!stores) {
-      stores = createStores(connection.db, schema, connection.atomic);
-      onConnection.set(connection, stores);
-    }
-    return stores;
-  };
+  // A transaction's Database and a checked-out Connection are each the same object for the same pooled connection
+  // (the driver keeps them), so their stores are built once per connection.
+  const storesOf = builtOnce((txDb: Database) => createStores(txDb, schema, (statements) => statements(txDb)));
+  const storesOn = builtOnce((connection: Connection) => createStores(connection.db, schema, connection.atomic));
+  // Failing to connect, to get a connection by the deadline, BEGIN or COMMIT reaches here untranslated: what the
+  // stores' methods throw already is.
   const failure = (error: unknown): never => {
     throw asServiceFailure(toDatabaseError(error));
   };
@@ -80,11 +68,23 @@ export function createPostgresStores(
     stores,
     tx: transactor(),
     within: (deadlineAt) => ({
-      // Connecting may fail, or find no connection by the deadline, before a store's own translation is reached.
       stores: scoped((call) =>
         driver.onConnection(deadlineAt, (connection) => call(storesOn(connection))).catch(failure),
       ),
       tx: transactor(deadlineAt),
     }),
+  };
+}
+
+/** `make`, called once per key while the key lives. */
+function builtOnce<K extends object, V>(make: (key: K) => V): (key: K) => V {
+  const built = new WeakMap<K, V>();
+  return (key) => {
+    let value = built.get(key);
+    if (value === undefined) {
+      value = make(key);
+      built.set(key, value);
+    }
+    return value;
   };
 }
