@@ -20,6 +20,7 @@ export {
   OAUTH_PROVIDER_NAMES,
   type OAuthProviderName,
 } from "./model/oauth-providers.ts";
+export { oldestFirst } from "./model/oldest-first.ts";
 export {
   type CodeChallengeMethod,
   EMAIL_VERIFY_TYPES,

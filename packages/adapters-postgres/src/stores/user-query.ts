@@ -1,4 +1,4 @@
-import type { Factor, Identity, User } from "@latchkey/domain";
+import { type Factor, type Identity, oldestFirst, type User } from "@latchkey/domain";
 import { type Column, eq, getTableName, type SQL, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "../database.ts";
@@ -10,7 +10,7 @@ import { prepared } from "./prepared.ts";
 
 /**
  * The rows of `table` whose `userId` column names the selected user, as one json array in no particular order (see
- * oldestFirst): no second query, no row fan-out.
+ * toUser): no second query, no row fan-out.
  *
  * Not `json_agg(… ORDER BY …)`: an ordered aggregate sets up a sort for each execution, even of no rows, and that
  * set-up cost PostgreSQL more than the rest of `GET /user`'s statement (bench/README.md). A user has a handful of
@@ -34,12 +34,6 @@ export function identitiesOfUser(schema: Schema): SQL<IdentityJson[]> {
 /** The factors of the selected user as one json array, in no particular order: every user read carries them. */
 export function factorsOfUser(schema: Schema): SQL<FactorJson[]> {
   return rowsOfUser(schema, schema.mfaFactors, schema.mfaFactors.userId);
-}
-
-/** Oldest first, then by id, as the domain lists a user's identities and factors. */
-function oldestFirst<T extends { readonly createdAt: Date; readonly id: string }>(rows: T[]): T[] {
-  if (rows.length < 2) return rows;
-  return rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /**

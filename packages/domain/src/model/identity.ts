@@ -25,13 +25,3 @@ export function providersOf(identities: readonly Identity[]): string[] {
   const ordered = [...identities].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   return [...new Set(ordered.map((identity) => identity.provider))];
 }
-
-/**
- * A user's identities as the stores list them: oldest first, those made at the same instant (an admin's new user
- * with an email and a phone) in the order of their ids.
- */
-export function oldestIdentitiesFirst(identities: readonly Identity[]): Identity[] {
-  return [...identities].sort(
-    (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-  );
-}

@@ -2,8 +2,9 @@ import { AuthError, messages } from "../errors.ts";
 import type { AuditEntry } from "../model/audit.ts";
 import type { Factor, MfaChallenge } from "../model/factor.ts";
 import type { FlowState } from "../model/flow-state.ts";
-import { type Identity, identityEmail, oldestIdentitiesFirst } from "../model/identity.ts";
+import { type Identity, identityEmail } from "../model/identity.ts";
 import type { OAuthFlow } from "../model/oauth-flow.ts";
+import { oldestFirst } from "../model/oldest-first.ts";
 import type { OneTimeToken } from "../model/one-time-token.ts";
 import type { OutboxEntry } from "../model/outbox.ts";
 import type { RefreshToken } from "../model/refresh-token.ts";
@@ -109,13 +110,8 @@ export function createInMemoryStores(): StoreContractSubject {
 
   const withIdentities = (row: UserRow): User => ({
     ...copy(row),
-    identities: oldestIdentitiesFirst(
-      [...state.identities.values()].filter((identity) => identity.userId === row.id),
-    ).map(copy),
-    factors: [...state.factors.values()]
-      .filter((factor) => factor.userId === row.id)
-      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || byId(a, b))
-      .map(copy),
+    identities: oldestFirst([...state.identities.values()].filter((identity) => identity.userId === row.id)).map(copy),
+    factors: oldestFirst([...state.factors.values()].filter((factor) => factor.userId === row.id)).map(copy),
   });
 
   const assertUnique = (user: UserRow) => {

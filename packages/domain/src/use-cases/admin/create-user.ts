@@ -1,9 +1,9 @@
 import { AuthError } from "../../errors.ts";
 import { bannedUntil, parseBanDuration } from "../../model/ban.ts";
 import { normalizeEmail } from "../../model/email.ts";
-import { oldestIdentitiesFirst } from "../../model/identity.ts";
 import { assertImportableHash } from "../../model/imported-hash.ts";
 import { assertMetadataFits, type Metadata, mergeMetadata } from "../../model/metadata.ts";
+import { oldestFirst } from "../../model/oldest-first.ts";
 import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { confirmEmail, confirmPhone, newUser, type User, withContactIdentity } from "../../model/user.ts";
@@ -92,5 +92,5 @@ export async function adminCreateUser(deps: Deps, input: AdminCreateUserInput): 
     });
   });
   // As a read of it will list them.
-  return { ...created, identities: oldestIdentitiesFirst(created.identities) };
+  return { ...created, identities: oldestFirst(created.identities) };
 }
