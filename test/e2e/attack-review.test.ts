@@ -299,6 +299,30 @@ describe("the attack review, over HTTP", () => {
         expect(response.headers.get("referrer-policy")).toBe("no-referrer");
       }
     });
+
+    it("let a route that may be cached keep its own Cache-Control, and echo the Origin with Vary", async () => {
+      const keys = await server.fetch("/.well-known/jwks.json", { headers: { origin: "https://app.example" } });
+      expect(keys.status).toBe(200);
+      expect(keys.headers.get("cache-control")).toMatch(/max-age/);
+      expect(keys.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(keys.headers.get("access-control-allow-origin")).toBe("https://app.example");
+      expect(keys.headers.get("access-control-expose-headers")).toContain("X-Total-Count");
+      expect(keys.headers.get("access-control-allow-credentials")).toBeNull();
+      expect(keys.headers.get("vary")).toBe("Origin");
+
+      const noOrigin = await server.fetch("/health");
+      expect(noOrigin.headers.get("vary")).toBe("Origin");
+      expect(noOrigin.headers.get("access-control-allow-origin")).toBeNull();
+
+      const preflight = await server.fetch("/token", {
+        method: "OPTIONS",
+        headers: { origin: "https://app.example", "access-control-request-method": "POST" },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get("access-control-allow-origin")).toBe("https://app.example");
+      expect(preflight.headers.get("vary")).toBe("Origin, Access-Control-Request-Headers");
+      expect(preflight.headers.get("cache-control")).toBe("no-store");
+    });
   });
 
   describe("access tokens", () => {

@@ -18,6 +18,7 @@ import { createConfiguredSmsSender } from "./delivery/sms-sender.ts";
 import { watchSmtpAvailability } from "./delivery/smtp-availability.ts";
 import { createClientAddress } from "./http/client-address.ts";
 import { drainingReadiness } from "./http/draining-readiness.ts";
+import { nodeDefaultHeaders } from "./http/node-default-headers.ts";
 import { readNodeBody } from "./http/node-request-body.ts";
 import { publicSettings } from "./http/public-settings.ts";
 import { configuredReadiness } from "./http/readiness.ts";
@@ -162,6 +163,7 @@ async function compose(
     requestMetrics: metrics && observed ? observed.requestMetrics(metrics.meter) : undefined,
     clientAddress: createClientAddress(config),
     readBody: readNodeBody,
+    defaultHeaders: nodeDefaultHeaders,
     actionLink: createActionLink(config),
     oauthFlowCookie: oauthFlowCookie(config),
     signingKeys: {

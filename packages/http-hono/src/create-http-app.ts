@@ -11,6 +11,7 @@ import { securityHeaders } from "./middleware/security-headers.ts";
 import type { PublicSettings } from "./present/settings.ts";
 import { type ClientAddress, identifyCaller } from "./request/envelope.ts";
 import { type BodyReader, bodyTooLarge, MAX_BODY_BYTES, readWebBody } from "./request/request-body.ts";
+import { type DefaultHeaders, viaWebResponse } from "./response/default-headers.ts";
 import { apiRoutes } from "./routes.ts";
 
 const BODILESS_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -27,6 +28,8 @@ export interface HttpAppOptions {
   readonly clientAddress?: ClientAddress;
   /** How request bodies are read; by default from the web Request. */
   readonly readBody?: BodyReader;
+  /** How the headers every answer carries (security, CORS) are added to it; by default through the web Response. */
+  readonly defaultHeaders?: DefaultHeaders;
   /** How a generated link is built from the mail it stands for: as the mailer builds links (API_EXTERNAL_URL, MAILER_URLPATHS_*). */
   readonly actionLink: ActionLink;
   /** What /.well-known publishes: the public keys of JWT_KEYS, and the algorithms tokens may have. */
@@ -67,27 +70,31 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
   if (options.requestSpans) app.use(options.requestSpans);
   if (options.requestMetrics) app.use(options.requestMetrics);
   app.use(requestId(options.log, options.requestIdHeader));
-  app.use(requestLog());
-  app.use(securityHeaders());
+  app.use(requestLog(options.log));
+  const defaultHeaders = options.defaultHeaders ?? viaWebResponse;
+  app.use(securityHeaders(defaultHeaders));
   app.use(identifyCaller(options.clientAddress ?? (() => null)));
   // A browser app talks to the server directly, with the headers the official client sends.
   app.use(
-    cors({
-      allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
-      allowHeaders: [
-        "Accept",
-        "Authorization",
-        "Content-Type",
-        "apikey",
-        "X-Client-Info",
-        "X-Client-IP",
-        "X-JWT-AUD",
-        "x-use-cookie",
-        "X-Supabase-Api-Version",
-      ],
-      exposeHeaders: ["X-Total-Count", "Link", "X-Supabase-Api-Version", "x-sb-error-code"],
-      maxAgeSeconds: 600,
-    }),
+    cors(
+      {
+        allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
+        allowHeaders: [
+          "Accept",
+          "Authorization",
+          "Content-Type",
+          "apikey",
+          "X-Client-Info",
+          "X-Client-IP",
+          "X-JWT-AUD",
+          "x-use-cookie",
+          "X-Supabase-Api-Version",
+        ],
+        exposeHeaders: ["X-Total-Count", "Link", "X-Supabase-Api-Version", "x-sb-error-code"],
+        maxAgeSeconds: 600,
+      },
+      defaultHeaders,
+    ),
   );
   const readBody = options.readBody ?? readWebBody;
   // A declared length over the limit is refused before anything is read, whether or not the route reads a body.

@@ -12,3 +12,4 @@ export type { Logger } from "./logger.ts";
 export type { PublicSettings } from "./present/settings.ts";
 export type { ClientAddress } from "./request/envelope.ts";
 export { type BodyReader, ClientClosedRequest, MAX_BODY_BYTES, readWebBody } from "./request/request-body.ts";
+export { type DefaultHeaders, viaWebResponse } from "./response/default-headers.ts";

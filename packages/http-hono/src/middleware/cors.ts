@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from "hono";
+import type { DefaultHeaders } from "../response/default-headers.ts";
 
 export interface CorsOptions {
   readonly allowMethods: readonly string[];
@@ -13,13 +14,15 @@ export interface CorsOptions {
  * credentials sent along, and none is allowed to (docs/compatibility.md, Serving the API).
  * Headers are added to the finished response rather than before the route runs (as hono/cors does): a header set
  * before the route makes Hono merge two responses, and on @hono/node-server that turns each light response into
- * a full web Response, which costs more than most routes' own work.
+ * a full web Response, which costs more than most routes' own work. No route sets these headers itself.
  */
-export function cors(options: CorsOptions): MiddlewareHandler {
+export function cors(options: CorsOptions, addDefaults: DefaultHeaders): MiddlewareHandler {
   const allowMethods = options.allowMethods.join(",");
   const allowHeaders = options.allowHeaders.join(",");
   const exposeHeaders = options.exposeHeaders.join(",");
   const maxAge = String(options.maxAgeSeconds);
+  // The answer differs by Origin, so caches must keep one per Origin, whether or not this request sent one.
+  const withoutOrigin: Readonly<Record<string, string>> = { Vary: "Origin" };
   return async (c, next) => {
     const origin = c.req.header("origin");
     // Every OPTIONS is a preflight: no route answers OPTIONS.
@@ -33,11 +36,11 @@ export function cors(options: CorsOptions): MiddlewareHandler {
       });
     }
     await next();
-    const headers = c.res.headers;
-    // The answer differs by Origin, so caches must keep one per Origin, whether or not this request sent one.
-    headers.append("Vary", "Origin");
-    if (origin === undefined) return;
-    headers.set("Access-Control-Allow-Origin", origin);
-    headers.set("Access-Control-Expose-Headers", exposeHeaders);
+    addDefaults(
+      c,
+      origin === undefined
+        ? withoutOrigin
+        : { Vary: "Origin", "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": exposeHeaders },
+    );
   };
 }

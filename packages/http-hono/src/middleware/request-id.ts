@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env.ts";
-import type { Logger } from "../logger.ts";
+import { childOnFirstUse, type Logger } from "../logger.ts";
 
 const SANE_ID = /^[\w.:/+=@-]{1,200}$/;
 
@@ -12,9 +12,8 @@ export function requestId(log: Logger, header: string | undefined): MiddlewareHa
   return async (c, next) => {
     const inherited = header ? c.req.header(header) : undefined;
     const id = inherited !== undefined && SANE_ID.test(inherited) ? inherited : crypto.randomUUID();
-    const requestLog = log.child({ request_id: id });
     c.set("requestId", id);
-    c.set("log", requestLog);
+    c.set("log", childOnFirstUse(log, { request_id: id }));
     await next();
   };
 }

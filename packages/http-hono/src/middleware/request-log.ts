@@ -1,6 +1,7 @@
 import type { RequestContext } from "@latchkey/domain";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env.ts";
+import type { Logger } from "../logger.ts";
 import { routeOf } from "./request-route.ts";
 
 /** The client chooses its user agent: a longer one is cut, so that a line stays a line. */
@@ -13,7 +14,7 @@ const LOGGED_USER_AGENT_LENGTH = 256;
  * security: of the request itself only the path and the user agent are logged. Query strings carry tokens (/verify,
  * /callback), and bodies and the other headers carry passwords, bearer tokens, addresses and phone numbers.
  */
-export function requestLog(): MiddlewareHandler<AppEnv> {
+export function requestLog(log: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
     await next();
@@ -21,7 +22,10 @@ export function requestLog(): MiddlewareHandler<AppEnv> {
     const errorCode = c.get("errorCode");
     // Set by identifyCaller, after this; unset only if the request was answered before it ran.
     const caller: RequestContext | undefined = c.get("caller");
+    // Written through the server's logger, with the request id among the fields: the request's own logger is made
+    // only for requests that write more (request-id.ts).
     const fields = {
+      request_id: c.get("requestId"),
       method: c.req.method,
       path: c.req.path,
       route: c.get("endpoint") === undefined ? null : routeOf(c),
@@ -31,7 +35,7 @@ export function requestLog(): MiddlewareHandler<AppEnv> {
       client_address: caller?.ip ?? null,
       user_agent: caller?.userAgent?.slice(0, LOGGED_USER_AGENT_LENGTH) ?? null,
     };
-    if (c.res.status >= 500) c.get("log").warn(fields, "request");
-    else c.get("log").info(fields, "request");
+    if (c.res.status >= 500) log.warn(fields, "request");
+    else log.info(fields, "request");
   };
 }

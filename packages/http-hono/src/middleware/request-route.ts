@@ -12,5 +12,13 @@ export const NO_ROUTE = "noroute";
 export function routeOf(c: Context<AppEnv>): string {
   const endpoint = c.get("endpoint");
   if (endpoint === undefined) return NO_ROUTE;
-  return endpoint.slice(endpoint.indexOf(" ") + 1).replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+  let route = routes.get(endpoint);
+  if (route === undefined) {
+    route = endpoint.slice(endpoint.indexOf(" ") + 1).replace(/:([A-Za-z0-9_]+)/g, "{$1}");
+    routes.set(endpoint, route);
+  }
+  return route;
 }
+
+/** Each endpoint's route, written once: the route table is fixed, and every request's log line names it. */
+const routes = new Map<string, string>();
