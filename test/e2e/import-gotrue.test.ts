@@ -42,7 +42,9 @@ describeIfAvailable(missingPostgresServer(), "moving from Supabase Auth with `la
     fixture = await seedAwkwardFixture(gotrue, { encryptionKey: gotrueKey });
     // GoTrue's key, under the names GoTrue reads too: its sealed TOTP secrets and refresh keys open with it.
     const keys = { AUTH_SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS: `${gotrueKey.id}:${gotrueKey.keyBase64Url}` };
-    server = await startTestServer({ ...keys, AUTH_EXTERNAL_PHONE_ENABLED: "true" });
+    // A reuse interval the import and the one-behind test fit in, however slow the machine.
+    const interval = { AUTH_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: "120" };
+    server = await startTestServer({ ...keys, ...interval, AUTH_EXTERNAL_PHONE_ENABLED: "true" });
     env = {
       PATH: process.env["PATH"] ?? "",
       DATABASE_URL: databaseUrl!,
@@ -62,8 +64,25 @@ describeIfAvailable(missingPostgresServer(), "moving from Supabase Auth with `la
     expect(firstRun.stdout).toMatch(/^ {2}users: \d+ written$/m);
     expect(firstRun.stdout).toContain(`${fixture.sso.id}: a SAML single sign-on user: SAML is not built in Latchkey`);
     expect(firstRun.stdout).toMatch(/Dropped \d+ pending links and codes/);
-    expect(firstRun.stdout).not.toContain(fixture.otherInstance.id);
+    expect(firstRun.stdout).toContain(
+      `${fixture.otherInstance.id}: of another instance (instance_id ${fixture.otherInstance.instanceId}): GoTrue serves only the nil instance's users`,
+    );
+    expect(firstRun.stdout).toContain("Soft-deleted in GoTrue, and here too: 1 user");
     expect(firstRun.stdout).not.toContain(fixture.withPassword.password);
+  });
+
+  it("keeps the session of a client one token behind right after the import, whose last answer was lost", async () => {
+    // GoTrue rotated the session ten minutes before the import; the interval counts from the import.
+    const { heldToken, sessionId, id } = fixture.oneBehind;
+    const answered = await client(server).refreshSession({ refresh_token: heldToken });
+    expect(answered.error).toBeNull();
+    expect(claimsOf(answered.data.session!.access_token)["session_id"]).toBe(sessionId);
+    // Its retry gets the same answer, and that answer refreshes as any token does.
+    const retried = await client(server).refreshSession({ refresh_token: heldToken });
+    expect(retried.data.session?.refresh_token).toBe(answered.data.session!.refresh_token);
+    const next = await client(server).refreshSession({ refresh_token: answered.data.session!.refresh_token });
+    expect(next.error).toBeNull();
+    expect(next.data.user?.id).toBe(id);
   });
 
   it("signs in with the imported bcrypt and argon2 passwords", async () => {
@@ -137,6 +156,16 @@ describeIfAvailable(missingPostgresServer(), "moving from Supabase Auth with `la
     const banned = await client(server).signInWithPassword(fixture.banned);
     expect(banned.error?.code).toBe("user_banned");
     expect((await admin.getUserById(fixture.invited.id)).data.user?.invited_at).toBeTruthy();
+  });
+
+  it("brings GoTrue's soft-deleted user soft-deleted: it cannot sign in, and its address is free, as in GoTrue", async () => {
+    const { softDeleted } = fixture;
+    const signIn = await client(server).signInWithPassword(softDeleted);
+    expect(signIn.error?.code).toBe("invalid_credentials");
+    const admin = await adminApi(server);
+    const created = await admin.createUser({ email: softDeleted.email, password: softDeleted.password });
+    expect(created.error).toBeNull();
+    expect(created.data.user?.id).not.toBe(softDeleted.id);
   });
 
   it("verifies a TOTP code against the imported secret, with supabase-js as apps use it", async () => {

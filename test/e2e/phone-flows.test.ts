@@ -119,6 +119,26 @@ describe("phone flows with the official client", () => {
     expect((await auth.getUser()).data.user?.phone).toBe(phone);
   });
 
+  it("sends signInWithOtp's and signUp's codes by WhatsApp through Twilio when the client asks: To is whatsapp:+<number>", async () => {
+    const phone = "+12025550120";
+    const auth = client(server);
+    const { data, error } = await auth.signInWithOtp({ phone, options: { channel: "whatsapp" } });
+    expect(error).toBeNull();
+    expect(data.messageId).toMatch(UUID);
+    const message = await inbox.waitFor(phone);
+    expect(message.channel).toBe("whatsapp");
+    expect(attemptsTo(phone)).toEqual([201]);
+    const verified = await auth.verifyOtp({ phone, token: message.code!, type: "sms" });
+    expect(verified.error).toBeNull();
+    expect(verified.data.user?.phone).toBe(phone);
+
+    const other = "+12025550121";
+    expect(
+      (await client(server).signUp({ phone: other, password, options: { channel: "whatsapp" } })).error,
+    ).toBeNull();
+    expect((await inbox.waitFor(other)).channel).toBe("whatsapp");
+  });
+
   it("signs an existing confirmed number in with signInWithOtp and the texted code", async () => {
     const phone = "+12025550103";
     const { id, code: signupCode } = await signedUpByPhone(phone);

@@ -4,8 +4,10 @@ import type { AddressInfo } from "node:net";
 
 /** One SMS Twilio took (answered 201), as the server asked for it. */
 export interface ReceivedSms {
-  /** E.164, with the `+`, as the request's `To` gave it. */
+  /** E.164, with the `+`, as the request's `To` gave it (without its `whatsapp:`). */
   readonly to: string;
+  /** `whatsapp` when the request's `To` was `whatsapp:` and the number: Twilio then sends it by WhatsApp. */
+  readonly channel: "sms" | "whatsapp";
   readonly body: string;
   /** The first run of 6 to 10 digits in the body: the code. */
   readonly code: string | undefined;
@@ -21,9 +23,9 @@ export interface SmsAttempt {
 
 /**
  * A stand-in for Twilio's Programmable Messaging API: it checks every request as Twilio would (method, path with
- * the account SID, Basic credentials, form encoding, exactly the fields a messaging-service send has), keeps what
- * it accepts, and can refuse a number or be unavailable. A request Twilio would not accept is recorded in
- * `problems` and answered 400; tests assert that none were recorded.
+ * the account SID, Basic credentials, form encoding, exactly the fields a messaging-service send has, by SMS or
+ * WhatsApp), keeps what it accepts, and can refuse a number or be unavailable. A request Twilio would not accept is
+ * recorded in `problems` and answered 400; tests assert that none were recorded.
  */
 export interface SmsInbox {
   readonly url: string;
@@ -118,8 +120,8 @@ export async function startSmsInbox(): Promise<SmsInbox> {
     const keys = Object.keys(form).sort();
     if (keys.join(",") !== "Body,MessagingServiceSid,To")
       issues.push(`fields ${keys.join(",")}, expected Body,MessagingServiceSid,To`);
-    if (form["To"] !== undefined && !E164.test(form["To"]))
-      issues.push(`To ${JSON.stringify(form["To"])} is not E.164 with its +`);
+    if (form["To"] !== undefined && !E164.test(form["To"].replace(/^whatsapp:/, "")))
+      issues.push(`To ${JSON.stringify(form["To"])} is not E.164 with its +, or whatsapp: and that`);
     if (form["MessagingServiceSid"] !== undefined && form["MessagingServiceSid"] !== MESSAGING_SERVICE_SID) {
       issues.push(`MessagingServiceSid ${form["MessagingServiceSid"]}, expected ${MESSAGING_SERVICE_SID}`);
     }
@@ -137,7 +139,8 @@ export async function startSmsInbox(): Promise<SmsInbox> {
       answer(response, 400, twilioError(21601, `Request not as Twilio expects: ${issues.join("; ")}`, 400));
       return;
     }
-    const to = form["To"]!;
+    const to = form["To"]!.replace(/^whatsapp:/, "");
+    const channel = form["To"]!.startsWith("whatsapp:") ? "whatsapp" : "sms";
     const body = form["Body"]!;
     if (outages > 0) {
       attempts.push({ to, status: 503 });
@@ -151,7 +154,7 @@ export async function startSmsInbox(): Promise<SmsInbox> {
     }
     const sid = `SM${randomBytes(16).toString("hex")}`;
     attempts.push({ to, status: 201 });
-    messages.push({ to, body, code: /\b\d{6,10}\b/.exec(body)?.[0], sid });
+    messages.push({ to, channel, body, code: /\b\d{6,10}\b/.exec(body)?.[0], sid });
     wakeAll();
     // Twilio's message resource; a send through a messaging service starts out "accepted".
     answer(response, 201, {
@@ -173,7 +176,7 @@ export async function startSmsInbox(): Promise<SmsInbox> {
       sid,
       status: "accepted",
       subresource_uris: { media: `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/${sid}/Media.json` },
-      to,
+      to: form["To"],
       uri: `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/${sid}.json`,
     });
   }

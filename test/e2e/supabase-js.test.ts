@@ -81,6 +81,23 @@ describe("supabase-js createClient(url, key), with nothing in front of the serve
     expect((await admin.getUserById(created.user!.id)).error?.status).toBe(404);
   });
 
+  it("drives the admin API with Supabase's own supabase_admin key, a sub and no exp, which is no user's token", async () => {
+    // As the official client's test setup signs it (jsonwebtoken adds iat): docs/compatibility.md, "Tokens and sessions".
+    const supabaseAdminKey = await new SignJWT({ sub: "1234567890", role: "supabase_admin" })
+      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+      .setIssuedAt()
+      .sign(new TextEncoder().encode(TEST_JWT_SECRET));
+    const client = supabase(server, supabaseAdminKey);
+    const { data: created, error } = await client.auth.admin.createUser({ email: "keyed@example.com", password });
+    expect(error).toBeNull();
+    const { data: listed, error: listError } = await client.auth.admin.listUsers();
+    expect(listError).toBeNull();
+    expect(listed.users.map((user) => user.id)).toContain(created.user?.id);
+    // It stands for no session: GET /user refuses it.
+    const { error: userError } = await client.auth.getUser(supabaseAdminKey);
+    expect(userError).toMatchObject({ status: 403, code: "bad_jwt" });
+  });
+
   it("answers under /auth/v1 exactly as at the root", async () => {
     for (const path of ["/settings", "/auth/v1/settings"]) {
       const response = await fetch(`${server.url}${path}`);

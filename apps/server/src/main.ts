@@ -5,8 +5,11 @@ import { serve } from "@hono/node-server";
 import { EmbeddedDatabaseInUseError } from "@latchkey/adapters-postgres";
 import { type Logger, pino } from "pino";
 import { clientKeys } from "./cli/client-keys.ts";
-import { IMPORT_USAGE, importCommand, parseImportArguments } from "./cli/import-command.ts";
+import { runConfigCommand } from "./cli/config-command.ts";
+import { helpText } from "./cli/help.ts";
+import { importCommand, parseImportArguments } from "./cli/import-command.ts";
 import { keysCommand } from "./cli/keys-command.ts";
+import { asksForHelp, type Command, isCommand, unexpectedArgument, usageLine } from "./cli/usage-errors.ts";
 import { createServer, type Server, version } from "./compose.ts";
 import { type Config, ConfigError, loadConfig, loadDatabaseConfig, loadImportConfig } from "./config/index.ts";
 import { connectionDrain } from "./http/connection-drain.ts";
@@ -16,8 +19,6 @@ import { listenFailure } from "./startup/listen-failure.ts";
 import { migrateOnce } from "./startup/migrate-once.ts";
 import { openDatabase } from "./startup/open-database.ts";
 import { StartupFailure } from "./startup/startup-failure.ts";
-
-const USAGE = "usage: latchkey [serve | migrate | keys … | import gotrue …]";
 
 /** The configuration, or undefined once its problems are printed. */
 function configured<T>(load: () => T): T | undefined {
@@ -159,9 +160,7 @@ async function keys(args: readonly string[]): Promise<void> {
 async function importFrom(args: readonly string[]): Promise<void> {
   const parsed = parseImportArguments(args);
   if (typeof parsed === "string") {
-    console.error(`${parsed}\n${IMPORT_USAGE}`);
-    process.exitCode = 2;
-    return;
+    return refuse(parsed, "import");
   }
   const config = configured(() => loadImportConfig());
   if (!config) return;
@@ -189,13 +188,31 @@ async function importFrom(args: readonly string[]): Promise<void> {
   );
 }
 
+/** A wrong call: one line on stderr, exit code 2. */
+function refuse(problem: string, command?: Command): void {
+  console.error(usageLine(problem, command));
+  process.exitCode = 2;
+}
+
+/** `latchkey help [COMMAND]`, `--help`, `-h`: on stdout, exit code 0. */
+function help(command?: string): void {
+  if (command === undefined || isCommand(command)) process.stdout.write(`${helpText(command)}\n`);
+  else refuse(`unknown command ${command}`);
+}
+
 async function run(command: string, args: readonly string[]): Promise<void> {
+  if (command === "help" || command === "--help" || command === "-h") return help(args[0]);
+  if (!isCommand(command))
+    return refuse(`${command.startsWith("-") ? "unknown option" : "unknown command"} ${command}`);
+  if (asksForHelp(args)) return help(command);
   if (command === "keys") return keys(args);
   if (command === "import") return importFrom(args);
-  if (command === "migrate" && args.length === 0) return migrate();
-  if (command === "serve" && args.length === 0) return serveCommand();
-  console.error(USAGE);
-  process.exitCode = 2;
+  // The other commands take no arguments.
+  if (args[0] !== undefined) return refuse(unexpectedArgument(args[0], command), command);
+  if (command === "config") return runConfigCommand();
+  if (command === "migrate") return migrate();
+  if (command === "serve") return serveCommand();
+  refuse(`unknown command ${command}`);
 }
 
 const [command = "serve", ...args] = process.argv.slice(2);

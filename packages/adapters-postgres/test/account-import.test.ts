@@ -38,15 +38,22 @@ describe.each(backends)("$name account import", (backend) => {
   it("writes users, identities and sessions with their tokens, and a second run duplicates nothing", async () => {
     const accounts = [anAccount(), anAccount({ email: null, phone: "+15550100001" })];
     const first = await target().write(accounts);
+    const none = { users: 0, identities: 0, factors: 0, sessions: 0, refreshTokens: 0 };
     expect(first).toEqual({
       written: { users: 2, identities: 1, factors: 0, sessions: 2, refreshTokens: 4 },
-      kept: { users: 0, identities: 0, factors: 0, sessions: 0, refreshTokens: 0 },
+      unchanged: none,
+      kept: none,
       skipped: [],
     });
-    const again = await target().write(accounts);
-    // Same updated_at: rewritten in place (the source may have changed a column without touching it), never added.
-    expect(again.written).toMatchObject({ users: 2, sessions: 2, refreshTokens: 0 });
-    expect(again.kept.refreshTokens).toBe(4);
+    // Nothing changed on either side: every row is unchanged, none written or kept, and a dry run says so too.
+    const unchanged = { users: 2, identities: 1, factors: 0, sessions: 2, refreshTokens: 4 };
+    expect(await target().check(accounts)).toEqual({ written: none, unchanged, kept: none, skipped: [] });
+    expect(await target().write(accounts)).toEqual({ written: none, unchanged, kept: none, skipped: [] });
+    // Same updated_at, another value: the source changed a column without touching updated_at; rewritten in place.
+    const renamed = { ...accounts[0]!, user: { ...accounts[0]!.user, userMetadata: { renamed: true } } };
+    const again = await target().write([renamed, accounts[1]!]);
+    expect(again.written).toEqual({ ...none, users: 1 });
+    expect(again.unchanged).toEqual({ ...unchanged, users: 1 });
     const user = await stores().users.findById(accounts[0]!.user.id);
     expect(user).toMatchObject({ email: accounts[0]!.user.email, identities: [{ provider: "email" }] });
     const found = await stores().refreshTokens.findForRefresh(`second-${accounts[0]!.sessions[0]!.session.id}`);
@@ -69,6 +76,36 @@ describe.each(backends)("$name account import", (backend) => {
     const newer = { ...account, user: { ...account.user, userMetadata: { changed: "there" }, updatedAt: later(90) } };
     expect((await target().write([newer])).written.users).toBe(1);
     expect((await stores().users.findById(account.user.id))?.userMetadata).toEqual({ changed: "there" });
+  });
+
+  it("keeps a session refreshed here since, and does not bring the source's newer tokens into it", async () => {
+    const account = anAccount();
+    await target().write([account]);
+    const [imported] = account.sessions;
+    const refreshedHere = { ...imported!.session, rotatedAt: later(60), updatedAt: later(60) };
+    await stores().sessions.update(refreshedHere);
+    // Meanwhile the source rotated it too: a third token, current there.
+    const third: RefreshToken = {
+      ...imported!.refreshTokens[1]!,
+      id: nodeRandom.uuid(),
+      parentId: imported!.refreshTokens[1]!.id,
+      tokenHash: `third-${imported!.session.id}`,
+    };
+    const fromSource = {
+      ...account,
+      sessions: [
+        {
+          session: { ...imported!.session, refreshTokenId: third.id, updatedAt: later(30) },
+          refreshTokens: [...imported!.refreshTokens, third],
+        },
+      ],
+    };
+    const report = await target().write([fromSource]);
+    expect(report.kept).toMatchObject({ users: 0, sessions: 1, refreshTokens: 1 });
+    expect(report.unchanged).toMatchObject({ users: 1, sessions: 0, refreshTokens: 2 });
+    expect(await stores().refreshTokens.findForRefresh(third.tokenHash)).toBeNull();
+    const here = await stores().refreshTokens.findForRefresh(imported!.refreshTokens[1]!.tokenHash);
+    expect(here?.session).toMatchObject({ refreshTokenId: imported!.refreshTokens[1]!.id, updatedAt: later(60) });
   });
 
   it("skips, with why, an account whose address or identity another user holds, and writes the rest", async () => {
@@ -118,9 +155,11 @@ describe.each(backends)("$name account import", (backend) => {
   it("checks without writing in a dry run", async () => {
     const holder = anAccount();
     await target().write([holder]);
-    const report = await target().check([anAccount({ email: holder.user.email }), anAccount()]);
+    const fine = anAccount();
+    const report = await target().check([anAccount({ email: holder.user.email }), fine]);
     expect(report.written).toEqual({ users: 1, identities: 1, factors: 0, sessions: 1, refreshTokens: 2 });
     expect(report.skipped).toHaveLength(1);
+    expect(await stores().users.findById(fine.user.id)).toBeNull();
   });
 });
 

@@ -22,6 +22,11 @@ export interface TwilioSmsOptions extends SmsSenderBaseOptions {
   readonly authToken: string;
   /** SMS_TWILIO_MESSAGE_SERVICE_SID: a messaging service SID (MG…) or the sender number. */
   readonly messageServiceSid: string;
+  /**
+   * SMS_TWILIO_CONTENT_SID: an approved WhatsApp template (HX…) whose variable `1` is the code, sent instead of
+   * the text; WhatsApp takes free text only within 24 hours of the user's last message.
+   */
+  readonly contentSid?: string | undefined;
 }
 
 export interface MessageBirdSmsOptions extends SmsSenderBaseOptions {

@@ -2,7 +2,7 @@ import type { AuthSms, SmsSender } from "@latchkey/domain";
 import { httpFailure } from "./http-failure.ts";
 import { objectOf, textOf } from "./json-fields.ts";
 import type { TwilioSmsOptions } from "./options.ts";
-import { plusNumber } from "./phone-number.ts";
+import { bareNumber, plusNumber } from "./phone-number.ts";
 import { isSuccessStatus, providerHttp } from "./provider-http.ts";
 import { requireSettings } from "./require-settings.ts";
 import { SmsProviderError } from "./sms-provider-error.ts";
@@ -15,10 +15,19 @@ export const TWILIO_API_URL = "https://api.twilio.com";
 // A messaging service SID: "MG" and 32 hex digits. Anything else is a sender number (or alphanumeric sender ID).
 const MESSAGING_SERVICE_SID = /^MG[0-9a-f]{32}$/i;
 
+// A sender number (without its + and spaces, GoTrue's test), rather than an alphanumeric sender ID.
+const isSenderNumber = (sender: string) => /^[1-9][0-9]{1,14}$/.test(bareNumber(sender));
+
+// compat: with the + WhatsApp addresses need, which GoTrue leaves as configured (docs/compatibility.md, SMS).
+const whatsapp = (number: string) => `whatsapp:${plusNumber(number)}`;
+
 // Message statuses that say, already in the creating answer, that the message will not go out.
 const FAILED_STATUSES = new Set(["failed", "undelivered"]);
 
-/** An SmsSender on Twilio's Programmable Messaging API (channel sms), authenticated with the account SID and token. */
+/**
+ * An SmsSender on Twilio's Programmable Messaging API, by SMS or WhatsApp, authenticated with the account SID and
+ * token.
+ */
 export function createTwilioSmsSender(options: TwilioSmsOptions): SmsSender {
   requireSettings("twilio", {
     SMS_TWILIO_ACCOUNT_SID: options.accountSid,
@@ -33,9 +42,22 @@ export function createTwilioSmsSender(options: TwilioSmsOptions): SmsSender {
     ? { MessagingServiceSid: options.messageServiceSid }
     : { From: options.messageServiceSid };
 
+  /** The form of one message: WhatsApp's addresses are `whatsapp:` and the number, as GoTrue writes them. */
+  const fieldsOf = (sms: AuthSms): Record<string, string> => {
+    if (sms.channel !== "whatsapp") return { To: plusNumber(sms.to), ...sender, Body: smsTextOf(sms, options) };
+    // A messaging service picks its WhatsApp sender by the recipient's prefix; a number is named as one. An
+    // alphanumeric sender stays as it is, as GoTrue leaves it, and Twilio refuses it for WhatsApp.
+    const from = sender.From !== undefined && isSenderNumber(sender.From) ? { From: whatsapp(sender.From) } : sender;
+    const content: Record<string, string> = options.contentSid
+      ? { ContentSid: options.contentSid, ContentVariables: JSON.stringify({ 1: sms.otp }) }
+      : { Body: smsTextOf(sms, options) };
+    return { To: whatsapp(sms.to), ...from, ...content };
+  };
+
   return {
+    sendsWhatsapp: true,
     async send(sms: AuthSms): Promise<void> {
-      const fields = { To: plusNumber(sms.to), ...sender, Body: smsTextOf(sms, options) };
+      const fields = fieldsOf(sms);
       const answer = await http.postForm(path, fields, { Authorization: authorization });
       const redact = [sms.otp, options.authToken];
       const body = objectOf(answer.body);

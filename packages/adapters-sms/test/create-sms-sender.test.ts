@@ -49,6 +49,11 @@ describe("createSmsSender", () => {
     },
   );
 
+  it("says only Twilio sends WhatsApp, so that the others' requests for it are refused before anything is sent", () => {
+    const whatsapp = PROVIDERS.filter(([provider]) => createSmsSender(optionsFor(provider, {})).sendsWhatsapp === true);
+    expect(whatsapp.map(([provider]) => provider)).toEqual(["twilio"]);
+  });
+
   it.each(PROVIDERS)("%s: texts a phone factor's challenge with MFA_PHONE_TEMPLATE", async (provider) => {
     const sent: string[] = [];
     const fetch: typeof globalThis.fetch = async (_input, init) => {

@@ -19,8 +19,23 @@ const MESSAGES_PATH = `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages.json`;
 
 afterEach(closeStandIns);
 
-/** Twilio's message resource, as its Messages API answers a created message. */
+/**
+ * Twilio's message resource, as its Messages API answers a created message; or its refusal of a From and To of
+ * different channels (one `whatsapp:`, the other not), as Twilio refuses them.
+ */
 function messageResource(request: RecordedRequest, overrides: Record<string, unknown> = {}): Reply {
+  const isWhatsapp = (address: string | undefined) => address?.startsWith("whatsapp:");
+  if (request.form.From !== undefined && isWhatsapp(request.form.From) !== isWhatsapp(request.form.To)) {
+    return {
+      status: 400,
+      json: {
+        code: 21910,
+        message: "Invalid From and To pair. From and To should be of the same channel",
+        more_info: "https://www.twilio.com/docs/errors/21910",
+        status: 400,
+      },
+    };
+  }
   return {
     status: 201,
     json: {
@@ -84,6 +99,53 @@ describe("Twilio", () => {
       To: "+447700900123",
       From: "+15005550006",
       Body: "Your code is 654321",
+    });
+  });
+
+  it("sends WhatsApp through a messaging service: To is whatsapp: and the number", async () => {
+    const { standIn, sender } = await twilio((request) => messageResource(request));
+    expect(sender.sendsWhatsapp).toBe(true);
+    await sender.send({ ...SMS, channel: "whatsapp" });
+    expectTwilioRequest(onlyRequest(standIn), {
+      To: "whatsapp:+15550100000",
+      MessagingServiceSid: SERVICE_SID,
+      Body: "Your code is 123456",
+    });
+  });
+
+  it("sends WhatsApp from a sender number, which becomes whatsapp: and the number too", async () => {
+    for (const configured of ["+15005550006", "1 500 555 0006"]) {
+      const { standIn, sender } = await twilio((request) => messageResource(request), {
+        messageServiceSid: configured,
+      });
+      await sender.send({ kind: "mfa", to: "+447700900123", otp: "654321", channel: "whatsapp" });
+      expectTwilioRequest(onlyRequest(standIn), {
+        To: "whatsapp:+447700900123",
+        From: "whatsapp:+15005550006",
+        Body: "Your code is 654321",
+      });
+    }
+  });
+
+  it("sends WhatsApp's approved template with the code as its variable when SMS_TWILIO_CONTENT_SID is set", async () => {
+    const contentSid = "HX0123456789abcdef0123456789abcdef";
+    const { standIn, sender } = await twilio((request) => messageResource(request), {
+      messageServiceSid: "+15005550006",
+      contentSid,
+    });
+    await sender.send({ ...SMS, channel: "whatsapp" });
+    expectTwilioRequest(onlyRequest(standIn), {
+      To: "whatsapp:+15550100000",
+      From: "whatsapp:+15005550006",
+      ContentSid: contentSid,
+      ContentVariables: '{"1":"123456"}',
+    });
+    // An SMS is still text, template or not.
+    await sender.send(SMS);
+    expect(standIn.requests[1]?.form).toEqual({
+      To: "+15550100000",
+      From: "+15005550006",
+      Body: "Your code is 123456",
     });
   });
 

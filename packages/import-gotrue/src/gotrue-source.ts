@@ -13,20 +13,23 @@ export interface GotrueBatch {
   readonly amrClaims: readonly GotrueRow[];
 }
 
-/** A batch as read: GoTrue's users of up to `limit` rows of its users table, and where the walk goes on. */
+/**
+ * A batch as read: up to `limit` rows of the users table, GoTrue's and any other instance's (which the mapping
+ * skips, saying why), and where the walk goes on.
+ */
 export interface SourceBatch extends GotrueBatch {
-  /** The last users row read, GoTrue's or another instance's: the next batch starts after it. Null when none was. */
+  /** The last users row read: the next batch starts after it. Null when none was. */
   readonly lastRead: string | null;
   /** The users table had no row after these. */
   readonly end: boolean;
 }
 
 export interface GotrueSource {
-  /** The users an import reads (GoTrue's own instance only). */
+  /** The rows of the users table, each of which an import brings or skips. */
   countUsers(): Promise<number>;
   /**
-   * GoTrue's users among the next `limit` rows of the users table after `afterId` in id order, and their rows: a
-   * keyset walk, so memory stays bounded.
+   * The next `limit` rows of the users table after `afterId` in id order, and their rows: a keyset walk, so memory
+   * stays bounded.
    */
   readBatch(afterId: string | null, limit: number): Promise<SourceBatch>;
   /** Up to `limit` audit log entries after `afterId`, in id order; none when GoTrue keeps no audit log. */
@@ -35,22 +38,20 @@ export interface GotrueSource {
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** GoTrue's users all carry the nil instance id; other instances' rows (of its multi-tenant past) are not its users. */
-const NIL_INSTANCE = "00000000-0000-0000-0000-000000000000";
-const USERS_OF_GOTRUE = `(instance_id IS NULL OR instance_id = '${NIL_INSTANCE}')`;
-const ofGotrue = (row: GotrueRow) =>
-  row["instance_id"] === null || row["instance_id"] === undefined || row["instance_id"] === NIL_INSTANCE;
+/** Audit entries of other instances (GoTrue's multi-tenant past) are not its users'. */
+const OF_GOTRUE = "(instance_id IS NULL OR instance_id = '00000000-0000-0000-0000-000000000000')";
 
-/** Reads GoTrue's tables in `schema` (`auth` in Supabase) of the database at `url`, on one connection. */
+/**
+ * Reads GoTrue's tables in `schema` (`auth` in Supabase) of the database at `url`, on one connection; first checks
+ * that they are GoTrue's, so that an import from anything else stops before it writes.
+ */
 export async function openGotrueSource(url: string, schema = "auth"): Promise<GotrueSource> {
   if (!IDENTIFIER.test(schema)) throw new Error(`--schema must be a plain identifier: ${JSON.stringify(schema)}`);
   const client = new pg.Client({ connectionString: url, application_name: "latchkey import" });
   await client.connect();
   try {
     const tables = await present(client, schema);
-    if (!tables.has("users")) {
-      throw new Error(`no table ${schema}.users in the source database: is it Supabase Auth's, and is --schema right?`);
-    }
+    await checkGotrue(client, schema, tables);
     const table = (name: string) => `"${schema}"."${name}"`;
     // By the uuid foreign keys, which GoTrue indexes: a batch costs an index lookup per id, whatever the table's
     // size. A lateral subquery (OFFSET 0 keeps it one) holds the planner to them: without statistics (a restored
@@ -69,26 +70,23 @@ export async function openGotrueSource(url: string, schema = "auth"): Promise<Go
         : [];
     return {
       async countUsers() {
-        const { rows } = await client.query<{ count: string }>(
-          `SELECT count(*) AS count FROM ${table("users")} WHERE ${USERS_OF_GOTRUE}`,
-        );
+        const { rows } = await client.query<{ count: string }>(`SELECT count(*) AS count FROM ${table("users")}`);
         return Number(rows[0]?.count ?? 0);
       },
       async readBatch(afterId, limit) {
-        // Other instances' rows are left out here rather than in the query: with that condition, a planner without
-        // statistics (a restored dump, a database without autovacuum) takes instance_id's index and sorts the whole
-        // table for every batch, where the primary key's order costs a batch's rows (bench/README.md, the import).
-        const { rows } = await client.query<GotrueRow>(
+        // Every instance's rows, in the primary key's order: the mapping skips other instances' users, saying so.
+        // (With a condition on instance_id, a planner without statistics, as of a restored dump or a database
+        // without autovacuum, takes its index and sorts the whole table for every batch: bench/README.md.)
+        const { rows: users } = await client.query<GotrueRow>(
           `SELECT * FROM ${table("users")} WHERE $1::uuid IS NULL OR id > $1::uuid ORDER BY id LIMIT $2`,
           [afterId, limit],
         );
-        const users = rows.filter(ofGotrue);
         const userIds = users.map((user) => String(user["id"]));
         const sessions = await rowsOf("sessions", "user_id", userIds);
         const sessionIds = sessions.map((session) => String(session["id"]));
         return {
-          lastRead: rows.length === 0 ? null : String(rows.at(-1)!["id"]),
-          end: rows.length < limit,
+          lastRead: users.length === 0 ? null : String(users.at(-1)!["id"]),
+          end: users.length < limit,
           users,
           identities: await rowsOf("identities", "user_id", userIds),
           factors: await rowsOf("mfa_factors", "user_id", userIds),
@@ -100,7 +98,7 @@ export async function openGotrueSource(url: string, schema = "auth"): Promise<Go
       async readAuditBatch(afterId, limit) {
         if (!tables.has("audit_log_entries")) return [];
         const { rows } = await client.query<GotrueRow>(
-          `SELECT * FROM ${table("audit_log_entries")} WHERE ${USERS_OF_GOTRUE} AND ($1::uuid IS NULL OR id > $1::uuid) ORDER BY id LIMIT $2`,
+          `SELECT * FROM ${table("audit_log_entries")} WHERE ${OF_GOTRUE} AND ($1::uuid IS NULL OR id > $1::uuid) ORDER BY id LIMIT $2`,
           [afterId, limit],
         );
         return rows;
@@ -110,6 +108,31 @@ export async function openGotrueSource(url: string, schema = "auth"): Promise<Go
   } catch (error) {
     await client.end();
     throw error;
+  }
+}
+
+/** Columns every GoTrue version's users table has (its first migration's) that the import relies on. */
+const USERS_COLUMNS = ["instance_id", "id", "aud", "role", "email", "encrypted_password", "created_at", "updated_at"];
+
+/** Refuses a source that is not GoTrue's: no such schema, no users or refresh_tokens table, or another users table. */
+async function checkGotrue(client: pg.Client, schema: string, tables: ReadonlySet<string>): Promise<void> {
+  const hint = "is it Supabase Auth's database, and is --schema right?";
+  const { rowCount } = await client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
+  if (!rowCount) throw new Error(`the source database has no schema ${schema}: ${hint}`);
+  const missing = ["users", "refresh_tokens"].filter((name) => !tables.has(name));
+  if (missing.length > 0) {
+    throw new Error(
+      `the source database has no table ${missing.map((name) => `${schema}.${name}`).join(" or ")}: ${hint}`,
+    );
+  }
+  const { rows } = await client.query<{ name: string }>(
+    "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'users'",
+    [schema],
+  );
+  const columns = new Set(rows.map((row) => row.name));
+  const absent = USERS_COLUMNS.filter((name) => !columns.has(name));
+  if (absent.length > 0) {
+    throw new Error(`${schema}.users in the source database is not Supabase Auth's: it has no ${absent.join(", ")}`);
   }
 }
 

@@ -48,7 +48,12 @@ export type MappedBatch = {
   readonly accounts: ImportedAccount[];
   readonly skipped: { userId: string; reason: string }[];
   readonly dropped: Dropped;
+  /** The accounts of users GoTrue soft-deleted, which arrive soft-deleted. */
+  readonly softDeleted: string[];
 };
+
+/** GoTrue's users all carry the nil instance id; other instances' rows (of its multi-tenant past) are not its users. */
+const NIL_INSTANCE = "00000000-0000-0000-0000-000000000000";
 
 const PENDING_TOKEN_COLUMNS = [
   "confirmation_token",
@@ -89,16 +94,24 @@ export function mapBatch(batch: GotrueBatch, context: MapContext): MappedBatch {
   const claims = groupBy(batch.amrClaims, (row) => String(row["session_id"]));
   const accounts: ImportedAccount[] = [];
   const skipped: { userId: string; reason: string }[] = [];
+  const softDeleted: string[] = [];
 
   for (const row of batch.users) {
     const userId = String(row["id"]);
     try {
+      const instance = nonEmpty(row["instance_id"]);
+      if (instance !== null && instance !== NIL_INSTANCE) {
+        throw new Skip(`of another instance (instance_id ${instance}): GoTrue serves only the nil instance's users`);
+      }
       if (row["is_sso_user"] === true) throw new Skip("a SAML single sign-on user: SAML is not built in Latchkey");
       dropped.pendingTokens += PENDING_TOKEN_COLUMNS.filter((column) => nonEmpty(row[column]) !== null).length;
       const userFactors = (factors.get(userId) ?? []).flatMap((factor) => mapFactor(factor, context, dropped));
       const user = mapUser(row, identities.get(userId) ?? [], userFactors, dropped);
       const factorIds = new Set(userFactors.map((factor) => factor.id));
-      const userSessions = (sessions.get(userId) ?? []).flatMap((session) => {
+      // A deleted user signs in no more: GoTrue signed it out, and Latchkey's soft delete keeps no session either.
+      const live = user.deletedAt === null ? (sessions.get(userId) ?? []) : [];
+      dropped.endedSessions += (sessions.get(userId)?.length ?? 0) - live.length;
+      const userSessions = live.flatMap((session) => {
         try {
           const mapped = mapSession(session, tokens, claims, factorIds, context);
           if (mapped === null) dropped.endedSessions += 1;
@@ -109,12 +122,13 @@ export function mapBatch(batch: GotrueBatch, context: MapContext): MappedBatch {
         }
       });
       accounts.push({ user, sessions: userSessions });
+      if (user.deletedAt !== null) softDeleted.push(userId);
     } catch (error) {
       // A Skip says why; anything else the row held that could not be read says so itself.
       skipped.push({ userId, reason: error instanceof Error ? error.message : String(error) });
     }
   }
-  return { accounts, skipped, dropped };
+  return { accounts, skipped, dropped, softDeleted };
 }
 
 /** Why a user is not imported. */
@@ -122,36 +136,31 @@ class Skip extends Error {}
 
 function mapUser(row: GotrueRow, identityRows: readonly GotrueRow[], factors: Factor[], dropped: Dropped): User {
   const id = String(row["id"]);
-  const email = nonEmpty(row["email"]);
-  const phone = nonEmpty(row["phone"]);
   const createdAt = dateOf(row["created_at"]) ?? new Date(0);
-  let passwordHash = nonEmpty(row["encrypted_password"]);
+  const deletedAt = dateOf(row["deleted_at"]);
+  const deleted = deletedAt !== null;
+  let passwordHash = deleted ? null : nonEmpty(row["encrypted_password"]);
   if (passwordHash !== null && !KNOWN_PASSWORD_HASH.test(passwordHash)) {
     dropped.passwords.push(`${id}: a password hash of an unknown format`);
     passwordHash = null;
   }
-  const newPhone = nonEmpty(row["phone_change"]);
-  // GoTrue's soft delete replaces the addresses with digests, which free them for new accounts: none is kept.
-  const deleted = dateOf(row["deleted_at"]) !== null;
   return {
     id,
     aud: nonEmpty(row["aud"]) ?? "authenticated",
     role: nonEmpty(row["role"]) ?? "authenticated",
-    email: email === null || (deleted && !email.includes("@")) ? null : normalizeEmail(email.trim()),
-    phone: phone === null || deleted ? null : phoneOf(phone, "phone"),
+    ...(deleted ? NO_ADDRESSES : addressesOf(row)),
     passwordHash,
     // Before GoTrue split them, confirmed_at was the address's confirmation.
     emailConfirmedAt:
-      dateOf(row["email_confirmed_at"]) ?? (email !== null && phone === null ? dateOf(row["confirmed_at"]) : null),
+      dateOf(row["email_confirmed_at"]) ??
+      (nonEmpty(row["email"]) !== null && nonEmpty(row["phone"]) === null ? dateOf(row["confirmed_at"]) : null),
     phoneConfirmedAt: dateOf(row["phone_confirmed_at"]),
     invitedAt: dateOf(row["invited_at"]),
     confirmationSentAt: dateOf(row["confirmation_sent_at"]),
     recoverySentAt: dateOf(row["recovery_sent_at"]),
-    newEmail: nonEmpty(row["email_change"]) === null ? null : normalizeEmail(String(row["email_change"])),
     emailChangeSentAt: dateOf(row["email_change_sent_at"]),
     // GoTrue records that one side of a change was confirmed, not which: both sides confirm again here.
     emailChangeConfirmedBy: null,
-    newPhone: newPhone === null ? null : phoneOf(newPhone, "phone_change"),
     phoneChangeSentAt: dateOf(row["phone_change_sent_at"]),
     reauthenticationSentAt: dateOf(row["reauthentication_sent_at"]),
     lastSignInAt: dateOf(row["last_sign_in_at"]),
@@ -161,9 +170,31 @@ function mapUser(row: GotrueRow, identityRows: readonly GotrueRow[], factors: Fa
     isAnonymous: row["is_anonymous"] === true,
     createdAt,
     updatedAt: dateOf(row["updated_at"]) ?? createdAt,
-    deletedAt: dateOf(row["deleted_at"]),
-    identities: identityRows.map((identity) => mapIdentity(identity, id)),
+    deletedAt,
+    identities: deleted ? [] : identityRows.map((identity) => mapIdentity(identity, id)),
     factors,
+  };
+}
+
+type Addresses = Pick<User, "email" | "phone" | "newEmail" | "newPhone">;
+
+/**
+ * A soft-deleted user's addresses: none, and no identity either, as Latchkey's own soft delete leaves a user, so
+ * that it cannot sign in and its addresses are free for others. GoTrue's soft delete frees them too, putting
+ * digests where they were, which are no addresses to bring (docs/compatibility.md, "Moving from Supabase Auth").
+ */
+const NO_ADDRESSES: Addresses = { email: null, phone: null, newEmail: null, newPhone: null };
+
+function addressesOf(row: GotrueRow): Addresses {
+  const email = nonEmpty(row["email"]);
+  const phone = nonEmpty(row["phone"]);
+  const newEmail = nonEmpty(row["email_change"]);
+  const newPhone = nonEmpty(row["phone_change"]);
+  return {
+    email: email === null ? null : normalizeEmail(email.trim()),
+    phone: phone === null ? null : phoneOf(phone, "phone"),
+    newEmail: newEmail === null ? null : normalizeEmail(newEmail),
+    newPhone: newPhone === null ? null : phoneOf(newPhone, "phone_change"),
   };
 }
 
@@ -275,7 +306,9 @@ function mapSession(
       amr,
       refreshTokenId: current.id,
       previousRefreshTokenId: previous?.id ?? null,
-      rotatedAt: previous === null ? null : current.createdAt,
+      // compat: the reuse interval counts from the import, not from GoTrue's rotation (docs/compatibility.md,
+      // "Moving from Supabase Auth"): a client whose last refresh raced the switch keeps its session.
+      rotatedAt: previous === null ? null : context.now,
       userAgent: nonEmpty(row["user_agent"]),
       ip: nonEmpty(row["ip"])?.replace(/\/(32|128)$/, "") ?? null,
       notAfter,

@@ -20,16 +20,25 @@ const KINDS: readonly [keyof ImportedCounts, string][] = [
   ["refreshTokens", "refresh tokens"],
 ];
 
-/** The summary: counts per kind, every user skipped and why, and what was left behind. */
+/**
+ * The summary: counts per kind (written, and on a later run unchanged, or kept as changed here since), every user
+ * skipped and why, and what was left behind.
+ */
 export function summaryText(summary: ImportSummary): string {
   const verb = summary.dryRun ? "would be written" : "written";
   const lines = [
     `${summary.dryRun ? "Dry run: nothing was written. " : ""}${count(summary.usersRead)} users read in ${durationOf(summary.elapsedMs / 1000)}.`,
     ...KINDS.map(([key, name]) => {
+      const unchanged = summary.unchanged[key] > 0 ? `, ${count(summary.unchanged[key])} unchanged` : "";
       const kept = summary.kept[key] > 0 ? `, ${count(summary.kept[key])} kept (changed here since)` : "";
-      return `  ${name}: ${count(summary.written[key])} ${verb}${kept}`;
+      return `  ${name}: ${count(summary.written[key])} ${verb}${unchanged}${kept}`;
     }),
   ];
+  if (summary.softDeleted > 0) {
+    lines.push(
+      `Soft-deleted in GoTrue, and here too: ${plural(summary.softDeleted, "user")} (no sign-in; their email and phone are free for others, as in GoTrue).`,
+    );
+  }
   if (summary.audit !== null) {
     const left =
       summary.audit.left > 0 ? `, ${count(summary.audit.left)} left out (actions Latchkey does not have)` : "";

@@ -16,6 +16,11 @@ export interface ImportOptions {
   readonly audit?: boolean;
   /** Resumes after this user id (the last one a summary or progress line named). */
   readonly afterUserId?: string;
+  /**
+   * Done once before anything is written (not in a dry run), after the first batch was read and mapped: the
+   * target's migrations, so that a source that cannot be read leaves the target as it was.
+   */
+  readonly beforeFirstWrite?: () => Promise<void>;
   /** Told after each batch. */
   readonly onProgress?: (progress: ImportProgress) => void;
 }
@@ -30,9 +35,15 @@ export interface ImportProgress {
 
 export interface ImportSummary {
   readonly dryRun: boolean;
+  /** Rows of GoTrue's users table read, brought or skipped. */
   readonly usersRead: number;
   readonly written: ImportedCounts;
+  /** Already here as GoTrue has them (an earlier run brought them). */
+  readonly unchanged: ImportedCounts;
+  /** Changed here since an earlier run, and kept. */
   readonly kept: ImportedCounts;
+  /** Users GoTrue soft-deleted, brought soft-deleted (or, in a dry run, that would be). */
+  readonly softDeleted: number;
   /** Every user not imported, with why (the first MAX_LISTED; `skippedCount` counts them all). */
   readonly skipped: readonly { readonly userId: string; readonly reason: string }[];
   readonly skippedCount: number;
@@ -65,7 +76,10 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   const started = Date.now();
   const usersTotal = await options.source.countUsers();
   const written = zero();
+  const unchanged = zero();
   const kept = zero();
+  let softDeleted = 0;
+  let beforeFirstWrite = options.dryRun ? undefined : options.beforeFirstWrite;
   const skipped: { userId: string; reason: string }[] = [];
   const dropped: Dropped = { pendingTokens: 0, endedSessions: 0, sessions: [], factors: [], passwords: [] };
   let skippedCount = 0;
@@ -85,6 +99,8 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   let next = readAhead(lastUserId);
   for (;;) {
     const { batch, mapped } = await next;
+    await beforeFirstWrite?.();
+    beforeFirstWrite = undefined;
     if (batch.lastRead === null) break;
     if (!batch.end) next = readAhead(batch.lastRead);
     const report = options.dryRun
@@ -92,12 +108,15 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
       : await options.target.write(mapped.accounts);
     for (const key of Object.keys(written) as (keyof ImportedCounts)[]) {
       written[key] += report.written[key];
+      unchanged[key] += report.unchanged[key];
       kept[key] += report.kept[key];
     }
     for (const skip of [...mapped.skipped, ...report.skipped]) {
       skippedCount += 1;
       if (skipped.length < MAX_LISTED) skipped.push(skip);
     }
+    const notWritten = new Set(report.skipped.map((skip) => skip.userId));
+    softDeleted += mapped.softDeleted.filter((id) => !notWritten.has(id)).length;
     dropped.pendingTokens += mapped.dropped.pendingTokens;
     dropped.endedSessions += mapped.dropped.endedSessions;
     dropped.sessions.push(...mapped.dropped.sessions.slice(0, MAX_LISTED - dropped.sessions.length));
@@ -114,7 +133,9 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     audit,
     usersRead,
     written,
+    unchanged,
     kept,
+    softDeleted,
     skipped,
     skippedCount,
     dropped,

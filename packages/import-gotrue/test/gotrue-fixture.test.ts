@@ -172,7 +172,22 @@ describeIfAvailable(missingPostgresServer(), "createGotrueDatabase and the awkwa
     expect(phoneOnly.confirmed_at).toEqual(phoneOnly.phone_confirmed_at);
 
     expect((await user(fixture.unconfirmed.id)).confirmed_at).toBeNull();
-    expect((await user(fixture.softDeleted.id)).email).toBe(fixture.softDeleted.storedEmail);
+    const { softDeleted } = fixture;
+    const digest = (value: string) => createHash("sha256").update(`${softDeleted.id}${value}`).digest("base64url");
+    expect(softDeleted.storedEmail).toBe(digest(softDeleted.email));
+    expect(await user(softDeleted.id)).toMatchObject({
+      email: softDeleted.storedEmail,
+      phone: digest("").slice(0, 15),
+      email_change: digest("soft-deleted-new@example.com"),
+      phone_change: digest("").slice(0, 15),
+      encrypted_password: null,
+      email_change_token_new: "",
+    });
+    expect((await user(softDeleted.id)).deleted_at).toBeInstanceOf(Date);
+    for (const table of ["sessions", "mfa_factors"]) {
+      const left = await db.client.query(`select 1 from auth.${table} where user_id = $1`, [softDeleted.id]);
+      expect(left.rows).toEqual([]);
+    }
     expect((await user(fixture.banned.id)).banned_until.getTime()).toBeGreaterThan(Date.now());
     expect(await user(fixture.anonymous.id)).toMatchObject({ is_anonymous: true, email: null, raw_app_meta_data: {} });
     expect(await user(fixture.invited.id)).toMatchObject({ encrypted_password: "", email_confirmed_at: null });

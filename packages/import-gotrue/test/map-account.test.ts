@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { createFactorSecrets, createSecrets } from "@latchkey/adapters-crypto";
 import { refreshTokenDigest } from "@latchkey/domain";
 import { describe, expect, it } from "vitest";
@@ -73,6 +73,66 @@ describe("mapping GoTrue's rows", () => {
     });
   });
 
+  it("brings a user GoTrue soft-deleted, with its digests for addresses, soft-deleted as Latchkey leaves one", () => {
+    const id = randomUUID();
+    const digest = (value: string) => createHash("sha256").update(`${id}${value}`).digest("base64url");
+    const deletedAt = new Date("2026-02-01T00:00:00Z");
+    const row = user({
+      id,
+      email: digest("ada@example.com"),
+      phone: digest("").slice(0, 15),
+      email_change: digest("ada-new@example.com"),
+      phone_change: digest("").slice(0, 15),
+      encrypted_password: null,
+      raw_app_meta_data: {},
+      raw_user_meta_data: {},
+      deleted_at: deletedAt,
+    });
+    const identity = {
+      id: randomUUID(),
+      user_id: id,
+      provider: "email",
+      provider_id: digest(`email:${id}`),
+      identity_data: {},
+      created_at: at,
+      updated_at: at,
+    };
+    const session = { id: randomUUID(), user_id: id, refresh_token_hmac_key: "a2V5", refresh_token_counter: 1 };
+    const { accounts, skipped, softDeleted, dropped } = mapBatch(
+      batch({ users: [row], identities: [identity], sessions: [session] }),
+      context,
+    );
+    expect(skipped).toEqual([]);
+    expect(softDeleted).toEqual([id]);
+    expect(accounts[0]!.user).toMatchObject({
+      id,
+      deletedAt,
+      email: null,
+      phone: null,
+      newEmail: null,
+      newPhone: null,
+      passwordHash: null,
+      identities: [],
+      emailConfirmedAt: at,
+    });
+    expect(accounts[0]!.sessions).toEqual([]);
+    expect(dropped.endedSessions).toBe(1);
+  });
+
+  it("skips another instance's user, saying which and why", () => {
+    const other = user({ instance_id: "11111111-1111-4111-8111-111111111111" });
+    const legacy = user({ instance_id: null });
+    const { accounts, skipped } = mapBatch(batch({ users: [other, legacy] }), context);
+    expect(skipped).toEqual([
+      {
+        userId: other["id"],
+        reason:
+          "of another instance (instance_id 11111111-1111-4111-8111-111111111111): GoTrue serves only the nil instance's users",
+      },
+    ]);
+    expect(accounts.map((account) => account.user.id)).toEqual([legacy["id"]]);
+  });
+
   it("skips SAML users and unusable numbers with why, and drops what has no place here, counted", () => {
     const sso = user({ is_sso_user: true });
     const badPhone = user({ email: null, phone: "12" });
@@ -113,6 +173,8 @@ describe("mapping GoTrue's rows", () => {
     expect(imported!.session).toMatchObject({
       refreshTokenId: importedTokenId("cccccccccccc"),
       previousRefreshTokenId: importedTokenId("bbbbbbbbbbbb"),
+      // The reuse interval counts from the import, not from GoTrue's rotation long before.
+      rotatedAt: context.now,
       amr: [{ method: "password", at }],
       aal: "aal1",
     });

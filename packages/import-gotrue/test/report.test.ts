@@ -16,7 +16,9 @@ describe("what the import says", () => {
       dryRun: true,
       usersRead: 3,
       written: counts(1),
+      unchanged: { ...counts(0), sessions: 0, refreshTokens: 0 },
       kept: { ...counts(1), identities: 0, sessions: 0, refreshTokens: 0 },
+      softDeleted: 0,
       skipped: [{ userId: "u-2", reason: "a SAML single sign-on user: SAML is not built in Latchkey" }],
       skippedCount: 1,
       dropped: {
@@ -43,6 +45,34 @@ describe("what the import says", () => {
       "Dropped 1 factor:",
       "  f-1: a webauthn factor (not built in Latchkey)",
       "Last user: u-3 (--after resumes from there).",
+    ]);
+  });
+
+  it("says on a run after another what is unchanged, apart from what changed here since, and the soft-deleted", () => {
+    const none = { ...counts(0), sessions: 0, refreshTokens: 0 };
+    const summary: ImportSummary = {
+      dryRun: false,
+      usersRead: 1_019,
+      written: none,
+      unchanged: { users: 1_019, identities: 1_019, factors: 3, sessions: 40, refreshTokens: 1_019 },
+      kept: { ...none, sessions: 1 },
+      softDeleted: 2,
+      skipped: [],
+      skippedCount: 0,
+      dropped: { pendingTokens: 0, endedSessions: 0, sessions: [], factors: [], passwords: [] },
+      lastUserId: "u-1019",
+      audit: null,
+      elapsedMs: 800,
+    };
+    expect(summaryText(summary).split("\n")).toEqual([
+      "1,019 users read in 0.8 s.",
+      "  users: 0 written, 1,019 unchanged",
+      "  identities: 0 written, 1,019 unchanged",
+      "  MFA factors: 0 written, 3 unchanged",
+      "  sessions: 0 written, 40 unchanged, 1 kept (changed here since)",
+      "  refresh tokens: 0 written, 1,019 unchanged",
+      "Soft-deleted in GoTrue, and here too: 2 users (no sign-in; their email and phone are free for others, as in GoTrue).",
+      "Last user: u-1019 (--after resumes from there).",
     ]);
   });
 });

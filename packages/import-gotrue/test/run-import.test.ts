@@ -1,11 +1,33 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { createFactorSecrets, createSecrets } from "@latchkey/adapters-crypto";
-import { missingPostgresServer, testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
-import type { AccountImportTarget, ImportBatchReport, ImportedAccount } from "@latchkey/domain";
+import {
+  createTestDatabase,
+  missingPostgresServer,
+  type TestDatabase,
+  testDatabaseUrl,
+} from "@latchkey/adapters-postgres/testing";
+import {
+  type AccountImportTarget,
+  type ImportBatchReport,
+  type ImportedAccount,
+  refreshTokenDigest,
+} from "@latchkey/domain";
 import { describeIfAvailable } from "@latchkey/domain/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type GotrueSource, openGotrueSource, runImport, type SourceBatch } from "../src/index.ts";
-import { createGotrueDatabase, type GotrueDatabase } from "../src/testing/index.ts";
+import {
+  type GotrueSource,
+  type ImportSummary,
+  openGotrueSource,
+  runImport,
+  type SourceBatch,
+  summaryText,
+} from "../src/index.ts";
+import {
+  type AwkwardFixture,
+  createGotrueDatabase,
+  type GotrueDatabase,
+  seedAwkwardFixture,
+} from "../src/testing/index.ts";
 
 const context = {
   secrets: createSecrets("an-import-test-secret-of-some-length-0123"),
@@ -18,6 +40,7 @@ function recordingTarget(write?: (accounts: readonly ImportedAccount[]) => Promi
   const written: ImportedAccount[] = [];
   const report = (accounts: readonly ImportedAccount[]): ImportBatchReport => ({
     written: { ...ZERO, users: accounts.length },
+    unchanged: ZERO,
     kept: ZERO,
     skipped: [],
   });
@@ -81,6 +104,33 @@ describe("runImport", () => {
     expect(log.indexOf("read 1 done")).toBeLessThan(log.indexOf("write 0 done"));
   });
 
+  it("prepares the target once, after the first batch is read and before it is written", async () => {
+    const log: string[] = [];
+    const { target } = recordingTarget(async () => {
+      log.push("write");
+    });
+    const beforeFirstWrite = async () => {
+      log.push("prepare");
+    };
+    await runImport({ source: pagedSource(2, log), target, context, batchSize: 2, beforeFirstWrite });
+    expect(log.filter((entry) => entry === "prepare" || entry === "write")).toEqual(["prepare", "write", "write"]);
+    expect(log.indexOf("prepare")).toBeGreaterThan(log.indexOf("read 0 done"));
+  });
+
+  it("leaves the target untouched when the first batch cannot be read, and a dry run never prepares it", async () => {
+    const log: string[] = [];
+    const { target, written } = recordingTarget();
+    const beforeFirstWrite = async () => {
+      log.push("prepare");
+    };
+    await expect(
+      runImport({ source: pagedSource(2, log, 0), target, context, batchSize: 2, beforeFirstWrite }),
+    ).rejects.toThrow("the source went away");
+    await runImport({ source: pagedSource(2, log), target, context, batchSize: 2, beforeFirstWrite, dryRun: true });
+    expect(log).not.toContain("prepare");
+    expect(written).toEqual([]);
+  });
+
   it("fails with the write's error when a write fails while the next batch is being read", async () => {
     const log: string[] = [];
     const { target } = recordingTarget(async () => {
@@ -101,7 +151,7 @@ describeIfAvailable(missingPostgresServer(), "runImport from a GoTrue database",
     await db?.drop();
   });
 
-  it("walks past a batch holding only another instance's users, and reads each user's identities", async () => {
+  it("walks past a batch of another instance's users, counting each as skipped, and reads each user's identities", async () => {
     const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
     const otherInstance = randomUUID();
     for (const n of [1, 2, 4]) {
@@ -131,10 +181,85 @@ describeIfAvailable(missingPostgresServer(), "runImport from a GoTrue database",
         [id(3), [id(3)]],
         [id(5), [id(5)]],
       ]);
-      expect(summary).toMatchObject({ usersRead: 2, lastUserId: id(5) });
+      const why = `of another instance (instance_id ${otherInstance}): GoTrue serves only the nil instance's users`;
+      expect(summary).toMatchObject({ usersRead: 5, lastUserId: id(5), skippedCount: 3 });
+      expect(summary.skipped).toEqual([1, 2, 4].map((n) => ({ userId: id(n), reason: why })));
+      expect(await source.countUsers()).toBe(5);
       expect(progress).toEqual([id(2), id(4), id(5)]);
     } finally {
       await source.close();
     }
+  });
+});
+
+describeIfAvailable(missingPostgresServer(), "runImport into Latchkey's tables, twice", () => {
+  let gotrue: GotrueDatabase;
+  let fixture: AwkwardFixture;
+  let latchkey: TestDatabase;
+  const importOnce = async () => {
+    const source = await openGotrueSource(gotrue.url);
+    try {
+      return await runImport({ source, target: latchkey.postgres.accountImport, context });
+    } finally {
+      await source.close();
+    }
+  };
+  /** The summary's lines of counts, one per kind of row. */
+  const counts = (summary: ImportSummary) => summaryText(summary).split("\n").slice(1, 6);
+
+  beforeAll(async () => {
+    gotrue = await createGotrueDatabase({ adminUrl: testDatabaseUrl()! });
+    fixture = await seedAwkwardFixture(gotrue);
+    latchkey = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await gotrue?.drop();
+    await latchkey?.close();
+  });
+
+  it("says on a second run that nothing changed, and then that only what changed here is kept", async () => {
+    const first = await importOnce();
+    expect(first.written.users).toBeGreaterThan(10);
+    const again = await importOnce();
+    const written = (key: keyof typeof first.written) => first.written[key].toLocaleString("en-US");
+    expect(counts(again)).toEqual([
+      `  users: 0 written, ${written("users")} unchanged`,
+      `  identities: 0 written, ${written("identities")} unchanged`,
+      `  MFA factors: 0 written, ${written("factors")} unchanged`,
+      `  sessions: 0 written, ${written("sessions")} unchanged`,
+      `  refresh tokens: 0 written, ${written("refreshTokens")} unchanged`,
+    ]);
+
+    // A session refreshed here, and a user changed in GoTrue since.
+    const { stores } = latchkey.postgres;
+    const found = await stores.refreshTokens.findForRefresh(
+      refreshTokenDigest(context.secrets, fixture.anonymous.refreshToken),
+    );
+    await stores.sessions.update({ ...found!.session, updatedAt: new Date() });
+    await gotrue.client.query(
+      `update auth.users set raw_user_meta_data = '{"renamed":true}', updated_at = now() where id = $1`,
+      [fixture.withPassword.id],
+    );
+    const third = await importOnce();
+    expect(third.written).toMatchObject({ users: 1, sessions: 0, refreshTokens: 0 });
+    expect(third.kept).toEqual({ users: 0, identities: 0, factors: 0, sessions: 1, refreshTokens: 0 });
+    expect(counts(third)[3]).toBe(
+      `  sessions: 0 written, ${first.written.sessions - 1} unchanged, 1 kept (changed here since)`,
+    );
+  });
+
+  it("brings GoTrue's soft-deleted user soft-deleted, counted, and names another instance's user as skipped", async () => {
+    const summary = await importOnce();
+    const deleted = await latchkey.postgres.stores.users.findById(fixture.softDeleted.id);
+    expect(deleted).toMatchObject({ email: null, phone: null, newEmail: null, passwordHash: null, identities: [] });
+    expect(deleted?.deletedAt).toBeInstanceOf(Date);
+    expect(summary.softDeleted).toBe(1);
+    const text = summaryText(summary);
+    expect(text).toContain("Soft-deleted in GoTrue, and here too: 1 user");
+    expect(text).toContain(
+      `  ${fixture.otherInstance.id}: of another instance (instance_id ${fixture.otherInstance.instanceId}): GoTrue serves only the nil instance's users`,
+    );
+    expect(text).toContain(`  ${fixture.sso.id}: a SAML single sign-on user: SAML is not built in Latchkey`);
+    expect(text).toContain("Skipped 2 users:");
   });
 });

@@ -15,17 +15,7 @@ import { databaseTarget, describeDatabaseFailure } from "../startup/database-fai
 import { migrateOnce } from "../startup/migrate-once.ts";
 import { openDatabase } from "../startup/open-database.ts";
 import { StartupFailure } from "../startup/startup-failure.ts";
-
-export const IMPORT_USAGE = `usage:
-  latchkey import gotrue (--from URL | --from-env NAME) [--schema auth] [--dry-run] [--audit] [--batch-size ${DEFAULT_BATCH_SIZE}] [--after USER_ID]
-Reads Supabase Auth's (GoTrue's) tables in the database at URL and writes them into this configuration's database
-(DATABASE_URL, or the development profile's embedded one): users, identities, MFA factors, and live sessions with
-their refresh tokens. Running it again updates what changed at the source and keeps what changed here.
-  --from-env NAME  the URL is in the environment variable NAME; or leave the password out of --from's URL and
-                   set PGPASSWORD: a password on the command line shows in the process list
-  --dry-run      read and check everything, write nothing, and say what would be written and skipped
-  --audit        bring the audit log too
-  --after ID     resume after this user (the last one a progress line or summary named)`;
+import { parseProblem } from "./usage-errors.ts";
 
 export interface ImportArguments {
   readonly from: string;
@@ -36,7 +26,7 @@ export interface ImportArguments {
   readonly audit: boolean;
 }
 
-/** The arguments, or the problem with them (shown with the usage). `env` holds --from-env's variable. */
+/** The arguments, or the problem with them (cli/help.ts describes them). `env` holds --from-env's variable. */
 export function parseImportArguments(
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>> = process.env,
@@ -45,7 +35,7 @@ export function parseImportArguments(
   try {
     parsed = parse(args);
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return parseProblem(error, "import");
   }
   const { positionals, values } = parsed;
   if (positionals.length !== 1 || positionals[0] !== "gotrue") return "what to import from: `latchkey import gotrue …`";
@@ -74,17 +64,19 @@ export interface ImportOutput {
   progress(line: string): void;
 }
 
-/** `latchkey import gotrue …`: migrates this server's database (not in a dry run), then imports batch by batch. */
+/**
+ * `latchkey import gotrue …`: checks the source, reads its first batch, then migrates this server's database (not
+ * in a dry run) and imports batch by batch. A source that cannot be read leaves the target as it was.
+ */
 export async function importCommand(
   args: ImportArguments,
   config: ImportConfig,
   log: Logger,
   output: ImportOutput,
 ): Promise<void> {
-  const postgres = await openDatabase(config.db);
+  const source = await openSource(args);
   try {
-    if (!args.dryRun) await migrateOnce(postgres, config.db, log);
-    const source = await openSource(args);
+    const postgres = await openDatabase(config.db);
     try {
       const summary = await runImport({
         source,
@@ -94,18 +86,19 @@ export async function importCommand(
         dryRun: args.dryRun,
         afterUserId: args.after,
         audit: args.audit,
+        beforeFirstWrite: () => migrateOnce(postgres, config.db, log),
         onProgress: (progress) => output.progress(progressLine(progress)),
       });
       output.out(summaryText(summary));
     } finally {
-      await source.close();
+      await postgres.close();
     }
   } finally {
-    await postgres.close();
+    await source.close();
   }
 }
 
-/** The source, or one line saying why it cannot be read (never its password). */
+/** The source, or one line saying why it cannot be read (never its password); and so for each later read. */
 async function openSource(args: ImportArguments): Promise<GotrueSource> {
   let target: ReturnType<typeof databaseTarget>;
   try {
@@ -113,13 +106,29 @@ async function openSource(args: ImportArguments): Promise<GotrueSource> {
   } catch {
     throw new StartupFailure("--from is not a PostgreSQL URL (postgres://user:password@host:5432/database)");
   }
-  try {
-    return await openGotrueSource(args.from, args.schema);
-  } catch (error) {
+  const failed = (error: unknown) => {
     const failure = describeDatabaseFailure(error, target, "--from");
     const line = failure?.line ?? (error instanceof Error ? error.message : String(error));
-    throw new StartupFailure(`the source (--from): ${line}`, { cause: error });
+    return new StartupFailure(`the source (--from): ${line}`, { cause: error });
+  };
+  const explained =
+    <A extends unknown[], R>(read: (...args: A) => Promise<R>) =>
+    (...args: A) =>
+      read(...args).catch((error: unknown) => {
+        throw failed(error);
+      });
+  let source: GotrueSource;
+  try {
+    source = await openGotrueSource(args.from, args.schema);
+  } catch (error) {
+    throw failed(error);
   }
+  return {
+    countUsers: explained(source.countUsers),
+    readBatch: explained(source.readBatch),
+    readAuditBatch: explained(source.readAuditBatch),
+    close: source.close,
+  };
 }
 
 function parse(args: readonly string[]) {

@@ -11,16 +11,7 @@ import {
 } from "@latchkey/adapters-crypto";
 import { ConfigError, type ConfigSources, loadClientKeysConfig } from "../config/index.ts";
 import { clientKeys, clientKeysText } from "./client-keys.ts";
-
-export const KEYS_USAGE = `usage:
-  latchkey keys                                the URL, anon key and service_role key to give clients
-  latchkey keys generate [--alg ${ASYMMETRIC_ALGORITHMS.join("|")}]   a new ring for JWT_KEYS (${DEFAULT_KEY_ALGORITHM} by default)
-  latchkey keys add [--to RING] [--alg ALG]   the ring with a new key that only verifies
-  latchkey keys use KID [--in RING]           the ring with KID as its signer
-  latchkey keys remove KID [--in RING]        the ring without KID
-RING is a JWT_KEYS value; AUTH_JWT_KEYS from the environment when not given. The ring is printed on one line.
-The client keys are signed as the configuration (environment and .env) says: JWT_SECRET, or in the development
-profile the secret generated into .latchkey/.`;
+import { parseProblem, usageLine } from "./usage-errors.ts";
 
 /** What `latchkey keys …` printed, or why it could not: the exit code says which. */
 export interface CommandResult {
@@ -29,7 +20,8 @@ export interface CommandResult {
   readonly exitCode: number;
 }
 
-const usage = (problem: string): CommandResult => ({ error: `${problem}\n${KEYS_USAGE}`, exitCode: 2 });
+/** A wrong call: one line, pointing at `latchkey keys --help` (cli/help.ts). */
+const usage = (problem: string): CommandResult => ({ error: usageLine(problem, "keys"), exitCode: 2 });
 
 /**
  * Without arguments, the keys a client needs (client-keys.ts), for the configuration in `sources`. Else the key
@@ -55,7 +47,7 @@ export function keyRingCommand(args: readonly string[], env: ConfigSources["env"
   try {
     parsed = parse(args);
   } catch (error) {
-    return usage(error instanceof Error ? error.message : String(error));
+    return usage(parseProblem(error, "keys"));
   }
   const { positionals, values } = parsed;
   const [action, kid, ...extra] = positionals;

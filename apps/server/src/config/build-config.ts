@@ -66,7 +66,7 @@ export function buildJwt(
 
 export function buildDb(db: Settings["db"], cwd: string): DbConfig {
   const settings = {
-    driver: db.driver ?? "postgres",
+    driver: db.driver,
     maxPoolSize: db.maxPoolSize,
     startupWaitSeconds: db.startupWaitSeconds,
     namespace: db.namespace ?? "",

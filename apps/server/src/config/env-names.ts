@@ -18,6 +18,8 @@ export const DECLARED_NAMES: ReadonlySet<string> = new Set(
 export interface SetVariable {
   readonly name: string;
   readonly value: string;
+  /** The index, among the sources read, of the one it was found in (env-sources.ts: the environment first). */
+  readonly source: number;
 }
 
 /** What was set for each setting; settings without a set variable are absent. */
@@ -28,7 +30,9 @@ export function resolveEnv(sources: readonly Readonly<Record<string, string>>[])
   const resolved = new Map<SettingKey, SetVariable>();
   for (const [key, declared] of SETTINGS_BY_KEY) {
     const found = sources
-      .flatMap((variables) => candidateNames(declared).map((name) => ({ name, value: variables[name] })))
+      .flatMap((variables, source) =>
+        candidateNames(declared).map((name) => ({ name, value: variables[name], source })),
+      )
       .find((candidate): candidate is SetVariable => candidate.value !== undefined);
     if (found) resolved.set(key, found);
   }

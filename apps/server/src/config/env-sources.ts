@@ -18,12 +18,19 @@ export function readSources(
   return [withoutEmpty(env), withoutEmpty(parseEnv(readDotenv(dotenv, cwd)))];
 }
 
-function readDotenv(source: DotenvSource | undefined, cwd: string): string {
+/** The path of the .env file readSources reads: the given one, else `<cwd>/.env` if present; none for a text. */
+export function dotenvPath(source: DotenvSource | undefined, cwd: string): string | undefined {
   if (source === undefined) {
     const path = join(cwd, ".env");
-    return existsSync(path) ? readFileSync(path, "utf8") : "";
+    return existsSync(path) ? path : undefined;
   }
-  return "text" in source ? source.text : readFileSync(source.path, "utf8");
+  return "path" in source ? source.path : undefined;
+}
+
+function readDotenv(source: DotenvSource | undefined, cwd: string): string {
+  if (source !== undefined && "text" in source) return source.text;
+  const path = dotenvPath(source, cwd);
+  return path === undefined ? "" : readFileSync(path, "utf8");
 }
 
 function withoutEmpty(variables: Readonly<Record<string, string | undefined>>): Record<string, string> {

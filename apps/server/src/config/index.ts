@@ -1,5 +1,12 @@
 export type * from "./config.ts";
 export { ConfigError } from "./config-error.ts";
+export {
+  type EffectiveSetting,
+  type EffectiveSettings,
+  effectiveSettings,
+  REDACTED,
+  type SettingSource,
+} from "./effective-settings.ts";
 export type { DotenvSource } from "./env-sources.ts";
 export {
   type ClientKeysConfig,

@@ -7,10 +7,11 @@ import { ConfigError } from "./config-error.ts";
 import { developmentApiUrl, developmentJwtSecret } from "./development.ts";
 import { displayName, type ResolvedEnv, resolveEnv, SETTINGS_BY_KEY } from "./env-names.ts";
 import { type DotenvSource, readSources } from "./env-sources.ts";
+import { misplacedNameHints } from "./misplaced-names.ts";
 import { notBuiltProblems } from "./not-built.ts";
 import { mapSettings, settingsOf } from "./setting.ts";
 import { isSecret, SETTINGS, type SettingKey } from "./settings.ts";
-import { unknownNameWarnings } from "./unknown-names.ts";
+import { unknownNameHints } from "./unknown-names.ts";
 
 export interface ConfigSources {
   /** The process environment; it wins over the .env file. */
@@ -68,7 +69,15 @@ function readSettings<Groups extends SettingGroup>(sources: ConfigSources, group
     ...checkConsistency(env, profile, (key) => keys.has(key)),
   ];
   if (!parsed.success || problems.length > 0) {
-    throw new ConfigError(problems, `Invalid configuration (${profile} profile)`);
+    // A hint of a setting not read here (SITE_URL at `migrate`) would be beside the point.
+    const hints = nameHints(variables, env).filter((hint) =>
+      hint.key === undefined ? groups === undefined : keys.has(hint.key),
+    );
+    throw new ConfigError(
+      problems,
+      `Invalid configuration (${profile} profile)`,
+      hints.map((hint) => hint.text),
+    );
   }
   const values = parsed.output as Record<string, unknown>;
   const settings = mapSettings(tree, (declared) => values[declared.key]) as unknown as Pick<Settings, Groups>;
@@ -81,7 +90,7 @@ export function loadConfig(sources: ConfigSources = { env: process.env, cwd: pro
   const jwtSecret = settings.jwt.secret ?? developmentJwtSecret(sources.cwd);
   return deepFreeze({
     ...buildConfig(settings, { profile, cwd: sources.cwd, jwtSecret }),
-    warnings: [...configWarnings(env, profile), ...unknownNameWarnings(variables)],
+    warnings: [...configWarnings(env, profile), ...nameHints(variables, env).map((hint) => hint.text)],
   });
 }
 
@@ -131,6 +140,11 @@ export function loadClientKeysConfig(
   const jwtSecret = settings.jwt.secret ?? developmentJwtSecret(sources.cwd);
   const jwt = buildJwt(settings.jwt, { profile, cwd: sources.cwd, jwtSecret }, externalUrl);
   return deepFreeze({ profile, externalUrl, jwt });
+}
+
+/** Variables set that Latchkey does not read, and what each was probably meant for (a setting's name, when one is). */
+function nameHints(variables: readonly Record<string, string>[], env: ResolvedEnv) {
+  return [...misplacedNameHints(variables, env), ...unknownNameHints(variables)];
 }
 
 function sourcesOf({ env, dotenv, cwd }: ConfigSources): readonly Record<string, string>[] {

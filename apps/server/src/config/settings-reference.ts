@@ -2,7 +2,7 @@ import { candidateNames, isSetting, type Setting, type SettingTree } from "./set
 import { SETTINGS } from "./settings.ts";
 
 /** What each group of settings is about, as docs/settings.md heads it. */
-const GROUPS: Readonly<Record<string, string>> = {
+export const GROUPS: Readonly<Record<string, string>> = {
   siteUrl: "The app",
   uriAllowList: "The app",
   api: "HTTP",

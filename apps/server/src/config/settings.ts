@@ -245,7 +245,10 @@ export const SETTINGS = {
     }),
   },
   db: {
-    driver: setting("DB_DRIVER", oneOf(["postgres"]), { required: production, doc: "`postgres`, the only one." }),
+    driver: setting("DB_DRIVER", oneOf(["postgres"]), {
+      default: "postgres",
+      doc: "`postgres`, the only one, and the default: a DATABASE_URL is always PostgreSQL's, so this need not be set.",
+    }),
     url: setting("DATABASE_URL", postgresUrl, {
       names: { unprefixed: true, alternative: "DB_DATABASE_URL" },
       doc: "The PostgreSQL URL. Setting it selects the production profile; without it an embedded database runs.",
@@ -332,7 +335,7 @@ export const SETTINGS = {
         "`opentelemetry` pushes them over OTLP, configured by the standard variables as traces are " +
         "(`OTEL_EXPORTER_OTLP_ENDPOINT` or `_METRICS_ENDPOINT`, `OTEL_EXPORTER_OTLP_HEADERS`, " +
         "`OTEL_METRIC_EXPORT_INTERVAL` in ms, default 60000); `prometheus` serves them for scraping on " +
-        "OTEL_EXPORTER_PROMETHEUS_HOST and _PORT, at the path `/`.",
+        "OTEL_EXPORTER_PROMETHEUS_HOST and _PORT, at `/` (GoTrue's path) and `/metrics`.",
     }),
     prometheusHost: setting("OTEL_EXPORTER_PROMETHEUS_HOST", text, {
       default: "127.0.0.1",
@@ -548,6 +551,9 @@ export const SETTINGS = {
         "twilio",
         "A Twilio messaging service SID, or the sender number.",
       ),
+      contentSid: setting("SMS_TWILIO_CONTENT_SID", text, {
+        doc: "An approved WhatsApp template (`HX…`) whose variable `{{1}}` is the code, sent by WhatsApp instead of SMS_TEMPLATE's text.",
+      }),
     },
     messagebird: {
       accessKey: credential("SMS_MESSAGEBIRD_ACCESS_KEY", "messagebird", "MessageBird's access key."),

@@ -1,12 +1,19 @@
-import { DECLARED_NAMES } from "./env-names.ts";
+import { DECLARED_NAMES, SETTINGS_BY_KEY } from "./env-names.ts";
 import { isNotBuilt } from "./not-built.ts";
+import type { SettingKey } from "./settings.ts";
+
+/** A variable Latchkey does not read, said by name only (never its value), and the setting it was probably meant for. */
+export interface NameHint {
+  readonly text: string;
+  readonly key: SettingKey | undefined;
+}
 
 /**
- * One warning for each AUTH_ or GOTRUE_ variable that names no setting (a misspelling is otherwise silently
+ * One hint for each AUTH_ or GOTRUE_ variable that names no setting (a misspelling is otherwise silently
  * ignored), with the closest setting's name when one is near. Settings of features not built are refused
  * elsewhere (not-built.ts), so they are not repeated here.
  */
-export function unknownNameWarnings(sources: readonly Readonly<Record<string, string>>[]): string[] {
+export function unknownNameHints(sources: readonly Readonly<Record<string, string>>[]): NameHint[] {
   const warned = new Set<string>();
   for (const variables of sources) {
     for (const name of Object.keys(variables)) {
@@ -21,9 +28,17 @@ export function unknownNameWarnings(sources: readonly Readonly<Record<string, st
     const [, prefix, bare] = /^(AUTH|GOTRUE)_(.+)$/.exec(name) as unknown as [string, string, string];
     const closest = closestName(bare);
     return closest === undefined
-      ? `${name} is not a setting of Latchkey; it is ignored`
-      : `${name} is not a setting; did you mean ${prefix}_${closest}?`;
+      ? { text: `${name} is not a setting of Latchkey; it is ignored`, key: undefined }
+      : { text: `${name} is not a setting; did you mean ${prefix}_${closest}?`, key: keyOf(closest) };
   });
+}
+
+/** The key of the setting declared under `name`, its key or its alternative. */
+function keyOf(name: string): SettingKey | undefined {
+  for (const [key, declared] of SETTINGS_BY_KEY) {
+    if (key === name || declared.names?.alternative === name) return key;
+  }
+  return undefined;
 }
 
 /** The declared name within a few edits of `name` (about one in five characters), the nearest first. */

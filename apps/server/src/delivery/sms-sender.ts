@@ -29,8 +29,8 @@ function logSmsSender(config: Config, log: Logger): SmsSender {
   return createLogSmsSender({
     template: config.sms.template,
     mfaTemplate: config.sms.mfaTemplate,
-    write: ({ kind, to, code }) =>
-      log.info({ sms: { kind, to, code } }, "SMS not sent (development profile), written here instead"),
+    write: ({ kind, to, channel, code }) =>
+      log.info({ sms: { kind, to, channel, code } }, "SMS not sent (development profile), written here instead"),
   });
 }
 

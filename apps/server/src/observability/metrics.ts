@@ -7,6 +7,7 @@ import type { Config } from "../config/index.ts";
 import { OTLP_PROTOCOLS, type OtlpProtocol } from "../config/settings.ts";
 import { exportsOf } from "./exports-of.ts";
 import { flowEventCounters, observeOutbox } from "./flow-metrics.ts";
+import { type ScrapeEndpoint, serveScrapes } from "./scrape-endpoint.ts";
 import { timedHasher } from "./timed-hasher.ts";
 import { diagLogger } from "./tracing.ts";
 
@@ -40,8 +41,8 @@ const DEFAULT_EXPORT_TIMEOUT_MS = 30_000;
 
 /**
  * Sets a meter provider up as the global one, with the resource traces carry and one reader: a Prometheus scrape
- * endpoint (OTEL_EXPORTER_PROMETHEUS_HOST:PORT, path `/`, as GoTrue serves it) or a periodic OTLP push with the
- * protocol the configuration names. Runtime metrics (event loop, heap, GC) come from the runtime-node
+ * endpoint (OTEL_EXPORTER_PROMETHEUS_HOST:PORT, at `/` as GoTrue serves it and at `/metrics`) or a periodic OTLP
+ * push with the protocol the configuration names. Runtime metrics (event loop, heap, GC) come from the runtime-node
  * instrumentation; process CPU time and resident memory are read on each collection. Null when metrics are off.
  */
 export async function startMetrics(
@@ -73,12 +74,13 @@ export async function startMetrics(
 
   let reader: MetricReader;
   let described: Record<string, unknown>;
+  let scrapes: ScrapeEndpoint | undefined;
   if (config.metrics.exporter === "prometheus") {
     const { PrometheusExporter } = await exportsOf(import("@opentelemetry/exporter-prometheus"));
     const { prometheusHost: host, prometheusPort: port } = config.metrics;
-    const exporter = new PrometheusExporter({ host, port, endpoint: "/", preventServerStart: true });
-    // Started here rather than by the constructor, so that a port in use stops the start.
-    await exporter.startServer();
+    // Its own server never starts: ours answers at both paths, and a port in use stops the start.
+    const exporter = new PrometheusExporter({ host, port, preventServerStart: true });
+    scrapes = await serveScrapes(exporter, { host, port });
     reader = exporter;
     described = { exporter: "prometheus", host, port };
   } else {
@@ -112,13 +114,14 @@ export async function startMetrics(
       timer = setTimeout(() => resolve("late"), SHUTDOWN_MS);
     });
     try {
-      // Shutting the provider down makes a last collection: the OTLP reader pushes it, Prometheus closes its server.
+      // Shutting the provider down makes a last collection, which the OTLP reader pushes.
       const outcome = await Promise.race([provider.shutdown(), deadline]);
       if (outcome === "late") log.warn({ timeout_ms: SHUTDOWN_MS }, "metrics: the last collection was dropped");
     } catch (error) {
       log.warn({ err: error }, "metrics: the last collection could not be exported");
     } finally {
       clearTimeout(timer);
+      await scrapes?.close();
       // After the last collection, which still reads the runtime's instruments.
       unloadInstrumentations();
       metrics.disable();

@@ -94,7 +94,6 @@ describe("the production profile, when a database URL is set", () => {
     expect(problemsOf({ DATABASE_URL: PRODUCTION_ENV["DATABASE_URL"] })).toEqual([
       "AUTH_SITE_URL is required",
       "AUTH_API_EXTERNAL_URL is required",
-      "AUTH_DB_DRIVER is required",
       "AUTH_JWT_SECRET is required",
       "AUTH_SMTP_HOST is required",
       "AUTH_SMTP_PORT is required",

@@ -102,6 +102,28 @@ describe("the configured SMS sender", () => {
     expect(provider.authenticated(request)).toBe(true);
   });
 
+  it("sends WhatsApp through Twilio with SMS_TWILIO_CONTENT_SID's template, and no other provider takes it", async () => {
+    const standIn = await providerStandIn();
+    const config = production({
+      AUTH_SMS_PROVIDER: "twilio",
+      AUTH_SMS_PROVIDER_API_URL: standIn.url,
+      AUTH_SMS_TWILIO_ACCOUNT_SID: "AC123",
+      AUTH_SMS_TWILIO_AUTH_TOKEN: "tw-token",
+      AUTH_SMS_TWILIO_MESSAGE_SERVICE_SID: "+15005550006",
+      AUTH_SMS_TWILIO_CONTENT_SID: "HX0123456789abcdef0123456789abcdef",
+    });
+    const sender = createConfiguredSmsSender(config, silent);
+    expect(sender.sendsWhatsapp).toBe(true);
+    await sender.send({ kind: "otp", to: "+15550100000", otp: "424242", channel: "whatsapp" });
+    expect(standIn.received[0]?.form).toEqual({
+      To: "whatsapp:+15550100000",
+      From: "whatsapp:+15005550006",
+      ContentSid: "HX0123456789abcdef0123456789abcdef",
+      ContentVariables: '{"1":"424242"}',
+    });
+    expect(createConfiguredSmsSender(production({}), silent).sendsWhatsapp).not.toBe(true);
+  });
+
   it("texts a phone factor's challenge with MFA_PHONE_TEMPLATE, every other code with SMS_TEMPLATE", async () => {
     const standIn = await providerStandIn();
     const config = production({

@@ -58,7 +58,7 @@ function sample(scrape: string, name: string, labels: Record<string, string>): n
 }
 
 describe("with METRICS_EXPORTER=prometheus", () => {
-  it("serves the HTTP, runtime and process metrics at / on the configured host and port", async () => {
+  it("serves the HTTP, runtime and process metrics at / and /metrics on the configured host and port", async () => {
     const port = await freePort();
     const server = await startTestServer({
       AUTH_METRICS_ENABLED: "true",
@@ -107,8 +107,11 @@ describe("with METRICS_EXPORTER=prometheus", () => {
 
       await server.fetch("/settings");
       expect(sample(await scrape(), "http_status_codes_total", settings)).toBe(4);
-      // Only / answers, as GoTrue's README documents it.
-      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+      // At /metrics too, where Prometheus scrapes unless told otherwise; elsewhere nothing.
+      const atMetrics = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(atMetrics.status).toBe(200);
+      expect(sample(await atMetrics.text(), "http_status_codes_total", settings)).toBe(4);
+      expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
     } finally {
       await server.close();
     }

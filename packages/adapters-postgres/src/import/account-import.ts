@@ -19,10 +19,11 @@ interface Skip {
 /**
  * The AccountImportTarget on Latchkey's tables. Each kind of row is upserted by id with "newer wins": an existing
  * row is replaced only when the imported one's updated_at is not older, so a second run brings what changed at the
- * source and keeps what changed here (a session refreshed here, a password changed here). Refresh tokens are
- * inserted once (their ids are derived from the tokens). Accounts whose address or identity another user here
- * holds are skipped before anything is written; should the batch still fail, each account is retried alone, so
- * that one bad row costs only itself.
+ * source and keeps what changed here (a session refreshed here, a password changed here); a row as the source has it
+ * is left alone, and counted unchanged. Refresh tokens are inserted once (their ids are derived from the tokens),
+ * and not for a session kept here. Accounts whose address or identity another user here holds are skipped before
+ * anything is written; should the batch still fail, each account is retried alone, so that one bad row costs only
+ * itself.
  */
 export function createAccountImport(db: Database, transaction: RunInTransaction, schema: Schema): AccountImportTarget {
   const { users, identities, mfaFactors, sessions, refreshTokens } = schema;
@@ -78,42 +79,55 @@ export function createAccountImport(db: Database, transaction: RunInTransaction,
     return skips;
   }
 
+  /** Writes the accounts (or, for a dry run, only works out what that would do): what each kind of row came to. */
   async function writeAll(
     runner: Database,
     accounts: readonly ImportedAccount[],
-  ): Promise<[ImportedCounts, ImportedCounts]> {
-    if (accounts.length === 0) return [ZERO, ZERO];
-    const allIdentities = accounts.flatMap((account) => account.user.identities);
-    const allFactors = accounts.flatMap((account) => account.user.factors);
+    dryRun: boolean,
+  ): Promise<Omit<ImportBatchReport, "skipped">> {
+    if (accounts.length === 0) return { written: ZERO, unchanged: ZERO, kept: ZERO };
     const allSessions = accounts.flatMap((account) => account.sessions);
-    const written: ImportedCounts = {
+    const outcomes = {
       users: await upsert(
         runner,
         users,
         accounts.map((account) => toUserRow(account.user)),
+        dryRun,
       ),
-      identities: await upsert(runner, identities, allIdentities.map(toIdentityRow)),
-      factors: await upsert(runner, mfaFactors, allFactors.map(toFactorRow)),
+      identities: await upsert(
+        runner,
+        identities,
+        accounts.flatMap((account) => account.user.identities.map(toIdentityRow)),
+        dryRun,
+      ),
+      factors: await upsert(
+        runner,
+        mfaFactors,
+        accounts.flatMap((account) => account.user.factors.map(toFactorRow)),
+        dryRun,
+      ),
       sessions: await upsert(
         runner,
         sessions,
         allSessions.map((imported) => toSessionRow(imported.session)),
-      ),
-      refreshTokens: await insertNew(
-        runner,
-        refreshTokens,
-        allSessions.flatMap((imported) => imported.refreshTokens.map(toRefreshTokenRow)),
+        dryRun,
       ),
     };
-    const kept: ImportedCounts = {
-      users: accounts.length - written.users,
-      identities: allIdentities.length - written.identities,
-      factors: allFactors.length - written.factors,
-      sessions: allSessions.length - written.sessions,
-      refreshTokens:
-        allSessions.reduce((sum, imported) => sum + imported.refreshTokens.length, 0) - written.refreshTokens,
-    };
-    return [written, kept];
+    const refreshTokenOutcome = await insertTokens(
+      runner,
+      refreshTokens,
+      allSessions.flatMap((imported) => imported.refreshTokens.map(toRefreshTokenRow)),
+      outcomes.sessions.keptIds,
+      dryRun,
+    );
+    const pick = (key: "written" | "unchanged" | "kept"): ImportedCounts => ({
+      users: outcomes.users[key],
+      identities: outcomes.identities[key],
+      factors: outcomes.factors[key],
+      sessions: outcomes.sessions[key],
+      refreshTokens: refreshTokenOutcome[key],
+    });
+    return { written: pick("written"), unchanged: pick("unchanged"), kept: pick("kept") };
   }
 
   async function writeBatch(accounts: readonly ImportedAccount[]): Promise<ImportBatchReport> {
@@ -121,15 +135,17 @@ export function createAccountImport(db: Database, transaction: RunInTransaction,
       return await transaction(async (tx) => {
         const skipped = await conflicts(tx, accounts);
         const skippedIds = new Set(skipped.map((skip) => skip.userId));
-        const [written, kept] = await writeAll(
+        const outcome = await writeAll(
           tx,
           accounts.filter((account) => !skippedIds.has(account.user.id)),
+          false,
         );
-        return { written, kept, skipped };
+        return { ...outcome, skipped };
       });
     } catch (error) {
       if (accounts.length === 1) {
-        return { written: ZERO, kept: ZERO, skipped: [{ userId: accounts[0]!.user.id, reason: reasonOf(error) }] };
+        const skipped = [{ userId: accounts[0]!.user.id, reason: reasonOf(error) }];
+        return { written: ZERO, unchanged: ZERO, kept: ZERO, skipped };
       }
       // One account the checks did not foresee: each alone, so that only it is lost.
       const reports: ImportBatchReport[] = [];
@@ -149,43 +165,90 @@ export function createAccountImport(db: Database, transaction: RunInTransaction,
         ),
       ),
     async check(accounts) {
-      // A database not migrated yet holds nobody: a dry run there makes no tables to ask.
-      const skipped = await conflicts(db, accounts).catch((error: unknown) => {
-        if (codeOf(error) === UNDEFINED_TABLE) return [];
-        throw error;
-      });
-      const skippedIds = new Set(skipped.map((skip) => skip.userId));
-      const kept = accounts.filter((account) => !skippedIds.has(account.user.id));
-      const sessions = kept.flatMap((account) => account.sessions);
-      return {
-        written: {
-          users: kept.length,
-          identities: kept.reduce((sum, account) => sum + account.user.identities.length, 0),
-          factors: kept.reduce((sum, account) => sum + account.user.factors.length, 0),
+      // What write would do, worked out by the same statements without their writes. A database not migrated yet
+      // holds nobody: a dry run there makes no tables to ask, and everything would be written.
+      try {
+        const skipped = await conflicts(db, accounts);
+        const skippedIds = new Set(skipped.map((skip) => skip.userId));
+        const outcome = await writeAll(
+          db,
+          accounts.filter((account) => !skippedIds.has(account.user.id)),
+          true,
+        );
+        return { ...outcome, skipped };
+      } catch (error) {
+        if (codeOf(error) !== UNDEFINED_TABLE) throw error;
+        const sessions = accounts.flatMap((account) => account.sessions);
+        const written = {
+          users: accounts.length,
+          identities: accounts.reduce((sum, account) => sum + account.user.identities.length, 0),
+          factors: accounts.reduce((sum, account) => sum + account.user.factors.length, 0),
           sessions: sessions.length,
           refreshTokens: sessions.reduce((sum, imported) => sum + imported.refreshTokens.length, 0),
-        },
-        kept: ZERO,
-        skipped,
-      };
+        };
+        return { written, unchanged: ZERO, kept: ZERO, skipped: [] };
+      }
     },
   };
 }
 
+/** What one kind of row came to; `keptIds`, the ids of the rows kept. */
+interface Outcome {
+  readonly written: number;
+  readonly unchanged: number;
+  readonly kept: number;
+  readonly keptIds: readonly string[];
+}
+
+const NOTHING: Outcome = { written: 0, unchanged: 0, kept: 0, keptIds: [] };
+
 /**
- * Inserts `rows`, or replaces a row of the same id whose updated_at is not later; returns how many were written.
- * The rows travel as one JSON parameter that json_to_recordset turns back into rows: one statement of one
- * parameter whatever the batch's size, where a VALUES list costs a parameter, and drizzle's work on it, per value
- * (bench/README.md, the import).
+ * Columns whose imported value is made anew by each run, so that a row is not "changed" by them alone: a session's
+ * `rotatedAt` (the import's time, for its reuse interval) and a factor's `secret` (sealed again, with a fresh nonce).
+ * A row otherwise as the source has it keeps the values an earlier run wrote.
+ */
+const REMADE_BY_EACH_RUN: ReadonlySet<string> = new Set(["rotatedAt", "secret"]);
+
+/**
+ * Inserts `rows`, or replaces a row of the same id whose updated_at is not later and that differs from it (or, in a
+ * dry run, counts what that would do). The rows travel as one JSON parameter that json_to_recordset turns back into
+ * rows: one statement of one parameter whatever the batch's size, where a VALUES list costs a parameter, and
+ * drizzle's work on it, per value (bench/README.md, the import).
  */
 async function upsert<T extends PgTable>(
   runner: Database,
   table: T,
   rows: readonly T["$inferInsert"][],
-): Promise<number> {
-  if (rows.length === 0) return 0;
+  dryRun: boolean,
+): Promise<Outcome> {
+  if (rows.length === 0) return NOTHING;
   const statement = bulkInsert(table);
-  return countWritten(runner, statement.head, rows, statement.upsertTail);
+  return outcomeOf(
+    runner,
+    rows.length,
+    sql`${statement.upsertHead}${json(rows)}${statement.upsertTail[dryRun ? "dryRun" : "write"]}`,
+  );
+}
+
+/**
+ * Inserts the refresh tokens not there yet (by id), but for sessions kept here, which have moved on from the
+ * source's (or, in a dry run, counts what that would do). A token already here is unchanged: tokens never change.
+ */
+async function insertTokens(
+  runner: Database,
+  table: PgTable,
+  rows: readonly unknown[],
+  keptSessionIds: readonly string[],
+  dryRun: boolean,
+): Promise<Outcome> {
+  if (rows.length === 0) return NOTHING;
+  const statement = bulkInsert(table);
+  const kept = sql.param(keptSessionIds);
+  return outcomeOf(
+    runner,
+    rows.length,
+    sql`${statement.tokensHead}${json(rows)}${statement.tokensMiddle}${kept}${statement.tokensTail[dryRun ? "dryRun" : "write"]}`,
+  );
 }
 
 /** Inserts the rows not there yet (by id); returns how many were. */
@@ -196,22 +259,38 @@ async function insertNew<T extends PgTable>(
 ): Promise<number> {
   if (rows.length === 0) return 0;
   const statement = bulkInsert(table);
-  return countWritten(runner, statement.head, rows, statement.insertNewTail);
+  return (await outcomeOf(runner, rows.length, sql`${statement.insertNewHead}${json(rows)}${statement.insertNewTail}`))
+    .written;
 }
 
-async function countWritten(runner: Database, head: SQL, rows: readonly unknown[], tail: SQL): Promise<number> {
-  // Dates become ISO 8601 strings and jsonb columns' values nested JSON, as the columns' input functions read them.
-  const result = (await runner.execute(sql`${head}${sql.param(JSON.stringify(rows))}${tail}`)) as unknown as {
-    rows: readonly { written: number }[];
+// Dates become ISO 8601 strings and jsonb columns' values nested JSON, as the columns' input functions read them.
+const json = (rows: readonly unknown[]) => sql.param(JSON.stringify(rows));
+
+/** Runs a statement that selects `written` and `unchanged` (and the kept rows' ids); the rest were kept. */
+async function outcomeOf(runner: Database, total: number, statement: SQL): Promise<Outcome> {
+  const result = (await runner.execute(statement)) as unknown as {
+    rows: readonly { written: number; unchanged: number; kept_ids?: string[] | null }[];
   };
-  return result.rows[0]?.written ?? 0;
+  const row = result.rows[0];
+  const written = row?.written ?? 0;
+  const unchanged = row?.unchanged ?? 0;
+  // json_agg of no row is null; pg and PGlite both hand json over parsed.
+  return { written, unchanged, kept: total - written - unchanged, keptIds: row?.kept_ids ?? [] };
 }
 
-/** The insert of `table`'s rows, before and after their JSON parameter. */
+/** The statements of `table`'s rows, in pieces around their parameters. */
 interface BulkInsert {
-  readonly head: SQL;
-  /** Newer wins: a row of the same id is replaced unless its updated_at is later. */
-  readonly upsertTail: SQL;
+  /**
+   * Classifies each row (new or changed at the source: write; as here: same; newer here: kept), then writes, or
+   * for a dry run only counts.
+   */
+  readonly upsertHead: SQL;
+  readonly upsertTail: { readonly write: SQL; readonly dryRun: SQL };
+  /** Refresh tokens: the rows, then the kept sessions' ids. */
+  readonly tokensHead: SQL;
+  readonly tokensMiddle: SQL;
+  readonly tokensTail: { readonly write: SQL; readonly dryRun: SQL };
+  readonly insertNewHead: SQL;
   readonly insertNewTail: SQL;
 }
 
@@ -229,16 +308,58 @@ function bulkInsert(table: PgTable): BulkInsert {
   const keys = columns.map(([key]) => quote(key));
   // The record's fields are named as the JSON's keys, and typed as the columns they go to.
   const record = columns.map(([key, column]) => `${quote(key)} ${column.getSQLType()}`);
-  const recordset = `::json) AS r(${record.join(", ")})`;
-  const counted = " RETURNING 1) SELECT count(*)::int AS written FROM written";
-  const set = names.filter((name) => name !== `"id"`).map((name) => `${name} = excluded.${name}`);
-  const into = `INSERT INTO ${quote(getTableName(table))} AS t (${names.join(", ")})`;
+  const rows = "WITH r AS (SELECT * FROM json_to_recordset(";
+  const recordset = `::json) AS r(${record.join(", ")}))`;
+  const name = quote(getTableName(table));
+  const into = `INSERT INTO ${name} AS t (${names.join(", ")})`;
+  const keyOf = (columnName: string) =>
+    quote(columns.find(([, column]) => column.name === columnName)?.[0] ?? columnName);
+  const compared = columns.filter(([key]) => !REMADE_BY_EACH_RUN.has(key));
+  const same = `(${compared.map(([, column]) => `t.${quote(column.name)}`).join(", ")}) IS NOT DISTINCT FROM (${compared.map(([key]) => `r.${quote(key)}`).join(", ")})`;
+  // Each row's lookup is a lateral subquery (OFFSET 0 keeps it one): an index lookup whatever the statistics, where a
+  // join may scan the whole table while it has none, as the import's first batches find it (bench/README.md).
+  const classified = `, c AS (SELECT r.*, CASE
+      WHEN t."id" IS NULL THEN 'write' WHEN t."updated_at" > r.${keyOf("updated_at")} THEN 'kept' WHEN ${same} THEN 'same'
+      ELSE 'write' END AS outcome
+    FROM r LEFT JOIN LATERAL (SELECT * FROM ${name} WHERE "id" = r."id" OFFSET 0) AS t ON true)`;
+  const set = names.filter((column) => column !== `"id"`).map((column) => `${column} = excluded.${column}`);
+  // A row here changed between the classification and the write (the server runs meanwhile) is kept: newer wins.
+  const written = `, w AS (${into} SELECT ${keys.join(", ")} FROM c WHERE outcome = 'write'
+      ON CONFLICT ("id") DO UPDATE SET ${set.join(", ")} WHERE t."updated_at" <= excluded."updated_at" RETURNING t."id")
+    SELECT count(w."id")::int AS written, count(*) FILTER (WHERE c.outcome = 'same')::int AS unchanged,
+      json_agg(c."id") FILTER (WHERE c.outcome <> 'same' AND w."id" IS NULL) AS kept_ids
+    FROM c LEFT JOIN w ON w."id" = c."id"`;
+  const counted = `
+    SELECT count(*) FILTER (WHERE outcome = 'write')::int AS written,
+      count(*) FILTER (WHERE outcome = 'same')::int AS unchanged,
+      json_agg("id") FILTER (WHERE outcome = 'kept') AS kept_ids
+    FROM c`;
+  const tokenClassified = `, c AS (SELECT r.*, CASE
+      WHEN t.present THEN 'same'
+      WHEN r.${keyOf("session_id")} = ANY(`;
+  const tokenWritten = `, w AS (${into} SELECT ${keys.join(", ")} FROM c WHERE outcome = 'write' ON CONFLICT DO NOTHING RETURNING 1)
+    SELECT (SELECT count(*)::int FROM w) AS written, count(*) FILTER (WHERE outcome = 'same')::int AS unchanged FROM c`;
+  const tokenCounted = `
+    SELECT count(*) FILTER (WHERE outcome = 'write')::int AS written,
+      count(*) FILTER (WHERE outcome = 'same')::int AS unchanged FROM c`;
+  const tokenLookup = `::uuid[]) THEN 'kept' ELSE 'write' END AS outcome
+    FROM r LEFT JOIN LATERAL (SELECT true AS present FROM ${name} WHERE "id" = r."id" OFFSET 0) AS t ON true)`;
   const statement: BulkInsert = {
-    head: sql.raw(`WITH written AS (${into} SELECT ${keys.join(", ")} FROM json_to_recordset(`),
-    upsertTail: sql.raw(
-      `${recordset} ON CONFLICT ("id") DO UPDATE SET ${set.join(", ")} WHERE t."updated_at" <= excluded."updated_at"${counted}`,
+    upsertHead: sql.raw(rows),
+    upsertTail: {
+      write: sql.raw(`${recordset}${classified}${written}`),
+      dryRun: sql.raw(`${recordset}${classified}${counted}`),
+    },
+    tokensHead: sql.raw(rows),
+    tokensMiddle: sql.raw(`${recordset}${tokenClassified}`),
+    tokensTail: {
+      write: sql.raw(`${tokenLookup}${tokenWritten}`),
+      dryRun: sql.raw(`${tokenLookup}${tokenCounted}`),
+    },
+    insertNewHead: sql.raw(`WITH written AS (${into} SELECT ${keys.join(", ")} FROM json_to_recordset(`),
+    insertNewTail: sql.raw(
+      `::json) AS r(${record.join(", ")}) ON CONFLICT DO NOTHING RETURNING 1) SELECT count(*)::int AS written, 0 AS unchanged FROM written`,
     ),
-    insertNewTail: sql.raw(`${recordset} ON CONFLICT DO NOTHING${counted}`),
   };
   bulkInserts.set(table, statement);
   return statement;
@@ -269,6 +390,7 @@ function merge(reports: readonly ImportBatchReport[]): ImportBatchReport {
   };
   return {
     written: add((report) => report.written),
+    unchanged: add((report) => report.unchanged),
     kept: add((report) => report.kept),
     skipped: reports.flatMap((report) => report.skipped),
   };

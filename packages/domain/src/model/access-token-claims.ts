@@ -84,15 +84,22 @@ export function readTokenSubject(claims: Readonly<Record<string, unknown>>): Tok
 /** How far in the future a token's `iat` may lie: clocks of instances that sign and verify may differ this much. */
 export const ISSUED_AT_LEEWAY_SECONDS = 30;
 
+/** What a token is presented for: a user's route (`/user`, ...), or the admin API. */
+export type TokenUse = "user" | "admin";
+
 /**
  * The time rules of a verified token (the signer has checked its signature, and its `exp` if it has one):
- * - a token naming a user (`sub`) must expire: it stands for a session. An API key (a `role`, no `sub`), as
- *   operators mint anon and service-role keys, may not expire, as GoTrue allows (docs/compatibility.md);
+ * - a token that stands for a session must expire. On a user's route that is any token naming a user (`sub`). On
+ *   the admin API, where GoTrue never loads the `sub` user, only one naming a session (`session_id`): an admin key
+ *   with a `sub` and no `exp`, as Supabase's own `supabase_admin` key is, passes there. An API key (a `role`, no
+ *   `sub`), as operators mint anon and service-role keys, may not expire, as GoTrue allows (docs/compatibility.md,
+ *   "Tokens and sessions");
  * - a token issued in the future (beyond the leeway) is refused, as GoTrue's JWT library refuses it: no instance
  *   of ours issues one, so it was made with the key for later use, or by a clock gone wrong.
  */
-export function assertTokenTimes(claims: Readonly<Record<string, unknown>>, now: Date): void {
-  if (claims["sub"] !== undefined && typeof claims["exp"] !== "number") {
+export function assertTokenTimes(claims: Readonly<Record<string, unknown>>, now: Date, use: TokenUse): void {
+  const standsForSession = use === "admin" ? isSet(claims["session_id"]) : claims["sub"] !== undefined;
+  if (standsForSession && typeof claims["exp"] !== "number") {
     throw new AuthError("bad_jwt", "invalid JWT: a token for a user must have an exp claim");
   }
   const iat = claims["iat"];
@@ -100,3 +107,5 @@ export function assertTokenTimes(claims: Readonly<Record<string, unknown>>, now:
     throw new AuthError("bad_jwt", "invalid JWT: token used before issued");
   }
 }
+
+const isSet = (claim: unknown) => claim !== undefined && claim !== null && claim !== "";

@@ -18,7 +18,7 @@ export interface ImportedSession {
   readonly refreshTokens: readonly RefreshToken[];
 }
 
-/** What a batch came to, per kind of row: written (new or updated), or left as they were (newer here). */
+/** How many rows of each kind a batch came to in one of the outcomes of ImportBatchReport. */
 export interface ImportedCounts {
   readonly users: number;
   readonly identities: number;
@@ -28,8 +28,14 @@ export interface ImportedCounts {
 }
 
 export interface ImportBatchReport {
+  /** Rows new here, or replaced by what the source has now. */
   readonly written: ImportedCounts;
-  /** Rows already here and changed since (their updated_at is later): kept as they are. */
+  /** Rows already here as the source has them (an earlier run brought them): left alone. */
+  readonly unchanged: ImportedCounts;
+  /**
+   * Rows already here and changed here since (their updated_at is later): kept as they are. A refresh token is kept
+   * when its session is: the session here has moved on from the source's.
+   */
   readonly kept: ImportedCounts;
   /** Accounts not written, with why (an address another user here has, an identity another user holds, …). */
   readonly skipped: readonly { readonly userId: string; readonly reason: string }[];

@@ -39,7 +39,7 @@ export type {
 } from "./oauth-provider.ts";
 export type { PasswordVerification } from "./password-hasher.ts";
 export type { RateCount, RateDecision } from "./rate-limiter.ts";
-export type { AuthSms } from "./sms-sender.ts";
+export type { AuthSms, SmsChannel } from "./sms-sender.ts";
 export type * from "./stores.ts";
 export type { TotpAuthenticator, TotpEnrollment } from "./totp.ts";
 export type { Clock, Mailer, PasswordHasher, Random, RateLimiter, Secrets, SmsSender, Stores, TokenSigner, Transactor };

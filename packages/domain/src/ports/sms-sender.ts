@@ -7,9 +7,16 @@ export type AuthSms = {
   readonly kind: "confirmation" | "otp" | "phone_change" | "reauthentication" | "mfa";
   readonly to: string;
   readonly otp: string;
+  /** Absent: `sms`. `whatsapp` only through a sender that says it sends it (`sendsWhatsapp`). */
+  readonly channel?: SmsChannel;
 };
 
+/** How a code reaches a phone, GoTrue's `channel`: a text message, or a WhatsApp message. */
+export type SmsChannel = "sms" | "whatsapp";
+
 export interface SmsSender {
+  /** Whether it sends `whatsapp` messages too (Twilio does); absent: SMS only, and the domain refuses WhatsApp. */
+  readonly sendsWhatsapp?: boolean;
   /**
    * Sends one SMS. Throws AuthError `sms_send_failed` (without the provider's internals) when the provider refuses
    * the message for good: a bad number, rejected credentials. Throws any other error when the outcome is unknown

@@ -18,9 +18,11 @@ export class RecordingMailer implements Mailer {
   }
 }
 
-/** Keeps every SMS it is asked to send. */
+/** Keeps every SMS it is asked to send; SMS only, unless made as a provider that sends WhatsApp too. */
 export class RecordingSmsSender implements SmsSender {
   readonly sent: AuthSms[] = [];
+
+  constructor(readonly sendsWhatsapp = false) {}
 
   async send(sms: AuthSms): Promise<void> {
     this.sent.push(sms);

@@ -4,6 +4,7 @@ import type { AuthSms, SmsSender } from "../ports/sms-sender.ts";
 import { aUser } from "../testing/builders.ts";
 import { createTestAuth, type TestAuth, type TestAuthOptions } from "../testing/create-test-auth.ts";
 import { context, failsWith } from "../testing/fails-with.ts";
+import { RecordingSmsSender } from "../testing/recording-senders.ts";
 import type { TestClock } from "../testing/test-clock.ts";
 import { SMS_SEND_GUESS_MS } from "./abuse/timing.ts";
 
@@ -148,10 +149,81 @@ describe("phone signup", () => {
     );
   });
 
-  it("refuses WhatsApp and unknown channels", async () => {
-    const { auth } = createTestAuth();
-    await failsWith("validation_failed", auth.signUp({ phone, password, channel: "whatsapp", context }));
-    await failsWith("validation_failed", auth.sendSmsOtp({ phone, createUser: true, channel: "pigeon", context }));
+  it("refuses WhatsApp through a provider that sends SMS only, and unknown channels, in GoTrue's words", async () => {
+    const { auth, sms } = createTestAuth();
+    const refused = await failsWith(
+      "validation_failed",
+      auth.signUp({ phone, password, channel: "whatsapp", context }),
+    );
+    expect(refused.message).toBe(
+      "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider.",
+    );
+    await failsWith("validation_failed", auth.sendSmsOtp({ phone, createUser: true, channel: "whatsapp", context }));
+    const whatsapp = createTestAuth({ ports: { sms: new RecordingSmsSender(true) } }).auth;
+    await failsWith("validation_failed", whatsapp.sendSmsOtp({ phone, createUser: true, channel: "pigeon", context }));
+    expect(sms.sent).toEqual([]);
+  });
+});
+
+describe("codes by WhatsApp, through a provider that sends it", () => {
+  function whatsappAuth() {
+    const whatsapp = new RecordingSmsSender(true);
+    return { ...createTestAuth({ ports: { sms: whatsapp } }), whatsapp };
+  }
+
+  it("go where the request asks: a signup's, a sign-in code's and a new number's, each of which works", async () => {
+    const testAuth = whatsappAuth();
+    const { auth, whatsapp } = testAuth;
+    await auth.signUp({ phone, password, channel: "whatsapp", context });
+    expect(whatsapp.sent).toEqual([{ kind: "confirmation", to: phone, otp: expect.any(String), channel: "whatsapp" }]);
+    const signedUp = await auth.verify({
+      type: "sms",
+      proof: { phone, code: whatsapp.sent[0]!.otp },
+      followedLink: false,
+      context,
+    });
+    if (signedUp.kind !== "session") throw new Error("expected a session");
+
+    testAuth.clock.advance({ seconds: 61 });
+    await auth.sendSmsOtp({ phone, createUser: false, channel: "whatsapp", context });
+    expect(whatsapp.lastTo(phone)).toMatchObject({ kind: "otp", channel: "whatsapp" });
+    const audit = await testAuth.stores.auditLog.list({ page: 1, perPage: 50 });
+    expect(audit.entries.find((entry) => entry.action === "user_recovery_requested")?.traits).toEqual({
+      channel: "whatsapp",
+    });
+
+    const principal = await auth.authenticate({ accessToken: signedUp.grant.accessToken });
+    await auth.updateUser({ principal, phone: "+15550100555", channel: "whatsapp", context });
+    const change = whatsapp.lastTo("+15550100555");
+    expect(change).toMatchObject({ kind: "phone_change", channel: "whatsapp" });
+    const moved = await auth.verify({
+      type: "phone_change",
+      proof: { phone: "+15550100555", code: change!.otp },
+      followedLink: false,
+      context,
+    });
+    expect(moved.kind === "session" && moved.grant.user.phone).toBe("+15550100555");
+  });
+
+  it("go by WhatsApp again when the outbox retries one whose sending was in doubt", async () => {
+    const { sms, sent, state } = flakySms();
+    state.down = true;
+    const testAuth = createTestAuth({ ports: { sms: { ...sms, sendsWhatsapp: true } } });
+    await testAuth.auth.sendSmsOtp({ phone, createUser: true, channel: "whatsapp", context });
+    state.down = false;
+    testAuth.clock.advance({ seconds: 2 });
+    await testAuth.deliver();
+    expect(sent).toEqual([{ kind: "otp", to: phone, otp: expect.any(String), channel: "whatsapp" }]);
+  });
+
+  it("leave /resend and a request without a channel to SMS", async () => {
+    const { auth, whatsapp, clock } = whatsappAuth();
+    await auth.signUp({ phone, password, channel: "whatsapp", context });
+    clock.advance({ seconds: 61 });
+    await auth.resend({ type: "sms", phone, context });
+    clock.advance({ seconds: 61 });
+    await auth.sendSmsOtp({ phone, createUser: false, context });
+    expect(whatsapp.sent.map((sms) => sms.channel ?? "sms")).toEqual(["whatsapp", "sms", "sms"]);
   });
 });
 

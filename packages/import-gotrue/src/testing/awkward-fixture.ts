@@ -11,12 +11,15 @@ import {
 } from "./gotrue-formats.ts";
 import type { GotrueSession, GotrueUser, Json, OneTimeTokenType } from "./gotrue-rows.ts";
 
-// GoTrue's soft delete replaces addresses with base64url(SHA-256(user id ‖ value)) (models/user.go obfuscateValue),
-// clears passwords and tokens, empties the metadata and the identities' data and obfuscates their provider ids.
+// GoTrue's soft delete (docs/compatibility.md, "Moving from Supabase Auth") replaces the email, phone, email_change
+// and phone_change with base64url(SHA-256(user id ‖ value)), even where the value is empty, the phone's cut to 15
+// characters; clears the password and tokens, empties the metadata and the identities' data, replaces their provider
+// ids with the digest of "provider:provider_id", and deletes the sessions and factors.
 const obfuscate = (userId: string, value: string) =>
   createHash("sha256")
     .update(userId + value)
     .digest("base64url");
+const obfuscatePhone = (userId: string, value: string) => obfuscate(userId, value).slice(0, 15);
 
 const randomOtp = () => String(randomBytes(4).readUInt32BE() % 1_000_000).padStart(6, "0");
 
@@ -34,8 +37,30 @@ export interface AwkwardFixture {
   readonly withArgon2Password: FixtureAccount;
   /** No email; phone stored as GoTrue does, digits without '+'; confirmed; a phone identity. */
   readonly phoneOnly: { readonly id: string; readonly phone: string; readonly password: string };
-  /** deleted_at set; as GoTrue leaves it: `storedEmail` is base64url(SHA-256(id ‖ email)), no password, {} metadata, the identity's data {} and provider_id obfuscated. */
-  readonly softDeleted: { readonly id: string; readonly email: string; readonly storedEmail: string };
+  /**
+   * deleted_at set, as GoTrue's soft delete leaves a user that had a session, a TOTP factor and a pending email
+   * change: `storedEmail` is base64url(SHA-256(id ‖ email)), the phone, email_change and phone_change digests too (of
+   * '' where there was none), no password, tokens '', {} metadata, the identity's data {} and provider_id obfuscated,
+   * no session or factor left.
+   */
+  readonly softDeleted: {
+    readonly id: string;
+    readonly email: string;
+    readonly password: string;
+    readonly storedEmail: string;
+    readonly storedPhone: string;
+    readonly storedEmailChange: string;
+    readonly storedPhoneChange: string;
+  };
+  /**
+   * A session on v2 tokens whose client is one token behind: it holds `heldToken` (counter 4), GoTrue's last answer
+   * to it (counter 5, `newestToken`) lost on the way.
+   */
+  readonly oneBehind: FixtureAccount & {
+    readonly sessionId: string;
+    readonly heldToken: string;
+    readonly newestToken: string;
+  };
   /** banned_until about 100 years ahead (ban_duration 876000h). */
   readonly banned: FixtureAccount & { readonly bannedUntil: Date };
   /** is_anonymous, no email, phone or identity, {} app metadata; signed in (amr 'anonymous'). */
@@ -111,7 +136,7 @@ export interface AwkwardFixture {
   };
   /** is_sso_user, with the same email as `withPassword` (SSO users may share one): the importer skips it. */
   readonly sso: { readonly id: string; readonly email: string };
-  /** A user of another (legacy) instance: GoTrue ignores it, so does the importer. */
+  /** A user of another (legacy) instance: GoTrue ignores it; the importer skips it, saying so. */
   readonly otherInstance: FixtureAccount & { readonly instanceId: string };
   readonly auditEntryIds: readonly string[];
 }
@@ -234,17 +259,39 @@ export async function seedAwkwardFixture(
   const phoneOnly = await phoneAccount("15550100001");
 
   const deletedEmail = "soft-deleted@example.com";
-  const softDeletedAccount = await emailAccount("soft-deleted");
-  const storedEmail = obfuscate(softDeletedAccount.id, deletedEmail);
+  const softDeletedAccount = await emailAccount("soft-deleted", {
+    email_change: "soft-deleted-new@example.com",
+    email_change_sent_at: ago(DAY_MS),
+  });
+  const deletedSession = await signIn(softDeletedAccount.id, ["password"]);
+  await db.insertRefreshToken({ session_id: deletedSession.id, user_id: softDeletedAccount.id });
+  await db.insertFactor({ user_id: softDeletedAccount.id, secret: gotrueTotpSecret() });
+  const softDeletedStored = {
+    storedEmail: obfuscate(softDeletedAccount.id, deletedEmail),
+    storedPhone: obfuscatePhone(softDeletedAccount.id, ""),
+    storedEmailChange: obfuscate(softDeletedAccount.id, "soft-deleted-new@example.com"),
+    storedPhoneChange: obfuscatePhone(softDeletedAccount.id, ""),
+  };
   await db.client.query(
-    `update ${quote(db.schema)}.users set email = $2, encrypted_password = null, raw_app_meta_data = '{}',
-       raw_user_meta_data = '{}', deleted_at = now() where id = $1`,
-    [softDeletedAccount.id, storedEmail],
+    `update ${quote(db.schema)}.users set email = $2, phone = $3, email_change = $4, phone_change = $5,
+       encrypted_password = null, confirmation_token = '', recovery_token = '', email_change_token_current = '',
+       email_change_token_new = '', phone_change_token = '', raw_app_meta_data = '{}', raw_user_meta_data = '{}',
+       deleted_at = now() where id = $1`,
+    [
+      softDeletedAccount.id,
+      softDeletedStored.storedEmail,
+      softDeletedStored.storedPhone,
+      softDeletedStored.storedEmailChange,
+      softDeletedStored.storedPhoneChange,
+    ],
   );
   await db.client.query(
     `update ${quote(db.schema)}.identities set identity_data = '{}', provider_id = $2 where user_id = $1`,
     [softDeletedAccount.id, obfuscate(softDeletedAccount.id, `email:${softDeletedAccount.id}`)],
   );
+  for (const table of ["sessions", "mfa_factors"]) {
+    await db.client.query(`delete from ${quote(db.schema)}.${table} where user_id = $1`, [softDeletedAccount.id]);
+  }
 
   const bannedUntil = new Date(now + 876_000 * 3_600_000);
   const banned = { ...(await emailAccount("banned", { banned_until: bannedUntil })), bannedUntil };
@@ -383,6 +430,15 @@ export async function seedAwkwardFixture(
     created_at: ago(2 * 3_600_000),
   });
 
+  const oneBehindAccount = await emailAccount("one-behind");
+  const oneBehindKey = gotrueRefreshTokenHmacKey();
+  const oneBehindSessionId = randomUUID();
+  await signIn(oneBehindAccount.id, ["password"], {
+    id: oneBehindSessionId,
+    refresh_token_hmac_key: seal(oneBehindSessionId, oneBehindKey),
+    refresh_token_counter: 5,
+  });
+
   const factorAccount = await emailAccount("with-factor");
   const factorId = randomUUID();
   const totpSecret = gotrueTotpSecret();
@@ -461,7 +517,13 @@ export async function seedAwkwardFixture(
     withPassword,
     withArgon2Password,
     phoneOnly,
-    softDeleted: { id: softDeletedAccount.id, email: deletedEmail, storedEmail },
+    softDeleted: { ...softDeletedAccount, ...softDeletedStored },
+    oneBehind: {
+      ...oneBehindAccount,
+      sessionId: oneBehindSessionId,
+      heldToken: gotrueV2RefreshToken(oneBehindSessionId, oneBehindKey, 4),
+      newestToken: gotrueV2RefreshToken(oneBehindSessionId, oneBehindKey, 5),
+    },
     banned,
     anonymous: { id: anonymousId, sessionId: anonymousSession.id, refreshToken: required(anonymousToken.token) },
     invited: { id: invitedAccount.id, email: invitedAccount.email, otp: invitedOtp, tokenHash: invitedHash },

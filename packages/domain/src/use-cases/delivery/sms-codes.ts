@@ -1,7 +1,7 @@
 import { AuthError, isAuthError } from "../../errors.ts";
 import type { OneTimeTokenKind, PendingChoices } from "../../model/one-time-token.ts";
 import type { User } from "../../model/user.ts";
-import type { AuthSms } from "../../ports/sms-sender.ts";
+import type { AuthSms, SmsChannel } from "../../ports/sms-sender.ts";
 import type { Stores } from "../../ports/stores.ts";
 import { refusedBy } from "../abuse/refusal.ts";
 import type { Deps } from "../deps.ts";
@@ -61,7 +61,15 @@ export async function assertSmsQuotaLeft(deps: Deps, phone: string): Promise<voi
 export async function sendSmsCode(
   deps: Deps,
   stores: Stores,
-  request: { user: User; kind: OneTimeTokenKind; phone: string; sms: AuthSms["kind"]; choices?: PendingChoices },
+  request: {
+    user: User;
+    kind: OneTimeTokenKind;
+    phone: string;
+    sms: AuthSms["kind"];
+    choices?: PendingChoices;
+    /** Default `sms`. */
+    channel?: SmsChannel;
+  },
 ): Promise<string> {
   const { user, kind, phone } = request;
   const testOtp = testOtpFor(deps, phone);
@@ -74,7 +82,8 @@ export async function sendSmsCode(
     ...(testOtp === null ? {} : { otp: testOtp }),
   });
   if (testOtp !== null) return TEST_OTP_MESSAGE_ID;
-  return textAtOnce(deps, stores, { kind: request.sms, to: phone, otp: issued.otp }, issued.expiresAt);
+  const sms: AuthSms = { kind: request.sms, to: phone, otp: issued.otp, ...channelField(request.channel ?? "sms") };
+  return textAtOnce(deps, stores, sms, issued.expiresAt);
 }
 
 /**
@@ -107,15 +116,22 @@ export async function textAtOnce(deps: Deps, stores: Stores, sms: AuthSms, expir
   return enqueueMessage(deps, stores, { channel: "sms", sms }, expiresAt, { outcome: "delivered" }, id);
 }
 
+/** GoTrue's words for a channel it does not know, or WhatsApp through a provider that cannot send it. */
+const INVALID_CHANNEL =
+  "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider.";
+
 /**
- * The `channel` of a request that texts a code: `sms`, or nothing. GoTrue also offers `whatsapp` through Twilio;
- * these providers send SMS only, so it is refused rather than quietly sent as an SMS.
+ * The `channel` of a request that texts a code: `sms` (also when absent), or `whatsapp` when the sender sends it
+ * (Twilio). WhatsApp through a provider that sends SMS only is refused, as GoTrue does, rather than quietly sent as
+ * an SMS (docs/compatibility.md, SMS).
  */
-export function assertSmsChannel(channel: string | undefined): void {
-  if (channel === undefined || channel === "" || channel === "sms") return;
-  const message =
-    channel === "whatsapp"
-      ? "WhatsApp is not supported by the configured SMS provider"
-      : "Invalid channel, supported values are 'sms' or 'whatsapp'";
-  throw new AuthError("validation_failed", message);
+export function smsChannelOf(deps: Deps, channel: string | undefined): SmsChannel {
+  if (channel === undefined || channel === "" || channel === "sms") return "sms";
+  if (channel === "whatsapp" && deps.sms.sendsWhatsapp === true) return "whatsapp";
+  throw new AuthError("validation_failed", INVALID_CHANNEL);
+}
+
+/** The SMS fields that say its channel: none for `sms`, the default. */
+export function channelField(channel: SmsChannel): Pick<AuthSms, "channel"> {
+  return channel === "sms" ? {} : { channel };
 }

@@ -3,7 +3,7 @@ import type { FactorType, MfaChallenge } from "../../model/factor.ts";
 import { refusedBy } from "../abuse/refusal.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
 import { recordAudit } from "../audit.ts";
-import { assertSmsChannel, assertSmsQuotaLeft, testOtpFor, textAtOnce } from "../delivery/sms-codes.ts";
+import { assertSmsQuotaLeft, channelField, smsChannelOf, testOtpFor, textAtOnce } from "../delivery/sms-codes.ts";
 import type { Deps, Principal, RequestContext } from "../deps.ts";
 import { mfaCodeDigest } from "../verification/digests.ts";
 import { assertVerifyEnabled, factorOf, sessionOf } from "./factors.ts";
@@ -11,7 +11,7 @@ import { assertVerifyEnabled, factorOf, sessionOf } from "./factors.ts";
 export interface ChallengeFactorInput {
   readonly principal: Principal;
   readonly factorId: string;
-  /** Phone: `sms` (the default); nothing else is sent. */
+  /** Phone: `sms` (the default), or `whatsapp` through a provider that sends it. */
   readonly channel: string | undefined;
   readonly context: RequestContext;
 }
@@ -41,14 +41,15 @@ export async function challengeFactor(deps: Deps, input: ChallengeFactorInput): 
     let text: (() => Promise<unknown>) | null = null;
     if (factor.type === "phone" && factor.phone !== null) {
       const phone = factor.phone;
-      assertSmsChannel(input.channel);
+      const channel = smsChannelOf(deps, input.channel);
       assertPhoneFrequency(deps, factor.lastChallengedAt, now);
       await assertSmsQuotaLeft(deps, phone);
       const testOtp = testOtpFor(deps, phone);
       const code = testOtp ?? deps.random.digits(deps.policy.mfa.phoneOtpLength);
       codeDigest = mfaCodeDigest(deps.secrets, id, code);
       const expiresAt = expiryOf(deps, now);
-      if (testOtp === null) text = () => textAtOnce(deps, stores, { kind: "mfa", to: phone, otp: code }, expiresAt);
+      const sms = { kind: "mfa", to: phone, otp: code, ...channelField(channel) } as const;
+      if (testOtp === null) text = () => textAtOnce(deps, stores, sms, expiresAt);
     }
     const created: MfaChallenge = {
       id,

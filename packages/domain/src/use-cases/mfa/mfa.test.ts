@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { aUser } from "../../testing/builders.ts";
 import { createTestAuth, type TestAuth, type TestAuthOptions } from "../../testing/create-test-auth.ts";
 import { context, failsWith } from "../../testing/fails-with.ts";
+import { RecordingSmsSender } from "../../testing/recording-senders.ts";
 import { totpCode, totpStep } from "../../testing/test-totp.ts";
 import type { Principal, RequestContext, SessionGrant } from "../deps.ts";
 
@@ -454,7 +455,7 @@ describe("phone factors", () => {
     await failsWith("mfa_verified_factor_exists", enrollPhone(testAuth, stepped));
   });
 
-  it("refuses a number that is not E.164 and a channel other than sms", async () => {
+  it("refuses a number that is not E.164, and WhatsApp through a provider that sends SMS only", async () => {
     const testAuth = await signedIn();
     await failsWith("validation_failed", enrollPhone(testAuth, testAuth.grant, "not a number"));
     const { factor } = await enrollPhone(testAuth, testAuth.grant);
@@ -463,5 +464,14 @@ describe("phone factors", () => {
       "validation_failed",
       testAuth.auth.mfa.challenge({ principal, factorId: factor.id, channel: "whatsapp", context }),
     );
+  });
+
+  it("sends the challenge's code by WhatsApp through a provider that sends it", async () => {
+    const whatsapp = new RecordingSmsSender(true);
+    const testAuth = await signedIn({ ports: { sms: whatsapp } });
+    const { factor } = await enrollPhone(testAuth, testAuth.grant);
+    const principal = await principalOf(testAuth, testAuth.grant);
+    await testAuth.auth.mfa.challenge({ principal, factorId: factor.id, channel: "whatsapp", context });
+    expect(whatsapp.sent).toEqual([{ kind: "mfa", to: phone, otp: expect.any(String), channel: "whatsapp" }]);
   });
 });

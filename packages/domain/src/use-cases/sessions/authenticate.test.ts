@@ -67,10 +67,25 @@ describe("authenticate a bearer token", () => {
       role: "service_role",
       userId: null,
     });
-    await failsWith(
-      "bad_jwt",
-      auth.authorizeAdmin({ accessToken: await ports.signer.sign({ role: "service_role", sub: grant.user.id }) }),
-    );
+  });
+
+  it("takes an admin key with a sub and no exp on the admin API only, as GoTrue does", async () => {
+    const { auth, grant, ports } = await signedIn();
+    // Supabase's own supabase_admin key in its client's tests: a sub that is no user, no exp.
+    const supabaseAdmin = await ports.signer.sign({ sub: "1234567890", role: "supabase_admin", iat: 1_700_000_000 });
+    expect(await auth.authorizeAdmin({ accessToken: supabaseAdmin })).toMatchObject({
+      role: "supabase_admin",
+      userId: null,
+    });
+    const naming = await ports.signer.sign({ role: "service_role", sub: grant.user.id });
+    expect(await auth.authorizeAdmin({ accessToken: naming })).toMatchObject({ userId: grant.user.id });
+    // Where the token stands for a user's session, it still must expire.
+    const refused = await failsWith("bad_jwt", auth.authenticate({ accessToken: naming }));
+    expect(refused.message).toBe("invalid JWT: a token for a user must have an exp claim");
+    await failsWith("bad_jwt", auth.authenticate({ accessToken: supabaseAdmin }));
+    const { exp: _exp, ...session } = (await auth.authenticate({ accessToken: grant.accessToken })).claims;
+    const sessionAdmin = await ports.signer.sign({ ...session, role: "service_role" });
+    await failsWith("bad_jwt", auth.authorizeAdmin({ accessToken: sessionAdmin }));
   });
 
   it("stops accepting a token once its session has ended, or its user is banned", async () => {

@@ -19,7 +19,7 @@ export interface AuthenticateInput {
  */
 export async function authenticate(deps: Deps, input: AuthenticateInput): Promise<Principal> {
   const claims = await deps.signer.verify(input.accessToken);
-  assertTokenTimes(claims, deps.clock.now());
+  assertTokenTimes(claims, deps.clock.now(), "user");
   const subject = readTokenSubject(claims);
 
   let principal: Principal;

@@ -16,11 +16,12 @@ export interface AdminPrincipal {
 
 /**
  * Admits a bearer token signed by us whose `role` is an admin role. A token that names a session must still have
- * its user and session (GoTrue's check); service keys, which name none, need no database at all.
+ * its user and session (GoTrue's check); service keys, which name none, need no database at all, nor an `exp`, even
+ * with a `sub` (GoTrue never loads that user).
  */
 export async function authorizeAdmin(deps: Deps, input: { readonly accessToken: string }): Promise<AdminPrincipal> {
   const claims = await deps.signer.verify(input.accessToken);
-  assertTokenTimes(claims, deps.clock.now());
+  assertTokenTimes(claims, deps.clock.now(), "admin");
   const role = typeof claims["role"] === "string" ? claims["role"] : "";
   if (!deps.policy.adminRoles.includes(role)) throw new AuthError("not_admin", "User not allowed");
   const sub = claims["sub"];

@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
+import type { RefreshToken } from "../../model/refresh-token.ts";
 import { aUser } from "../../testing/builders.ts";
 import { createTestAuth, type TestAuthOptions } from "../../testing/create-test-auth.ts";
 import { context, failsWith } from "../../testing/fails-with.ts";
 import { createInMemoryStores } from "../../testing/in-memory-stores.ts";
+import { nodeRandom } from "../../testing/node-random.ts";
 import type { SessionGrant } from "../deps.ts";
+import { refreshTokenDigest } from "../verification/digests.ts";
 
 const password = "s3cret-pass";
 
@@ -73,6 +76,31 @@ describe("refresh a session", () => {
     expect((await auth.refreshSession({ refreshToken: child.refreshToken, context })).session.id).toBe(
       grant.session.id,
     );
+  });
+
+  it("answers the token before an imported one, within the interval, with a token that refreshes", async () => {
+    const { auth, grant, clock, stores, ports } = await signedIn();
+    // As `latchkey import gotrue` leaves a session: its current token is GoTrue's newest, not derived from the
+    // previous one, which the client still holds (GoTrue's answer to its last refresh was lost).
+    const found = await stores.refreshTokens.findForRefresh(refreshTokenDigest(ports.secrets, grant.refreshToken));
+    const gotrueNewest: RefreshToken = {
+      id: nodeRandom.uuid(),
+      sessionId: grant.session.id,
+      parentId: found!.token.id,
+      tokenHash: refreshTokenDigest(ports.secrets, "gotrue-newest"),
+      createdAt: clock.now(),
+    };
+    const imported = { ...found!.session, refreshTokenId: gotrueNewest.id, previousRefreshTokenId: found!.token.id };
+    await stores.sessions.rotate({ ...imported, rotatedAt: clock.now() }, gotrueNewest);
+    clock.advance({ seconds: 5 });
+
+    const answered = await auth.refreshSession({ refreshToken: grant.refreshToken, context });
+    expect(answered.session.id).toBe(grant.session.id);
+    const retried = await auth.refreshSession({ refreshToken: grant.refreshToken, context });
+    expect(retried.refreshToken).toBe(answered.refreshToken);
+    clock.advance({ minutes: 30 });
+    const next = await auth.refreshSession({ refreshToken: answered.refreshToken, context });
+    expect(next.session.id).toBe(grant.session.id);
   });
 
   it("gives every one of many concurrent refreshes of one token the same single child", async () => {

@@ -2,7 +2,7 @@ import { AuthError, messages } from "../../errors.ts";
 import { decideRefresh, type RefreshToken } from "../../model/refresh-token.ts";
 import { hasEnded, type Session } from "../../model/session.ts";
 import { isBanned, type User } from "../../model/user.ts";
-import type { RefreshTokenFound } from "../../ports/stores.ts";
+import type { RefreshTokenFound, Stores } from "../../ports/stores.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
 import { auditEntry, recordAudit } from "../audit.ts";
 import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
@@ -76,6 +76,16 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
         return { kind: "granted", user, session: rotation.session, refreshToken: rotation.refreshToken, rotated: true };
       }
       case "return_current": {
+        const answer = deps.secrets.nextRefreshToken(input.refreshToken);
+        if (!(await isCurrent(stores, session, refreshTokenDigest(deps.secrets, answer)))) {
+          // compat: a session brought from GoTrue points at GoTrue's newest token, which is not derived from the
+          // previous one: the client that missed it moves the session on to the derived one (docs/compatibility.md,
+          // "Moving from Supabase Auth"), which its retries then get too.
+          const rotation = rotationOf(deps, input, { token, session, user }, now, session.refreshTokenId);
+          if (!(await stores.sessions.rotate(rotation.session, rotation.childToken, [rotation.audit])))
+            return { kind: "not_found" };
+          return { kind: "granted", user, session: rotation.session, refreshToken: answer, rotated: true };
+        }
         const touched: Session = { ...session, ...lastSeen(input, session, now) };
         await stores.sessions.update(touched);
         const traits = { within_reuse_interval: true };
@@ -84,7 +94,7 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
           kind: "granted",
           user,
           session: touched,
-          refreshToken: deps.secrets.nextRefreshToken(input.refreshToken),
+          refreshToken: answer,
           rotated: false,
         };
       }
@@ -130,14 +140,23 @@ function lastSeen(input: RefreshSessionInput, session: Session, now: Date) {
   };
 }
 
-/** The session pointing at the presented token's child, the child, and the audit entry that records the rotation. */
-function rotationOf(deps: Deps, input: RefreshSessionInput, { token, session, user }: RefreshTokenFound, now: Date) {
+/**
+ * The session pointing at the presented token's child, the child, and the audit entry that records the rotation.
+ * The child hangs off `replacing`: the presented token, unless an imported session's current token gives way to it.
+ */
+function rotationOf(
+  deps: Deps,
+  input: RefreshSessionInput,
+  { token, session, user }: RefreshTokenFound,
+  now: Date,
+  replacing: string | null = token.id,
+) {
   // The child is derived from its parent, so answering a retry needs no stored plaintext.
   const refreshToken = deps.secrets.nextRefreshToken(input.refreshToken);
   const childToken: RefreshToken = {
     id: deps.random.uuid(),
     sessionId: session.id,
-    parentId: token.id,
+    parentId: replacing,
     tokenHash: refreshTokenDigest(deps.secrets, refreshToken),
     createdAt: now,
   };
@@ -150,4 +169,13 @@ function rotationOf(deps: Deps, input: RefreshSessionInput, { token, session, us
   };
   const audit = auditEntry(deps, { action: "token_refreshed", actor: user, context: input.context });
   return { session: rotated, childToken, refreshToken, audit };
+}
+
+/**
+ * Whether the token of this digest is the session's current one. It always is for the child of the previous token,
+ * which is derived from it, but for a session imported from GoTrue that has not rotated here yet.
+ */
+async function isCurrent(stores: Stores, session: Session, tokenHash: string): Promise<boolean> {
+  const found = await stores.refreshTokens.findForRefresh(tokenHash);
+  return found !== null && found.token.id === session.refreshTokenId;
 }

@@ -5,13 +5,7 @@ import { normalizePhone } from "../../model/phone.ts";
 import { isPhoneConfirmed } from "../../model/user.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
 import { recordAudit } from "../audit.ts";
-import {
-  assertSmsChannel,
-  limitSmsCodes,
-  sendSmsCode,
-  TEST_OTP_MESSAGE_ID,
-  testOtpFor,
-} from "../delivery/sms-codes.ts";
+import { limitSmsCodes, sendSmsCode, smsChannelOf, TEST_OTP_MESSAGE_ID, testOtpFor } from "../delivery/sms-codes.ts";
 import type { Deps, RequestContext } from "../deps.ts";
 import { choicesOfSignInCode } from "../sign-up/confirmation.ts";
 import { assertNewAccountMetadataFits, newAccount } from "../sign-up/new-account.ts";
@@ -23,6 +17,7 @@ export interface SendSmsOtpInput {
   readonly createUser: boolean;
   readonly data?: Metadata | undefined;
   readonly audience?: string | undefined;
+  /** `sms` (the default), or `whatsapp` through a provider that sends it. */
   readonly channel?: string | undefined;
   readonly context: RequestContext;
 }
@@ -36,7 +31,7 @@ export async function sendSmsOtp(deps: Deps, input: SendSmsOtpInput): Promise<{ 
   await limitPerClient(deps, "otp", input.context);
   const { signup } = deps.policy;
   if (!signup.phoneEnabled) throw new AuthError("phone_provider_disabled", "Unsupported phone provider");
-  assertSmsChannel(input.channel);
+  const channel = smsChannelOf(deps, input.channel);
   const phone = normalizePhone(input.phone);
   // Whether or not the number has an account, so that the answer tells nothing.
   assertNewAccountMetadataFits({ provider: "phone", address: phone }, input.data);
@@ -57,13 +52,13 @@ export async function sendSmsOtp(deps: Deps, input: SendSmsOtpInput): Promise<{ 
     if (existing) await stores.users.update(pending);
     else await stores.users.insert(pending);
     const action = existing ? "user_recovery_requested" : "user_confirmation_requested";
-    await recordAudit(deps, stores, { action, actor: pending, context: input.context, traits: { channel: "sms" } });
+    await recordAudit(deps, stores, { action, actor: pending, context: input.context, traits: { channel } });
     const choices = !existing
       ? { ...NO_CHOICES, userMetadata: input.data ?? null }
       : isPhoneConfirmed(pending)
         ? NO_CHOICES
         : await choicesOfSignInCode(stores, pending, input.data);
-    return sendSmsCode(deps, stores, { user: pending, kind: "confirmation", phone, sms: "otp", choices });
+    return sendSmsCode(deps, stores, { user: pending, kind: "confirmation", phone, sms: "otp", choices, channel });
   });
   // A number nobody had is an account now, waiting for its code.
   if (!existing) deps.events.record({ kind: "signed_up", provider: "phone" });

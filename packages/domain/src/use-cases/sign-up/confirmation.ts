@@ -3,6 +3,7 @@ import { type Metadata, sameJson } from "../../model/metadata.ts";
 import { NO_CHOICES, type PendingChoices } from "../../model/one-time-token.ts";
 import type { PkceChallenge } from "../../model/pkce.ts";
 import type { User } from "../../model/user.ts";
+import type { SmsChannel } from "../../ports/sms-sender.ts";
 import type { Stores } from "../../ports/stores.ts";
 import { sendSmsCode } from "../delivery/sms-codes.ts";
 import type { Deps } from "../deps.ts";
@@ -12,14 +13,14 @@ import { sendSignInMail } from "../sign-in/sign-in-mail.ts";
  * Issues the confirmation token for a signup (replacing any earlier one) and queues the mail or SMS carrying it,
  * in the caller's transaction. `choices` are what the request chose (password, user_metadata), which the account
  * gets once confirmed by this token (see apply-verification.ts). The user's `confirmationSentAt` is the caller's
- * to set. Returns the message id.
+ * to set. `channel` is how a phone's code goes (default `sms`). Returns the message id.
  */
 export async function sendConfirmation(
   deps: Deps,
   stores: Stores,
   user: User,
   contact: Contact,
-  options: { redirectTo: string; pkce?: PkceChallenge | null; choices: PendingChoices },
+  options: { redirectTo: string; pkce?: PkceChallenge | null; choices: PendingChoices; channel?: SmsChannel },
 ): Promise<string> {
   const { address } = contact;
   if (contact.provider === "email") {
@@ -31,6 +32,7 @@ export async function sendConfirmation(
     phone: address,
     sms: "confirmation",
     choices: options.choices,
+    ...(options.channel ? { channel: options.channel } : {}),
   });
 }
 

@@ -20,7 +20,7 @@ import {
 import { limitPerClient } from "../abuse/request-limits.ts";
 import { observeDuration, type PaddedOperation, padDuration } from "../abuse/timing.ts";
 import { type AuditEvent, auditEntry, recordAudit } from "../audit.ts";
-import { assertSmsChannel, limitSmsCodes } from "../delivery/sms-codes.ts";
+import { limitSmsCodes, smsChannelOf } from "../delivery/sms-codes.ts";
 import type { Deps, LinkRequest, RequestContext, SessionGrant } from "../deps.ts";
 import { grantSignIn, newSession, openSession } from "../sessions/sessions.ts";
 import { findUserByContact } from "../user/contact-holders.ts";
@@ -35,7 +35,7 @@ export interface SignUpInput extends LinkRequest {
   readonly data?: Metadata | undefined;
   /** X-JWT-AUD; JWT_AUD when absent. */
   readonly audience?: string | undefined;
-  /** How a phone signup's code is sent: `sms` (the default). */
+  /** How a phone signup's code is sent: `sms` (the default), or `whatsapp` through a provider that sends it. */
   readonly channel?: string | undefined;
   readonly context: RequestContext;
 }
@@ -64,12 +64,12 @@ export async function signUp(deps: Deps, input: SignUpInput): Promise<SignUpResu
 
   const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
   if (pkce && hasPhone) throw new AuthError("validation_failed", "PKCE not supported for phone signups");
-  if (hasPhone) assertSmsChannel(input.channel);
+  const channel = hasPhone ? smsChannelOf(deps, input.channel) : "sms";
   const contact: Contact = hasEmail
     ? { provider: "email", address: normalizeEmail(input.email!) }
     : { provider: "phone", address: normalizePhone(input.phone!) };
   assertNewAccountMetadataFits(contact, input.data);
-  const delivery = { redirectTo: chooseRedirect(input.redirectTo ?? [], deps.policy.redirect), pkce };
+  const delivery = { redirectTo: chooseRedirect(input.redirectTo ?? [], deps.policy.redirect), pkce, channel };
 
   const started = deps.clock.now();
   if (!autoconfirms(deps, contact)) await limitConfirmations(deps, contact);

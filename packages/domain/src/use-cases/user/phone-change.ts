@@ -1,4 +1,5 @@
 import { confirmPhone, type User, withContactIdentity } from "../../model/user.ts";
+import type { SmsChannel } from "../../ports/sms-sender.ts";
 import type { Stores } from "../../ports/stores.ts";
 import { queueNotification } from "../delivery/notifications.ts";
 import { sendSmsCode } from "../delivery/sms-codes.ts";
@@ -7,11 +8,13 @@ import { takeContact } from "./contact-holders.ts";
 
 /**
  * Texts the code that confirms the user's pending new number (`newPhone`), in the caller's transaction, which the
- * caller has limited with limitSmsCodes. Returns the message id.
+ * caller has limited with limitSmsCodes, by `channel` (a resent code goes by SMS, as GoTrue's /resend sends it).
+ * Returns the message id.
  */
-export function sendPhoneChange(deps: Deps, stores: Stores, user: User): Promise<string> {
+export function sendPhoneChange(deps: Deps, stores: Stores, user: User, channel: SmsChannel = "sms"): Promise<string> {
   if (user.newPhone === null) throw new Error("no pending phone change");
-  return sendSmsCode(deps, stores, { user, kind: "phone_change", phone: user.newPhone, sms: "phone_change" });
+  const phone = user.newPhone;
+  return sendSmsCode(deps, stores, { user, kind: "phone_change", phone, sms: "phone_change", channel });
 }
 
 /**

@@ -11,7 +11,7 @@ import { forgetAccountPasswordFailures } from "../abuse/password-failures.ts";
 import { limitPerClient } from "../abuse/request-limits.ts";
 import { recordAudit } from "../audit.ts";
 import { queueNotification } from "../delivery/notifications.ts";
-import { assertSmsChannel, limitSmsCodes } from "../delivery/sms-codes.ts";
+import { limitSmsCodes, smsChannelOf } from "../delivery/sms-codes.ts";
 import type { Deps, LinkRequest, Principal, RequestContext } from "../deps.ts";
 import { otpDigest } from "../verification/digests.ts";
 import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
@@ -27,7 +27,7 @@ export interface UpdateUserInput extends LinkRequest {
   readonly password?: string | undefined;
   /** Merged into user_metadata; a key set to null is removed. */
   readonly data?: Metadata | undefined;
-  /** How the code for a new phone is sent: `sms` (the default). */
+  /** How the code for a new phone is sent: `sms` (the default), or `whatsapp` through a provider that sends it. */
   readonly channel?: string | undefined;
   /** From GET /reauthenticate, when password changes require it. */
   readonly nonce?: string | undefined;
@@ -73,8 +73,8 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
       "AAL2 session is required to update email or password when MFA is enabled.",
     );
   }
+  const channel = changesPhone ? smsChannelOf(deps, input.channel) : "sms";
   if (changesPhone) {
-    assertSmsChannel(input.channel);
     await assertContactFree(deps, { provider: "phone", address: phone }, caller.id);
   }
 
@@ -136,7 +136,7 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
         pkce,
       });
     }
-    if (changesPhone && !deps.policy.signup.phoneAutoconfirm) await sendPhoneChange(deps, stores, next);
+    if (changesPhone && !deps.policy.signup.phoneAutoconfirm) await sendPhoneChange(deps, stores, next, channel);
     return next;
   });
   // A new password, the end of a reset or a change, lifts any lock on the account's password sign-in.
