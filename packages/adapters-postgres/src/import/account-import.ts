@@ -130,18 +130,25 @@ export function createAccountImport(db: Database, transaction: RunInTransaction,
     return { written: pick("written"), unchanged: pick("unchanged"), kept: pick("kept") };
   }
 
+  /** The accounts that conflict with none here skipped, the rest written (or, for a dry run, counted as if). */
+  async function outcomeOf(
+    on: Database,
+    accounts: readonly ImportedAccount[],
+    dryRun: boolean,
+  ): Promise<ImportBatchReport> {
+    const skipped = await conflicts(on, accounts);
+    const skippedIds = new Set(skipped.map((skip) => skip.userId));
+    const outcome = await writeAll(
+      on,
+      accounts.filter((account) => !skippedIds.has(account.user.id)),
+      dryRun,
+    );
+    return { ...outcome, skipped };
+  }
+
   async function writeBatch(accounts: readonly ImportedAccount[]): Promise<ImportBatchReport> {
     try {
-      return await transaction(async (tx) => {
-        const skipped = await conflicts(tx, accounts);
-        const skippedIds = new Set(skipped.map((skip) => skip.userId));
-        const outcome = await writeAll(
-          tx,
-          accounts.filter((account) => !skippedIds.has(account.user.id)),
-          false,
-        );
-        return { ...outcome, skipped };
-      });
+      return await transaction((tx) => outcomeOf(tx, accounts, false));
     } catch (error) {
       if (accounts.length === 1) {
         const skipped = [{ userId: accounts[0]!.user.id, reason: reasonOf(error) }];
@@ -168,14 +175,7 @@ export function createAccountImport(db: Database, transaction: RunInTransaction,
       // What write would do, worked out by the same statements without their writes. A database not migrated yet
       // holds nobody: a dry run there makes no tables to ask, and everything would be written.
       try {
-        const skipped = await conflicts(db, accounts);
-        const skippedIds = new Set(skipped.map((skip) => skip.userId));
-        const outcome = await writeAll(
-          db,
-          accounts.filter((account) => !skippedIds.has(account.user.id)),
-          true,
-        );
-        return { ...outcome, skipped };
+        return await outcomeOf(db, accounts, true);
       } catch (error) {
         if (codeOf(error) !== UNDEFINED_TABLE) throw error;
         const sessions = accounts.flatMap((account) => account.sessions);
