@@ -1,14 +1,16 @@
+import { relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
+const repo = resolve(here, "..", "..");
 
 /**
  * The server as plain JavaScript: `<outdir>/main.mjs` and its chunks. `outdir` must lie inside this package, so that
  * what stays in node_modules (below) is found from there.
  */
 export async function buildServer(outdir: string): Promise<void> {
-  await build({
+  const { metafile } = await build({
     entryPoints: [`${here}src/main.ts`],
     outdir,
     bundle: true,
@@ -25,5 +27,19 @@ export async function buildServer(outdir: string): Promise<void> {
     // Bundled CommonJS dependencies call require() for Node's own modules.
     banner: { js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);' },
     logLevel: "warning",
+    metafile: true,
   });
+  const testSupport = testSupportIn(Object.keys(metafile.inputs));
+  if (testSupport.length > 0) throw new Error(`The bundle would carry test support: ${testSupport.join(", ")}`);
+}
+
+/**
+ * Of a bundle's inputs (paths from the working directory), our modules that are test support, in a `test/` or
+ * `testing/` folder (@latchkey/server/testing, the packages' ./testing entries): production must never load them.
+ * A dependency's own files are not ours to judge.
+ */
+export function testSupportIn(inputs: readonly string[]): string[] {
+  return inputs
+    .map((input) => relative(repo, resolve(input)).replaceAll("\\", "/"))
+    .filter((path) => !path.startsWith("../") && !path.includes("node_modules/") && /(^|\/)test(ing)?\//.test(path));
 }

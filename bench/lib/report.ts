@@ -63,12 +63,12 @@ export function compareRounds(name: string, pairs: readonly { ceiling: Row; scen
 }
 
 /** Server memory at the highest concurrency: the bound, for every scenario. */
-export const RSS_LIMIT_MIB = 150;
-export const RSS_LIMIT_AT = 64;
+const RSS_LIMIT_MIB = 150;
+const RSS_LIMIT_AT = 64;
 
 const fixed = (value: number, digits: number) => value.toFixed(digits);
 
-export function ratioOf(row: Row): number | undefined {
+function ratioOf(row: Row): number | undefined {
   return row.ceiling?.ratio;
 }
 

@@ -1,19 +1,21 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 
-// The hexagon's rules, checked on the source: the domain imports nothing foreign; the HTTP layer knows the domain
-// and its framework, never an adapter; an adapter knows the domain and its own library, never another adapter.
+// The hexagon's rules, checked on the source: the domain imports nothing foreign, and inside it a capability's use
+// cases lean on services, never on another capability's; the HTTP layer knows the domain and its framework, never an
+// adapter; an adapter knows the domain and its own library, never another adapter.
 // docs/architecture.md says why each piece lives where it does.
 
 const root = join(import.meta.dirname, "..", "..");
 const packages = join(root, "packages");
 
-function sourceFiles(dir: string): string[] {
+/** The TypeScript files under `dir`; its tests too when `tests` is set. */
+function sourceFiles(dir: string, { tests = false } = {}): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === "node_modules" ? [] : sourceFiles(path);
-    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") ? [path] : [];
+    if (entry.isDirectory()) return entry.name === "node_modules" ? [] : sourceFiles(path, { tests });
+    return entry.name.endsWith(".ts") && (tests || !entry.name.endsWith(".test.ts")) ? [path] : [];
   });
 }
 
@@ -77,6 +79,49 @@ describe("the domain package", () => {
       ),
     );
     expect(ambient.map((file) => relative(src, file))).toEqual([]);
+  });
+
+  it("names no OAuth provider: which there are, and under which names, is the OAuth adapter's to say", () => {
+    const providers = readdirSync(join(packages, "adapters-oauth", "src", "providers"))
+      .filter((file) => file !== "index.ts")
+      .map((file) => file.replace(/\.ts$/, ""));
+    const naming = production.filter((file) => {
+      const text = readFileSync(file, "utf8");
+      // String literals only: a comment may name one as an example.
+      return providers.some((name) => new RegExp(`(["'])${name}(_oidc)?\\1`).test(text));
+    });
+    expect(providers).toContain("github");
+    expect(naming.map((file) => relative(src, file))).toEqual([]);
+  });
+
+  // The floors inside it (model, ports, services, use-cases), checked on tests as well: what two capabilities
+  // share is a service, so no capability's folder is another's dependency.
+  const useCases = join(src, "use-cases");
+  const capabilities = readdirSync(useCases, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+  /** Where a relative import leads, as path segments under src: `["use-cases", "sign-in", "…"]`. */
+  const floorOf = (specifier: string, file: string) => relative(src, join(file, "..", specifier)).split(sep);
+
+  it.each(capabilities)("use-cases/%s imports no other capability's use cases", (name) => {
+    const own = (specifier: string, file: string) => {
+      if (!specifier.startsWith(".")) return true;
+      const [floor, capability] = floorOf(specifier, file);
+      return floor !== "use-cases" || capability === name;
+    };
+    expect(violations(sourceFiles(join(useCases, name), { tests: true }), own)).toEqual([]);
+  });
+
+  it("lets services use the model, the ports and one another, never a use case", () => {
+    const services = sourceFiles(join(src, "services"), { tests: true });
+    expect(services.length).toBeGreaterThan(10);
+    const below = (specifier: string, file: string) => {
+      if (!specifier.startsWith(".")) return true;
+      const [floor] = floorOf(specifier, file);
+      // auth.ts binds the use cases, and index.ts re-exports them.
+      return floor !== "use-cases" && floor !== "auth.ts" && floor !== "index.ts";
+    };
+    expect(violations(services, below)).toEqual([]);
   });
 });
 

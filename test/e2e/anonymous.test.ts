@@ -1,5 +1,5 @@
+import { startTestServer, type TestServer } from "@latchkey/server/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
 import { type SmsInbox, startSmsInbox } from "./sms-inbox.ts";
 import { adminApi, claimsOf, client, fragmentOf } from "./support.ts";
 

@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { startTestServer, TEST_JWT_SECRET, type TestServer } from "@latchkey/server/testing";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, TEST_JWT_SECRET, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
 import { adminApi, claimsOf, client, fragmentOf } from "./support.ts";
 
 // The attacks of the hands-on review, replayed over HTTP against a server on real PostgreSQL with real mail. Each

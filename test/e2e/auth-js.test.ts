@@ -1,6 +1,6 @@
+import { startTestServer, type TestServer } from "@latchkey/server/testing";
 import { AuthApiError } from "@supabase/auth-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
 import { client } from "./support.ts";
 
 describe("the official @supabase/auth-js client, unchanged, against Latchkey", () => {

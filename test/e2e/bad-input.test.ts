@@ -1,5 +1,5 @@
+import { startTestServer, type TestServer } from "@latchkey/server/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
 import { adminApi, serviceRoleKey } from "./support.ts";
 
 // Every input of every route that could reach PostgreSQL, sent the values PostgreSQL cannot store or a client has

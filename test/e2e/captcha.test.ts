@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { startTestServer, type TestServer } from "@latchkey/server/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
 import { client, serviceRoleKey } from "./support.ts";
 
 const SECRET = "0x4AAAAAAA-site-secret";

@@ -1,6 +1,6 @@
+import { startTestServer, TEST_JWT_SECRET, type TestServer } from "@latchkey/server/testing";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, TEST_JWT_SECRET, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
 import { adminApi, claimsOf, client, fragmentOf } from "./support.ts";
 
 // Where the official client, or an app using it, would otherwise see something other than Supabase Auth.

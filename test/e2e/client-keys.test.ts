@@ -1,8 +1,8 @@
 import { join } from "node:path";
+import { freePort, run, tempDir, textOf, waitFor } from "@latchkey/server/testing";
 import { createClient } from "@supabase/supabase-js";
 import { describe, expect, it } from "vitest";
 import ws from "ws";
-import { freePort, run, tempDir, textOf, waitFor } from "../../apps/server/test/support/binary.ts";
 import { memoryStorage } from "./support.ts";
 
 /** `latchkey keys` output as a map. */

@@ -1,6 +1,6 @@
+import { startTestServer, type TestServer } from "@latchkey/server/testing";
 import { GoTrueClient } from "@supabase/auth-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
 import { client, fragmentOf, serviceRoleKey } from "./support.ts";
 
 const password = "correct horse battery";

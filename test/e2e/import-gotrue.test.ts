@@ -7,17 +7,19 @@ import {
   type GotrueDatabase,
   seedAwkwardFixture,
 } from "@latchkey/import-gotrue/testing";
+import {
+  databaseUrl,
+  REQUIRED_SETTINGS,
+  run,
+  startTestServer,
+  TEST_JWT_SECRET,
+  type TestServer,
+  tempDir,
+} from "@latchkey/server/testing";
 import { createClient } from "@supabase/supabase-js";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import ws from "ws";
-import { databaseUrl, run, tempDir } from "../../apps/server/test/support/binary.ts";
-import {
-  REQUIRED_SETTINGS,
-  startTestServer,
-  TEST_JWT_SECRET,
-  type TestServer,
-} from "../../apps/server/test/support/start-test-server.ts";
 import { adminApi, claimsOf, client, memoryStorage, serviceRoleKey } from "./support.ts";
 
 // A GoTrue database built from the schema facts, with every kind of row, imported by the real binary into the

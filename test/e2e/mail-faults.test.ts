@@ -2,9 +2,9 @@ import { createServer as createHttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomNamespace } from "@latchkey/adapters-postgres/testing";
 import { startSmtpSink } from "@latchkey/adapters-smtp/testing";
+import { startTestServer } from "@latchkey/server/testing";
 import { count, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { startTestServer } from "../../apps/server/test/support/start-test-server.ts";
 
 const password = "correct horse battery";
 const signUp = (server: Awaited<ReturnType<typeof startTestServer>>, email: string) =>

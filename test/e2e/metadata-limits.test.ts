@@ -1,5 +1,5 @@
+import { startTestServer, type TestServer } from "@latchkey/server/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
 import { adminApi, client } from "./support.ts";
 
 // The metadata size limits (docs/compatibility.md, Metadata size limits) as the official client meets them: a clear

@@ -1,10 +1,10 @@
 import { totpCode, totpStep } from "@latchkey/domain/testing";
+import { startTestServer, type TestServer } from "@latchkey/server/testing";
 import type { GoTrueClient } from "@supabase/auth-js";
 import { createClient } from "@supabase/supabase-js";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import ws from "ws";
-import { startTestServer, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
 import { type SmsInbox, startSmsInbox } from "./sms-inbox.ts";
 import { adminApi, claimsOf, client, memoryStorage } from "./support.ts";
 

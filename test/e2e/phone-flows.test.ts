@@ -1,6 +1,6 @@
+import { startTestServer, type TestServer } from "@latchkey/server/testing";
 import type { GoTrueClient } from "@supabase/auth-js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
 import { type SmsInbox, startSmsInbox } from "./sms-inbox.ts";
 import { client } from "./support.ts";
 

@@ -1,11 +1,11 @@
 import { createHmac } from "node:crypto";
 import { newKeyRing, parseKeyRing, withNewKey, withoutKey, withSigner } from "@latchkey/adapters-crypto";
 import { randomNamespace } from "@latchkey/adapters-postgres/testing";
+import { startTestServer, TEST_JWT_SECRET, type TestServer } from "@latchkey/server/testing";
 import { createClient } from "@supabase/supabase-js";
 import { decodeProtectedHeader, generateKeyPair, importJWK, jwtVerify, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import ws from "ws";
-import { startTestServer, TEST_JWT_SECRET, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
 import { serviceRoleKey } from "./support.ts";
 
 const password = "correct horse battery";

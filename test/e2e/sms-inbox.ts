@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 
 /** One SMS Twilio took (answered 201), as the server asked for it. */
-export interface ReceivedSms {
+interface ReceivedSms {
   /** E.164, with the `+`, as the request's `To` gave it (without its `whatsapp:`). */
   readonly to: string;
   /** `whatsapp` when the request's `To` was `whatsapp:` and the number: Twilio then sends it by WhatsApp. */
@@ -16,7 +16,7 @@ export interface ReceivedSms {
 }
 
 /** A well-formed request to the Messages API and the HTTP status it was answered with (201, 400 refused, 503). */
-export interface SmsAttempt {
+interface SmsAttempt {
   readonly to: string;
   readonly status: number;
 }

@@ -1,8 +1,8 @@
+import { startTestServer, TEST_JWT_SECRET, type TestServer } from "@latchkey/server/testing";
 import { createClient } from "@supabase/supabase-js";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import ws from "ws";
-import { startTestServer, TEST_JWT_SECRET, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
 import { serviceRoleKey } from "./support.ts";
 
 const password = "correct horse battery";

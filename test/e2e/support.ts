@@ -1,6 +1,6 @@
+import { TEST_JWT_SECRET, type TestServer } from "@latchkey/server/testing";
 import { GoTrueAdminApi, GoTrueClient } from "@supabase/auth-js";
 import { SignJWT } from "jose";
-import { TEST_JWT_SECRET, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
 
 /** What a browser app's localStorage would be. */
 export function memoryStorage() {

@@ -1,8 +1,8 @@
 import { createServer as createHttpServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
+import { startTestServer, TEST_JWT_SECRET, type TestServer } from "@latchkey/server/testing";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, TEST_JWT_SECRET, type TestServer } from "../../apps/server/test/support/start-test-server.ts";
 import { adminApi, claimsOf, client } from "./support.ts";
 
 // The third attack review's findings outside the OAuth flows (those are in oauth/identity-takeover.test.ts),

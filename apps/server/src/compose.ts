@@ -5,6 +5,7 @@ import {
   cryptoRandom,
   totpAuthenticator,
 } from "@latchkey/adapters-crypto";
+import { oauthProviderCatalog } from "@latchkey/adapters-oauth";
 import { createPostgres, type Postgres } from "@latchkey/adapters-postgres";
 import { type Clock, createAuth, type Ports } from "@latchkey/domain";
 import { createHttpApp } from "@latchkey/http-hono";
@@ -137,6 +138,7 @@ async function compose(
     sms: createConfiguredSmsSender(config, log),
     rateLimiter: limits.limiter,
     oauthProviders: createConfiguredOAuthProviders(config),
+    oauthCatalog: oauthProviderCatalog,
     captcha: createConfiguredCaptcha(config),
     totp: totpAuthenticator,
     factorSecrets: factorSecretsOf(config),

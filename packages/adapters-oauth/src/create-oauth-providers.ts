@@ -1,14 +1,32 @@
-import type { OAuthProvider } from "@latchkey/domain";
+import type { OAuthProvider, OAuthProviderCatalog } from "@latchkey/domain";
 import { boundedFetch, type ProviderHttpOptions } from "./http/bounded-fetch.ts";
+import { oauth2Provider } from "./oauth2/oauth2-provider.ts";
 import { createDiscovery } from "./oidc/discovery.ts";
 import { createIdTokenKeys, type IdTokenKeys } from "./oidc/id-token.ts";
-import type { ProviderContext, ProviderSettings } from "./provider-definition.ts";
-import { PROVIDERS } from "./providers/index.ts";
+import type { ProviderContext, ProviderDefinition, ProviderFacts, ProviderSettings } from "./provider-definition.ts";
+import { type OAuthProviderName, PROVIDERS } from "./providers/index.ts";
+
+/** What the server and the domain know of each provider, in the order the settings list them. */
+export const OAUTH_PROVIDERS: readonly ProviderFacts<OAuthProviderName>[] = PROVIDERS;
 
 /** The canonical names of every provider this package knows. */
-export const OAUTH_PROVIDER_NAMES: readonly string[] = Object.keys(PROVIDERS);
+export const OAUTH_PROVIDER_NAMES: readonly OAuthProviderName[] = PROVIDERS.map((provider) => provider.name);
 
-/** What a provider's code works with; also for tests that make one provider from its factory. */
+/** The domain's catalog of providers: these, and GoTrue's other names of them. */
+export const oauthProviderCatalog: OAuthProviderCatalog = {
+  names: OAUTH_PROVIDER_NAMES,
+  aliases: Object.fromEntries(
+    OAUTH_PROVIDERS.flatMap((provider) =>
+      provider.alias === undefined ? [] : [[provider.alias, provider.name] as const],
+    ),
+  ),
+};
+
+const BY_NAME: ReadonlyMap<string, ProviderDefinition> = new Map(
+  PROVIDERS.map((provider) => [provider.name, provider]),
+);
+
+/** What a provider's code works with; also for tests that make one provider from its definition. */
 export function providerContext(
   name: string,
   settings: ProviderSettings,
@@ -16,6 +34,11 @@ export function providerContext(
   idTokenKeys: IdTokenKeys = createIdTokenKeys(fetch),
 ): ProviderContext {
   return { name, settings, fetch, discovery: createDiscovery(name, fetch), idTokenKeys };
+}
+
+/** A provider from its definition: the shared OAuth 2.0 code flow over its table, or its own flow. */
+export function providerOf(definition: ProviderDefinition, context: ProviderContext): OAuthProvider {
+  return "flow" in definition ? definition.flow(context) : oauth2Provider(definition, context);
 }
 
 /** The enabled providers, by canonical name, each with its settings. */
@@ -27,9 +50,9 @@ export function createOAuthProviders(
   const idTokenKeys = createIdTokenKeys(fetch);
   const providers = new Map<string, OAuthProvider>();
   for (const [name, settings] of Object.entries(enabled)) {
-    const factory = PROVIDERS[name];
-    if (!factory) throw new Error(`unknown OAuth provider ${name}`);
-    providers.set(name, factory(providerContext(name, settings, fetch, idTokenKeys)));
+    const definition = BY_NAME.get(name);
+    if (!definition) throw new Error(`unknown OAuth provider ${name}`);
+    providers.set(name, providerOf(definition, providerContext(name, settings, fetch, idTokenKeys)));
   }
   return providers;
 }

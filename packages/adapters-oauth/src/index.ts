@@ -1,3 +1,9 @@
-export { createOAuthProviders, OAUTH_PROVIDER_NAMES } from "./create-oauth-providers.ts";
+export {
+  createOAuthProviders,
+  OAUTH_PROVIDER_NAMES,
+  OAUTH_PROVIDERS,
+  oauthProviderCatalog,
+} from "./create-oauth-providers.ts";
 export type { ProviderHttpOptions } from "./http/bounded-fetch.ts";
-export type { ProviderSettings } from "./provider-definition.ts";
+export type { ProviderFacts, ProviderSettings, SettingsQuirks } from "./provider-definition.ts";
+export type { OAuthProviderName } from "./providers/index.ts";

@@ -121,64 +121,6 @@ const discoveries = (standIn: StandIn) =>
   standIn.requests.filter((request) => request.path.endsWith("/.well-known/openid-configuration"));
 
 describe("azure", () => {
-  it("sends the browser to the tenant's v2.0 authorize endpoint with `openid` plus the asked scopes", async () => {
-    const standIn = await standInAzure(async () => ({}));
-    const { url, secret } = await providerAt(azure, `${standIn.url}/${TENANT}`).authorize({
-      state: "flow-id",
-      scopes: ["email", "profile"],
-      params: [["domain_hint", "contoso.com"]],
-    });
-    expect(secret).toBeUndefined();
-    const target = new URL(url);
-    expect(`${target.origin}${target.pathname}`).toBe(`${standIn.url}/${TENANT}/oauth2/v2.0/authorize`);
-    expect(Object.fromEntries(target.searchParams)).toEqual({
-      domain_hint: "contoso.com",
-      response_type: "code",
-      client_id: CLIENT_ID,
-      redirect_uri: REDIRECT_URI,
-      state: "flow-id",
-      scope: "openid email profile",
-    });
-  });
-
-  it("exchanges the code with HTTP Basic, then reads only the id_token of the pinned tenant", async () => {
-    const standIn = await standInAzure((origin) => tokenAnswer(azureClaims(origin, TENANT)));
-    const signIn = await providerAt(azure, `${standIn.url}/${TENANT}`).complete({
-      params: { code: "the-code", state: "flow-id" },
-      secret: null,
-    });
-    const [exchange] = standIn.requestsTo(`POST /${TENANT}/oauth2/v2.0/token`);
-    expect(exchange?.form).toEqual({ grant_type: "authorization_code", code: "the-code", redirect_uri: REDIRECT_URI });
-    expect(signIn).toEqual({
-      tokens: { accessToken: ACCESS_TOKEN, refreshToken: "0.AX0A-azure-refresh" },
-      profile: {
-        subject: SUBJECT,
-        claims: {
-          iss: `${standIn.url}/${TENANT}/v2.0`,
-          sub: SUBJECT,
-          provider_id: SUBJECT,
-          full_name: "Megan Bowen",
-          preferred_username: "MeganB@contoso.com",
-          custom_claims: {
-            email: "MeganB@contoso.com",
-            xms_edov: "1",
-            oid: "00000000-0000-0000-66f3-3332eca7ea81",
-            tid: TENANT,
-            given_name: "Megan",
-            family_name: "Bowen",
-          },
-        },
-        emails: [{ address: "MeganB@contoso.com", verified: true, primary: true }],
-      },
-    });
-    // No UserInfo or Graph call: discovery, keys and the token only.
-    expect(standIn.requests.map((request) => `${request.method} ${request.path}`).sort()).toEqual([
-      `GET /${TENANT}/discovery/v2.0/keys`,
-      `GET /${TENANT}/v2.0/.well-known/openid-configuration`,
-      `POST /${TENANT}/oauth2/v2.0/token`,
-    ]);
-  });
-
   it("counts the email as verified per xms_edov (else, the pinned tenant's), and reports none when there is none", async () => {
     const cases: [JWTPayload, { address: string; verified: boolean; primary: boolean }[]][] = [
       [{ xms_edov: true }, [{ address: "MeganB@contoso.com", verified: true, primary: true }]],
@@ -272,18 +214,11 @@ describe("azure", () => {
     ).rejects.toMatchObject({ stage: "id_token", message: "azure: its id_token has another issuer" });
   });
 
-  it("fails at the profile without an id_token, and at the exchange when the code is refused", async () => {
+  it("fails at the profile when the token answer has no id_token", async () => {
     const tokenOnly = await standInAzure(() => tokenAnswer(undefined));
     await expect(
       providerAt(azure, `${tokenOnly.url}/${TENANT}`).complete({ params: { code: "the-code" }, secret: null }),
     ).rejects.toMatchObject({ stage: "profile", message: "azure: answered without an id_token" });
-
-    const refusing = await standInAzure((origin) => tokenAnswer(azureClaims(origin, TENANT)));
-    const failure = await providerAt(azure, `${refusing.url}/${TENANT}`)
-      .complete({ params: { code: "expired" }, secret: null })
-      .catch((error: unknown) => error);
-    expect(failure).toMatchObject({ stage: "exchange", message: "azure: answered 400" });
-    expect(JSON.stringify((failure as Error).cause)).toContain("AADSTS70008");
   });
 
   it("refuses a token signed by another key or for another client", async () => {

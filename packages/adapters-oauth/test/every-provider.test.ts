@@ -1,12 +1,14 @@
-import { OAUTH_PROVIDER_NAMES, OAuthProviderFailure } from "@latchkey/domain";
+import { OAuthProviderFailure } from "@latchkey/domain";
 import { afterEach, describe, expect, it } from "vitest";
+import { OAUTH_PROVIDER_NAMES, oauthProviderCatalog } from "../src/create-oauth-providers.ts";
 import { PROVIDERS } from "../src/providers/index.ts";
 import { closeStandIns, providerAt, startStandIn } from "./support/stand-in.ts";
 
 afterEach(closeStandIns);
 
 // What every provider owes the domain, whatever its protocol: checked on all of them at once, so a new one
-// cannot forget it. Each provider's own file checks its requests and mappings against its stand-in.
+// cannot forget it. The contract suite (provider-contract.test.ts) checks each one's requests and mapping from its
+// fixture; each provider's own file, what only that provider does.
 
 const WORDS = "the-provider-says-something-private";
 
@@ -24,8 +26,20 @@ const failingHost = () =>
   );
 
 describe("every provider", () => {
-  it("is registered under each name the domain knows, and only those", () => {
-    expect(Object.keys(PROVIDERS).sort()).toEqual([...OAUTH_PROVIDER_NAMES].sort());
+  it("is listed once, by its lower-case name, in order, and no other name of one is another's", () => {
+    const names = PROVIDERS.map((provider) => provider.name);
+    expect(names).toEqual([...new Set(names)].sort());
+    for (const name of names) expect(name).toMatch(/^[a-z][a-z0-9]*$/);
+    const aliases = PROVIDERS.flatMap((provider) => (provider.alias === undefined ? [] : [provider.alias]));
+    expect(aliases).toEqual(["linkedin_oidc", "slack_oidc"]);
+    for (const alias of aliases) expect(names).not.toContain(alias);
+  });
+
+  it("is in the domain's catalog, its other name leading to it", () => {
+    expect(oauthProviderCatalog).toEqual({
+      names: OAUTH_PROVIDER_NAMES,
+      aliases: { linkedin_oidc: "linkedin", slack_oidc: "slack" },
+    });
   });
 
   for (const name of OAUTH_PROVIDER_NAMES) {

@@ -1,4 +1,3 @@
-import { OAuthProviderFailure } from "@latchkey/domain";
 import { afterEach, describe, expect, it } from "vitest";
 import { providerContext } from "../src/create-oauth-providers.ts";
 import { oauth2Provider } from "../src/oauth2/oauth2-provider.ts";
@@ -58,51 +57,6 @@ function standInFigma(overrides: { me?: (request: StandInRequest) => object } = 
 }
 
 describe("figma", () => {
-  it("sends the browser to /oauth with current_user:read plus the asked scopes", async () => {
-    const standIn = await standInFigma();
-    const { url, secret } = await providerAt(figma, standIn.url).authorize({
-      state: "flow-id",
-      scopes: ["file_content:read"],
-      params: [],
-    });
-    expect(secret).toBeUndefined();
-    const target = new URL(url);
-    expect(`${target.origin}${target.pathname}`).toBe(`${standIn.url}/oauth`);
-    expect(Object.fromEntries(target.searchParams)).toEqual({
-      response_type: "code",
-      client_id: CLIENT_ID,
-      redirect_uri: REDIRECT_URI,
-      state: "flow-id",
-      scope: "current_user:read file_content:read",
-    });
-    expect(url).toContain("scope=current_user%3Aread%20file_content%3Aread");
-  });
-
-  it("exchanges the code with HTTP Basic, then reads the user: the handle as name, img_url as avatar_url only", async () => {
-    const standIn = await standInFigma();
-    const signIn = await providerAt(figma, standIn.url).complete({
-      params: { code: "the-code", state: "s" },
-      secret: null,
-    });
-    const [exchange] = standIn.requestsTo("POST /v1/oauth/token");
-    expect(exchange?.form).toEqual({ grant_type: "authorization_code", code: "the-code", redirect_uri: REDIRECT_URI });
-    expect(signIn).toEqual({
-      tokens: { accessToken: "figu_access", refreshToken: "figur_refresh" },
-      profile: {
-        subject: "1118841234567890123",
-        claims: {
-          iss: standIn.url,
-          sub: "1118841234567890123",
-          provider_id: "1118841234567890123",
-          name: "Grace H.",
-          full_name: "Grace H.",
-          avatar_url: "https://s3-alpha.figma.example/profile/grace.png",
-        },
-        emails: [{ address: "Designer@Example.com", verified: true, primary: true }],
-      },
-    });
-  });
-
   it("uses www.figma.com to authorize and api.figma.com otherwise without EXTERNAL_FIGMA_URL", async () => {
     const calls: string[] = [];
     const answers: Record<string, unknown> = {
@@ -120,16 +74,6 @@ describe("figma", () => {
     expect(url.split("?")[0]).toBe("https://www.figma.com/oauth");
     expect(calls).toEqual(Object.keys(answers));
     expect(signIn.profile.claims["iss"]).toBe("https://api.figma.com");
-  });
-
-  it("fails at the exchange when Figma refuses the code, without its words in the message", async () => {
-    const standIn = await standInFigma();
-    const failure = await providerAt(figma, standIn.url)
-      .complete({ params: { code: "wrong" }, secret: null })
-      .catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(OAuthProviderFailure);
-    expect(failure).toMatchObject({ provider: "figma", stage: "exchange", message: "figma: answered 400" });
-    expect(JSON.stringify((failure as Error).cause)).toContain("Invalid code");
   });
 
   it("fails at the profile when /v1/me answers a user without an id", async () => {

@@ -75,25 +75,6 @@ function standInNotion(me: object = BOT): Promise<StandIn> {
 }
 
 describe("notion", () => {
-  it("sends the browser to authorize with owner=user and no scope, whatever scopes are asked", async () => {
-    const standIn = await standInNotion();
-    const { url, secret } = await providerAt(notion, standIn.url).authorize({
-      state: "flow-id",
-      scopes: ["anything"],
-      params: [],
-    });
-    expect(secret).toBeUndefined();
-    const target = new URL(url);
-    expect(`${target.origin}${target.pathname}`).toBe(`${standIn.url}/v1/oauth/authorize`);
-    expect(Object.fromEntries(target.searchParams)).toEqual({
-      owner: "user",
-      response_type: "code",
-      client_id: CLIENT_ID,
-      redirect_uri: REDIRECT_URI,
-      state: "flow-id",
-    });
-  });
-
   it("lets a client's own owner parameter replace owner=user, and authorizes at api.notion.com by default", async () => {
     const { url } = await providerAt(notion, "", { url: undefined }).authorize({
       state: "s",
@@ -103,32 +84,6 @@ describe("notion", () => {
     const target = new URL(url);
     expect(`${target.origin}${target.pathname}`).toBe("https://api.notion.com/v1/oauth/authorize");
     expect(target.searchParams.getAll("owner")).toEqual(["workspace"]);
-  });
-
-  it("exchanges the code with HTTP Basic, then reads the bot's owner with Notion-Version 2021-08-16", async () => {
-    const standIn = await standInNotion();
-    const signIn = await providerAt(notion, standIn.url).complete({
-      params: { code: "the-code", state: "s" },
-      secret: null,
-    });
-    const [exchange] = standIn.requestsTo("POST /v1/oauth/token");
-    expect(exchange?.form).toEqual({ grant_type: "authorization_code", code: "the-code", redirect_uri: REDIRECT_URI });
-    expect(signIn).toEqual({
-      tokens: { accessToken: "secret_notion", refreshToken: null },
-      profile: {
-        subject: "e79a0b74-3aba-4149-9f74-0bb5791a6ee6",
-        claims: {
-          iss: standIn.url,
-          sub: "e79a0b74-3aba-4149-9f74-0bb5791a6ee6",
-          provider_id: "e79a0b74-3aba-4149-9f74-0bb5791a6ee6",
-          name: "Avocado Lovelace",
-          full_name: "Avocado Lovelace",
-          avatar_url: "https://secure.notion-static.example/avatar.png",
-          picture: "https://secure.notion-static.example/avatar.png",
-        },
-        emails: [{ address: "Avo@Example.com", verified: true, primary: true }],
-      },
-    });
   });
 
   it("fails at the profile for a bot that a workspace, not a user, owns", async () => {
@@ -142,14 +97,5 @@ describe("notion", () => {
       stage: "profile",
       message: "notion: answered a bot that no user owns",
     });
-  });
-
-  it("fails at the exchange when Notion refuses the code, without its words in the message", async () => {
-    const standIn = await standInNotion();
-    const failure = await providerAt(notion, standIn.url)
-      .complete({ params: { code: "wrong" }, secret: null })
-      .catch((error: unknown) => error);
-    expect(failure).toMatchObject({ provider: "notion", stage: "exchange", message: "notion: answered 400" });
-    expect(JSON.stringify((failure as Error).cause)).toContain("invalid_grant");
   });
 });

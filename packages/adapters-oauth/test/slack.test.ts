@@ -63,49 +63,6 @@ function standInSlack(userinfo: (request: StandInRequest) => Reply = () => ({ js
 }
 
 describe("slack", () => {
-  it("sends the browser to Sign in with Slack with profile email openid plus the asked scopes", async () => {
-    const standIn = await standInSlack();
-    const { url } = await providerAt(slack, standIn.url).authorize({
-      state: "flow-id",
-      scopes: ["channels:read"],
-      params: [["team", "T0R7GR"]],
-    });
-    const target = new URL(url);
-    expect(`${target.origin}${target.pathname}`).toBe(`${standIn.url}/openid/connect/authorize`);
-    expect(Object.fromEntries(target.searchParams)).toEqual({
-      team: "T0R7GR",
-      response_type: "code",
-      client_id: CLIENT_ID,
-      redirect_uri: REDIRECT_URI,
-      state: "flow-id",
-      scope: "profile email openid channels:read",
-    });
-  });
-
-  it("exchanges the code with HTTP Basic, then reads userinfo: the namespaced user id, the team in custom_claims", async () => {
-    const standIn = await standInSlack();
-    const signIn = await providerAt(slack, standIn.url).complete({ params: { code: "the-code" }, secret: null });
-    const [exchange] = standIn.requestsTo("POST /api/openid.connect.token");
-    expect(exchange?.form).toEqual({ grant_type: "authorization_code", code: "the-code", redirect_uri: REDIRECT_URI });
-    expect(signIn).toEqual({
-      tokens: { accessToken: ACCESS_TOKEN, refreshToken: null },
-      profile: {
-        subject: "U0R7JM",
-        claims: {
-          iss: `${standIn.url}/api`,
-          sub: "U0R7JM",
-          provider_id: "U0R7JM",
-          name: "krane",
-          full_name: "krane",
-          picture: "https://secure.gravatar.example/avatar/krane-512.png",
-          avatar_url: "https://secure.gravatar.example/avatar/krane-512.png",
-          custom_claims: { "https://slack.com/team_id": "T0R7GR" },
-        },
-        emails: [{ address: "krane@example.com", verified: true, primary: true }],
-      },
-    });
-  });
-
   it("reports an unverified address as such", async () => {
     const standIn = await standInSlack(() => ({ json: { ...USERINFO, email_verified: false } }));
     const { profile } = await providerAt(slack, standIn.url).complete({ params: { code: "the-code" }, secret: null });

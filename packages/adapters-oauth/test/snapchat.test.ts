@@ -1,4 +1,3 @@
-import { OAuthProviderFailure } from "@latchkey/domain";
 import { afterEach, describe, expect, it } from "vitest";
 import { snapchat } from "../src/providers/snapchat.ts";
 import {
@@ -48,53 +47,6 @@ function standInSnapchat(me: object = ME): Promise<StandIn> {
 }
 
 describe("snapchat", () => {
-  it("sends the browser to authorize with the three user scopes plus the asked ones", async () => {
-    const standIn = await standInSnapchat();
-    const { url, secret } = await providerAt(snapchat, standIn.url).authorize({
-      state: "flow-id",
-      scopes: ["https://auth.snapchat.com/oauth2/api/user.email"],
-      params: [],
-    });
-    expect(secret).toBeUndefined();
-    const target = new URL(url);
-    expect(`${target.origin}${target.pathname}`).toBe(`${standIn.url}/accounts/oauth2/auth`);
-    expect(Object.fromEntries(target.searchParams)).toEqual({
-      response_type: "code",
-      client_id: CLIENT_ID,
-      redirect_uri: REDIRECT_URI,
-      state: "flow-id",
-      scope:
-        "https://auth.snapchat.com/oauth2/api/user.external_id https://auth.snapchat.com/oauth2/api/user.display_name " +
-        "https://auth.snapchat.com/oauth2/api/user.bitmoji.avatar https://auth.snapchat.com/oauth2/api/user.email",
-    });
-  });
-
-  it("exchanges the code with HTTP Basic, then reads the user through the GraphQL query, without an email", async () => {
-    const standIn = await standInSnapchat();
-    const signIn = await providerAt(snapchat, standIn.url).complete({ params: { code: "the-code" }, secret: null });
-    const [exchange] = standIn.requestsTo("POST /accounts/oauth2/token");
-    expect(exchange?.form).toEqual({ grant_type: "authorization_code", code: "the-code", redirect_uri: REDIRECT_URI });
-    const [me] = standIn.requestsTo("GET /v1/me");
-    expect(me?.query.get("query")).toBe(ME_QUERY);
-    expect(signIn).toEqual({
-      tokens: { accessToken: "snap_access", refreshToken: "snap_refresh" },
-      profile: {
-        subject: "CAESIPx6cE3WxS0jC",
-        claims: {
-          iss: "https://accounts.snapchat.com/accounts/oauth2/token",
-          sub: "CAESIPx6cE3WxS0jC",
-          provider_id: "CAESIPx6cE3WxS0jC",
-          name: "Snap Person",
-          full_name: "Snap Person",
-          avatar_url: "https://sdk.bitmoji.com/render/panel/avatar.png",
-          picture: "https://sdk.bitmoji.com/render/panel/avatar.png",
-          slug: "Snap Person",
-        },
-        emails: [],
-      },
-    });
-  });
-
   it("reports the address an email scope brings as verified and primary", async () => {
     const standIn = await standInSnapchat({ ...ME, bitmoji: null, email: "snap@example.com" });
     const { profile } = await providerAt(snapchat, standIn.url).complete({
@@ -104,16 +56,6 @@ describe("snapchat", () => {
     expect(profile.emails).toEqual([{ address: "snap@example.com", verified: true, primary: true }]);
     expect(profile.claims).not.toHaveProperty("avatar_url");
     expect(profile.claims).not.toHaveProperty("picture");
-  });
-
-  it("fails at the exchange when the code is refused, without the provider's words in the message", async () => {
-    const standIn = await standInSnapchat();
-    const failure = await providerAt(snapchat, standIn.url)
-      .complete({ params: { code: "wrong" }, secret: null })
-      .catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(OAuthProviderFailure);
-    expect(failure).toMatchObject({ provider: "snapchat", stage: "exchange", message: "snapchat: answered 400" });
-    expect(JSON.stringify((failure as Error).cause)).toContain("Invalid code");
   });
 
   it("fails at the profile when the GraphQL answer has no user", async () => {

@@ -71,63 +71,6 @@ function standInTwitch(users: object[] = [USER]): Promise<StandIn> {
 }
 
 describe("twitch", () => {
-  it("sends the browser to authorize with user:read:email plus the asked scopes", async () => {
-    const standIn = await standInTwitch();
-    const { url, secret } = await providerAt(twitch, standIn.url).authorize({
-      state: "flow-id",
-      scopes: ["channel:read:subscriptions"],
-      params: [["force_verify", "true"]],
-    });
-    expect(secret).toBeUndefined();
-    const target = new URL(url);
-    expect(`${target.origin}${target.pathname}`).toBe(`${standIn.url}/oauth2/authorize`);
-    expect(Object.fromEntries(target.searchParams)).toEqual({
-      force_verify: "true",
-      response_type: "code",
-      client_id: CLIENT_ID,
-      redirect_uri: REDIRECT_URI,
-      state: "flow-id",
-      scope: "user:read:email channel:read:subscriptions",
-    });
-  });
-
-  it("exchanges the code with the secret in the form, then reads the user with Client-Id and the token", async () => {
-    const standIn = await standInTwitch();
-    const signIn = await providerAt(twitch, standIn.url).complete({ params: { code: "the-code" }, secret: null });
-    const [exchange] = standIn.requestsTo("POST /oauth2/token");
-    expect(exchange?.form).toEqual({
-      grant_type: "authorization_code",
-      code: "the-code",
-      redirect_uri: REDIRECT_URI,
-      client_id: CLIENT_ID,
-      client_secret: CLIENT_SECRET,
-    });
-    expect(signIn).toEqual({
-      tokens: { accessToken: "twitch_access", refreshToken: "twitch_refresh" },
-      profile: {
-        subject: "141981764",
-        claims: {
-          iss: standIn.url,
-          sub: "141981764",
-          provider_id: "141981764",
-          name: "twitchdev",
-          full_name: "twitchdev",
-          avatar_url: "https://static-cdn.jtvnw.net/jtv_user_pictures/profile.png",
-          picture: "https://static-cdn.jtvnw.net/jtv_user_pictures/profile.png",
-          nickname: "TwitchDev",
-          slug: "TwitchDev",
-          custom_claims: {
-            broadcaster_type: "partner",
-            description: "Supporting third-party developers building Twitch integrations.",
-            offline_image_url: "https://static-cdn.jtvnw.net/jtv_user_pictures/offline.png",
-            view_count: 5980557,
-          },
-        },
-        emails: [{ address: "not-real@email.com", verified: true, primary: true }],
-      },
-    });
-  });
-
   it("fails at the profile when Helix answers no user", async () => {
     const standIn = await standInTwitch([]);
     const failure = await providerAt(twitch, standIn.url)
@@ -135,14 +78,5 @@ describe("twitch", () => {
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(OAuthProviderFailure);
     expect(failure).toMatchObject({ provider: "twitch", stage: "profile", message: "twitch: answered no user" });
-  });
-
-  it("fails at the exchange when the code is refused, without the provider's words in the message", async () => {
-    const standIn = await standInTwitch();
-    const failure = await providerAt(twitch, standIn.url)
-      .complete({ params: { code: "wrong" }, secret: null })
-      .catch((error: unknown) => error);
-    expect(failure).toMatchObject({ provider: "twitch", stage: "exchange", message: "twitch: answered 400" });
-    expect(JSON.stringify((failure as Error).cause)).toContain("Invalid authorization code");
   });
 });

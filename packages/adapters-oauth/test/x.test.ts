@@ -78,64 +78,6 @@ async function authorizeAt(standIn: StandIn, challenges: Map<string, string>) {
 }
 
 describe("x", () => {
-  it("sends the browser to authorize with the four scopes, the asked ones and an S256 challenge of the kept verifier", async () => {
-    const challenges = new Map<string, string>();
-    const standIn = await standInX(challenges);
-    const { url, secret } = await authorizeAt(standIn, challenges);
-    const target = new URL(url);
-    expect(`${target.origin}${target.pathname}`).toBe(`${standIn.url}/i/oauth2/authorize`);
-    expect(secret).toMatch(/^[A-Za-z0-9_-]{43,128}$/);
-    expect(Object.fromEntries(target.searchParams)).toEqual({
-      code_challenge: createHash("sha256")
-        .update(secret ?? "")
-        .digest("base64url"),
-      code_challenge_method: "S256",
-      response_type: "code",
-      client_id: CLIENT_ID,
-      redirect_uri: REDIRECT_URI,
-      state: "flow-id",
-      scope: "users.email tweet.read users.read offline.access like.read",
-    });
-  });
-
-  it("exchanges the code with HTTP Basic and the verifier, then reads the user and its confirmed email", async () => {
-    const challenges = new Map<string, string>();
-    const standIn = await standInX(challenges);
-    const { secret } = await authorizeAt(standIn, challenges);
-    const signIn = await providerAt(x, standIn.url).complete({
-      params: { code: "the-code", state: "flow-id" },
-      secret: secret ?? null,
-    });
-    const [exchange] = standIn.requestsTo("POST /2/oauth2/token");
-    expect(exchange?.form).toEqual({
-      grant_type: "authorization_code",
-      code: "the-code",
-      redirect_uri: REDIRECT_URI,
-      code_verifier: secret,
-    });
-    expect(signIn).toEqual({
-      tokens: { accessToken: "x_access", refreshToken: "x_refresh" },
-      profile: {
-        subject: "2244994945",
-        claims: {
-          iss: standIn.url,
-          sub: "2244994945",
-          provider_id: "2244994945",
-          name: "X Developers",
-          full_name: "X Developers",
-          avatar_url: "https://pbs.twimg.com/profile_images/normal.jpg",
-          picture: "https://pbs.twimg.com/profile_images/normal.jpg",
-          preferred_username: "XDevelopers",
-          user_name: "XDevelopers",
-          profile: "https://x.com/XDevelopers",
-          website: "https://t.co/3ZX3TNiZCY",
-          custom_claims: { created_at: "2013-12-14T04:35:55.000Z" },
-        },
-        emails: [{ address: "dev@example.com", verified: true, primary: true }],
-      },
-    });
-  });
-
   it("reports no address when X has no confirmed email", async () => {
     const challenges = new Map<string, string>();
     const { confirmed_email: _, ...withoutEmail } = USER;

@@ -12,7 +12,7 @@ import {
 } from "../src/testing/index.ts";
 
 /** A migrated database to run a suite on, and how to get rid of it. */
-export interface OpenedBackend {
+interface OpenedBackend {
   readonly postgres: Postgres;
   close(): Promise<void>;
 }

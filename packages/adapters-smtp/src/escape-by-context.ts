@@ -2,7 +2,7 @@ import { escapeHtml } from "./escape-html.ts";
 import type { HtmlContext } from "./html-context.ts";
 
 /** What Go's html/template puts in place of a value it refuses where it stands. */
-export const REFUSED = "ZgotmplZ";
+const REFUSED = "ZgotmplZ";
 
 /**
  * A template value escaped for where it stands, as Go's html/template escapes it for GoTrue: HTML-escaped in text;

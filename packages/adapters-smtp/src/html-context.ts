@@ -21,7 +21,7 @@ export type HtmlContext =
       readonly before: string;
     };
 
-export type AttributeType = "plain" | "url" | "script" | "style";
+type AttributeType = "plain" | "url" | "script" | "style";
 type RawTextElement = "script" | "style" | "textarea" | "title";
 
 const RAW_TEXT_ELEMENTS: readonly string[] = ["script", "style", "textarea", "title"];
@@ -46,7 +46,7 @@ const URL_ATTRIBUTES = new Set([
 ]);
 
 /** Go's typing of an attribute by its name; a namespace prefix (`xlink:href`) is looked through. */
-export function attributeType(name: string): AttributeType {
+function attributeType(name: string): AttributeType {
   const local = name.toLowerCase().replace(/^[^:]*:/, "");
   if (local.startsWith("on")) return "script";
   if (local === "style") return "style";

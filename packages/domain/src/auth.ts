@@ -1,3 +1,4 @@
+import type { Deps, Principal, RequestContext } from "./deps.ts";
 import { createDurationEstimates } from "./model/duration-estimate.ts";
 import type { AuthPolicy } from "./policy.ts";
 import type { Ports } from "./ports/index.ts";
@@ -13,7 +14,6 @@ import { type AdminUpdateUserInput, adminUpdateUser } from "./use-cases/admin/up
 import { type ClaimedMessage, deliverClaimedMessage } from "./use-cases/delivery/deliver-message.ts";
 import { claimDueMessages, deliverDueMessages, outboxDepth, renewClaims } from "./use-cases/delivery/outbox.ts";
 import { type ResendInput, resend } from "./use-cases/delivery/resend.ts";
-import type { Deps, Principal, RequestContext } from "./use-cases/deps.ts";
 import {
   type AdminDeleteFactorInput,
   type AdminUpdateFactorInput,

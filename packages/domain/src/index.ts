@@ -3,6 +3,8 @@
 // each other directly, never through here.
 
 export { type Auth, createAuth, type UseCases } from "./auth.ts";
+// The words every use case's input or result may use.
+export type { AdminPrincipal, LinkRequest, Principal, RequestContext, SessionGrant } from "./deps.ts";
 export { AuthError, type AuthErrorOptions, type ErrorCase, type ErrorCode, isAuthError, messages } from "./errors.ts";
 // The model, as adapters store it and the HTTP layer presents it.
 export { AUDIT_ACTIONS, type AuditAction, type AuditEntry, auditLogType } from "./model/audit.ts";
@@ -12,14 +14,9 @@ export { amrMethodOf, type Factor, type FactorStatus, type FactorType, type MfaC
 export type { FlowState } from "./model/flow-state.ts";
 export { parseGoDuration } from "./model/go-duration.ts";
 export { type Identity, identityEmail } from "./model/identity.ts";
+export type { AuthEmailKind, LinkEmail, LinkFields, LinkType, NotificationKind } from "./model/mail.ts";
 export type { Metadata } from "./model/metadata.ts";
 export { OAUTH_FLOW_LIFETIME_SECONDS } from "./model/oauth-flow.ts";
-export {
-  canonicalProvider,
-  OAUTH_PROVIDER_ALIASES,
-  OAUTH_PROVIDER_NAMES,
-  type OAuthProviderName,
-} from "./model/oauth-providers.ts";
 export { oldestFirst } from "./model/oldest-first.ts";
 export {
   type CodeChallengeMethod,
@@ -48,8 +45,10 @@ export type {
   SmsPolicy,
 } from "./policy.ts";
 export type * from "./ports/index.ts";
-export type { AuthEmailKind, LinkEmail, LinkFields, LinkType, NotificationKind } from "./ports/mailer.ts";
 export { OAuthProviderFailure } from "./ports/oauth-provider.ts";
+/** The digest a refresh token is stored under: what an import of another system's tokens stores. */
+export { refreshTokenDigest } from "./services/tokens/digests.ts";
+// The use cases' inputs and results.
 export type { CheckCaptchaInput } from "./use-cases/abuse/captcha.ts";
 export type { AdminCreateUserInput } from "./use-cases/admin/create-user.ts";
 export type { AdminDeleteUserInput } from "./use-cases/admin/delete-user.ts";
@@ -70,8 +69,6 @@ export {
   type OutboxDepth,
 } from "./use-cases/delivery/outbox.ts";
 export type { ResendInput } from "./use-cases/delivery/resend.ts";
-// The use cases' inputs and results.
-export type { LinkRequest, Principal, RequestContext, SessionGrant } from "./use-cases/deps.ts";
 export type { AdminDeleteFactorInput, AdminUpdateFactorInput } from "./use-cases/mfa/admin-factors.ts";
 export type { ChallengeFactorInput, FactorChallenge } from "./use-cases/mfa/challenge-factor.ts";
 export type { EnrolledFactor, EnrollFactorInput } from "./use-cases/mfa/enroll-factor.ts";
@@ -81,7 +78,6 @@ export type { CompleteOAuthInput, CompleteOAuthResult } from "./use-cases/oauth/
 export type { StartOAuthInput } from "./use-cases/oauth/start-sign-in.ts";
 export type { RecoverPasswordInput } from "./use-cases/recovery/recover-password.ts";
 export type { AuthenticateInput } from "./use-cases/sessions/authenticate.ts";
-export type { AdminPrincipal } from "./use-cases/sessions/authorize-admin.ts";
 export type { RefreshSessionInput } from "./use-cases/sessions/refresh-session.ts";
 export type { SignOutInput } from "./use-cases/sessions/sign-out.ts";
 export type { ExchangeAuthCodeInput } from "./use-cases/sign-in/exchange-auth-code.ts";
@@ -90,6 +86,4 @@ export type { SendSmsOtpInput } from "./use-cases/sign-in/send-sms-otp.ts";
 export type { SignInWithPasswordInput } from "./use-cases/sign-in/sign-in-with-password.ts";
 export type { SignUpInput, SignUpResult } from "./use-cases/sign-up/sign-up.ts";
 export type { UpdateUserInput } from "./use-cases/user/update-user.ts";
-/** The digest a refresh token is stored under: what an import of another system's tokens stores. */
-export { refreshTokenDigest } from "./use-cases/verification/digests.ts";
 export type { VerifyInput, VerifyResult } from "./use-cases/verification/verify.ts";

@@ -1,8 +1,8 @@
 import type { AccessTokenPolicy } from "./model/access-token-claims.ts";
+import type { NotificationKind } from "./model/mail.ts";
 import type { PasswordPolicy } from "./model/password-policy.ts";
 import type { RedirectPolicy } from "./model/redirect.ts";
 import type { RefreshPolicy } from "./model/refresh-token.ts";
-import type { NotificationKind } from "./ports/mailer.ts";
 
 /** The slice of configuration the domain reads; durations carry their unit. */
 export interface AuthPolicy {

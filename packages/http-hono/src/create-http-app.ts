@@ -16,7 +16,7 @@ import { apiRoutes } from "./routes.ts";
 
 const BODILESS_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
 /** Where a Supabase project serves its auth API, and so where supabase-js looks for it. */
-export const SUPABASE_AUTH_PATH = "/auth/v1";
+const SUPABASE_AUTH_PATH = "/auth/v1";
 
 export interface HttpAppOptions {
   readonly auth: Auth;

@@ -17,10 +17,7 @@ export interface LogLine {
 }
 
 /** Keeps every line, with the bindings of its child loggers merged in. */
-export function recordingLogger(
-  lines: LogLine[] = [],
-  bindings: Record<string, unknown> = {},
-): Logger & { lines: LogLine[] } {
+function recordingLogger(lines: LogLine[] = [], bindings: Record<string, unknown> = {}): Logger & { lines: LogLine[] } {
   const write = (level: string) => (fields: object, message?: string) => {
     lines.push({ level, fields: { ...bindings, ...fields }, message });
   };
@@ -34,7 +31,7 @@ export function recordingLogger(
   };
 }
 
-export const testSettings: PublicSettings = {
+const testSettings: PublicSettings = {
   external: { email: true, phone: true, anonymous_users: false, github: false },
   disableSignup: false,
   mailerAutoconfirm: false,

@@ -1,4 +1,4 @@
-import type { TestServer } from "../../../apps/server/test/support/start-test-server.ts";
+import type { TestServer } from "@latchkey/server/testing";
 
 export const SITE = "http://localhost:3000";
 

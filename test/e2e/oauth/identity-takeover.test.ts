@@ -1,5 +1,5 @@
+import { startTestServer, type TestServer } from "@latchkey/server/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../../../apps/server/test/support/start-test-server.ts";
 import { claimsOf, client, fragmentOf } from "../support.ts";
 import { Browser, browse, SITE } from "./browser.ts";
 import { CLIENT_ID, CLIENT_SECRET, closeStandIns, type GitHubPerson, startGitHub, startGoogle } from "./providers.ts";

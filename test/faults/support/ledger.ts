@@ -90,7 +90,7 @@ export function halfWritten(ledger: Ledger): string[] {
 }
 
 /** A mail's Message-ID: what lets a mail client collapse a duplicate. */
-export const messageIdOf = (mail: ReceivedMail) => mail.parsed.messageId ?? "(none)";
+const messageIdOf = (mail: ReceivedMail) => mail.parsed.messageId ?? "(none)";
 
 /** Users whose confirmation mail has not arrived, with the state of its outbox row. */
 export function missingMail(ledger: Ledger, sink: SmtpSink): string[] {

@@ -167,7 +167,7 @@ export const refresh = (url: string, refreshToken: string, timeoutMs?: number) =
   });
 
 /** A Supabase-style service_role key: an HS256 JWT with only a role, signed with JWT_SECRET. */
-export function serviceRoleKey(): Promise<string> {
+function serviceRoleKey(): Promise<string> {
   return new SignJWT({ role: "service_role" })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setExpirationTime("1h")

@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { serverCommand } from "../../../apps/server/test/support/server-entry.ts";
+import { serverCommand } from "@latchkey/server/testing";
 import { exitOf, freePort, spawnOwned, stopChild, tailOf, tempDir, track, waitUntil } from "./processes.ts";
 
 const repo = join(import.meta.dirname, "..", "..", "..");

@@ -1,4 +1,4 @@
-import { OAUTH_PROVIDER_NAMES, type OAuthProviderName } from "@latchkey/domain";
+import { OAUTH_PROVIDER_NAMES, type OAuthProviderName } from "@latchkey/adapters-oauth";
 import {
   ConfigError,
   type ConfigSources,

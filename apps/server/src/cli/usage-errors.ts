@@ -1,5 +1,5 @@
 /** The binary's commands, as `latchkey <command> --help` names them. */
-export const COMMANDS = ["serve", "migrate", "keys", "import", "config"] as const;
+const COMMANDS = ["serve", "migrate", "keys", "import", "config"] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export function isCommand(name: string): name is Command {

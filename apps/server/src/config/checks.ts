@@ -1,5 +1,5 @@
 import { KeyRingError, parseKeyRing, type SigningAlgorithm } from "@latchkey/adapters-crypto";
-import { OAUTH_PROVIDER_NAMES } from "@latchkey/domain";
+import { OAUTH_PROVIDER_NAMES } from "@latchkey/adapters-oauth";
 import type { Profile } from "./config.ts";
 import { displayName, type ResolvedEnv, SETTINGS_BY_KEY } from "./env-names.ts";
 import { parseGoBool } from "./env-values.ts";
@@ -138,7 +138,7 @@ const requireKnownOtlpProtocols: Check = (env) => {
  * derived from DB_SECRET. In production, JWT_SECRET (DB_SECRET's stand-in) may not be that key: whoever can read
  * the tokens' key could then read every factor's secret.
  */
-export function hasFactorSecretKey(env: ResolvedEnv, profile: Profile): boolean {
+function hasFactorSecretKey(env: ResolvedEnv, profile: Profile): boolean {
   return profile !== "production" || env.has("DB_SECRET") || env.has("SECURITY_DB_ENCRYPTION_ENCRYPTION_KEY");
 }
 

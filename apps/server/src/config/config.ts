@@ -2,9 +2,6 @@ import type { SigningAlgorithm } from "@latchkey/adapters-crypto";
 import type { ValuesOf } from "./setting.ts";
 import type { LOG_LEVELS, SETTINGS } from "./settings.ts";
 
-export type { Rate } from "./env-values.ts";
-export type { SmsProviderName } from "./settings.ts";
-
 /** Development when no database URL is set: an embedded database, a generated JWT secret and key, mail to the log. */
 export type Profile = "development" | "production";
 

@@ -10,7 +10,7 @@ import { canonicalName } from "./setting.ts";
 import { isSecret, type SettingKey } from "./settings.ts";
 
 /** Where a setting's value came from; `unset` when it has none. */
-export type SettingSource = "environment" | ".env file" | "default" | "development profile" | "unset";
+type SettingSource = "environment" | ".env file" | "default" | "development profile" | "unset";
 
 export interface EffectiveSetting {
   readonly key: SettingKey;
@@ -31,7 +31,7 @@ export interface EffectiveSettings {
   readonly settings: readonly EffectiveSetting[];
 }
 
-export const REDACTED = "[redacted]";
+const REDACTED = "[redacted]";
 
 /**
  * Every setting's value and where it came from, read as loadConfig reads them (the environment first, then the

@@ -15,7 +15,7 @@ export const DECLARED_NAMES: ReadonlySet<string> = new Set(
 );
 
 /** A variable as the operator set it. */
-export interface SetVariable {
+interface SetVariable {
   readonly name: string;
   readonly value: string;
   /** The index, among the sources read, of the one it was found in (env-sources.ts: the environment first). */

@@ -23,7 +23,7 @@ export function parseGoBool(text: string): boolean | undefined {
 }
 
 /** Seconds, from either a bare number (the specification) or a Go duration string (GoTrue). */
-export function parseSeconds(text: string): number | undefined {
+function parseSeconds(text: string): number | undefined {
   if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
   const millis = parseGoDuration(text);
   return millis === null || millis < 0 ? undefined : millis / 1000;
@@ -93,7 +93,7 @@ export const port = wholeNumber({ min: 1, max: 65_535 });
 /** 0 lets the operating system pick a free port. */
 export const listenPort = wholeNumber({ min: 0, max: 65_535 });
 
-export const nonNegativeNumber = parsed(parseNonNegativeNumber, "expected a number of at least 0");
+const nonNegativeNumber = parsed(parseNonNegativeNumber, "expected a number of at least 0");
 
 /** A duration kept as seconds; `positive` refuses 0 where 0 would disable the feature or expire at once. */
 export function seconds(options: { positive?: boolean; whole?: boolean } = {}) {

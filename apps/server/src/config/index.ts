@@ -1,13 +1,6 @@
 export type * from "./config.ts";
 export { ConfigError } from "./config-error.ts";
-export {
-  type EffectiveSetting,
-  type EffectiveSettings,
-  effectiveSettings,
-  REDACTED,
-  type SettingSource,
-} from "./effective-settings.ts";
-export type { DotenvSource } from "./env-sources.ts";
+export { type EffectiveSetting, type EffectiveSettings, effectiveSettings } from "./effective-settings.ts";
 export {
   type ClientKeysConfig,
   type ConfigSources,

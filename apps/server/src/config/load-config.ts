@@ -23,7 +23,7 @@ export interface ConfigSources {
 }
 
 /** A group of settings, as declared (settings.ts): `db`, `jwt`, `log`, … */
-export type SettingGroup = keyof typeof SETTINGS;
+type SettingGroup = keyof typeof SETTINGS;
 
 /** The declared settings of `keys` as one valibot schema, a default standing in for a setting that was not set. */
 function schemaOf(keys: ReadonlySet<SettingKey>) {

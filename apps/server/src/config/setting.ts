@@ -20,12 +20,12 @@ export interface Setting<K extends string = string, T = unknown, Defaulted exten
   readonly names?: SettingNames;
 }
 
-export type Requirement =
+type Requirement =
   | { readonly profile: "production" }
   /** Required while another setting has this value (an SMS provider's credentials). */
   | { readonly when: string; readonly is: string | boolean };
 
-export interface SettingNames {
+interface SettingNames {
   /** Also read without a prefix (PORT, DATABASE_URL, ...). */
   readonly unprefixed?: boolean;
   /** The specification's second name (API_PORT for PORT), read with the same prefixes. */

@@ -1,11 +1,7 @@
+import { OAUTH_PROVIDERS, type OAuthProviderName, type ProviderFacts } from "@latchkey/adapters-oauth";
 import { EMAIL_KINDS, type EmailKind, URL_PATHS, type UrlPathName } from "@latchkey/adapters-smtp";
 import type { AuthEmailKind, NotificationKind } from "@latchkey/domain";
-import {
-  MAX_PASSWORD_LENGTH,
-  OAUTH_PROVIDER_ALIASES,
-  OAUTH_PROVIDER_NAMES,
-  type OAuthProviderName,
-} from "@latchkey/domain";
+import { MAX_PASSWORD_LENGTH } from "@latchkey/domain";
 import * as v from "valibot";
 import {
   algorithmList,
@@ -43,9 +39,9 @@ export const LOG_LEVELS = ["panic", "fatal", "error", "warn", "info", "debug"] a
 /** OTLP's protocols, OTEL_EXPORTER_OTLP_PROTOCOL's values; the SDK's default first. */
 export const OTLP_PROTOCOLS = ["http/protobuf", "http/json", "grpc"] as const;
 export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
-export const SMS_PROVIDERS = ["twilio", "messagebird", "textlocal", "vonage"] as const;
+const SMS_PROVIDERS = ["twilio", "messagebird", "textlocal", "vonage"] as const;
 /** What API_READINESS_DEPENDENCIES may make count toward GET /ready, besides the database, which always does. */
-export const READINESS_DEPENDENCIES = ["redis", "smtp"] as const;
+const READINESS_DEPENDENCIES = ["redis", "smtp"] as const;
 export type ReadinessDependency = (typeof READINESS_DEPENDENCIES)[number];
 export type SmsProviderName = (typeof SMS_PROVIDERS)[number];
 
@@ -69,44 +65,32 @@ const credential = <const K extends string>(key: K, provider: SmsProviderName, d
 
 const words = (name: string) => name.replaceAll("_", " ");
 
-/** How the settings reference names each OAuth provider (every one the domain knows, so none lacks settings). */
-const OAUTH_TITLES: Readonly<Record<OAuthProviderName, string>> = {
-  apple: "Apple",
-  azure: "Azure (Microsoft Entra ID)",
-  bitbucket: "Bitbucket",
-  discord: "Discord",
-  facebook: "Facebook",
-  figma: "Figma",
-  github: "GitHub",
-  gitlab: "GitLab",
-  google: "Google",
-  keycloak: "Keycloak",
-  linkedin: "LinkedIn",
-  notion: "Notion",
-  slack: "Slack",
-  snapchat: "Snapchat",
-  spotify: "Spotify",
-  twitch: "Twitch",
-  twitter: "Twitter (OAuth 1.0a)",
-  workos: "WorkOS",
-  x: "X (Twitter's OAuth 2.0)",
-};
-
-/** One provider's settings, EXTERNAL_<P>_*; what a code flow needs is required while the provider is enabled. */
-function oauthProvider<const P extends string>(upper: P, title: string, alias: string | undefined) {
+/**
+ * One provider's settings, EXTERNAL_<P>_*, from its entry in the adapter's list (OAUTH_PROVIDERS): its name, its
+ * title, GoTrue's other name (read as EXTERNAL_<ALIAS>_* too) and its quirks. What a code flow needs is required
+ * while the provider is enabled.
+ */
+function oauthProvider(provider: ProviderFacts) {
+  const upper = provider.name.toUpperCase();
+  const alias = provider.alias?.toUpperCase();
   const name = <const S extends string>(suffix: S) => `EXTERNAL_${upper}_${suffix}` as const;
   const names = (suffix: string) =>
     alias === undefined ? {} : { names: { alternative: `EXTERNAL_${alias}_${suffix}` } };
   const whenEnabled = { when: name("ENABLED"), is: true } as const;
+  const url = provider.settings?.url;
   return {
-    enabled: setting(name("ENABLED"), flag, { default: "false", doc: `Sign-in with ${title}.`, ...names("ENABLED") }),
+    enabled: setting(name("ENABLED"), flag, {
+      default: "false",
+      doc: `Sign-in with ${provider.title}.`,
+      ...names("ENABLED"),
+    }),
     clientId: setting(name("CLIENT_ID"), list, {
       doc: "The client id; several, comma-separated, are all accepted as id_token audiences (the first signs in by code).",
       required: whenEnabled,
       ...names("CLIENT_ID"),
     }),
     secret: setting(name("SECRET"), text, {
-      doc: upper === "APPLE" ? "The client secret: the signed ES256 JWT Apple's docs describe." : "The client secret.",
+      doc: provider.settings?.secret ?? "The client secret.",
       required: whenEnabled,
       ...names("SECRET"),
     }),
@@ -116,10 +100,9 @@ function oauthProvider<const P extends string>(upper: P, title: string, alias: s
     }),
     url: setting(name("URL"), httpUrl, {
       doc:
-        upper === "KEYCLOAK"
-          ? "The realm's URL (`https://kc.example.com/realms/myrealm`)."
-          : "Another base URL for every host of the provider: an enterprise or regional install, a proxy, a stand-in.",
-      ...(upper === "KEYCLOAK" ? { required: whenEnabled } : {}),
+        url?.doc ??
+        "Another base URL for every host of the provider: an enterprise or regional install, a proxy, a stand-in.",
+      ...(url?.required ? { required: whenEnabled } : {}),
       ...names("URL"),
     }),
     emailOptional: setting(name("EMAIL_OPTIONAL"), flag, {
@@ -135,13 +118,10 @@ function oauthProvider<const P extends string>(upper: P, title: string, alias: s
   };
 }
 
-type OAuthProviderSettings = ReturnType<typeof oauthProvider<string>>;
-// `linkedin` and `slack` are also read under GoTrue's names of their OIDC flows (EXTERNAL_LINKEDIN_OIDC_*).
+type OAuthProviderSettings = ReturnType<typeof oauthProvider>;
+/** The settings of each OAuth provider, from the adapter's list (OAUTH_PROVIDERS): one entry there adds one. */
 const oauthSettings = Object.fromEntries(
-  OAUTH_PROVIDER_NAMES.map((provider) => [
-    provider,
-    oauthProvider(provider.toUpperCase(), OAUTH_TITLES[provider], OAUTH_PROVIDER_ALIASES[provider]?.toUpperCase()),
-  ]),
+  OAUTH_PROVIDERS.map((provider) => [provider.name, oauthProvider(provider)]),
 ) as { readonly [P in OAuthProviderName]: OAuthProviderSettings };
 const EMAIL_KIND_ENTRIES = Object.entries(EMAIL_KINDS) as [AuthEmailKind, EmailKind<AuthEmailKind>][];
 

@@ -7,9 +7,9 @@ import { createOutageLog } from "../logging/outage-log.ts";
  * queue: the others keep being claimed and sent. Each SMTP attempt has a connection of its own, so this also bounds
  * the connections open to the mail server.
  */
-export const DELIVERY_CONCURRENCY = 10;
+const DELIVERY_CONCURRENCY = 10;
 /** How long stop() goes on delivering what is in flight and what is already due. */
-export const DRAIN_MILLISECONDS = 5_000;
+const DRAIN_MILLISECONDS = 5_000;
 /** Then how long the attempts it cuts off get to record their failure (one database write each). */
 const ABANDON_MILLISECONDS = 1_000;
 

@@ -1,4 +1,4 @@
-import { OAUTH_PROVIDER_ALIASES, OAUTH_PROVIDER_NAMES } from "@latchkey/domain";
+import { OAUTH_PROVIDERS } from "@latchkey/adapters-oauth";
 import type { PublicSettings } from "@latchkey/http-hono";
 import type { Config } from "../config/index.ts";
 
@@ -16,9 +16,8 @@ export function publicSettings(config: Config): PublicSettings {
       ["phone", config.signup.phoneEnabled],
       ...OTHER_SUPABASE_PROVIDERS.map((name) => [name, false] as const),
       // Enabled means configured: the start refuses an enabled provider whose required settings are missing.
-      ...OAUTH_PROVIDER_NAMES.flatMap((name) => {
+      ...OAUTH_PROVIDERS.flatMap(({ name, alias }) => {
         const enabled = config.external[name].enabled;
-        const alias = OAUTH_PROVIDER_ALIASES[name];
         return alias === undefined ? [[name, enabled] as const] : [[name, enabled] as const, [alias, enabled] as const];
       }),
     ]),

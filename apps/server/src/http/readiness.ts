@@ -5,13 +5,13 @@ import type { ReadinessDependency } from "../config/settings.ts";
  * How long GET /ready waits for each dependency. An orchestrator probes every few seconds with a timeout of its own
  * (Kubernetes: 1 s by default, often raised): a dependency slower than this is as good as down for requests too.
  */
-export const READINESS_TIMEOUT_MS = 2_000;
+const READINESS_TIMEOUT_MS = 2_000;
 
 /** Checks a dependency within `timeoutMs` (a hint: the check is cut off then anyway): resolves when it answers. */
 export type DependencyCheck = (timeoutMs: number) => Promise<unknown>;
 
 /** A dependency to check, and whether its failure leaves the instance unable to serve (503) or is reported only. */
-export interface ReadinessCheck {
+interface ReadinessCheck {
   readonly check: DependencyCheck;
   readonly required: boolean;
 }

@@ -4,7 +4,7 @@ import type { Config } from "../config/index.ts";
 /** The request line and headers together, at most; more is answered 431. Node's default, fixed here. */
 export const MAX_HEADER_BYTES = 16 * 1024;
 /** How long a connection may stay idle between one request's answer and the next request (Node's default). */
-export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
 /**
  * The limits of the Node HTTP server, the binary's and the tests' alike. A request's headers and body must arrive

@@ -1,8 +1,7 @@
 import pino, { type DestinationStream, type Logger } from "pino";
+import type { LogLevel } from "../config/index.ts";
 
 const SECRET_FIELDS = ["password", "nonce", "token", "access_token", "refresh_token", "code_verifier"];
-
-export type LogLevel = "panic" | "fatal" | "error" | "warn" | "info" | "debug";
 
 /**
  * JSON lines to stdout, or to LOG_FILE. Nothing we log carries a secret, and the redaction list is a second

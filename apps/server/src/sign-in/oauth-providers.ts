@@ -1,10 +1,15 @@
-import { createOAuthProviders, type ProviderSettings } from "@latchkey/adapters-oauth";
-import { OAUTH_PROVIDER_NAMES, type OAuthProvider, type OAuthProviderName } from "@latchkey/domain";
+import {
+  createOAuthProviders,
+  OAUTH_PROVIDER_NAMES,
+  type OAuthProviderName,
+  type ProviderSettings,
+} from "@latchkey/adapters-oauth";
+import type { OAuthProvider } from "@latchkey/domain";
 import type { OAuthFlowCookie } from "@latchkey/http-hono";
 import type { Config } from "../config/index.ts";
 
 /** The names of the providers EXTERNAL_<P>_ENABLED switches on (their required settings are checked at start). */
-export function enabledOAuthProviders(config: Config): OAuthProviderName[] {
+function enabledOAuthProviders(config: Config): OAuthProviderName[] {
   return OAUTH_PROVIDER_NAMES.filter((name) => config.external[name].enabled);
 }
 

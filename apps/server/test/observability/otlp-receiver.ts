@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /** One request the receiver took: an OTLP export, or a siteverify call. */
-export interface Received {
+interface Received {
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: Buffer;

@@ -25,7 +25,7 @@ function keyPair(alg: AsymmetricAlgorithm): KeyObject {
  * A new private JWK for JWT_KEYS, in the shape the Supabase CLI writes: a random UUID as kid, `use` sig, `ext`
  * true, and key_ops ["sign", "verify"] for the signer or ["verify"] for a key that only verifies.
  */
-export function generateSigningKey(alg: AsymmetricAlgorithm, role: "signs" | "verifies"): Record<string, unknown> {
+function generateSigningKey(alg: AsymmetricAlgorithm, role: "signs" | "verifies"): Record<string, unknown> {
   return {
     ...keyPair(alg).export({ format: "jwk" }),
     kid: randomUUID(),

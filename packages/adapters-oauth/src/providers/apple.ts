@@ -92,8 +92,10 @@ async function grantEndpoints(context: ProviderContext): Promise<OidcEndpoints> 
  * carries `client_id`, as Apple requires). The profile is the id_token of the token answer; the name comes from
  * the callback's `user` field, the first time only.
  */
-export const apple: OAuth2Definition = {
+export const apple: OAuth2Definition<"apple"> = {
   name: "apple",
+  title: "Apple",
+  settings: { secret: "The client secret: the signed ES256 JWT Apple's docs describe." },
   defaultScopes: ["email", "name"],
   takesScopes: false,
   clientAuth: "post",

@@ -132,8 +132,9 @@ function isGrantIssuer(context: ProviderContext, iss: string): boolean {
  * Microsoft Entra ID (Azure AD) v2.0: the profile is the id_token only (no Graph or UserInfo call), verified
  * with the keys of its own tenant's discovery. The default scope is `openid` alone: apps add `email profile`.
  */
-export const azure: OAuth2Definition = {
+export const azure: OAuth2Definition<"azure"> = {
   name: "azure",
+  title: "Azure (Microsoft Entra ID)",
   defaultScopes: ["openid"],
   takesScopes: true,
   clientAuth: "basic",

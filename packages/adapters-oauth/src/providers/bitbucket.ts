@@ -14,8 +14,9 @@ function apiUrl(context: ProviderContext): string {
  * Bitbucket: the account from /2.0/user, whose id is its `uuid` kept as sent (with its braces), and the addresses
  * from /2.0/user/emails with their own confirmed and primary flags. It takes only its own scopes.
  */
-export const bitbucket: OAuth2Definition = {
+export const bitbucket: OAuth2Definition<"bitbucket"> = {
   name: "bitbucket",
+  title: "Bitbucket",
   defaultScopes: ["account", "email"],
   takesScopes: false,
   clientAuth: "basic",

@@ -9,8 +9,9 @@ const CDN = "https://cdn.discordapp.com";
  * Discord: the user from /api/users/@me, with one address whose flag is the user's `verified`. The avatar is a
  * CDN link built from the user's hash, or Discord's default avatar for users who set none.
  */
-export const discord: OAuth2Definition = {
+export const discord: OAuth2Definition<"discord"> = {
   name: "discord",
+  title: "Discord",
   defaultScopes: ["email", "identify"],
   takesScopes: true,
   clientAuth: "basic",

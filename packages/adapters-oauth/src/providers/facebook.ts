@@ -111,8 +111,9 @@ function limitedLoginProfile(claims: JWTPayload): ProviderProfile {
  * when Facebook has no valid address) counts as verified, as in GoTrue. The id_token grant takes Limited Login
  * tokens, whose nonce is not checked.
  */
-export const facebook: OAuth2Definition = {
+export const facebook: OAuth2Definition<"facebook"> = {
   name: "facebook",
+  title: "Facebook",
   defaultScopes: ["email"],
   takesScopes: true,
   clientAuth: "post",

@@ -11,8 +11,9 @@ function apiUrl(context: ProviderContext): string {
  * Figma: the user from /v1/me (the granular `current_user:read` scope). Its name is the `handle`, its picture only
  * `avatar_url`, and its one address counts as verified, as GoTrue has it.
  */
-export const figma: OAuth2Definition = {
+export const figma: OAuth2Definition<"figma"> = {
   name: "figma",
+  title: "Figma",
   defaultScopes: ["current_user:read"],
   takesScopes: true,
   clientAuth: "basic",

@@ -12,8 +12,9 @@ function apiUrl(context: ProviderContext): string {
  * GitHub: the profile from /user, the addresses from /user/emails (the `user:email` scope), each with its own
  * verified and primary flags; /user's `email` is not used, as GoTrue does not.
  */
-export const github: OAuth2Definition = {
+export const github: OAuth2Definition<"github"> = {
   name: "github",
+  title: "GitHub",
   defaultScopes: ["user:email"],
   takesScopes: true,
   clientAuth: "basic",

@@ -8,8 +8,9 @@ import { baseUrl, type OAuth2Definition } from "../provider-definition.ts";
  * also the issuer. The /user address is the primary one, verified once confirmed; the further addresses of
  * /user/emails are reported unverified and not primary, as GoTrue reports them.
  */
-export const gitlab: OAuth2Definition = {
+export const gitlab: OAuth2Definition<"gitlab"> = {
   name: "gitlab",
+  title: "GitLab",
   defaultScopes: ["read_user"],
   takesScopes: true,
   clientAuth: "basic",

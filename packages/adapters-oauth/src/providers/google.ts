@@ -41,8 +41,9 @@ function googleProfile(iss: string, fields: Readonly<Record<string, unknown>>): 
  * verified for this app (the first client id); without one, userinfo v2 (or, under EXTERNAL_GOOGLE_URL, the
  * discovered userinfo endpoint).
  */
-export const google: OAuth2Definition = {
+export const google: OAuth2Definition<"google"> = {
   name: "google",
+  title: "Google",
   defaultScopes: ["email", "profile"],
   takesScopes: true,
   clientAuth: "basic",

@@ -1,6 +1,3 @@
-import type { OAuthProvider } from "@latchkey/domain";
-import { oauth2Provider } from "../oauth2/oauth2-provider.ts";
-import type { OAuth2Definition, ProviderContext } from "../provider-definition.ts";
 import { apple } from "./apple.ts";
 import { azure } from "./azure.ts";
 import { bitbucket } from "./bitbucket.ts";
@@ -21,33 +18,31 @@ import { twitter } from "./twitter.ts";
 import { workos } from "./workos.ts";
 import { x } from "./x.ts";
 
-/** Makes a provider from its context: an OAuth 2.0 definition's code flow, or a flow of its own (Twitter's 1.0a). */
-export type ProviderFactory = (context: ProviderContext) => OAuthProvider;
-
-const codeFlow =
-  (definition: OAuth2Definition): ProviderFactory =>
-  (context) =>
-    oauth2Provider(definition, context);
-
-/** Every provider, by its canonical name. */
-export const PROVIDERS: Readonly<Record<string, ProviderFactory>> = {
-  github: codeFlow(github),
-  apple: codeFlow(apple),
-  azure: codeFlow(azure),
-  facebook: codeFlow(facebook),
-  google: codeFlow(google),
-  keycloak: codeFlow(keycloak),
-  linkedin: codeFlow(linkedin),
-  slack: codeFlow(slack),
-  bitbucket: codeFlow(bitbucket),
-  discord: codeFlow(discord),
-  figma: codeFlow(figma),
-  gitlab: codeFlow(gitlab),
-  notion: codeFlow(notion),
-  spotify: codeFlow(spotify),
+/**
+ * Every provider Latchkey signs in with (GoTrue's, and `x`), in the order the settings list them: a new provider
+ * is its file and one entry here, and its settings and the domain's catalog follow.
+ */
+export const PROVIDERS = [
+  apple,
+  azure,
+  bitbucket,
+  discord,
+  facebook,
+  figma,
+  github,
+  gitlab,
+  google,
+  keycloak,
+  linkedin,
+  notion,
+  slack,
+  snapchat,
+  spotify,
+  twitch,
   twitter,
-  snapchat: codeFlow(snapchat),
-  twitch: codeFlow(twitch),
-  workos: codeFlow(workos),
-  x: codeFlow(x),
-};
+  workos,
+  x,
+] as const;
+
+/** A provider's canonical name. */
+export type OAuthProviderName = (typeof PROVIDERS)[number]["name"];

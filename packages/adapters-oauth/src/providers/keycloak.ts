@@ -66,8 +66,10 @@ function keycloakProfile(
  * Keycloak: one realm under EXTERNAL_KEYCLOAK_URL (required). The profile comes from userinfo; the id_token of
  * the code flow is not read, as in GoTrue. The id_token grant accepts exactly the realm as issuer.
  */
-export const keycloak: OAuth2Definition = {
+export const keycloak: OAuth2Definition<"keycloak"> = {
   name: "keycloak",
+  title: "Keycloak",
+  settings: { url: { doc: "The realm's URL (`https://kc.example.com/realms/myrealm`).", required: true } },
   defaultScopes: ["profile", "email"],
   takesScopes: true,
   clientAuth: "basic",

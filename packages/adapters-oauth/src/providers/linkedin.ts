@@ -40,8 +40,11 @@ function linkedinProfile(claims: JWTPayload): ProviderProfile {
  * host, the client secret in the form body, and the profile only in the id_token, verified against the keys the
  * issuer's discovery names.
  */
-export const linkedin: OAuth2Definition = {
+export const linkedin: OAuth2Definition<"linkedin"> = {
   name: "linkedin",
+  title: "LinkedIn",
+  // GoTrue's name of LinkedIn's OIDC flow, the only one Latchkey runs under either name.
+  alias: "linkedin_oidc",
   defaultScopes: ["openid", "email", "profile"],
   takesScopes: true,
   clientAuth: "post",

@@ -10,8 +10,9 @@ const NOTION_VERSION = "2021-08-16";
  * /v1/users/me), whose one address counts as verified. The authorization URL carries `owner=user`, as Notion's
  * docs ask of public integrations; a client's own `owner` replaces it.
  */
-export const notion: OAuth2Definition = {
+export const notion: OAuth2Definition<"notion"> = {
   name: "notion",
+  title: "Notion",
   defaultScopes: [],
   takesScopes: false,
   clientAuth: "basic",

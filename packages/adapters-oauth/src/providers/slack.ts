@@ -10,8 +10,11 @@ const TEAM_ID = "https://slack.com/team_id";
  * Slack's namespaced claim rather than `sub`, and the workspace in `custom_claims`. Slack reports errors as
  * 200 `{"ok": false}`, at the token endpoint (code-flow.ts) as at userinfo (here). The id_token is not read.
  */
-export const slack: OAuth2Definition = {
+export const slack: OAuth2Definition<"slack"> = {
   name: "slack",
+  title: "Slack",
+  // GoTrue's name of Slack's OIDC flow, the only one Latchkey runs under either name.
+  alias: "slack_oidc",
   defaultScopes: ["profile", "email", "openid"],
   takesScopes: true,
   clientAuth: "basic",

@@ -10,8 +10,9 @@ const ME_QUERY = "{me { externalId displayName bitmoji { avatar id } email } }";
  * too). The default scopes give no email, so sign-ins usually need EMAIL_OPTIONAL; an address, when an email scope
  * brings one, counts as verified. The issuer is GoTrue's constant, the token URL, whatever the override.
  */
-export const snapchat: OAuth2Definition = {
+export const snapchat: OAuth2Definition<"snapchat"> = {
   name: "snapchat",
+  title: "Snapchat",
   defaultScopes: [
     "https://auth.snapchat.com/oauth2/api/user.external_id",
     "https://auth.snapchat.com/oauth2/api/user.display_name",

@@ -11,8 +11,9 @@ function apiUrl(context: ProviderContext): string {
  * Spotify: the user from /v1/me, pictured by its largest image. Spotify does not say whether the address was
  * confirmed, so it is never reported as verified (as in GoTrue).
  */
-export const spotify: OAuth2Definition = {
+export const spotify: OAuth2Definition<"spotify"> = {
   name: "spotify",
+  title: "Spotify",
   defaultScopes: ["user-read-email"],
   takesScopes: true,
   clientAuth: "basic",

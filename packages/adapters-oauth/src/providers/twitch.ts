@@ -7,8 +7,9 @@ import { baseUrl, type OAuth2Definition } from "../provider-definition.ts";
  * secret goes in the form body. id.twitch.tv and api.twitch.tv both become EXTERNAL_TWITCH_URL when it is set.
  * `name` is the login and `nickname` the display name, as GoTrue maps them; the address counts as verified.
  */
-export const twitch: OAuth2Definition = {
+export const twitch: OAuth2Definition<"twitch"> = {
   name: "twitch",
+  title: "Twitch",
   defaultScopes: ["user:read:email"],
   takesScopes: true,
   clientAuth: "post",

@@ -3,8 +3,7 @@ import type { OAuthProviderStage, ProviderProfile } from "@latchkey/domain";
 import { fieldsOf, getJson, providerFailure, stringOf } from "../http/provider-http.ts";
 import { authorizationHeader, type OAuth1Credentials, signRequest } from "../oauth1/signature.ts";
 import { onlyAddress, profileOf, requiredSubject } from "../profile.ts";
-import { baseUrl, type ProviderContext } from "../provider-definition.ts";
-import type { ProviderFactory } from "./index.ts";
+import { baseUrl, type OwnFlowDefinition, type ProviderContext, type ProviderFactory } from "../provider-definition.ts";
 
 const NAME = "twitter";
 const PROFILE_PATH = "/1.1/account/verify_credentials.json?include_entities=false&skip_status=true&include_email=true";
@@ -16,7 +15,7 @@ const PROFILE_PATH = "/1.1/account/verify_credentials.json?include_entities=fals
  * Unlike GoTrue, the exchange is signed with the request token's secret, and a failed request-token call fails.
  * Scopes do not apply; the app's "request email" permission decides whether an address comes back.
  */
-export const twitter: ProviderFactory = (context) => {
+const oauth1Flow: ProviderFactory = (context) => {
   const { settings } = context;
   const base = baseUrl(context, "https://api.twitter.com");
   const consumer: OAuth1Credentials = { key: settings.clientIds[0] ?? "", secret: settings.secret };
@@ -70,6 +69,9 @@ export const twitter: ProviderFactory = (context) => {
     },
   };
 };
+
+/** Twitter's definition: a flow of its own, without the OAuth 2.0 table. */
+export const twitter: OwnFlowDefinition<"twitter"> = { name: NAME, title: "Twitter (OAuth 1.0a)", flow: oauth1Flow };
 
 interface Signer {
   readonly consumer: OAuth1Credentials;

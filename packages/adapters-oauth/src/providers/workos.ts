@@ -7,8 +7,9 @@ import { baseUrl, type OAuth2Definition } from "../provider-definition.ts";
  * `workos_provider` goes on as WorkOS's `provider` (ours is taken by the server), while `connection`,
  * `organization`, `login_hint` and `domain_hint` pass unchanged. The address counts as verified.
  */
-export const workos: OAuth2Definition = {
+export const workos: OAuth2Definition<"workos"> = {
   name: "workos",
+  title: "WorkOS",
   defaultScopes: [],
   takesScopes: false,
   clientAuth: "post",

@@ -11,8 +11,9 @@ const USER_FIELDS = "id,name,username,confirmed_email,profile_image_url,url,crea
  * EXTERNAL_X_URL when it is set; `profile` stays the public https://x.com/<username>. `confirmed_email` counts
  * as verified.
  */
-export const x: OAuth2Definition = {
+export const x: OAuth2Definition<"x"> = {
   name: "x",
+  title: "X (Twitter's OAuth 2.0)",
   defaultScopes: ["users.email", "tweet.read", "users.read", "offline.access"],
   takesScopes: true,
   clientAuth: "basic",

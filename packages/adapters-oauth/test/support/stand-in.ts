@@ -1,10 +1,9 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
-import { providerContext } from "../../src/create-oauth-providers.ts";
+import { providerContext, providerOf } from "../../src/create-oauth-providers.ts";
 import { boundedFetch } from "../../src/http/bounded-fetch.ts";
-import { oauth2Provider } from "../../src/oauth2/oauth2-provider.ts";
-import type { OAuth2Definition, ProviderSettings } from "../../src/provider-definition.ts";
-import { PROVIDERS, type ProviderFactory } from "../../src/providers/index.ts";
+import type { ProviderDefinition, ProviderSettings } from "../../src/provider-definition.ts";
+import { PROVIDERS } from "../../src/providers/index.ts";
 
 /** A request the stand-in received. */
 export interface StandInRequest {
@@ -124,21 +123,18 @@ export function settingsFor(url: string, extra: Partial<ProviderSettings> = {}):
 }
 
 /**
- * A provider made from its definition (an OAuth 2.0 table), its factory, or its registered name, configured against `url` (its
- * EXTERNAL_<P>_URL), with a short time limit for the tests of one.
+ * A provider made from its definition, or its registered name, configured against `url` (its EXTERNAL_<P>_URL),
+ * with a short time limit for the tests of one.
  */
 export function providerAt(
-  made: OAuth2Definition | ProviderFactory | string,
+  made: ProviderDefinition | string,
   url: string,
   extra: Partial<ProviderSettings> = {},
   timeoutMs = 2_000,
 ) {
-  const name = typeof made === "string" ? made : typeof made === "function" ? "provider" : made.name;
-  const context = providerContext(name, settingsFor(url, extra), boundedFetch({ timeoutMs }));
-  if (typeof made === "string") {
-    const factory = PROVIDERS[made];
-    if (!factory) throw new Error(`no provider ${made}`);
-    return factory(context);
-  }
-  return typeof made === "function" ? made(context) : oauth2Provider(made, context);
+  const definition: ProviderDefinition | undefined =
+    typeof made === "string" ? PROVIDERS.find((provider) => provider.name === made) : made;
+  if (!definition) throw new Error(`no provider ${String(made)}`);
+  const context = providerContext(definition.name, settingsFor(url, extra), boundedFetch({ timeoutMs }));
+  return providerOf(definition, context);
 }

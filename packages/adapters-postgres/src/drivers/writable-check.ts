@@ -2,7 +2,7 @@ import pg from "pg";
 import { TOO_MANY_CONNECTIONS } from "./acquire.ts";
 
 /** The database answered, and takes no writes: a standby, or read-only by default for this database or role. */
-export class DatabaseReadOnly extends Error {
+class DatabaseReadOnly extends Error {
   override readonly name = "DatabaseReadOnly";
 }
 

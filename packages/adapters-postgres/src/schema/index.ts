@@ -1,2 +1,1 @@
 export { createSchema, type Schema, tablesOf } from "./create-schema.ts";
-export type { AmrJson } from "./sessions.ts";

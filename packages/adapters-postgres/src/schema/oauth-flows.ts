@@ -40,5 +40,3 @@ export function oauthFlowsTable(ns: string, users: UsersTable) {
     ],
   );
 }
-
-export type OAuthFlowsTable = ReturnType<typeof oauthFlowsTable>;

@@ -16,5 +16,3 @@ export function usedIdTokensTable(ns: string) {
     ],
   );
 }
-
-export type UsedIdTokensTable = ReturnType<typeof usedIdTokensTable>;

@@ -18,7 +18,7 @@ import { createUsedIdTokenStore } from "./used-id-token-store.ts";
 import { createUserStore } from "./user-store.ts";
 
 /** Every store over `db`; `atomic` groups the statements of one method (see Atomic). */
-export function createStores(db: Database, schema: Schema, atomic: Atomic): Stores {
+function createStores(db: Database, schema: Schema, atomic: Atomic): Stores {
   return {
     users: translatingErrors(createUserStore(db, schema, atomic)),
     factors: translatingErrors(createFactorStore(db, schema)),

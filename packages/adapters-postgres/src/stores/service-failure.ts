@@ -2,7 +2,7 @@ import { AuthError, messages } from "@latchkey/domain";
 import { DeadlinePassed } from "../drivers/time-budget.ts";
 
 /** How long a client is told to wait before retrying while the database cannot serve. */
-export const RETRY_AFTER_SECONDS = 5;
+const RETRY_AFTER_SECONDS = 5;
 
 // SQLSTATEs (https://www.postgresql.org/docs/current/errcodes-appendix.html) that say the work ran out of time: the
 // server cancelled the statement (statement_timeout, or an operator's pg_cancel_backend) or gave up on a lock.

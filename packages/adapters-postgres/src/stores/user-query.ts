@@ -27,12 +27,12 @@ function rowsOfUser<T>(schema: Schema, table: PgTable, userIdColumn: Column): SQ
 }
 
 /** The identities of the selected user as one json array, in no particular order. */
-export function identitiesOfUser(schema: Schema): SQL<IdentityJson[]> {
+function identitiesOfUser(schema: Schema): SQL<IdentityJson[]> {
   return rowsOfUser(schema, schema.identities, schema.identities.userId);
 }
 
 /** The factors of the selected user as one json array, in no particular order: every user read carries them. */
-export function factorsOfUser(schema: Schema): SQL<FactorJson[]> {
+function factorsOfUser(schema: Schema): SQL<FactorJson[]> {
   return rowsOfUser(schema, schema.mfaFactors, schema.mfaFactors.userId);
 }
 

@@ -1,4 +1,4 @@
-import type { LinkType } from "../ports/mailer.ts";
+import type { LinkType } from "./mail.ts";
 import type { Metadata } from "./metadata.ts";
 
 /** One pending token per user and kind; issuing a new one replaces the old. */

@@ -1,5 +1,5 @@
-import type { AuthEmail } from "../ports/mailer.ts";
-import type { AuthSms } from "../ports/sms-sender.ts";
+import type { AuthEmail } from "./mail.ts";
+import type { AuthSms } from "./sms.ts";
 
 export type OutboundMessage =
   | { readonly channel: "email"; readonly email: AuthEmail }

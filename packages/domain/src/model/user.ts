@@ -1,6 +1,5 @@
 import type { Factor } from "./factor.ts";
-import type { Identity } from "./identity.ts";
-import { providersOf } from "./identity.ts";
+import { type Identity, providersOf } from "./identity.ts";
 import type { Metadata } from "./metadata.ts";
 
 export interface User {

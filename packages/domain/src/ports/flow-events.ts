@@ -1,6 +1,6 @@
+import type { AuthEmailKind } from "../model/mail.ts";
 import type { AuthMethod } from "../model/session.ts";
-import type { AuthEmailKind } from "./mailer.ts";
-import type { AuthSms } from "./sms-sender.ts";
+import type { AuthSms } from "../model/sms.ts";
 
 /**
  * The limits a request can be refused by: a client's requests per route group (`client_<bucket>`, see

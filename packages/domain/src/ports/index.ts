@@ -3,7 +3,7 @@ import type { Clock } from "./clock.ts";
 import type { FactorSecrets } from "./factor-secrets.ts";
 import type { FlowEvents } from "./flow-events.ts";
 import type { Mailer } from "./mailer.ts";
-import type { OAuthProvider } from "./oauth-provider.ts";
+import type { OAuthProvider, OAuthProviderCatalog } from "./oauth-provider.ts";
 import type { PasswordHasher } from "./password-hasher.ts";
 import type { Random } from "./random.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
@@ -30,6 +30,7 @@ export type {
   IdTokenVerifier,
   OAuthCallback,
   OAuthProvider,
+  OAuthProviderCatalog,
   OAuthProviderStage,
   ProviderEmail,
   ProviderProfile,
@@ -67,6 +68,8 @@ export interface Ports {
   readonly captcha: CaptchaVerifier | null;
   /** The enabled OAuth providers, by canonical name. */
   readonly oauthProviders: ReadonlyMap<string, OAuthProvider>;
+  /** Every OAuth provider there is, enabled or not, and the other names they are reached under. */
+  readonly oauthCatalog: OAuthProviderCatalog;
   /** TOTP codes, secrets and enrollment URIs (MFA). */
   readonly totp: TotpAuthenticator;
   /** Seals TOTP secrets for storage, with a key of their own. */

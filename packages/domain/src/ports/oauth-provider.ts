@@ -1,6 +1,17 @@
 import type { Metadata } from "../model/metadata.ts";
 
 /**
+ * Every provider there is, enabled or not, and GoTrue's other names of them: the adapter's list, given at wiring
+ * time. The domain learns which providers exist only from here, so that adding one changes nothing in it.
+ */
+export interface OAuthProviderCatalog {
+  /** Every provider's canonical name: `github`, `linkedin`, ... */
+  readonly names: readonly string[];
+  /** GoTrue's other names, each to the canonical name it stands for: `linkedin_oidc` to `linkedin`. */
+  readonly aliases: Readonly<Record<string, string>>;
+}
+
+/**
  * One external sign-in provider (GitHub, Google, ...): it knows the provider's endpoints, how to authenticate to
  * it and how to read its answers as GoTrue's claims. Who is signed in, linked or created is the domain's business
  * (use-cases/oauth), never the provider's.

@@ -1,9 +1,9 @@
 import { type Auth, createAuth } from "../auth.ts";
 import { createInMemoryRateLimiter } from "../in-memory/rate-limiter.ts";
+import type { AuthEmail, AuthEmailKind } from "../model/mail.ts";
+import type { AuthSms } from "../model/sms.ts";
 import type { AuthPolicy } from "../policy.ts";
 import type { Ports } from "../ports/index.ts";
-import type { AuthEmail, AuthEmailKind } from "../ports/mailer.ts";
-import type { AuthSms } from "../ports/sms-sender.ts";
 import { FastPasswordHasher } from "./fast-password-hasher.ts";
 import { createInMemoryStores } from "./in-memory-stores.ts";
 import { nodeRandom } from "./node-random.ts";
@@ -11,6 +11,7 @@ import { RecordingFlowEvents } from "./recording-flow-events.ts";
 import { RecordingMailer, RecordingSmsSender } from "./recording-senders.ts";
 import { TestClock } from "./test-clock.ts";
 import { testFactorSecrets } from "./test-factor-secrets.ts";
+import { testOAuthCatalog } from "./test-oauth-catalog.ts";
 import { type DeepPartial, testPolicy } from "./test-policy.ts";
 import { createTestSecrets } from "./test-secrets.ts";
 import { TestTokenSigner } from "./test-token-signer.ts";
@@ -41,6 +42,7 @@ export function createTestAuth(options: TestAuthOptions = {}) {
     sms,
     rateLimiter: createInMemoryRateLimiter(clock),
     oauthProviders: new Map(),
+    oauthCatalog: testOAuthCatalog,
     captcha: null,
     totp: new TestTotp(),
     factorSecrets: testFactorSecrets,

@@ -2,6 +2,14 @@
 // never imported by production code.
 export { aSession, aUser } from "./builders.ts";
 export { type DeliveredMail, describeMailerContract, type MailerSubject } from "./contracts/mailer-contract.ts";
+export {
+  describeOAuthProviderContract,
+  type ExpectedIdentity,
+  type OAuthProviderFixture,
+  type OAuthProviderSubject,
+  PROVIDER_WORDS,
+  type ProviderRequest,
+} from "./contracts/oauth-provider-contract.ts";
 export { describeRateLimiterContract } from "./contracts/rate-limiter-contract.ts";
 export {
   type DeliveredSms,
@@ -21,5 +29,6 @@ export { RecordingFlowEvents } from "./recording-flow-events.ts";
 export { describeIfAvailable, skipAllIfMissing } from "./skips.ts";
 export { TestClock } from "./test-clock.ts";
 export { testFactorSecrets } from "./test-factor-secrets.ts";
+export { testOAuthCatalog } from "./test-oauth-catalog.ts";
 export { createTestSecrets } from "./test-secrets.ts";
 export { TestTotp, totpCode, totpStep } from "./test-totp.ts";

@@ -1,5 +1,5 @@
+import type { Principal, SessionGrant } from "../deps.ts";
 import { type AuthError, isAuthError } from "../errors.ts";
-import type { Principal, SessionGrant } from "../use-cases/deps.ts";
 import type { TestAuth } from "./create-test-auth.ts";
 import { context } from "./fails-with.ts";
 import type { FakeOAuthProvider } from "./fake-oauth-provider.ts";

@@ -1,5 +1,7 @@
-import type { AuthEmail, MailDelivery, Mailer } from "../ports/mailer.ts";
-import type { AuthSms, SmsSender } from "../ports/sms-sender.ts";
+import type { AuthEmail } from "../model/mail.ts";
+import type { AuthSms } from "../model/sms.ts";
+import type { MailDelivery, Mailer } from "../ports/mailer.ts";
+import type { SmsSender } from "../ports/sms-sender.ts";
 
 /** Keeps every email it is asked to send. */
 export class RecordingMailer implements Mailer {

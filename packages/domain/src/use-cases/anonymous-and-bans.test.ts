@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { AdminPrincipal } from "../deps.ts";
 import { aUser } from "../testing/builders.ts";
 import { createTestAuth } from "../testing/create-test-auth.ts";
 import { context, failsWith } from "../testing/fails-with.ts";
-import type { AdminPrincipal } from "./sessions/authorize-admin.ts";
 
 const admin: AdminPrincipal = { role: "service_role", userId: null, claims: {} };
 const password = "s3cret-pass";

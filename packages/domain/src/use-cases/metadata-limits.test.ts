@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import type { AdminPrincipal } from "../deps.ts";
 import { type Metadata, metadataBytes } from "../model/metadata.ts";
 import { aUser } from "../testing/builders.ts";
 import { createTestAuth, type TestAuthOptions } from "../testing/create-test-auth.ts";
 import { context, failsWith } from "../testing/fails-with.ts";
-import type { AdminPrincipal } from "./sessions/authorize-admin.ts";
 
 // Every way a client or an admin sets user_metadata or app_metadata, against the limits of model/metadata.ts.
 
@@ -19,7 +19,7 @@ function padTo(bytes: number, alongside: Metadata = {}, unit = "x"): Metadata {
   return { pad: unit.repeat(Math.floor(room / unitBytes)) + "x".repeat(room % unitBytes) };
 }
 
-/** The keys a user's own signup adds to its data (see sign-up/new-account.ts); any UUID measures the same. */
+/** The keys a user's own signup adds to its data (see services/accounts/new-account.ts); any UUID measures the same. */
 function identityKeys(contact: { email: string } | { phone: string }): Metadata {
   return { sub: "00000000-0000-0000-0000-000000000000", ...contact, email_verified: false, phone_verified: false };
 }

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { AuthError } from "../errors.ts";
-import type { AuthSms, SmsSender } from "../ports/sms-sender.ts";
+import type { AuthSms } from "../model/sms.ts";
+import type { SmsSender } from "../ports/sms-sender.ts";
+import { SMS_SEND_GUESS_MS } from "../services/abuse/timing.ts";
 import { aUser } from "../testing/builders.ts";
 import { createTestAuth, type TestAuth, type TestAuthOptions } from "../testing/create-test-auth.ts";
 import { context, failsWith } from "../testing/fails-with.ts";
 import { RecordingSmsSender } from "../testing/recording-senders.ts";
 import type { TestClock } from "../testing/test-clock.ts";
-import { SMS_SEND_GUESS_MS } from "./abuse/timing.ts";
 
 const password = "secret-password";
 const phone = "+15550100000";

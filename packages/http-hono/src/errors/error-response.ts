@@ -9,7 +9,7 @@ import { oauthShaped, statusOf } from "./error-status.ts";
 const UNEXPECTED = "Unexpected failure, please check server logs for more information";
 
 /** Any error as an AuthError; what is not one becomes an unexpected failure whose cause is kept for the log. */
-export function asAuthError(error: unknown): AuthError {
+function asAuthError(error: unknown): AuthError {
   return error instanceof AuthError ? error : new AuthError("unexpected_failure", UNEXPECTED, { cause: error });
 }
 
@@ -53,6 +53,24 @@ export function reasonOf(cause: unknown): string {
   return words.join(": ");
 }
 
+/** Logs a failure answered with `status`, whether in a body or by redirect. */
+function logFailure(c: Context<AppEnv>, error: AuthError, status: ContentfulStatusCode): void {
+  // A database that is down or out of time is expected now and then, and the stack of its socket error says
+  // nothing: one line with the reason.
+  if (OUTAGES.has(error.code)) {
+    c.get("log")?.warn(
+      { code: error.code, reason: reasonOf(error.cause) },
+      "request failed: a dependency could not serve it",
+    );
+  } else if (status >= 500) c.get("log")?.error({ err: error.cause ?? error }, "request failed");
+  // The client gets a clean refusal; why a dependency refused (the SMS provider's code and words, already
+  // stripped of codes and credentials by the adapter) is for the operator, in one line: a refusal is expected,
+  // and its stack would say nothing.
+  else if (error.cause !== undefined) {
+    c.get("log")?.warn({ code: error.code, reason: reasonOf(error.cause) }, "request refused by a dependency");
+  }
+}
+
 /** The app's one error handler: the status is that of the error at the endpoint that raised it. */
 export function handleAuthErrors(): ErrorHandler<AppEnv> {
   return (thrown, c) => {
@@ -60,20 +78,23 @@ export function handleAuthErrors(): ErrorHandler<AppEnv> {
     if (thrown instanceof ClientClosedRequest) return c.body(null, CLIENT_CLOSED_REQUEST_STATUS as StatusCode);
     const error = asAuthError(thrown);
     const status = statusOf(error, c.get("endpoint"));
-    // A database that is down or out of time is expected now and then, and the stack of its socket error says
-    // nothing: one line with the reason.
-    if (OUTAGES.has(error.code)) {
-      c.get("log")?.warn(
-        { code: error.code, reason: reasonOf(error.cause) },
-        "request failed: a dependency could not serve it",
-      );
-    } else if (status >= 500) c.get("log")?.error({ err: error.cause ?? error }, "request failed");
-    // The client gets a clean refusal; why a dependency refused (the SMS provider's code and words, already
-    // stripped of codes and credentials by the adapter) is for the operator, in one line: a refusal is expected,
-    // and its stack would say nothing.
-    else if (error.cause !== undefined) {
-      c.get("log")?.warn({ code: error.code, reason: reasonOf(error.cause) }, "request refused by a dependency");
-    }
+    logFailure(c, error, status);
     return errorResponse(c, error, status);
   };
+}
+
+/**
+ * The other exit of an error: told to a browser by redirect (GET /verify, /callback) rather than in a body. The
+ * status is the one the body would have, for the redirect's parameters; the failure is logged as the error handler
+ * logs it, and its code kept for the request log.
+ */
+export function redirectedFailure(
+  c: Context<AppEnv>,
+  thrown: unknown,
+): { readonly error: AuthError; readonly status: ContentfulStatusCode } {
+  const error = asAuthError(thrown);
+  const status = statusOf(error, c.get("endpoint"));
+  logFailure(c, error, status);
+  c.set("errorCode", error.code);
+  return { error, status };
 }

@@ -7,7 +7,7 @@ import {
 import type { Context, Handler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import type { AppEnv } from "../app-env.ts";
-import { asAuthError, reasonOf } from "../errors/error-response.ts";
+import { reasonOf, redirectedFailure } from "../errors/error-response.ts";
 import { statusOf } from "../errors/error-status.ts";
 import { errorParams, withFragment, withQuery } from "../present/redirect.ts";
 import { redirectCandidates } from "../request/envelope.ts";
@@ -130,10 +130,7 @@ export const callback =
         context: c.get("caller"),
       });
     } catch (thrown) {
-      const error = asAuthError(thrown);
-      const status = statusOf(error, c.get("endpoint"));
-      if (status >= 500) c.get("log").error({ err: error.cause ?? error }, "OAuth callback failed");
-      c.set("errorCode", error.code);
+      const { error, status } = redirectedFailure(c, thrown);
       return c.redirect(withQuery(auth.policy.redirect.siteUrl, errorParams(status, error.code, error.message)), 303);
     }
     switch (result.kind) {
@@ -163,10 +160,7 @@ export const callback =
         return c.redirect(withFragment(withQuery(result.redirectTo, refused), refused), 302);
       }
       case "failed": {
-        const error = result.error;
-        const status = statusOf(error, c.get("endpoint"));
-        if (status >= 500) c.get("log").error({ err: error.cause ?? error }, "OAuth sign-in failed");
-        c.set("errorCode", error.code);
+        const { error, status } = redirectedFailure(c, result.error);
         // Messages of AuthErrors are written for clients; what went wrong inside is the cause, logged above.
         const failure = {
           ...errorParams(status, error.code, error.message),

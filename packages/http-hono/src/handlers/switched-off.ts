@@ -7,7 +7,7 @@ import type { AppEnv } from "../app-env.ts";
 // shows the right message rather than a bare 404. Each gives way to the real thing when its feature lands.
 
 /** A handler that answers as GoTrue answers a switched-off feature. */
-export const off =
+const off =
   (code: ErrorCode, message: string): Handler<AppEnv> =>
   () => {
     throw new AuthError(code, message);

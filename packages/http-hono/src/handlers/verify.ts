@@ -8,8 +8,7 @@ import {
 } from "@latchkey/domain";
 import type { Handler } from "hono";
 import type { AppEnv } from "../app-env.ts";
-import { asAuthError } from "../errors/error-response.ts";
-import { statusOf } from "../errors/error-status.ts";
+import { redirectedFailure } from "../errors/error-response.ts";
 import { errorParams, sessionFragment, withFragment, withQuery } from "../present/redirect.ts";
 import { presentSession } from "../present/session.ts";
 import { redirectCandidates } from "../request/envelope.ts";
@@ -54,10 +53,7 @@ export const followLink =
           );
       }
     } catch (thrown) {
-      const error = asAuthError(thrown);
-      const status = statusOf(error, c.get("endpoint"));
-      if (status >= 500) c.get("log").error({ err: error.cause ?? error }, "verification failed");
-      c.set("errorCode", error.code);
+      const { error, status } = redirectedFailure(c, thrown);
       const params = errorParams(status, error.code, status >= 500 ? "Unexpected failure" : error.message);
       // compat: PKCE apps read errors from the query (they look for ?code=), implicit ones from the fragment.
       return c.redirect(withFragment(pkce ? withQuery(target, params) : target, params), 303);

@@ -3,7 +3,7 @@ import { presentFactor } from "./factor.ts";
 import { optionalTimestamp, timestamp } from "./timestamp.ts";
 
 /** GoTrue's identity JSON; note its swapped names: `identity_id` is the row, `id` the subject at the provider. */
-export function presentIdentity(identity: Identity) {
+function presentIdentity(identity: Identity) {
   const email = identityEmail(identity);
   return {
     identity_id: identity.id,

@@ -36,7 +36,7 @@ export async function readJson<S extends v.GenericSchema>(
   return validate(schema, data);
 }
 
-export function validate<S extends v.GenericSchema>(schema: S, data: unknown): v.InferOutput<S> {
+function validate<S extends v.GenericSchema>(schema: S, data: unknown): v.InferOutput<S> {
   const result = v.safeParse(schema, data);
   if (result.success) return result.output;
   const [issue] = result.issues;

@@ -11,11 +11,11 @@ const absentIfNull = <S extends v.GenericSchema>(schema: S) =>
 
 const MAX_METADATA_DEPTH = 32;
 /** Longer than any field of the API needs (a password is at most 1024, an id token a few KiB). */
-export const MAX_TEXT_LENGTH = 16_384;
+const MAX_TEXT_LENGTH = 16_384;
 
 /** Text PostgreSQL can store: well-formed UTF-16 (no lone surrogates) without NUL characters. */
-export const storable = (text: string) => text.isWellFormed() && !text.includes("\u0000");
-export const UNSTORABLE = "must not contain NUL characters or unpaired surrogates";
+const storable = (text: string) => text.isWellFormed() && !text.includes("\u0000");
+const UNSTORABLE = "must not contain NUL characters or unpaired surrogates";
 
 /** A string field: storable, and of a sane length, whatever the route does with it. */
 const text = absentIfNull(
@@ -49,7 +49,7 @@ function unstorable(value: unknown, maxDepth: number): string | null {
 }
 
 /** A JSON object of the caller's own data that storage and clients handle: bounded nesting, storable text. */
-export const metadata = absentIfNull(
+const metadata = absentIfNull(
   v.pipe(
     v.unknown(),
     // valibot's record would take an array as an object of its indices; Go cannot decode one into a map.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { AuthEmail, AuthEmailKind, Mailer } from "../../ports/mailer.ts";
+import type { AuthEmail, AuthEmailKind } from "../../model/mail.ts";
+import type { Mailer } from "../../ports/mailer.ts";
 
 /** A mail as its recipient reads it: the address it reached, and everything it says (subject and body). */
 export interface DeliveredMail {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isAuthError } from "../../errors.ts";
-import type { AuthSms, SmsSender } from "../../ports/sms-sender.ts";
+import type { AuthSms } from "../../model/sms.ts";
+import type { SmsSender } from "../../ports/sms-sender.ts";
 
 /** An SMS as its recipient's phone shows it. */
 export interface DeliveredSms {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { SMS_SEND_GUESS_MS } from "../../services/abuse/timing.ts";
 import { aUser } from "../../testing/builders.ts";
 import { createTestAuth } from "../../testing/create-test-auth.ts";
 import { context } from "../../testing/fails-with.ts";
 import { FastPasswordHasher } from "../../testing/fast-password-hasher.ts";
 import { createInMemoryStores } from "../../testing/in-memory-stores.ts";
 import { TestClock } from "../../testing/test-clock.ts";
-import { SMS_SEND_GUESS_MS } from "./timing.ts";
 
 const HASH_MS = 40;
 const WRITE_MS = 9;

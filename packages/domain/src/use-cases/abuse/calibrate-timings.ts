@@ -1,9 +1,9 @@
-import { recordAudit } from "../audit.ts";
-import { enqueueMessage } from "../delivery/outbox.ts";
-import type { Deps } from "../deps.ts";
-import { newAccount } from "../sign-up/new-account.ts";
-import { issueToken } from "../verification/one-time-tokens.ts";
-import { type MeasuredWork, millisecondsSince, seedDurations } from "./timing.ts";
+import type { Deps } from "../../deps.ts";
+import { type MeasuredWork, millisecondsSince, seedDurations } from "../../services/abuse/timing.ts";
+import { newAccount } from "../../services/accounts/new-account.ts";
+import { recordAudit } from "../../services/audit.ts";
+import { enqueueMessage } from "../../services/delivery/enqueue.ts";
+import { issueToken } from "../../services/tokens/issue-token.ts";
 
 /** Rounds of measurement; the median is kept, as the first round also pays for cold caches and connections. */
 const ROUNDS = 3;

@@ -1,5 +1,5 @@
+import type { Deps } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
-import type { Deps } from "../deps.ts";
 
 export interface CheckCaptchaInput {
   /** `gotrue_meta_security.captcha_token` of the request body, where auth-js puts it. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { AdminPrincipal } from "../../deps.ts";
 import { createTestAuth } from "../../testing/create-test-auth.ts";
 import { context, failsWith } from "../../testing/fails-with.ts";
-import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
 import { MAX_PER_PAGE } from "./list-users.ts";
 
 const admin: AdminPrincipal = { role: "service_role", userId: null, claims: {} };

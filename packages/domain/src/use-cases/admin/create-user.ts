@@ -1,3 +1,4 @@
+import type { AdminPrincipal, Deps, RequestContext } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
 import { bannedUntil, parseBanDuration } from "../../model/ban.ts";
 import { normalizeEmail } from "../../model/email.ts";
@@ -8,9 +9,7 @@ import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { confirmEmail, confirmPhone, newUser, type User, withContactIdentity } from "../../model/user.ts";
 import { isUuid } from "../../model/uuid.ts";
-import { NO_USER_ID, recordAdminAudit } from "../audit.ts";
-import type { Deps, RequestContext } from "../deps.ts";
-import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
+import { NO_USER_ID, recordAdminAudit } from "../../services/audit.ts";
 
 export interface AdminCreateUserInput {
   readonly admin: AdminPrincipal;

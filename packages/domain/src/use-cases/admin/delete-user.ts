@@ -1,8 +1,7 @@
+import type { AdminPrincipal, Deps, RequestContext } from "../../deps.ts";
 import { type User, withoutEmailChange } from "../../model/user.ts";
-import { recordAdminAudit } from "../audit.ts";
-import type { Deps, RequestContext } from "../deps.ts";
-import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
-import { findUserOrFail } from "./find-user.ts";
+import { findUserOrFail } from "../../services/accounts/find-user.ts";
+import { recordAdminAudit } from "../../services/audit.ts";
 
 export interface AdminDeleteUserInput {
   readonly admin: AdminPrincipal;

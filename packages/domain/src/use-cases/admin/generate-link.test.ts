@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { Auth } from "../../auth.ts";
-import type { LinkEmail } from "../../ports/mailer.ts";
+import type { AdminPrincipal } from "../../deps.ts";
+import type { LinkEmail } from "../../model/mail.ts";
+import { NO_USER_ID } from "../../services/audit.ts";
 import { aUser } from "../../testing/builders.ts";
 import { createTestAuth, type TestAuth, type TestAuthOptions } from "../../testing/create-test-auth.ts";
 import { context, failsWith } from "../../testing/fails-with.ts";
-import { NO_USER_ID } from "../audit.ts";
-import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
 
 const admin: AdminPrincipal = { role: "service_role", userId: null, claims: {} };
 const password = "s3cret-pass";

@@ -1,20 +1,19 @@
+import type { AdminPrincipal, Deps, RequestContext } from "../../deps.ts";
 import { AuthError, messages } from "../../errors.ts";
 import type { AuditAction } from "../../model/audit.ts";
 import { normalizeEmail } from "../../model/email.ts";
+import type { LinkEmail } from "../../model/mail.ts";
 import { assertMetadataFits, type Metadata, mergeMetadata } from "../../model/metadata.ts";
 import type { OneTimeTokenKind, PendingChoices } from "../../model/one-time-token.ts";
 import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
 import { isEmailConfirmed, type User, withEmailChangeRequested } from "../../model/user.ts";
-import type { LinkEmail } from "../../ports/mailer.ts";
 import type { Stores } from "../../ports/stores.ts";
-import { recordAdminAudit } from "../audit.ts";
-import { type LinkTokenKind, linkEmail } from "../delivery/link-email.ts";
-import type { Deps, RequestContext } from "../deps.ts";
-import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
-import { newAccountForAdmin } from "../sign-up/new-account.ts";
-import { assertContactFree } from "../user/contact-holders.ts";
-import { issueToken } from "../verification/one-time-tokens.ts";
+import { newAccountForAdmin } from "../../services/accounts/new-account.ts";
+import { recordAdminAudit } from "../../services/audit.ts";
+import { assertContactFree } from "../../services/contacts/contact-holders.ts";
+import { type LinkTokenKind, linkEmail } from "../../services/delivery/link-email.ts";
+import { issueToken } from "../../services/tokens/issue-token.ts";
 
 export const GENERATE_LINK_TYPES = [
   "signup",

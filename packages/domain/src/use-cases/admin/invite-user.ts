@@ -1,14 +1,13 @@
+import type { AdminPrincipal, Deps, RequestContext } from "../../deps.ts";
 import { AuthError, messages } from "../../errors.ts";
 import { normalizeEmail } from "../../model/email.ts";
 import { assertMetadataFits, type Metadata } from "../../model/metadata.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
 import { isEmailConfirmed, type User } from "../../model/user.ts";
-import { recordAdminAudit } from "../audit.ts";
-import type { Deps, RequestContext } from "../deps.ts";
-import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
-import { sendSignInMail } from "../sign-in/sign-in-mail.ts";
-import { newAccountForAdmin } from "../sign-up/new-account.ts";
-import { assertEmailQuotaLeft } from "../verification/one-time-tokens.ts";
+import { newAccountForAdmin } from "../../services/accounts/new-account.ts";
+import { recordAdminAudit } from "../../services/audit.ts";
+import { assertEmailQuotaLeft } from "../../services/delivery/email-quota.ts";
+import { sendSignInMail } from "../../services/delivery/sign-in-mail.ts";
 
 export interface InviteUserInput {
   readonly admin: AdminPrincipal;

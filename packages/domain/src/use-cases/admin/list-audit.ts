@@ -1,7 +1,7 @@
+import type { Deps } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
 import { AUDIT_ACTIONS, type AuditAction, type AuditEntry, auditLogType } from "../../model/audit.ts";
 import type { AuditQuery } from "../../ports/stores.ts";
-import type { Deps } from "../deps.ts";
 import { readPaging } from "./list-users.ts";
 
 export interface AdminListAuditInput {

@@ -1,8 +1,8 @@
+import type { Deps } from "../../deps.ts";
 import { normalizeEmail } from "../../model/email.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import type { User } from "../../model/user.ts";
-import type { Deps } from "../deps.ts";
-import { findUserOrFail } from "./find-user.ts";
+import { findUserOrFail } from "../../services/accounts/find-user.ts";
 
 /** GoTrue's page size when none is asked for, and ours at most: a page is one query, kept bounded. */
 export const DEFAULT_PER_PAGE = 50;

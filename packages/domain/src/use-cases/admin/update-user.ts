@@ -1,3 +1,4 @@
+import type { AdminPrincipal, Deps, RequestContext } from "../../deps.ts";
 import { bannedUntil, parseBanDuration } from "../../model/ban.ts";
 import { normalizeEmail } from "../../model/email.ts";
 import { type Metadata, mergeWithinLimit } from "../../model/metadata.ts";
@@ -12,11 +13,9 @@ import {
   withContactIdentity,
   withoutEmailChange,
 } from "../../model/user.ts";
-import { forgetAccountPasswordFailures } from "../abuse/password-failures.ts";
-import { recordAdminAudit } from "../audit.ts";
-import type { Deps, RequestContext } from "../deps.ts";
-import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
-import { findUserOrFail } from "./find-user.ts";
+import { forgetAccountPasswordFailures } from "../../services/abuse/password-failures.ts";
+import { findUserOrFail } from "../../services/accounts/find-user.ts";
+import { recordAdminAudit } from "../../services/audit.ts";
 
 export interface AdminUpdateUserInput {
   readonly admin: AdminPrincipal;

@@ -1,3 +1,4 @@
+import type { Deps } from "../../deps.ts";
 import { isAuthError } from "../../errors.ts";
 import {
   describeFailure,
@@ -7,7 +8,6 @@ import {
 } from "../../model/outbox.ts";
 import type { MessageKind } from "../../ports/flow-events.ts";
 import type { OutboxClaim } from "../../ports/stores.ts";
-import type { Deps } from "../deps.ts";
 
 /** A message leased to this worker: no other may attempt it until the lease (renewed while it is sent) runs out. */
 export interface ClaimedMessage {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { AuthEmail } from "../../model/mail.ts";
 import { FIRST_RETRY_SECONDS, LONGEST_RETRY_SECONDS } from "../../model/outbox.ts";
-import type { AuthEmail, Mailer } from "../../ports/mailer.ts";
+import type { Mailer } from "../../ports/mailer.ts";
 import { createTestAuth } from "../../testing/create-test-auth.ts";
 import { context } from "../../testing/fails-with.ts";
 import { OUTBOX_LEASE_SECONDS } from "./outbox.ts";

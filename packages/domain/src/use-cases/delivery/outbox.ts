@@ -1,12 +1,9 @@
-import {
-  describeFailure,
-  nextAttemptAfterFailure,
-  type OutboundMessage,
-  type OutboxEntry,
-} from "../../model/outbox.ts";
-import type { Stores } from "../../ports/stores.ts";
-import type { Deps } from "../deps.ts";
+import type { Deps } from "../../deps.ts";
+import type { OutboxEntry } from "../../model/outbox.ts";
 import { type ClaimedMessage, type DeliveryFailure, deliverClaimedMessage } from "./deliver-message.ts";
+
+// The outbox worker's side: claiming the messages due, keeping their leases, delivering them. The flows that call
+// for a message queue it themselves, in their own transaction (services/delivery/enqueue.ts).
 
 /**
  * How long a claim keeps other workers off a message. Short, so that the claims of a worker that died (a process
@@ -22,51 +19,6 @@ export const OUTBOX_LEASE_SECONDS = 20;
 export const OUTBOX_RENEWAL_SECONDS = 5;
 /** deliverDueMessages' batch when the caller names none. */
 const DEFAULT_BATCH = 5;
-
-/** What became of a first attempt the caller made itself, before queueing (see sms-codes.ts). */
-export type FirstAttempt = { readonly outcome: "delivered" } | { readonly outcome: "failed"; readonly error: string };
-
-/**
- * Queues a message in the caller's transaction and returns its id (GoTrue's `message_id`). After a first attempt
- * of the caller's, it is recorded as delivered (keeping nothing of the message), or due again after the backoff.
- */
-export async function enqueueMessage(
-  deps: Deps,
-  stores: Stores,
-  message: OutboundMessage,
-  expiresAt: Date,
-  firstAttempt?: FirstAttempt,
-  id: string = deps.random.uuid(),
-): Promise<string> {
-  const now = deps.clock.now();
-  const queued: OutboxEntry = {
-    id,
-    channel: message.channel,
-    sealedMessage: deps.secrets.seal(JSON.stringify(message)),
-    createdAt: now,
-    nextAttemptAt: now,
-    expiresAt,
-    attempts: 0,
-    deliveredAt: null,
-    lastError: null,
-  };
-  if (firstAttempt?.outcome === "delivered") {
-    await stores.outbox.enqueue({ ...queued, sealedMessage: null, nextAttemptAt: null, attempts: 1, deliveredAt: now });
-  } else if (firstAttempt?.outcome === "failed") {
-    const nextAttemptAt = nextAttemptAfterFailure(1, now, expiresAt);
-    const sealedMessage = nextAttemptAt === null ? null : queued.sealedMessage;
-    await stores.outbox.enqueue({
-      ...queued,
-      sealedMessage,
-      nextAttemptAt,
-      attempts: 1,
-      lastError: describeFailure(firstAttempt.error),
-    });
-  } else {
-    await stores.outbox.enqueue(queued);
-  }
-  return id;
-}
 
 export interface DeliveryReport {
   /** How many messages were claimed: a full batch means more may be waiting. */

@@ -1,22 +1,22 @@
+import type { Deps, LinkRequest, RequestContext } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
 import type { Contact } from "../../model/contact.ts";
 import { normalizeEmail } from "../../model/email.ts";
 import { NO_CHOICES } from "../../model/one-time-token.ts";
 import { normalizePhone } from "../../model/phone.ts";
-import type { PkceChallenge } from "../../model/pkce.ts";
-import { readPkceChallenge } from "../../model/pkce.ts";
+import { type PkceChallenge, readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
 import { isEmailConfirmed, isPhoneConfirmed, type User } from "../../model/user.ts";
 import type { Stores } from "../../ports/stores.ts";
-import { limitPerClient } from "../abuse/request-limits.ts";
-import { observeDuration, padDuration } from "../abuse/timing.ts";
-import { recordAudit } from "../audit.ts";
-import type { Deps, LinkRequest, RequestContext } from "../deps.ts";
-import { sendConfirmation } from "../sign-up/confirmation.ts";
-import { sendEmailChange } from "../user/email-change.ts";
-import { sendPhoneChange } from "../user/phone-change.ts";
-import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
-import { limitSmsCodes, TEST_OTP_MESSAGE_ID, testOtpFor } from "./sms-codes.ts";
+import { limitPerClient } from "../../services/abuse/request-limits.ts";
+import { limitFrequency } from "../../services/abuse/send-frequency.ts";
+import { observeDuration, padDuration } from "../../services/abuse/timing.ts";
+import { recordAudit } from "../../services/audit.ts";
+import { sendEmailChange } from "../../services/contacts/email-change.ts";
+import { sendPhoneChange } from "../../services/contacts/phone-change.ts";
+import { sendConfirmation } from "../../services/delivery/confirmation.ts";
+import { assertEmailQuotaLeft } from "../../services/delivery/email-quota.ts";
+import { limitSmsCodes, TEST_OTP_MESSAGE_ID, testOtpFor } from "../../services/delivery/sms-codes.ts";
 
 export interface ResendInput extends LinkRequest {
   readonly type: string;

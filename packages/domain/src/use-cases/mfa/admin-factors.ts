@@ -1,11 +1,10 @@
+import type { AdminPrincipal, Deps, RequestContext } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
 import { amrMethodOf, type Factor } from "../../model/factor.ts";
 import type { User } from "../../model/user.ts";
 import type { Stores } from "../../ports/stores.ts";
-import { findUserOrFail } from "../admin/find-user.ts";
-import { recordAdminAudit } from "../audit.ts";
-import type { Deps, RequestContext } from "../deps.ts";
-import type { AdminPrincipal } from "../sessions/authorize-admin.ts";
+import { findUserOrFail } from "../../services/accounts/find-user.ts";
+import { recordAdminAudit } from "../../services/audit.ts";
 import { assertFactorId, factorPhone } from "./factors.ts";
 
 /** GET /admin/users/<id>/factors: the user's factors, verified or not, oldest first. */

@@ -1,11 +1,17 @@
+import type { Deps, Principal, RequestContext } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
 import type { FactorType, MfaChallenge } from "../../model/factor.ts";
-import { refusedBy } from "../abuse/refusal.ts";
-import { limitPerClient } from "../abuse/request-limits.ts";
-import { recordAudit } from "../audit.ts";
-import { assertSmsQuotaLeft, channelField, smsChannelOf, testOtpFor, textAtOnce } from "../delivery/sms-codes.ts";
-import type { Deps, Principal, RequestContext } from "../deps.ts";
-import { mfaCodeDigest } from "../verification/digests.ts";
+import { refusedBy } from "../../services/abuse/refusal.ts";
+import { limitPerClient } from "../../services/abuse/request-limits.ts";
+import { recordAudit } from "../../services/audit.ts";
+import {
+  assertSmsQuotaLeft,
+  channelField,
+  smsChannelOf,
+  testOtpFor,
+  textAtOnce,
+} from "../../services/delivery/sms-codes.ts";
+import { mfaCodeDigest } from "../../services/tokens/digests.ts";
 import { assertVerifyEnabled, factorOf, sessionOf } from "./factors.ts";
 
 export interface ChallengeFactorInput {

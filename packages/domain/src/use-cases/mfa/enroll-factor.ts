@@ -1,8 +1,8 @@
+import type { Deps, Principal, RequestContext } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
 import type { Factor, FactorType } from "../../model/factor.ts";
 import type { User } from "../../model/user.ts";
-import { recordAudit } from "../audit.ts";
-import type { Deps, Principal, RequestContext } from "../deps.ts";
+import { recordAudit } from "../../services/audit.ts";
 import { factorPhone, sessionOf } from "./factors.ts";
 
 export interface EnrollFactorInput {

@@ -1,3 +1,4 @@
+import type { Deps, Principal } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
 import type { Factor, FactorType } from "../../model/factor.ts";
 import { normalizePhone } from "../../model/phone.ts";
@@ -5,8 +6,7 @@ import type { Session } from "../../model/session.ts";
 import type { User } from "../../model/user.ts";
 import { isUuid } from "../../model/uuid.ts";
 import type { Stores } from "../../ports/stores.ts";
-import { queueNotification } from "../delivery/notifications.ts";
-import type { Deps, Principal } from "../deps.ts";
+import { queueNotification } from "../../services/delivery/notifications.ts";
 
 /** The caller's session: factors are enrolled, challenged and verified for one. */
 export function sessionOf(principal: Principal): Session {

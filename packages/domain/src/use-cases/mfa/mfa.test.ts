@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
+import type { Principal, RequestContext, SessionGrant } from "../../deps.ts";
 import { aUser } from "../../testing/builders.ts";
 import { createTestAuth, type TestAuth, type TestAuthOptions } from "../../testing/create-test-auth.ts";
 import { context, failsWith } from "../../testing/fails-with.ts";
 import { RecordingSmsSender } from "../../testing/recording-senders.ts";
 import { totpCode, totpStep } from "../../testing/test-totp.ts";
-import type { Principal, RequestContext, SessionGrant } from "../deps.ts";
 
 const password = "s3cret-pass";
 const admin = { role: "service_role", userId: null, claims: {} };

@@ -1,7 +1,7 @@
+import type { Deps, Principal, RequestContext } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
 import { amrMethodOf } from "../../model/factor.ts";
-import { recordAudit } from "../audit.ts";
-import type { Deps, Principal, RequestContext } from "../deps.ts";
+import { recordAudit } from "../../services/audit.ts";
 import { factorOf, notifyFactor, sessionOf } from "./factors.ts";
 
 export interface UnenrollFactorInput {

@@ -1,15 +1,15 @@
+import type { Deps, Principal, RequestContext, SessionGrant } from "../../deps.ts";
 import { AuthError, messages } from "../../errors.ts";
 import { amrMethodOf, type Factor, type MfaChallenge } from "../../model/factor.ts";
 import type { RefreshToken } from "../../model/refresh-token.ts";
 import type { Session } from "../../model/session.ts";
 import type { User } from "../../model/user.ts";
 import { isUuid } from "../../model/uuid.ts";
-import { refusedBy } from "../abuse/refusal.ts";
-import { limitPerClient } from "../abuse/request-limits.ts";
-import { auditEntry } from "../audit.ts";
-import type { Deps, Principal, RequestContext, SessionGrant } from "../deps.ts";
-import { grantSession } from "../sessions/sessions.ts";
-import { mfaCodeDigest, refreshTokenDigest } from "../verification/digests.ts";
+import { refusedBy } from "../../services/abuse/refusal.ts";
+import { limitPerClient } from "../../services/abuse/request-limits.ts";
+import { auditEntry } from "../../services/audit.ts";
+import { grantSession } from "../../services/sessions.ts";
+import { mfaCodeDigest, refreshTokenDigest } from "../../services/tokens/digests.ts";
 import { assertVerifyEnabled, factorOf, notifyFactor, sessionOf } from "./factors.ts";
 
 export interface VerifyFactorInput {

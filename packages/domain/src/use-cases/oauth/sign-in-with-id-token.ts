@@ -1,14 +1,18 @@
+import type { Deps, Principal, RequestContext, SessionGrant } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
 import { nonceMatches } from "../../model/nonce.ts";
-import { canonicalProvider } from "../../model/oauth-providers.ts";
-import { limitPerClient } from "../abuse/request-limits.ts";
-import type { Deps, Principal, RequestContext, SessionGrant } from "../deps.ts";
-import { grantSignIn, openSession } from "../sessions/sessions.ts";
-import { idTokenDigest } from "../verification/digests.ts";
-import { linkIdentityToUser } from "./link-identity.ts";
+import { canonicalProvider, isKnownProvider } from "../../model/oauth-providers.ts";
+import { limitPerClient } from "../../services/abuse/request-limits.ts";
+import { linkIdentityToUser } from "../../services/identities/link-identity.ts";
+import {
+  needsVerification,
+  onceMoreIfRaced,
+  signInWithProviderProfile,
+} from "../../services/identities/provider-sign-in.ts";
+import { grantSignIn, openSession } from "../../services/sessions.ts";
+import { idTokenDigest } from "../../services/tokens/digests.ts";
 import { providerFailed } from "./provider-failure.ts";
-import { needsVerification, onceMoreIfRaced, signInWithProviderProfile } from "./provider-sign-in.ts";
-import { isKnownProvider, requireLinkingAllowed } from "./start-sign-in.ts";
+import { requireLinkingAllowed } from "./start-sign-in.ts";
 
 export interface SignInWithIdTokenInput {
   readonly provider: string | undefined;
@@ -34,9 +38,11 @@ export async function signInWithIdToken(deps: Deps, input: SignInWithIdTokenInpu
   await limitPerClient(deps, "token", input.context);
   if (!input.idToken) throw invalid("id_token required");
   if (!input.provider) throw invalid("provider or client_id and issuer required");
-  const provider = deps.oauthProviders.get(canonicalProvider(input.provider));
+  const provider = deps.oauthProviders.get(canonicalProvider(deps.oauthCatalog, input.provider));
   if (!provider) {
-    if (!isKnownProvider(input.provider)) throw invalid(`Custom OIDC provider "${input.provider}" not allowed`);
+    if (!isKnownProvider(deps.oauthCatalog, input.provider)) {
+      throw invalid(`Custom OIDC provider "${input.provider}" not allowed`);
+    }
     throw new AuthError("provider_disabled", `Provider (issuer "${input.provider}") is not enabled`);
   }
   if (!provider.idTokens) throw invalid(`Custom OIDC provider "${provider.name}" not allowed`);

@@ -1,12 +1,12 @@
+import type { Deps, LinkRequest, Principal } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
 import { RESERVED_AUTHORIZE_PARAMS } from "../../model/oauth-flow.ts";
-import { canonicalProvider, OAUTH_PROVIDER_NAMES } from "../../model/oauth-providers.ts";
+import { canonicalProvider, isKnownProvider } from "../../model/oauth-providers.ts";
 import { readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
 import { hasVerifiedFactor } from "../../model/user.ts";
 import { type OAuthProvider, OAuthProviderFailure } from "../../ports/oauth-provider.ts";
-import type { Deps, LinkRequest, Principal } from "../deps.ts";
-import { linkTokenDigest, oauthBindingDigest } from "../verification/digests.ts";
+import { linkTokenDigest, oauthBindingDigest } from "../../services/tokens/digests.ts";
 import { providerFailed } from "./provider-failure.ts";
 
 export interface StartOAuthInput extends LinkRequest {
@@ -41,21 +41,14 @@ export function requireLinkingAllowed(deps: Deps, principal: Principal): void {
   }
 }
 
-const KNOWN: ReadonlySet<string> = new Set(OAUTH_PROVIDER_NAMES);
-
-/** Whether Latchkey has a provider of that name (or GoTrue's other name for it), enabled or not. */
-export function isKnownProvider(name: string): boolean {
-  return KNOWN.has(canonicalProvider(name));
-}
-
 /** The enabled provider of that name (or GoTrue's other name for it), or GoTrue's 400 `validation_failed`. */
 export function enabledProvider(deps: Deps, name: string): OAuthProvider {
-  const canonical = canonicalProvider(name);
+  const canonical = canonicalProvider(deps.oauthCatalog, name);
   const provider = deps.oauthProviders.get(canonical);
   if (provider) return provider;
   throw new AuthError(
     "validation_failed",
-    isKnownProvider(name)
+    isKnownProvider(deps.oauthCatalog, name)
       ? "Unsupported provider: provider is not enabled"
       : `Unsupported provider: Provider ${name} could not be found`,
   );

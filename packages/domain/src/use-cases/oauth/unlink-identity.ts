@@ -1,10 +1,10 @@
+import type { Deps, Principal, RequestContext } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
 import { type Identity, identityEmail } from "../../model/identity.ts";
 import { type User, withProviders } from "../../model/user.ts";
 import { isUuid } from "../../model/uuid.ts";
-import { recordAudit } from "../audit.ts";
-import type { Deps, Principal, RequestContext } from "../deps.ts";
-import { notifyIdentity } from "./provider-sign-in.ts";
+import { recordAudit } from "../../services/audit.ts";
+import { notifyIdentity } from "../../services/identities/provider-sign-in.ts";
 import { requireLinkingAllowed } from "./start-sign-in.ts";
 
 export interface UnlinkIdentityInput {

@@ -1,9 +1,11 @@
+import type { Deps, Principal, RequestContext } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
 import { isEmailConfirmed, isPhoneConfirmed } from "../../model/user.ts";
-import { recordAudit } from "../audit.ts";
-import { limitSmsCodes, sendSmsCode } from "../delivery/sms-codes.ts";
-import type { Deps, Principal, RequestContext } from "../deps.ts";
-import { assertEmailQuotaLeft, issueToken, limitFrequency, queueEmail } from "../verification/one-time-tokens.ts";
+import { limitFrequency } from "../../services/abuse/send-frequency.ts";
+import { recordAudit } from "../../services/audit.ts";
+import { assertEmailQuotaLeft, queueEmail } from "../../services/delivery/email-quota.ts";
+import { limitSmsCodes, sendSmsCode } from "../../services/delivery/sms-codes.ts";
+import { issueToken } from "../../services/tokens/issue-token.ts";
 
 /**
  * GET /reauthenticate: sends a one-time nonce to the user's email (or, without one, phone), which a password change

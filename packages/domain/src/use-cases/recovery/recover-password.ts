@@ -1,13 +1,14 @@
+import type { Deps, LinkRequest, RequestContext } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
 import { normalizeEmail } from "../../model/email.ts";
 import { readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
-import { limitPerClient } from "../abuse/request-limits.ts";
-import { observeDuration, padDuration } from "../abuse/timing.ts";
-import { recordAudit } from "../audit.ts";
-import type { Deps, LinkRequest, RequestContext } from "../deps.ts";
-import { sendSignInMail } from "../sign-in/sign-in-mail.ts";
-import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
+import { limitPerClient } from "../../services/abuse/request-limits.ts";
+import { limitFrequency } from "../../services/abuse/send-frequency.ts";
+import { observeDuration, padDuration } from "../../services/abuse/timing.ts";
+import { recordAudit } from "../../services/audit.ts";
+import { assertEmailQuotaLeft } from "../../services/delivery/email-quota.ts";
+import { sendSignInMail } from "../../services/delivery/sign-in-mail.ts";
 
 export interface RecoverPasswordInput extends LinkRequest {
   readonly email: string;

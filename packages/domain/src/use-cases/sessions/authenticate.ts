@@ -1,8 +1,8 @@
+import type { Deps, Principal } from "../../deps.ts";
 import { AuthError, messages } from "../../errors.ts";
 import { assertTokenTimes, readTokenSubject } from "../../model/access-token-claims.ts";
 import { hasEnded } from "../../model/session.ts";
 import { isBanned } from "../../model/user.ts";
-import type { Deps, Principal } from "../deps.ts";
 
 /** Whoever holds a token whose user or session is gone is no one now: GoTrue refuses them with a 403. */
 export const HOLDER_GONE = { case: "token_holder_gone" } as const;

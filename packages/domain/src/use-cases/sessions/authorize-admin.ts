@@ -1,18 +1,9 @@
+import type { AdminPrincipal, Deps } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
 import { assertTokenTimes } from "../../model/access-token-claims.ts";
-import type { Metadata } from "../../model/metadata.ts";
 import { hasEnded } from "../../model/session.ts";
 import { isUuid } from "../../model/uuid.ts";
-import type { Deps } from "../deps.ts";
 import { HOLDER_GONE } from "./authenticate.ts";
-
-/** Who calls the admin API: a role among JWT_ADMIN_ROLES, and a user when the token names one. */
-export interface AdminPrincipal {
-  readonly role: string;
-  /** The token's `sub`; Supabase's service_role key has none. */
-  readonly userId: string | null;
-  readonly claims: Metadata;
-}
 
 /**
  * Admits a bearer token signed by us whose `role` is an admin role. A token that names a session must still have

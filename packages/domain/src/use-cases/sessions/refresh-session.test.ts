@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
+import type { SessionGrant } from "../../deps.ts";
 import type { RefreshToken } from "../../model/refresh-token.ts";
+import { refreshTokenDigest } from "../../services/tokens/digests.ts";
 import { aUser } from "../../testing/builders.ts";
 import { createTestAuth, type TestAuthOptions } from "../../testing/create-test-auth.ts";
 import { context, failsWith } from "../../testing/fails-with.ts";
 import { createInMemoryStores } from "../../testing/in-memory-stores.ts";
 import { nodeRandom } from "../../testing/node-random.ts";
-import type { SessionGrant } from "../deps.ts";
-import { refreshTokenDigest } from "../verification/digests.ts";
 
 const password = "s3cret-pass";
 

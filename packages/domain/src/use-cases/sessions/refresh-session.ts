@@ -1,13 +1,13 @@
+import type { Deps, RequestContext, SessionGrant } from "../../deps.ts";
 import { AuthError, messages } from "../../errors.ts";
 import { decideRefresh, type RefreshToken } from "../../model/refresh-token.ts";
 import { hasEnded, type Session } from "../../model/session.ts";
 import { isBanned, type User } from "../../model/user.ts";
 import type { RefreshTokenFound, Stores } from "../../ports/stores.ts";
-import { limitPerClient } from "../abuse/request-limits.ts";
-import { auditEntry, recordAudit } from "../audit.ts";
-import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
-import { refreshTokenDigest } from "../verification/digests.ts";
-import { grantSession } from "./sessions.ts";
+import { limitPerClient } from "../../services/abuse/request-limits.ts";
+import { auditEntry, recordAudit } from "../../services/audit.ts";
+import { grantSession } from "../../services/sessions.ts";
+import { refreshTokenDigest } from "../../services/tokens/digests.ts";
 
 export interface RefreshSessionInput {
   readonly refreshToken: string;

@@ -1,6 +1,6 @@
+import type { Deps, Principal, RequestContext } from "../../deps.ts";
 import type { LogoutScope } from "../../model/session.ts";
-import { recordAudit } from "../audit.ts";
-import type { Deps, Principal, RequestContext } from "../deps.ts";
+import { recordAudit } from "../../services/audit.ts";
 
 export interface SignOutInput {
   readonly principal: Principal;

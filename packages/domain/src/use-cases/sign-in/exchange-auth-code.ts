@@ -1,14 +1,14 @@
+import type { Deps, RequestContext, SessionGrant } from "../../deps.ts";
 import { AuthError, messages } from "../../errors.ts";
 import { FLOW_STATE_LIFETIME_SECONDS } from "../../model/flow-state.ts";
 import { verifierMatches } from "../../model/pkce.ts";
 import { isBanned } from "../../model/user.ts";
-import { limitPerClient } from "../abuse/request-limits.ts";
-import { recordAudit } from "../audit.ts";
-import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
-import { linkIdentityToUser } from "../oauth/link-identity.ts";
-import { needsVerification } from "../oauth/provider-sign-in.ts";
-import { grantSignIn, openSession } from "../sessions/sessions.ts";
-import { authCodeDigest } from "../verification/digests.ts";
+import { limitPerClient } from "../../services/abuse/request-limits.ts";
+import { recordAudit } from "../../services/audit.ts";
+import { linkIdentityToUser } from "../../services/identities/link-identity.ts";
+import { needsVerification } from "../../services/identities/provider-sign-in.ts";
+import { grantSignIn, openSession } from "../../services/sessions.ts";
+import { authCodeDigest } from "../../services/tokens/digests.ts";
 
 export interface ExchangeAuthCodeInput {
   readonly authCode: string;

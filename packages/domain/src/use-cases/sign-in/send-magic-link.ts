@@ -1,3 +1,4 @@
+import type { Deps, LinkRequest, RequestContext } from "../../deps.ts";
 import { AuthError, messages } from "../../errors.ts";
 import { normalizeEmail } from "../../model/email.ts";
 import type { Metadata } from "../../model/metadata.ts";
@@ -5,13 +6,14 @@ import { NO_CHOICES } from "../../model/one-time-token.ts";
 import { readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
 import { isEmailConfirmed } from "../../model/user.ts";
-import { limitPerClient } from "../abuse/request-limits.ts";
-import { recordAudit } from "../audit.ts";
-import type { Deps, LinkRequest, RequestContext } from "../deps.ts";
-import { choicesOfSignInCode, sendConfirmation } from "../sign-up/confirmation.ts";
-import { assertNewAccountMetadataFits, newAccount } from "../sign-up/new-account.ts";
-import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
-import { sendSignInMail } from "./sign-in-mail.ts";
+import { limitPerClient } from "../../services/abuse/request-limits.ts";
+import { limitFrequency } from "../../services/abuse/send-frequency.ts";
+import { assertNewAccountMetadataFits, newAccount } from "../../services/accounts/new-account.ts";
+import { recordAudit } from "../../services/audit.ts";
+import { sendConfirmation } from "../../services/delivery/confirmation.ts";
+import { assertEmailQuotaLeft } from "../../services/delivery/email-quota.ts";
+import { sendSignInMail } from "../../services/delivery/sign-in-mail.ts";
+import { choicesOfSignInCode } from "./sign-in-code-choices.ts";
 
 export interface SendMagicLinkInput extends LinkRequest {
   readonly email: string;

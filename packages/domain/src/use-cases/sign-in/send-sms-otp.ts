@@ -1,15 +1,21 @@
+import type { Deps, RequestContext } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
 import type { Metadata } from "../../model/metadata.ts";
 import { NO_CHOICES } from "../../model/one-time-token.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { isPhoneConfirmed } from "../../model/user.ts";
-import { limitPerClient } from "../abuse/request-limits.ts";
-import { recordAudit } from "../audit.ts";
-import { limitSmsCodes, sendSmsCode, smsChannelOf, TEST_OTP_MESSAGE_ID, testOtpFor } from "../delivery/sms-codes.ts";
-import type { Deps, RequestContext } from "../deps.ts";
-import { choicesOfSignInCode } from "../sign-up/confirmation.ts";
-import { assertNewAccountMetadataFits, newAccount } from "../sign-up/new-account.ts";
+import { limitPerClient } from "../../services/abuse/request-limits.ts";
+import { assertNewAccountMetadataFits, newAccount } from "../../services/accounts/new-account.ts";
+import { recordAudit } from "../../services/audit.ts";
+import {
+  limitSmsCodes,
+  sendSmsCode,
+  smsChannelOf,
+  TEST_OTP_MESSAGE_ID,
+  testOtpFor,
+} from "../../services/delivery/sms-codes.ts";
 import { assertMayCreate } from "./send-magic-link.ts";
+import { choicesOfSignInCode } from "./sign-in-code-choices.ts";
 
 export interface SendSmsOtpInput {
   readonly phone: string;

@@ -1,13 +1,17 @@
+import type { Deps, RequestContext, SessionGrant } from "../../deps.ts";
 import { AuthError, isAuthError, messages } from "../../errors.ts";
 import { normalizeEmail } from "../../model/email.ts";
 import { assertPasswordAcceptable, isVerifiablePassword } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { isBanned, isEmailConfirmed, isPhoneConfirmed, type User } from "../../model/user.ts";
-import { forgetPasswordFailures, refundPasswordAttempt, takePasswordAttempt } from "../abuse/password-failures.ts";
-import { limitPerClient } from "../abuse/request-limits.ts";
-import { auditEntry } from "../audit.ts";
-import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
-import { grantSignIn, newSession } from "../sessions/sessions.ts";
+import {
+  forgetPasswordFailures,
+  refundPasswordAttempt,
+  takePasswordAttempt,
+} from "../../services/abuse/password-failures.ts";
+import { limitPerClient } from "../../services/abuse/request-limits.ts";
+import { auditEntry } from "../../services/audit.ts";
+import { grantSignIn, newSession } from "../../services/sessions.ts";
 
 export interface SignInWithPasswordInput {
   readonly email?: string | undefined;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { Stores, Transactor } from "../../ports/stores.ts";
+import { linkTokenDigest, otpDigest } from "../../services/tokens/digests.ts";
 import { aUser } from "../../testing/builders.ts";
 import { createTestAuth } from "../../testing/create-test-auth.ts";
 import { context, failsWith } from "../../testing/fails-with.ts";
 import { createTestSecrets } from "../../testing/test-secrets.ts";
-import { linkTokenDigest, otpDigest } from "../verification/digests.ts";
 
 const password = "correct horse";
 

@@ -1,3 +1,4 @@
+import type { Deps, LinkRequest, RequestContext, SessionGrant } from "../../deps.ts";
 import { AuthError, isAuthError, messages } from "../../errors.ts";
 import type { Contact } from "../../model/contact.ts";
 import { normalizeEmail } from "../../model/email.ts";
@@ -17,16 +18,16 @@ import {
   type User,
   withChosenMetadata,
 } from "../../model/user.ts";
-import { limitPerClient } from "../abuse/request-limits.ts";
-import { observeDuration, type PaddedOperation, padDuration } from "../abuse/timing.ts";
-import { type AuditEvent, auditEntry, recordAudit } from "../audit.ts";
-import { limitSmsCodes, smsChannelOf } from "../delivery/sms-codes.ts";
-import type { Deps, LinkRequest, RequestContext, SessionGrant } from "../deps.ts";
-import { grantSignIn, newSession, openSession } from "../sessions/sessions.ts";
-import { findUserByContact } from "../user/contact-holders.ts";
-import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
-import { sendConfirmation } from "./confirmation.ts";
-import { assertNewAccountMetadataFits, newAccount } from "./new-account.ts";
+import { limitPerClient } from "../../services/abuse/request-limits.ts";
+import { limitFrequency } from "../../services/abuse/send-frequency.ts";
+import { observeDuration, type PaddedOperation, padDuration } from "../../services/abuse/timing.ts";
+import { assertNewAccountMetadataFits, newAccount } from "../../services/accounts/new-account.ts";
+import { type AuditEvent, auditEntry, recordAudit } from "../../services/audit.ts";
+import { findUserByContact } from "../../services/contacts/contact-holders.ts";
+import { sendConfirmation } from "../../services/delivery/confirmation.ts";
+import { assertEmailQuotaLeft } from "../../services/delivery/email-quota.ts";
+import { limitSmsCodes, smsChannelOf } from "../../services/delivery/sms-codes.ts";
+import { grantSignIn, newSession, openSession } from "../../services/sessions.ts";
 
 export interface SignUpInput extends LinkRequest {
   readonly email?: string | undefined;

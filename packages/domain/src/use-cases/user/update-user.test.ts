@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { otpDigest } from "../../services/tokens/digests.ts";
 import { aUser } from "../../testing/builders.ts";
 import { createTestAuth, type TestAuthOptions } from "../../testing/create-test-auth.ts";
 import { context, failsWith } from "../../testing/fails-with.ts";
 import { createTestSecrets } from "../../testing/test-secrets.ts";
-import { otpDigest } from "../verification/digests.ts";
 
 const password = "s3cret-pass";
 

@@ -1,3 +1,4 @@
+import type { Deps, LinkRequest, Principal, RequestContext } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
 import { normalizeEmail } from "../../model/email.ts";
 import { type Metadata, mergeWithinLimit } from "../../model/metadata.ts";
@@ -7,17 +8,17 @@ import { normalizePhone } from "../../model/phone.ts";
 import { readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
 import { hasVerifiedFactor, type User, withEmailChangeRequested } from "../../model/user.ts";
-import { forgetAccountPasswordFailures } from "../abuse/password-failures.ts";
-import { limitPerClient } from "../abuse/request-limits.ts";
-import { recordAudit } from "../audit.ts";
-import { queueNotification } from "../delivery/notifications.ts";
-import { limitSmsCodes, smsChannelOf } from "../delivery/sms-codes.ts";
-import type { Deps, LinkRequest, Principal, RequestContext } from "../deps.ts";
-import { otpDigest } from "../verification/digests.ts";
-import { assertEmailQuotaLeft, limitFrequency } from "../verification/one-time-tokens.ts";
-import { assertContactFree } from "./contact-holders.ts";
-import { sendEmailChange } from "./email-change.ts";
-import { applyPhoneChange, sendPhoneChange } from "./phone-change.ts";
+import { forgetAccountPasswordFailures } from "../../services/abuse/password-failures.ts";
+import { limitPerClient } from "../../services/abuse/request-limits.ts";
+import { limitFrequency } from "../../services/abuse/send-frequency.ts";
+import { recordAudit } from "../../services/audit.ts";
+import { assertContactFree } from "../../services/contacts/contact-holders.ts";
+import { sendEmailChange } from "../../services/contacts/email-change.ts";
+import { applyPhoneChange, sendPhoneChange } from "../../services/contacts/phone-change.ts";
+import { assertEmailQuotaLeft } from "../../services/delivery/email-quota.ts";
+import { queueNotification } from "../../services/delivery/notifications.ts";
+import { limitSmsCodes, smsChannelOf } from "../../services/delivery/sms-codes.ts";
+import { otpDigest } from "../../services/tokens/digests.ts";
 
 /** The link request is for the email change confirmations: where they lead, and the PKCE client they are for. */
 export interface UpdateUserInput extends LinkRequest {

@@ -1,3 +1,4 @@
+import type { Deps, RequestContext } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
 import type { AuditAction } from "../../model/audit.ts";
 import type { Identity } from "../../model/identity.ts";
@@ -17,11 +18,10 @@ import {
   withProviders,
 } from "../../model/user.ts";
 import type { Stores } from "../../ports/stores.ts";
-import { recordAudit } from "../audit.ts";
-import { queueNotification } from "../delivery/notifications.ts";
-import type { Deps, RequestContext } from "../deps.ts";
-import { takeContact } from "../user/contact-holders.ts";
-import { applyPhoneChange } from "../user/phone-change.ts";
+import { recordAudit } from "../../services/audit.ts";
+import { takeContact } from "../../services/contacts/contact-holders.ts";
+import { applyPhoneChange } from "../../services/contacts/phone-change.ts";
+import { queueNotification } from "../../services/delivery/notifications.ts";
 
 export type Applied =
   | { readonly kind: "applied"; readonly user: User; readonly method: AuthMethod }

@@ -1,3 +1,4 @@
+import type { Deps, RequestContext, SessionGrant } from "../../deps.ts";
 import { AuthError, messages } from "../../errors.ts";
 import { normalizeEmail } from "../../model/email.ts";
 import {
@@ -13,13 +14,12 @@ import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { isBanned, type User } from "../../model/user.ts";
 import type { Stores } from "../../ports/stores.ts";
-import { refusedBy } from "../abuse/refusal.ts";
-import { limitPerClient } from "../abuse/request-limits.ts";
-import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
-import { grantSignIn, openSession } from "../sessions/sessions.ts";
-import { issueAuthCode } from "../sign-in/auth-code.ts";
+import { refusedBy } from "../../services/abuse/refusal.ts";
+import { limitPerClient } from "../../services/abuse/request-limits.ts";
+import { grantSignIn, openSession } from "../../services/sessions.ts";
+import { issueAuthCode } from "../../services/tokens/auth-code.ts";
+import { linkTokenDigest, otpDigest } from "../../services/tokens/digests.ts";
 import { applyVerification } from "./apply-verification.ts";
-import { linkTokenDigest, otpDigest } from "./digests.ts";
 
 export interface VerifyInput {
   readonly type: VerifyType;

@@ -1,0 +1,314 @@
+import type { Deps, RequestContext } from "../../deps.ts";
+import { AuthError, isAuthError, messages } from "../../errors.ts";
+import { decideAccount, verifiedAddresses } from "../../model/account-linking.ts";
+import type { AuditAction } from "../../model/audit.ts";
+import type { Identity } from "../../model/identity.ts";
+import { type Metadata, mergeMetadata } from "../../model/metadata.ts";
+import { NO_CHOICES } from "../../model/one-time-token.ts";
+import { isBanned, newUser, type User, withProviders } from "../../model/user.ts";
+import type { ProviderProfile } from "../../ports/oauth-provider.ts";
+import type { Stores } from "../../ports/stores.ts";
+import { limitFrequency } from "../abuse/send-frequency.ts";
+import { recordAudit } from "../audit.ts";
+import { sendConfirmation } from "../delivery/confirmation.ts";
+import { assertEmailQuotaLeft } from "../delivery/email-quota.ts";
+import { queueNotification } from "../delivery/notifications.ts";
+import { providerIdentity, providerIdentityData } from "./provider-identity.ts";
+
+/** What a sign-in's transaction meets when another one made the same new account first. */
+const LOST_RACE: ReadonlySet<string> = new Set(["identity_already_exists", "email_exists", "phone_exists"]);
+
+/**
+ * Runs a provider sign-in's transaction, and once more if it lost a race: two first sign-ins of one new identity at
+ * once (a double click, two tabs) both decide to create the account, and the second insert breaks a unique
+ * constraint. Run again, it finds the account the first one made and signs in to it. A conflict that is no race
+ * (an identity linked to another user) fails the same way the second time, and is answered as such.
+ */
+export async function onceMoreIfRaced<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isAuthError(error) && LOST_RACE.has(error.code)) return work();
+    throw error;
+  }
+}
+
+export interface ProviderSignInInput {
+  /** Canonical provider name. */
+  readonly provider: string;
+  readonly profile: ProviderProfile;
+  /** EXTERNAL_<P>_EMAIL_OPTIONAL */
+  readonly emailOptional: boolean;
+  /** The invited user whose invitation this sign-in accepts. */
+  readonly inviteUserId?: string | null;
+  /** Where a confirmation mail's link leads, when one must be sent. */
+  readonly redirectTo: string;
+  readonly context: RequestContext;
+}
+
+/**
+ * Signed in, or a confirmation mail sent (committed) for an address the provider did not verify; `signedUp` when
+ * the sign-in created the account.
+ */
+export type ProviderSignInOutcome =
+  | { readonly kind: "signed_in"; readonly user: User; readonly signedUp?: boolean }
+  | { readonly kind: "needs_verification"; readonly provider: string; readonly signedUp?: boolean };
+
+/**
+ * Who a provider sign-in is, in the caller's transaction (GoTrue's rules, reference in docs/compatibility.md):
+ * the identity's user; else the one account holding a verified address of the sign-in (linked); else a new
+ * account. An account nobody has confirmed goes to whoever proves its address through the provider: its other
+ * identities and its password are dropped (pre-account takeover), and it is confirmed when the provider verified
+ * the address, else a confirmation mail goes out and the sign-in waits for it.
+ */
+export async function signInWithProviderProfile(
+  deps: Deps,
+  stores: Stores,
+  input: ProviderSignInInput,
+): Promise<ProviderSignInOutcome> {
+  const { provider, profile } = input;
+  const now = deps.clock.now();
+  const { chosen, email: candidate, identityData } = providerIdentityData(profile);
+  if (chosen === null && !input.emailOptional) {
+    throw new AuthError("email_address_not_provided", "Error getting user email from external provider");
+  }
+  const identityOf = (userId: string, existing?: Identity | null): Identity =>
+    providerIdentity({ id: deps.random.uuid(), userId, provider, profile, identityData, now, existing });
+
+  let user: User;
+  let audit: { action: AuditAction; traits: Metadata } | null = null;
+  let signedUp = false;
+  if (input.inviteUserId) {
+    user = await acceptInvite(stores, input.inviteUserId, profile, identityOf);
+    audit = { action: "invite_accepted", traits: { provider } };
+  } else {
+    const existing = await stores.identities.find(provider, profile.subject);
+    const owner = existing ? await stores.users.findById(existing.userId, { forUpdate: true }) : null;
+    const verified = verifiedAddresses(profile.emails, deps.policy.signup.emailAutoconfirm);
+    const decision = decideAccount({
+      identityOwner: owner && owner.deletedAt === null ? owner : null,
+      candidate,
+      verified,
+      holders: await holdersOf(stores, verified),
+      candidateTaken: candidate !== null && (await stores.users.findByEmail(candidate)) !== null,
+    });
+    switch (decision.kind) {
+      case "sign_in": {
+        const identity = identityOf(decision.user.id, existing);
+        user = withIdentity(decision.user, identity, now);
+        audit = { action: "login", traits: { provider } };
+        break;
+      }
+      case "link": {
+        const identity = identityOf(decision.user.id);
+        user = withIdentity(decision.user, identity, now);
+        audit = {
+          action: "identity_linked",
+          traits: { identity_id: identity.id, provider, provider_id: profile.subject },
+        };
+        break;
+      }
+      case "create": {
+        if (deps.policy.signup.disabled) throw new AuthError("signup_disabled", messages.signupsDisabled);
+        const id = deps.random.uuid();
+        const identity = identityOf(id);
+        user = {
+          ...newUser({ id, aud: deps.policy.defaultAudience, role: deps.policy.defaultRole, now }),
+          email: decision.email,
+          appMetadata: { provider, providers: [provider] },
+          userMetadata: identityData,
+          identities: [identity],
+        };
+        await stores.users.insert(user);
+        signedUp = true;
+        // A new account is a signup, with an address or without (the confirmation below may replace this).
+        audit = { action: "user_signedup", traits: { provider } };
+        break;
+      }
+      case "multiple_accounts":
+        // GoTrue answers a 500; this is no failure of ours but an ambiguity the person can resolve.
+        throw new AuthError(
+          "email_exists",
+          "Multiple accounts with the same email address in the same linking domain detected: default",
+        );
+    }
+  }
+  if (isBanned(user, now)) throw new AuthError("user_banned", messages.userBanned);
+
+  let identity = user.identities.find((each) => each.provider === provider && each.providerId === profile.subject)!;
+  const email = user.email;
+  // GoTrue's rule: a sign-in that goes by an address, into an account whose email nobody has confirmed.
+  const goesByEmail = !(input.emailOptional && candidate === null);
+  if (goesByEmail && user.emailConfirmedAt === null) {
+    // The account goes to whoever proves its address now, with nothing anyone else set. A confirmed phone is proof
+    // of its own (GoTrue looks at the email only): that account keeps its password and its other methods.
+    if (user.phoneConfirmedAt === null) {
+      identity = { ...identity, userId: user.id };
+      user = {
+        ...user,
+        passwordHash: null,
+        userMetadata: identityData,
+        identities: [identity],
+        appMetadata: withProviders(user.appMetadata, [identity]),
+      };
+      await stores.identities.deleteAllOfUser(user.id);
+    }
+    if (email !== null && verifiedAddresses(profile.emails, deps.policy.signup.emailAutoconfirm).includes(email)) {
+      user = { ...user, emailConfirmedAt: now };
+      audit = { action: "user_signedup", traits: { provider } };
+    } else {
+      if (email !== null) {
+        user = { ...user, confirmationSentAt: now };
+        await stores.identities.save(identity);
+        await stores.users.update(user);
+        await mailAddressConfirmation(
+          deps,
+          stores,
+          user,
+          { address: email, identityId: identity.id },
+          input.redirectTo,
+        );
+      }
+      if (!deps.policy.signup.allowUnverifiedEmailSignIns) {
+        // Without an address to confirm (another account has it) nothing is written: there is nothing to wait for.
+        if (email === null) throw needsVerification(provider, false);
+        return { kind: "needs_verification", provider, signedUp };
+      }
+      // MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS: signed in now, the address unconfirmed until its mail is followed.
+    }
+  }
+  user = { ...user, lastSignInAt: now };
+  await stores.identities.save(identity);
+  await stores.users.update(user);
+  if (audit)
+    await recordAudit(deps, stores, {
+      action: audit.action,
+      actor: user,
+      context: input.context,
+      traits: audit.traits,
+    });
+  if (audit?.action === "identity_linked") await notifyIdentity(deps, stores, "identity_linked", user.email, provider);
+  return { kind: "signed_in", user, signedUp };
+}
+
+/**
+ * The answer to a sign-in whose address the provider did not verify, as GoTrue words it: whether a confirmation
+ * mail went out or there was no address to send one to.
+ */
+export function needsVerification(
+  provider: string,
+  mailed: boolean,
+  code: "provider_email_needs_verification" | "email_not_confirmed" = "provider_email_needs_verification",
+): AuthError {
+  return new AuthError(
+    code,
+    mailed
+      ? `Unverified email with ${provider}. A confirmation email has been sent to your ${provider} email`
+      : `Unverified email with ${provider}. Verify the email with ${provider} in order to sign in`,
+  );
+}
+
+/**
+ * Tells the account's address that a sign-in method joined or left it, when the operator switched that
+ * notification on (MAILER_NOTIFICATIONS_IDENTITY_*_ENABLED), in the caller's transaction.
+ */
+export async function notifyIdentity(
+  deps: Deps,
+  stores: Stores,
+  kind: "identity_linked" | "identity_unlinked",
+  to: string | null,
+  provider: string,
+): Promise<void> {
+  if (to !== null && deps.policy.email.notifications[kind])
+    await queueNotification(deps, stores, { kind, to, provider });
+}
+
+/**
+ * Mails the confirmation of an address a provider did not verify, in the caller's transaction: no more than one
+ * per SMTP_MAX_FREQUENCY to the address (shared with /signup and /resend), and only while the email quota has
+ * room, as GoTrue's sendConfirmation. Otherwise every callback with such an address would mail it again. The
+ * confirmation carries the identity whose sign-in asked for it: if the account's address is first proven by
+ * another token, that identity goes (apply-verification.ts).
+ */
+export async function mailAddressConfirmation(
+  deps: Deps,
+  stores: Stores,
+  user: User,
+  claim: { readonly address: string; readonly identityId: string },
+  redirectTo: string,
+): Promise<void> {
+  const { address, identityId } = claim;
+  const seconds = deps.policy.otp.emailConfirmationFrequencySeconds;
+  await limitFrequency(deps, { purpose: "confirmation", address, seconds, channel: "email" });
+  await assertEmailQuotaLeft(deps);
+  const choices = { ...NO_CHOICES, identityId };
+  await sendConfirmation(deps, stores, user, { provider: "email", address }, { redirectTo, choices });
+}
+
+/** The user with this identity (added, or replacing its earlier self), its data merged into user_metadata. */
+function withIdentity(user: User, identity: Identity, now: Date): User {
+  const identities = [...user.identities.filter((each) => each.id !== identity.id), identity];
+  return {
+    ...user,
+    identities,
+    userMetadata: mergeMetadata(user.userMetadata, identity.identityData),
+    appMetadata: withProviders(user.appMetadata, identities),
+    updatedAt: now,
+  };
+}
+
+/**
+ * The users (not deleted) holding one of the addresses: as their email, or through an identity whose provider
+ * verified it. security: an identity that merely claims an address holds nothing, or a stranger's claim would pull
+ * the address's owner into the stranger's account (or lock the owner out with email_exists). An account whose
+ * email nobody confirmed does hold it: whoever proves the address through the provider takes it over, rid of what
+ * was set before (signInWithProviderProfile).
+ */
+async function holdersOf(stores: Stores, addresses: readonly string[]): Promise<User[]> {
+  if (addresses.length === 0) return [];
+  const ids = new Set<string>();
+  for (const address of addresses) {
+    const user = await stores.users.findByEmail(address);
+    if (user) ids.add(user.id);
+  }
+  for (const identity of await stores.identities.findByEmails(addresses)) {
+    if (identity.identityData["email_verified"] === true) ids.add(identity.userId);
+  }
+  const users: User[] = [];
+  for (const id of ids) {
+    const user = await stores.users.findById(id, { forUpdate: true });
+    if (user && user.deletedAt === null) users.push(user);
+  }
+  return users;
+}
+
+/**
+ * An invitation accepted by signing in at a provider: one of the provider's addresses must be the invited one
+ * (compared without case, where GoTrue compares exactly). The invitation is used up.
+ */
+async function acceptInvite(
+  stores: Stores,
+  userId: string,
+  profile: ProviderProfile,
+  identityOf: (userId: string) => Identity,
+): Promise<User> {
+  const user = await stores.users.findById(userId, { forUpdate: true });
+  const invite = user ? await stores.oneTimeTokens.findByUser(user.id, "invite") : null;
+  if (!user || !invite || user.deletedAt !== null) {
+    throw new AuthError("user_not_found", "User identified by token not found");
+  }
+  const addresses = profile.emails.map((email) => email.address.toLowerCase());
+  if (user.email === null || !addresses.includes(user.email)) {
+    throw new AuthError("validation_failed", "Invited email does not match emails from external provider");
+  }
+  await stores.oneTimeTokens.delete(invite.id);
+  const identity = identityOf(user.id);
+  const identities = [...user.identities, identity];
+  return {
+    ...user,
+    emailConfirmedAt: user.emailConfirmedAt ?? identity.createdAt,
+    identities,
+    userMetadata: mergeMetadata(user.userMetadata, identity.identityData),
+    appMetadata: withProviders(user.appMetadata, identities),
+  };
+}

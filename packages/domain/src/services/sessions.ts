@@ -1,0 +1,108 @@
+import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
+import { AuthError } from "../errors.ts";
+import { buildAccessTokenClaims } from "../model/access-token-claims.ts";
+import type { RefreshToken } from "../model/refresh-token.ts";
+import type { AuthMethod, Session } from "../model/session.ts";
+import type { User } from "../model/user.ts";
+import type { Stores } from "../ports/stores.ts";
+import { type AuditEvent, auditEntry } from "./audit.ts";
+import { refreshTokenDigest } from "./tokens/digests.ts";
+
+/** Refresh tokens carry 256 random bits. */
+const REFRESH_TOKEN_BYTES = 32;
+
+/** A new session with the first token of its family, not yet stored. */
+export interface NewSession {
+  readonly session: Session;
+  readonly firstToken: RefreshToken;
+  /** The first token's plaintext, for the client: only its digest is stored. */
+  readonly refreshToken: string;
+}
+
+export function newSession(deps: Deps, user: User, method: AuthMethod, context: RequestContext): NewSession {
+  // Every sign-in passes here: a deleted user, whatever path still led to it, gets no session.
+  if (user.deletedAt !== null) throw new AuthError("user_not_found", "User not found");
+  const now = deps.clock.now();
+  const refreshToken = deps.random.token(REFRESH_TOKEN_BYTES);
+  const tokenId = deps.random.uuid();
+  const session: Session = {
+    id: deps.random.uuid(),
+    userId: user.id,
+    aal: "aal1",
+    amr: [{ method, at: now }],
+    refreshTokenId: tokenId,
+    previousRefreshTokenId: null,
+    rotatedAt: null,
+    userAgent: context.userAgent,
+    ip: context.ip,
+    notAfter: null,
+    factorId: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const firstToken: RefreshToken = {
+    id: tokenId,
+    sessionId: session.id,
+    parentId: null,
+    tokenHash: refreshTokenDigest(deps.secrets, refreshToken),
+    createdAt: now,
+  };
+  return { session, firstToken, refreshToken };
+}
+
+/**
+ * Starts a session with the first token of its family, inside the transaction that signs the user in; the audit
+ * events that record the sign-in are written with it.
+ */
+export async function openSession(
+  deps: Deps,
+  stores: Stores,
+  user: User,
+  method: AuthMethod,
+  context: RequestContext,
+  audit: readonly AuditEvent[] = [],
+): Promise<{ session: Session; refreshToken: string }> {
+  const { session, firstToken, refreshToken } = newSession(deps, user, method, context);
+  await stores.sessions.open(
+    session,
+    firstToken,
+    audit.map((event) => auditEntry(deps, event)),
+  );
+  return { session, refreshToken };
+}
+
+/**
+ * The grant of a session just opened (and committed), counted as a sign-in by its method; `provider` names the
+ * OAuth provider of an `oauth` one.
+ */
+export async function grantSignIn(
+  deps: Deps,
+  user: User,
+  session: Session,
+  refreshToken: string,
+  provider?: string,
+): Promise<SessionGrant> {
+  const grant = await grantSession(deps, user, session, refreshToken);
+  const method = session.amr[0]?.method;
+  if (method !== undefined) deps.events.record({ kind: "signed_in", method, ...(provider ? { provider } : {}) });
+  return grant;
+}
+
+/** Signs the access token for a session and assembles the grant. */
+export async function grantSession(
+  deps: Deps,
+  user: User,
+  session: Session,
+  refreshToken: string,
+): Promise<SessionGrant> {
+  const claims = buildAccessTokenClaims(user, session, deps.clock.now(), deps.policy.accessToken);
+  return {
+    accessToken: await deps.signer.sign(claims),
+    tokenType: "bearer",
+    expiresIn: deps.policy.accessToken.expSeconds,
+    expiresAt: claims.exp,
+    refreshToken,
+    user,
+    session,
+  };
+}

@@ -1,0 +1,93 @@
+// What the store contract's aggregates share: the subject under test, and the fixtures more than one of them builds.
+import type { Factor } from "../../../model/factor.ts";
+import type { OneTimeToken } from "../../../model/one-time-token.ts";
+import type { OutboxEntry } from "../../../model/outbox.ts";
+import type { RefreshToken } from "../../../model/refresh-token.ts";
+import type { Session } from "../../../model/session.ts";
+import type { Stores, Transactor } from "../../../ports/stores.ts";
+import { nodeRandom } from "../../node-random.ts";
+
+/** An implementation of the stores, as the contract runs it. */
+export interface StoreContractSubject {
+  readonly stores: Stores;
+  readonly tx: Transactor;
+  /** What the outbox keeps of a message (sealed content included): the tests' window, no port's business. */
+  readonly readOutbox: (id: string) => Promise<OutboxEntry | null>;
+  close?(): Promise<void>;
+}
+
+/**
+ * How an aggregate's suite reaches the subject, which `describeStoreContract` sets up once for all of them: call it in
+ * a `beforeAll` or a test, never while declaring.
+ */
+export type StoreContractHarness = () => StoreContractSubject;
+
+export const t = (iso: string) => new Date(`2026-03-04T${iso}Z`);
+export const uuid = () => nodeRandom.uuid();
+export const digest = () => nodeRandom.token(32);
+/** Text no other test writes: what a list filters on, so it sees only its own test's rows in a shared database. */
+export const uniqueTag = () => uuid().slice(0, 8);
+export const idsOf = (items: readonly { id: string }[]) => items.map((item) => item.id);
+/** In id order, so lists answered in no particular order compare. */
+export const sortedById = <T extends { id: string }>(items: readonly T[]) =>
+  [...items].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+
+/** An unverified TOTP factor, unnamed. */
+export function aFactor(userId: string, overrides: Partial<Factor> = {}): Factor {
+  return {
+    id: uuid(),
+    userId,
+    type: "totp",
+    friendlyName: null,
+    status: "unverified",
+    sealedSecret: `sealed-${uuid()}`,
+    phone: null,
+    lastTotpStep: null,
+    lastChallengedAt: null,
+    createdAt: t("18:00:00.000"),
+    updatedAt: t("18:00:00.000"),
+    ...overrides,
+  };
+}
+
+export function aRefreshToken(sessionId: string, overrides: Partial<RefreshToken> = {}): RefreshToken {
+  return { id: uuid(), sessionId, parentId: null, tokenHash: digest(), createdAt: t("10:00:00.000"), ...overrides };
+}
+
+/** Stores a session with the first token of its family, as every sign-in does, and returns that token. */
+export async function storeSession(
+  stores: Stores,
+  session: Session,
+  token = aRefreshToken(session.id, { id: session.refreshTokenId ?? uuid() }),
+) {
+  await stores.sessions.open({ ...session, refreshTokenId: token.id }, token);
+  return token;
+}
+
+export function anOtt(userId: string, overrides: Partial<OneTimeToken> = {}): OneTimeToken {
+  return {
+    id: uuid(),
+    userId,
+    kind: "confirmation",
+    relatesTo: "someone@example.com",
+    linkTokenHash: digest(),
+    otpHash: digest(),
+    failedAttempts: 0,
+    codeChallenge: null,
+    codeChallengeMethod: null,
+    passwordHash: null,
+    userMetadata: null,
+    identityId: null,
+    createdAt: t("10:00:00.000"),
+    ...overrides,
+  };
+}
+
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected the promise to reject");
+}

@@ -1,0 +1,58 @@
+import type { AuditEntry } from "../../../model/audit.ts";
+import type { Factor, MfaChallenge } from "../../../model/factor.ts";
+import type { FlowState } from "../../../model/flow-state.ts";
+import type { Identity } from "../../../model/identity.ts";
+import type { OAuthFlow } from "../../../model/oauth-flow.ts";
+import type { OneTimeToken } from "../../../model/one-time-token.ts";
+import type { OutboxEntry } from "../../../model/outbox.ts";
+import type { RefreshToken } from "../../../model/refresh-token.ts";
+import type { Session } from "../../../model/session.ts";
+import type { User } from "../../../model/user.ts";
+
+/** A user as its row holds it: identities and factors are rows of their own. */
+export type UserRow = Omit<User, "identities" | "factors">;
+
+/** A message with the claim that holds it, if any. */
+type OutboxRow = OutboxEntry & { leaseUntil: Date | null; claim: string | null };
+
+/** The tables, one object that every store of one `createInMemoryStores` shares. */
+export interface State {
+  users: Map<string, UserRow>;
+  identities: Map<string, Identity>;
+  factors: Map<string, Factor>;
+  challenges: Map<string, MfaChallenge>;
+  sessions: Map<string, Session>;
+  refreshTokens: Map<string, RefreshToken>;
+  oneTimeTokens: Map<string, OneTimeToken>;
+  auditLog: AuditEntry[];
+  outbox: Map<string, OutboxRow>;
+  flowStates: Map<string, FlowState>;
+  oauthFlows: Map<string, OAuthFlow>;
+  usedIdTokens: Map<string, Date>;
+}
+
+export const emptyState = (): State => ({
+  users: new Map(),
+  identities: new Map(),
+  factors: new Map(),
+  challenges: new Map(),
+  sessions: new Map(),
+  refreshTokens: new Map(),
+  oneTimeTokens: new Map(),
+  auditLog: [],
+  outbox: new Map(),
+  flowStates: new Map(),
+  oauthFlows: new Map(),
+  usedIdTokens: new Map(),
+});
+
+// Everything goes in and out as a copy, as it would through a database.
+export const copy = <T>(value: T): T => structuredClone(value);
+
+/** Case-insensitive substring, as ILIKE '%text%' with every character literal. */
+export const contains = (value: string | null, text: string) =>
+  value?.toLowerCase().includes(text.toLowerCase()) ?? false;
+
+export const deleteWhere = <T>(map: Map<string, T>, matches: (value: T) => boolean) => {
+  for (const [key, value] of map) if (matches(value)) map.delete(key);
+};
