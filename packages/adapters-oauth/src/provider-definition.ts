@@ -30,7 +30,7 @@ export interface ProviderContext {
 }
 
 /** The two endpoints of a code flow. */
-export interface CodeFlowEndpoints {
+interface CodeFlowEndpoints {
   readonly authorization: string;
   readonly token: string;
 }

@@ -1,7 +1,7 @@
 /** GoTrue's limit on a call to a provider (GOTRUE_INTERNAL_HTTP_TIMEOUT's default). */
 export const PROVIDER_TIMEOUT_MS = 10_000;
 /** No provider answer we read (tokens, a profile, a key set, discovery) comes near this. */
-export const PROVIDER_MAX_BYTES = 1024 * 1024;
+const PROVIDER_MAX_BYTES = 1024 * 1024;
 
 export interface ProviderHttpOptions {
   /** Per call; 10 s by default. */

@@ -1,11 +1,5 @@
 import { OAuthProviderFailure, type OAuthProviderStage } from "@latchkey/domain";
 
-/** What a provider answered, as text, for the log when it cannot be used. */
-export interface ProviderAnswerDetails {
-  readonly status: number;
-  readonly body: string;
-}
-
 /**
  * A provider answered what cannot be used. The details (its status and words) go to the cause, which is logged,
  * never to the client or the redirect.

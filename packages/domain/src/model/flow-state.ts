@@ -37,7 +37,7 @@ export interface PendingLink {
 }
 
 /** What an OAuth sign-in's code carries to its exchange. */
-export interface ProviderOfFlow {
+interface ProviderOfFlow {
   readonly name: string;
   readonly sealedAccessToken: string;
   readonly sealedRefreshToken: string | null;

@@ -33,7 +33,7 @@ export function parseRequiredCharacters(spec: string): string[] {
   return sets.filter((set) => set !== "");
 }
 
-export type WeakPasswordReason = "length" | "characters";
+type WeakPasswordReason = "length" | "characters";
 
 /**
  * Whether the password can be verified exactly as received. A lone surrogate has no UTF-8 encoding: hashers replace

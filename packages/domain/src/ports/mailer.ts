@@ -1,7 +1,7 @@
 import type { AuthEmail } from "../model/mail.ts";
 
-// The mails themselves are domain data (model/mail.ts); named here too, for the adapters that send them.
-export type { AuthEmail, AuthEmailKind, LinkEmail, LinkFields, LinkType, NotificationKind } from "../model/mail.ts";
+// The mails themselves are domain data (model/mail.ts); the one the port takes is named here too.
+export type { AuthEmail } from "../model/mail.ts";
 
 /** What stays the same on every attempt at one email. */
 export interface MailDelivery {

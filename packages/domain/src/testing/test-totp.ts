@@ -5,7 +5,7 @@ import type { TotpAuthenticator } from "../ports/totp.ts";
 // codes the way an authenticator app does.
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-export const TOTP_STEP_SECONDS = 30;
+const TOTP_STEP_SECONDS = 30;
 
 function base32Decode(text: string): Buffer {
   let bits = 0;

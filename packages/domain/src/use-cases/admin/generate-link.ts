@@ -15,7 +15,7 @@ import { assertContactFree } from "../../services/contacts/contact-holders.ts";
 import { type LinkTokenKind, linkEmail } from "../../services/delivery/link-email.ts";
 import { issueToken } from "../../services/tokens/issue-token.ts";
 
-export const GENERATE_LINK_TYPES = [
+const GENERATE_LINK_TYPES = [
   "signup",
   "invite",
   "magiclink",

@@ -5,7 +5,7 @@ import type { User } from "../../model/user.ts";
 import { findUserOrFail } from "../../services/accounts/find-user.ts";
 
 /** GoTrue's page size when none is asked for, and ours at most: a page is one query, kept bounded. */
-export const DEFAULT_PER_PAGE = 50;
+const DEFAULT_PER_PAGE = 50;
 export const MAX_PER_PAGE = 1000;
 
 /** The page asked for, from 1, and its size, within bounds. */

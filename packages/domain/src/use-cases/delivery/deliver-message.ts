@@ -18,7 +18,7 @@ export interface ClaimedMessage {
 /** What one attempt came to, with the message's outbox id and kind (never its address or content) for the log. */
 export type DeliveryOutcome = DeliverySuccess | DeliveryFailure;
 
-export interface DeliverySuccess {
+interface DeliverySuccess {
   readonly outcome: "delivered";
   readonly id: string;
   readonly message: MessageKind;

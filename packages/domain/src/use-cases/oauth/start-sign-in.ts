@@ -22,7 +22,7 @@ export interface StartOAuthInput extends LinkRequest {
 }
 
 /** GoTrue's answer on /user/identities/* while SECURITY_MANUAL_LINKING_ENABLED is off. */
-export function requireManualLinking(deps: Deps): void {
+function requireManualLinking(deps: Deps): void {
   if (!deps.policy.manualLinkingEnabled) throw new AuthError("manual_linking_disabled", "Manual linking is disabled");
 }
 
