@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ProviderEmail } from "../ports/oauth-provider.ts";
 import { aUser } from "../testing/builders.ts";
-import { chooseProviderEmail, decideAccount, verifiedAddresses } from "./account-linking.ts";
+import { chooseProviderEmail, decideAccount, decideAddressProof, verifiedAddresses } from "./account-linking.ts";
 
 const email = (address: string, verified: boolean, primary: boolean): ProviderEmail => ({ address, verified, primary });
 
@@ -124,5 +124,61 @@ describe("who a provider sign-in is", () => {
 
   it("is a new account without any address when the provider reported none", () => {
     expect(decideAccount(none)).toEqual({ kind: "create", email: null });
+  });
+});
+
+describe("what a provider sign-in must prove of the account it reached", () => {
+  const at = new Date("2024-01-01T00:00:00Z");
+  const unconfirmed = { email: "ada@example.com", emailConfirmedAt: null, phoneConfirmedAt: null };
+  const base = {
+    account: unconfirmed,
+    candidate: "ada@example.com",
+    emailOptional: false,
+    verified: ["ada@example.com"],
+    allowUnverifiedSignIns: false,
+  };
+  it.each([
+    [
+      "nothing, when the account's email is confirmed",
+      { account: { ...unconfirmed, emailConfirmedAt: at } },
+      { kind: "none_needed" },
+    ],
+    [
+      "nothing, when the sign-in goes by no address (the provider gave none and need not)",
+      { candidate: null, emailOptional: true },
+      { kind: "none_needed" },
+    ],
+    [
+      "the address still, when the provider gave none but must",
+      { candidate: null, verified: [] },
+      { kind: "unproven", takeOver: true, mail: true, signIn: false },
+    ],
+    [
+      "nothing more, when the provider verified the address: the account is taken over and confirmed",
+      {},
+      { kind: "confirm", takeOver: true },
+    ],
+    [
+      "no takeover when a confirmed phone proves the account its holder's",
+      { account: { ...unconfirmed, phoneConfirmedAt: at } },
+      { kind: "confirm", takeOver: false },
+    ],
+    [
+      "the address, by mail, when the provider did not verify it",
+      { verified: [] },
+      { kind: "unproven", takeOver: true, mail: true, signIn: false },
+    ],
+    [
+      "the address, by mail, while signed in, under MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS",
+      { verified: [], allowUnverifiedSignIns: true },
+      { kind: "unproven", takeOver: true, mail: true, signIn: true },
+    ],
+    [
+      "what cannot be mailed, when the account has no address (another account has it)",
+      { account: { ...unconfirmed, email: null } },
+      { kind: "unproven", takeOver: true, mail: false, signIn: false },
+    ],
+  ] as const)("is %s", (_, change, expected) => {
+    expect(decideAddressProof({ ...base, ...change })).toEqual(expected);
   });
 });

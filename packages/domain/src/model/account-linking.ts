@@ -49,3 +49,40 @@ export function decideAccount(input: {
   if (holders.length > 1) return { kind: "multiple_accounts" };
   return { kind: "create", email: input.candidate !== null && !input.candidateTaken ? input.candidate : null };
 }
+
+export type AddressProofDecision =
+  /** The account's email is confirmed, or the sign-in goes by no address: it signs in as it is. */
+  | { readonly kind: "none_needed" }
+  /** The provider verified the account's address: the account is confirmed now (a signup, for the log). */
+  | { readonly kind: "confirm"; readonly takeOver: boolean }
+  /**
+   * The address is not proven: a confirmation mail goes to it when the account has one (`mail`), and the sign-in
+   * waits for it unless MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS lets it in now (`signIn`).
+   */
+  | { readonly kind: "unproven"; readonly takeOver: boolean; readonly mail: boolean; readonly signIn: boolean };
+
+/**
+ * What a provider sign-in must prove of the account it reached (GoTrue's rule): a sign-in that goes by an address,
+ * into an account whose email nobody has confirmed, takes the account over (`takeOver`: rid of its password, data
+ * and other identities), unless a confirmed phone already proves the account its holder's (GoTrue looks at the
+ * email only). The account is then confirmed when the provider verified its address, else its address must be.
+ */
+export function decideAddressProof(input: {
+  /** The account, as the sign-in reached it. */
+  readonly account: Pick<User, "email" | "emailConfirmedAt" | "phoneConfirmedAt">;
+  /** The address the sign-in goes by, lower-cased (see decideAccount). */
+  readonly candidate: string | null;
+  /** EXTERNAL_<P>_EMAIL_OPTIONAL */
+  readonly emailOptional: boolean;
+  /** The addresses that prove who signed in (verifiedAddresses). */
+  readonly verified: readonly string[];
+  /** MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS */
+  readonly allowUnverifiedSignIns: boolean;
+}): AddressProofDecision {
+  const { account } = input;
+  const goesByEmail = !(input.emailOptional && input.candidate === null);
+  if (!goesByEmail || account.emailConfirmedAt !== null) return { kind: "none_needed" };
+  const takeOver = account.phoneConfirmedAt === null;
+  if (account.email !== null && input.verified.includes(account.email)) return { kind: "confirm", takeOver };
+  return { kind: "unproven", takeOver, mail: account.email !== null, signIn: input.allowUnverifiedSignIns };
+}

@@ -67,10 +67,12 @@ export async function linkIdentityToUser(
       traits: { identity_id: identity.id, provider, provider_id: profile.subject },
     });
     // A confirmed address hears of it; one that waits for its confirmation has not been proven to be the user's.
-    if (unconfirmed === null) await notifyIdentity(deps, stores, "identity_linked", linked.email, provider);
+    if (unconfirmed === null) {
+      await notifyIdentity(deps, stores, { kind: "identity_linked", to: linked.email, provider });
+    }
     if (unconfirmed !== null) {
-      const claim = { address: unconfirmed, identityId: identity.id };
-      await mailAddressConfirmation(deps, stores, linked, claim, input.redirectTo);
+      const claim = { address: unconfirmed, identityId: identity.id, redirectTo: input.redirectTo };
+      await mailAddressConfirmation(deps, stores, linked, claim);
     }
     // The identity is linked and the mail on its way; the caller commits, then says the address waits.
     return unconfirmed === null ? { kind: "signed_in", user: linked } : { kind: "needs_verification", provider };

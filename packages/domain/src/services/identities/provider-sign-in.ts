@@ -1,6 +1,11 @@
 import type { Deps, RequestContext } from "../../deps.ts";
 import { AuthError, isAuthError, messages } from "../../errors.ts";
-import { decideAccount, verifiedAddresses } from "../../model/account-linking.ts";
+import {
+  type AddressProofDecision,
+  decideAccount,
+  decideAddressProof,
+  verifiedAddresses,
+} from "../../model/account-linking.ts";
 import type { AuditAction } from "../../model/audit.ts";
 import type { Identity } from "../../model/identity.ts";
 import { type Metadata, mergeMetadata } from "../../model/metadata.ts";
@@ -74,121 +79,155 @@ export async function signInWithProviderProfile(
   }
   const identityOf = (userId: string, existing?: Identity | null): Identity =>
     providerIdentity({ id: deps.random.uuid(), userId, provider, profile, identityData, now, existing });
+  const request: SignInRequest = { input, now, candidate, identityData, identityOf };
 
-  let user: User;
-  let audit: { action: AuditAction; traits: Metadata } | null = null;
-  let signedUp = false;
-  if (input.inviteUserId) {
-    user = await acceptInvite(stores, input.inviteUserId, profile, identityOf);
-    audit = { action: "invite_accepted", traits: { provider } };
-  } else {
-    const existing = await stores.identities.find(provider, profile.subject);
-    const owner = existing ? await stores.users.findById(existing.userId, { forUpdate: true }) : null;
-    const verified = verifiedAddresses(profile.emails, deps.policy.signup.emailAutoconfirm);
-    const decision = decideAccount({
-      identityOwner: owner && owner.deletedAt === null ? owner : null,
-      candidate,
-      verified,
-      holders: await holdersOf(stores, verified),
-      candidateTaken: candidate !== null && (await stores.users.findByEmail(candidate)) !== null,
-    });
-    switch (decision.kind) {
-      case "sign_in": {
-        const identity = identityOf(decision.user.id, existing);
-        user = withIdentity(decision.user, identity, now);
-        audit = { action: "login", traits: { provider } };
-        break;
-      }
-      case "link": {
-        const identity = identityOf(decision.user.id);
-        user = withIdentity(decision.user, identity, now);
-        audit = {
-          action: "identity_linked",
-          traits: { identity_id: identity.id, provider, provider_id: profile.subject },
-        };
-        break;
-      }
-      case "create": {
-        if (deps.policy.signup.disabled) throw new AuthError("signup_disabled", messages.signupsDisabled);
-        const id = deps.random.uuid();
-        const identity = identityOf(id);
-        user = {
-          ...newUser({ id, aud: deps.policy.defaultAudience, role: deps.policy.defaultRole, now }),
-          email: decision.email,
-          appMetadata: { provider, providers: [provider] },
-          userMetadata: identityData,
-          identities: [identity],
-        };
-        await stores.users.insert(user);
-        signedUp = true;
-        // A new account is a signup, with an address or without (the confirmation below may replace this).
-        audit = { action: "user_signedup", traits: { provider } };
-        break;
-      }
-      case "multiple_accounts":
-        // GoTrue answers a 500; this is no failure of ours but an ambiguity the person can resolve.
-        throw new AuthError(
-          "email_exists",
-          "Multiple accounts with the same email address in the same linking domain detected: default",
-        );
-    }
-  }
-  if (isBanned(user, now)) throw new AuthError("user_banned", messages.userBanned);
+  const reached = input.inviteUserId
+    ? await acceptInvite(stores, input.inviteUserId, request)
+    : await reachAccount(deps, stores, request);
+  if (isBanned(reached.user, now)) throw new AuthError("user_banned", messages.userBanned);
+  const proof = decideAddressProof({
+    account: reached.user,
+    candidate,
+    emailOptional: input.emailOptional,
+    verified: verifiedAddresses(profile.emails, deps.policy.signup.emailAutoconfirm),
+    allowUnverifiedSignIns: deps.policy.signup.allowUnverifiedEmailSignIns,
+  });
+  const proven = await carryOutProof(deps, stores, { request, reached, proof });
+  if (proven === "waits") return { kind: "needs_verification", provider, signedUp: reached.signedUp };
 
-  let identity = user.identities.find((each) => each.provider === provider && each.providerId === profile.subject)!;
-  const email = user.email;
-  // GoTrue's rule: a sign-in that goes by an address, into an account whose email nobody has confirmed.
-  const goesByEmail = !(input.emailOptional && candidate === null);
-  if (goesByEmail && user.emailConfirmedAt === null) {
-    // The account goes to whoever proves its address now, with nothing anyone else set. A confirmed phone is proof
-    // of its own (GoTrue looks at the email only): that account keeps its password and its other methods.
-    if (user.phoneConfirmedAt === null) {
-      identity = { ...identity, userId: user.id };
-      user = {
-        ...user,
-        passwordHash: null,
-        userMetadata: identityData,
-        identities: [identity],
-        appMetadata: withProviders(user.appMetadata, [identity]),
-      };
-      await stores.identities.deleteAllOfUser(user.id);
-    }
-    if (email !== null && verifiedAddresses(profile.emails, deps.policy.signup.emailAutoconfirm).includes(email)) {
-      user = { ...user, emailConfirmedAt: now };
-      audit = { action: "user_signedup", traits: { provider } };
-    } else {
-      if (email !== null) {
-        user = { ...user, confirmationSentAt: now };
-        await stores.identities.save(identity);
-        await stores.users.update(user);
-        await mailAddressConfirmation(
-          deps,
-          stores,
-          user,
-          { address: email, identityId: identity.id },
-          input.redirectTo,
-        );
-      }
-      if (!deps.policy.signup.allowUnverifiedEmailSignIns) {
-        // Without an address to confirm (another account has it) nothing is written: there is nothing to wait for.
-        if (email === null) throw needsVerification(provider, false);
-        return { kind: "needs_verification", provider, signedUp };
-      }
-      // MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS: signed in now, the address unconfirmed until its mail is followed.
-    }
-  }
-  user = { ...user, lastSignInAt: now };
-  await stores.identities.save(identity);
+  const user = { ...proven.user, lastSignInAt: now };
+  await stores.identities.save(proven.identity);
   await stores.users.update(user);
-  if (audit)
-    await recordAudit(deps, stores, {
-      action: audit.action,
-      actor: user,
-      context: input.context,
-      traits: audit.traits,
-    });
-  if (audit?.action === "identity_linked") await notifyIdentity(deps, stores, "identity_linked", user.email, provider);
-  return { kind: "signed_in", user, signedUp };
+  const { action, traits } = proven.audit;
+  await recordAudit(deps, stores, { action, actor: user, context: input.context, traits });
+  if (action === "identity_linked") {
+    await notifyIdentity(deps, stores, { kind: "identity_linked", to: user.email, provider });
+  }
+  return { kind: "signed_in", user, signedUp: reached.signedUp };
+}
+
+/** What a provider sign-in knows once it has checked the profile, for the steps that carry it out. */
+interface SignInRequest {
+  readonly input: ProviderSignInInput;
+  readonly now: Date;
+  /** The address the sign-in goes by, lower-cased. */
+  readonly candidate: string | null;
+  readonly identityData: Metadata;
+  /** The sign-in's identity for this user: new, or `existing` brought up to date. */
+  readonly identityOf: (userId: string, existing?: Identity | null) => Identity;
+}
+
+/** The account a sign-in reached, and what the log says of it unless proving its address changes that. */
+interface ReachedAccount {
+  readonly user: User;
+  readonly audit: { readonly action: AuditAction; readonly traits: Metadata };
+  /** Whether the sign-in created the account. */
+  readonly signedUp: boolean;
+}
+
+/** Who the sign-in is (decideAccount), carried out: the identity joins its user, or a new account is made. */
+async function reachAccount(deps: Deps, stores: Stores, request: SignInRequest): Promise<ReachedAccount> {
+  const { input, now, candidate, identityOf } = request;
+  const { provider, profile } = input;
+  const existing = await stores.identities.find(provider, profile.subject);
+  const owner = existing ? await stores.users.findById(existing.userId, { forUpdate: true }) : null;
+  const verified = verifiedAddresses(profile.emails, deps.policy.signup.emailAutoconfirm);
+  const decision = decideAccount({
+    identityOwner: owner && owner.deletedAt === null ? owner : null,
+    candidate,
+    verified,
+    holders: await holdersOf(stores, verified),
+    candidateTaken: candidate !== null && (await stores.users.findByEmail(candidate)) !== null,
+  });
+  switch (decision.kind) {
+    case "sign_in": {
+      const user = withIdentity(decision.user, identityOf(decision.user.id, existing), now);
+      return { user, audit: { action: "login", traits: { provider } }, signedUp: false };
+    }
+    case "link": {
+      const identity = identityOf(decision.user.id);
+      const traits = { identity_id: identity.id, provider, provider_id: profile.subject };
+      return {
+        user: withIdentity(decision.user, identity, now),
+        audit: { action: "identity_linked", traits },
+        signedUp: false,
+      };
+    }
+    case "create":
+      return createAccount(deps, stores, request, decision.email);
+    case "multiple_accounts":
+      // GoTrue answers a 500; this is no failure of ours but an ambiguity the person can resolve.
+      throw new AuthError(
+        "email_exists",
+        "Multiple accounts with the same email address in the same linking domain detected: default",
+      );
+  }
+}
+
+/** A new account for the sign-in, with the address decideAccount gave it or none. */
+async function createAccount(
+  deps: Deps,
+  stores: Stores,
+  request: SignInRequest,
+  email: string | null,
+): Promise<ReachedAccount> {
+  const { input, now } = request;
+  const { provider } = input;
+  if (deps.policy.signup.disabled) throw new AuthError("signup_disabled", messages.signupsDisabled);
+  const id = deps.random.uuid();
+  const user: User = {
+    ...newUser({ id, aud: deps.policy.defaultAudience, role: deps.policy.defaultRole, now }),
+    email,
+    appMetadata: { provider, providers: [provider] },
+    userMetadata: request.identityData,
+    identities: [request.identityOf(id)],
+  };
+  await stores.users.insert(user);
+  // A new account is a signup, with an address or without (the confirmation may replace this).
+  return { user, audit: { action: "user_signedup", traits: { provider } }, signedUp: true };
+}
+
+/**
+ * The account once what decideAddressProof asked is done: taken over, confirmed, or its address mailed; "waits"
+ * when the sign-in waits for that mail (committed). Without an address to confirm (another account has it) and
+ * no unverified sign-ins, it fails and nothing is written: there is nothing to wait for.
+ */
+async function carryOutProof(
+  deps: Deps,
+  stores: Stores,
+  step: { readonly request: SignInRequest; readonly reached: ReachedAccount; readonly proof: AddressProofDecision },
+): Promise<{ user: User; identity: Identity; audit: ReachedAccount["audit"] } | "waits"> {
+  const { request, reached, proof } = step;
+  const { input, now } = request;
+  const { provider, profile } = input;
+  let user = reached.user;
+  let identity = user.identities.find((each) => each.provider === provider && each.providerId === profile.subject)!;
+  if (proof.kind === "none_needed") return { user, identity, audit: reached.audit };
+  if (proof.takeOver) {
+    // The account goes to whoever proves its address now, with nothing anyone else set.
+    identity = { ...identity, userId: user.id };
+    const identities = [identity];
+    const appMetadata = withProviders(user.appMetadata, identities);
+    user = { ...user, passwordHash: null, userMetadata: request.identityData, identities, appMetadata };
+    await stores.identities.deleteAllOfUser(user.id);
+  }
+  if (proof.kind === "confirm") {
+    return {
+      user: { ...user, emailConfirmedAt: now },
+      identity,
+      audit: { action: "user_signedup", traits: { provider } },
+    };
+  }
+  if (proof.mail) {
+    user = { ...user, confirmationSentAt: now };
+    await stores.identities.save(identity);
+    await stores.users.update(user);
+    const claim = { address: user.email!, identityId: identity.id, redirectTo: input.redirectTo };
+    await mailAddressConfirmation(deps, stores, user, claim);
+  }
+  if (proof.signIn) return { user, identity, audit: reached.audit };
+  if (!proof.mail) throw needsVerification(provider, false);
+  return "waits";
 }
 
 /**
@@ -215,10 +254,13 @@ export function needsVerification(
 export async function notifyIdentity(
   deps: Deps,
   stores: Stores,
-  kind: "identity_linked" | "identity_unlinked",
-  to: string | null,
-  provider: string,
+  notice: {
+    readonly kind: "identity_linked" | "identity_unlinked";
+    readonly to: string | null;
+    readonly provider: string;
+  },
 ): Promise<void> {
+  const { kind, to, provider } = notice;
   if (to !== null && deps.policy.email.notifications[kind])
     await queueNotification(deps, stores, { kind, to, provider });
 }
@@ -234,10 +276,9 @@ export async function mailAddressConfirmation(
   deps: Deps,
   stores: Stores,
   user: User,
-  claim: { readonly address: string; readonly identityId: string },
-  redirectTo: string,
+  claim: { readonly address: string; readonly identityId: string; readonly redirectTo: string },
 ): Promise<void> {
-  const { address, identityId } = claim;
+  const { address, identityId, redirectTo } = claim;
   const seconds = deps.policy.otp.emailConfirmationFrequencySeconds;
   await limitFrequency(deps, { purpose: "confirmation", address, seconds, channel: "email" });
   await assertEmailQuotaLeft(deps);
@@ -286,12 +327,8 @@ async function holdersOf(stores: Stores, addresses: readonly string[]): Promise<
  * An invitation accepted by signing in at a provider: one of the provider's addresses must be the invited one
  * (compared without case, where GoTrue compares exactly). The invitation is used up.
  */
-async function acceptInvite(
-  stores: Stores,
-  userId: string,
-  profile: ProviderProfile,
-  identityOf: (userId: string) => Identity,
-): Promise<User> {
+async function acceptInvite(stores: Stores, userId: string, request: SignInRequest): Promise<ReachedAccount> {
+  const { profile, provider } = request.input;
   const user = await stores.users.findById(userId, { forUpdate: true });
   const invite = user ? await stores.oneTimeTokens.findByUser(user.id, "invite") : null;
   if (!user || !invite || user.deletedAt !== null) {
@@ -302,13 +339,14 @@ async function acceptInvite(
     throw new AuthError("validation_failed", "Invited email does not match emails from external provider");
   }
   await stores.oneTimeTokens.delete(invite.id);
-  const identity = identityOf(user.id);
+  const identity = request.identityOf(user.id);
   const identities = [...user.identities, identity];
-  return {
+  const accepted: User = {
     ...user,
     emailConfirmedAt: user.emailConfirmedAt ?? identity.createdAt,
     identities,
     userMetadata: mergeMetadata(user.userMetadata, identity.identityData),
     appMetadata: withProviders(user.appMetadata, identities),
   };
+  return { user: accepted, audit: { action: "invite_accepted", traits: { provider } }, signedUp: false };
 }

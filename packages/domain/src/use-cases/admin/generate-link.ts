@@ -14,16 +14,7 @@ import { recordAdminAudit } from "../../services/audit.ts";
 import { assertContactFree } from "../../services/contacts/contact-holders.ts";
 import { type LinkTokenKind, linkEmail } from "../../services/delivery/link-email.ts";
 import { issueToken } from "../../services/tokens/issue-token.ts";
-
-const GENERATE_LINK_TYPES = [
-  "signup",
-  "invite",
-  "magiclink",
-  "recovery",
-  "email_change_current",
-  "email_change_new",
-] as const;
-export type GenerateLinkType = (typeof GENERATE_LINK_TYPES)[number];
+import { decideLink, GENERATE_LINK_TYPES, type GenerateLinkType, type LinkDecision } from "./link-decision.ts";
 
 export interface GenerateLinkInput {
   readonly admin: AdminPrincipal;
@@ -73,99 +64,121 @@ export async function generateLink(deps: Deps, input: GenerateLinkInput): Promis
   }
   const redirectTo = chooseRedirect(input.redirectTo ?? [], deps.policy.redirect);
   const existing = await deps.stores.users.findByEmail(address);
-  const type: GenerateLinkType = requested === "magiclink" && !existing ? "signup" : requested;
+  const secureEmailChange = deps.policy.email.secureEmailChange;
+  const decision = decideLink({ requested, existing, password: input.password, secureEmailChange });
+  if (decision.kind === "refuse") throw REFUSALS[decision.reason]();
 
-  if (!existing && (type === "recovery" || type === "email_change_current" || type === "email_change_new")) {
-    throw new AuthError("user_not_found", "User with this email not found");
-  }
-  if (existing && isEmailConfirmed(existing) && (type === "signup" || type === "invite")) {
-    throw new AuthError("email_exists", messages.emailExists);
-  }
   let passwordHash: string | null = null;
-  if (requested === "signup") {
-    if (!input.password) {
-      if (!existing) throw new AuthError("validation_failed", "Signup requires a valid password");
-    } else {
-      assertPasswordAcceptable(input.password, deps.policy.password);
-      passwordHash = await deps.hasher.hash(input.password);
-    }
+  if (decision.hashPassword) {
+    assertPasswordAcceptable(input.password!, deps.policy.password);
+    passwordHash = await deps.hasher.hash(input.password!);
   }
   let newEmail: string | null = null;
-  if (type === "email_change_current" || type === "email_change_new") {
-    if (type === "email_change_current" && !deps.policy.email.secureEmailChange) {
-      throw new AuthError("validation_failed", "Enable secure email change to generate link for current email");
-    }
+  if (decision.emailChange) {
     newEmail = normalizeEmail(input.newEmail ?? "");
     await assertContactFree(deps, { provider: "email", address: newEmail }, existing!.id);
   }
+  const plan: LinkPlan = { input, type: decision.type, address, existing, passwordHash, newEmail, redirectTo };
+  return deps.tx.run((stores) => writeLink(deps, stores, plan));
+}
 
-  return deps.tx.run(async (stores) => {
-    const now = deps.clock.now();
-    const current = existing ? await stores.users.findById(existing.id, { forUpdate: true }) : null;
-    if (existing && !current) throw new AuthError("user_not_found", "User with this email not found");
-    if (current && isEmailConfirmed(current) && (type === "signup" || type === "invite")) {
-      throw new AuthError("email_exists", messages.emailExists);
-    }
-    const contact = { provider: "email", address } as const;
-    const created = () =>
-      newAccountForAdmin(deps, { contact, passwordHash, data: input.data, audience: input.audience });
-    let user: User;
-    let kind: LinkTokenKind;
-    switch (type) {
-      case "signup":
-        user = current
-          ? {
-              ...current,
-              userMetadata: input.data ? mergeMetadata(current.userMetadata, input.data) : current.userMetadata,
-            }
-          : created();
-        user = { ...user, confirmationSentAt: now, updatedAt: now };
-        kind = "confirmation";
-        break;
-      case "invite":
-        user = { ...(current ?? created()), invitedAt: now, confirmationSentAt: now, updatedAt: now };
-        kind = "invite";
-        break;
-      case "magiclink":
-      case "recovery":
-        user = { ...current!, recoverySentAt: now, updatedAt: now };
-        kind = type === "magiclink" ? "magic_link" : "recovery";
-        break;
-      case "email_change_current":
-      case "email_change_new":
-        kind = type;
-        if (current!.newEmail === newEmail) {
-          // Another link for the change already pending: what either address confirmed of it still counts.
-          user = { ...current!, emailChangeSentAt: now, updatedAt: now };
-        } else {
-          // A new change: the other address's pending link and any confirmation belonged to the one it replaces.
-          user = withEmailChangeRequested(current!, newEmail!, now);
-          await dropToken(stores, user, type === "email_change_new" ? "email_change_current" : "email_change_new");
-        }
-        break;
-    }
-    assertMetadataFits("user_metadata", user.userMetadata, current?.userMetadata);
-    if (current) await stores.users.update(user);
-    else await stores.users.insert(user);
-    // A signup link asked again keeps what the pending confirmation carries (as /resend), but for a password the
-    // admin gives. An admin's data is no unproven party's: it went into the account above.
-    const pending = kind === "confirmation" ? await stores.oneTimeTokens.findByUser(user.id, kind) : null;
-    const choices = {
-      passwordHash: passwordHash ?? pending?.passwordHash ?? null,
-      userMetadata: pending?.userMetadata ?? null,
-      identityId: pending?.identityId ?? null,
-    };
-    const email = await issueLinkToken(deps, stores, { user, kind, redirectTo, choices });
-    const traits = { link_type: type };
-    await recordAdminAudit(deps, stores, {
-      action: AUDIT_ACTION[type],
-      admin: input.admin,
-      target: user,
-      context: input.context,
-      traits,
-    });
-    return { user, email, verificationType: type };
+const REFUSALS: Record<Extract<LinkDecision, { kind: "refuse" }>["reason"], () => AuthError> = {
+  user_not_found: () => new AuthError("user_not_found", "User with this email not found"),
+  email_exists: () => new AuthError("email_exists", messages.emailExists),
+  password_required: () => new AuthError("validation_failed", "Signup requires a valid password"),
+  secure_email_change_off: () =>
+    new AuthError("validation_failed", "Enable secure email change to generate link for current email"),
+};
+
+/** What decideLink chose, with what the request gave for it. */
+interface LinkPlan {
+  readonly input: GenerateLinkInput;
+  readonly type: GenerateLinkType;
+  readonly address: string;
+  readonly existing: User | null;
+  readonly passwordHash: string | null;
+  /** The address an email change moves to. */
+  readonly newEmail: string | null;
+  readonly redirectTo: string;
+}
+
+/** The account written as the link's flow would, on its row as it is under the lock, and the link's token issued. */
+async function writeLink(deps: Deps, stores: Stores, plan: LinkPlan): Promise<GeneratedLink> {
+  const { input, type, existing } = plan;
+  const now = deps.clock.now();
+  const current = existing ? await stores.users.findById(existing.id, { forUpdate: true }) : null;
+  if (existing && !current) throw new AuthError("user_not_found", "User with this email not found");
+  if (current && isEmailConfirmed(current) && (type === "signup" || type === "invite")) {
+    throw new AuthError("email_exists", messages.emailExists);
+  }
+  const { user, kind } = await linkTarget(deps, stores, { plan, current, now });
+  assertMetadataFits("user_metadata", user.userMetadata, current?.userMetadata);
+  if (current) await stores.users.update(user);
+  else await stores.users.insert(user);
+  // A signup link asked again keeps what the pending confirmation carries (as /resend), but for a password the
+  // admin gives. An admin's data is no unproven party's: it went into the account above.
+  const pending = kind === "confirmation" ? await stores.oneTimeTokens.findByUser(user.id, kind) : null;
+  const choices = {
+    passwordHash: plan.passwordHash ?? pending?.passwordHash ?? null,
+    userMetadata: pending?.userMetadata ?? null,
+    identityId: pending?.identityId ?? null,
+  };
+  const email = await issueLinkToken(deps, stores, { user, kind, redirectTo: plan.redirectTo, choices });
+  const traits = { link_type: type };
+  await recordAdminAudit(deps, stores, {
+    action: AUDIT_ACTION[type],
+    admin: input.admin,
+    target: user,
+    context: input.context,
+    traits,
   });
+  return { user, email, verificationType: type };
+}
+
+/** The account as the link's flow leaves it (created for a signup or invitation), and the kind of its token. */
+async function linkTarget(
+  deps: Deps,
+  stores: Stores,
+  step: { readonly plan: LinkPlan; readonly current: User | null; readonly now: Date },
+): Promise<{ user: User; kind: LinkTokenKind }> {
+  const { plan, current, now } = step;
+  const { input, type } = plan;
+  const contact = { provider: "email", address: plan.address } as const;
+  const created = () =>
+    newAccountForAdmin(deps, { contact, passwordHash: plan.passwordHash, data: input.data, audience: input.audience });
+  switch (type) {
+    case "signup": {
+      const user = current
+        ? {
+            ...current,
+            userMetadata: input.data ? mergeMetadata(current.userMetadata, input.data) : current.userMetadata,
+          }
+        : created();
+      return { user: { ...user, confirmationSentAt: now, updatedAt: now }, kind: "confirmation" };
+    }
+    case "invite":
+      return {
+        user: { ...(current ?? created()), invitedAt: now, confirmationSentAt: now, updatedAt: now },
+        kind: "invite",
+      };
+    case "magiclink":
+    case "recovery":
+      return {
+        user: { ...current!, recoverySentAt: now, updatedAt: now },
+        kind: type === "magiclink" ? "magic_link" : "recovery",
+      };
+    case "email_change_current":
+    case "email_change_new": {
+      if (current!.newEmail === plan.newEmail) {
+        // Another link for the change already pending: what either address confirmed of it still counts.
+        return { user: { ...current!, emailChangeSentAt: now, updatedAt: now }, kind: type };
+      }
+      // A new change: the other address's pending link and any confirmation belonged to the one it replaces.
+      const user = withEmailChangeRequested(current!, plan.newEmail!, now);
+      await dropToken(stores, user, type === "email_change_new" ? "email_change_current" : "email_change_new");
+      return { user, kind: type };
+    }
+  }
 }
 
 async function dropToken(stores: Stores, user: User, kind: OneTimeTokenKind): Promise<void> {

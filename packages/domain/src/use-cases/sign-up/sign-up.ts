@@ -8,16 +8,7 @@ import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
-import {
-  confirmEmail,
-  confirmPhone,
-  isBanned,
-  isEmailConfirmed,
-  isPhoneConfirmed,
-  newUser,
-  type User,
-  withChosenMetadata,
-} from "../../model/user.ts";
+import { confirmEmail, confirmPhone, isBanned, newUser, type User, withChosenMetadata } from "../../model/user.ts";
 import { limitPerClient } from "../../services/abuse/request-limits.ts";
 import { limitFrequency } from "../../services/abuse/send-frequency.ts";
 import { observeDuration, type PaddedOperation, padDuration } from "../../services/abuse/timing.ts";
@@ -28,6 +19,7 @@ import { sendConfirmation } from "../../services/delivery/confirmation.ts";
 import { assertEmailQuotaLeft } from "../../services/delivery/email-quota.ts";
 import { limitSmsCodes, smsChannelOf } from "../../services/delivery/sms-codes.ts";
 import { grantSignIn, newSession, openSession } from "../../services/sessions.ts";
+import { decideSignUp } from "./sign-up-decision.ts";
 
 export interface SignUpInput extends LinkRequest {
   readonly email?: string | undefined;
@@ -72,22 +64,62 @@ export async function signUp(deps: Deps, input: SignUpInput): Promise<SignUpResu
   assertNewAccountMetadataFits(contact, input.data);
   const delivery = { redirectTo: chooseRedirect(input.redirectTo ?? [], deps.policy.redirect), pkce, channel };
 
-  const started = deps.clock.now();
+  const request: SignUpRequest = { input, contact, password, started: deps.clock.now(), delivery };
   if (!autoconfirms(deps, contact)) await limitConfirmations(deps, contact);
   const existing = await findUserByContact(deps.stores, contact);
-  if (existing) return signUpExisting(deps, existing, contact, password, input, started, delivery);
   try {
-    return await signUpNew(deps, contact, password, input, started, delivery);
+    return await carryOut(deps, request, existing);
   } catch (error) {
     // A concurrent signup with the same address won the insert: answer as for any duplicate.
-    if (!isAuthError(error, "email_exists") && !isAuthError(error, "phone_exists")) throw error;
+    if (existing || (!isAuthError(error, "email_exists") && !isAuthError(error, "phone_exists"))) throw error;
     const winner = await findUserByContact(deps.stores, contact);
     if (!winner) throw error;
-    return signUpExisting(deps, winner, contact, password, input, started, delivery);
+    return carryOut(deps, request, winner);
   }
 }
 
 type Delivery = Omit<Parameters<typeof sendConfirmation>[4], "choices">;
+
+/** A signup with an address, checked. */
+interface SignUpRequest {
+  readonly input: SignUpInput;
+  readonly contact: Contact;
+  readonly password: string;
+  /** When the request began: the answers that reveal nothing take as long as a real signup from then. */
+  readonly started: Date;
+  readonly delivery: Delivery;
+}
+
+/** Decides what the signup does, given who holds the address already, and does it. */
+async function carryOut(deps: Deps, request: SignUpRequest, existing: User | null): Promise<SignUpResult> {
+  const { contact } = request;
+  const decision = decideSignUp({ existing, provider: contact.provider, autoconfirm: autoconfirms(deps, contact) });
+  switch (decision.kind) {
+    case "create_confirmed":
+      return createConfirmed(deps, request);
+    case "create_pending":
+      return createPending(deps, request);
+    case "already_registered":
+      throw alreadyRegistered(contact);
+    case "disguise_confirmed":
+      // security: shaped like a real signup, and as slow: the same hashing, a committed transaction, then a wait
+      // for whatever real signups take beyond that. The answer does not reveal the account.
+      await deps.hasher.hash(request.password);
+      await recordRepeatedSignup(deps, request, decision.user);
+      return { kind: "user", user: fabricatedUser(deps, contact, request.input) };
+    case "confirm_owner":
+      return confirmOwner(deps, request, decision.user);
+    case "disguise_invited": {
+      // An invitation is not turned into a signup confirmation: a stranger's signup mails the invitee nothing.
+      const answer = pendingAnswer(deps, request, decision.user);
+      await deps.hasher.verifyNothing(request.password);
+      await recordRepeatedSignup(deps, request, decision.user);
+      return { kind: "user", user: answer };
+    }
+    case "resend_confirmation":
+      return resendConfirmation(deps, request, decision.user);
+  }
+}
 
 /** Email and phone signups take different times (a phone's sends its SMS at once), so each has its own. */
 function timingOf(contact: Contact): PaddedOperation {
@@ -116,28 +148,24 @@ async function limitConfirmations(deps: Deps, contact: Contact): Promise<void> {
   await assertEmailQuotaLeft(deps);
 }
 
-async function signUpNew(
-  deps: Deps,
-  contact: Contact,
-  password: string,
-  input: SignUpInput,
-  started: Date,
-  delivery: Delivery,
-): Promise<SignUpResult> {
-  const passwordHash = await deps.hasher.hash(password);
+async function createConfirmed(deps: Deps, request: SignUpRequest): Promise<SignUpResult> {
+  const { contact, input } = request;
+  const passwordHash = await deps.hasher.hash(request.password);
   const now = deps.clock.now();
+  const user = newAccount(deps, { contact, passwordHash, data: input.data, audience: input.audience });
+  const confirmed = { ...confirm(user, contact, now), lastSignInAt: now };
+  const opened = newSession(deps, confirmed, "password", input.context);
+  const audit = signedUp(confirmed, contact.provider, input.context).map((event) => auditEntry(deps, event));
+  // One write for the account, its identity, its session and the log, with no transaction round trips around it.
+  await deps.stores.sessions.openForNewUser(confirmed, opened.session, opened.firstToken, audit);
+  deps.events.record({ kind: "signed_up", provider: contact.provider });
+  return { kind: "session", grant: await grantSignIn(deps, confirmed, opened.session, opened.refreshToken) };
+}
 
-  if (autoconfirms(deps, contact)) {
-    const user = newAccount(deps, { contact, passwordHash, data: input.data, audience: input.audience });
-    const confirmed = { ...confirm(user, contact, now), lastSignInAt: now };
-    const opened = newSession(deps, confirmed, "password", input.context);
-    const audit = signedUp(confirmed, contact.provider, input.context).map((event) => auditEntry(deps, event));
-    // One write for the account, its identity, its session and the log, with no transaction round trips around it.
-    await deps.stores.sessions.openForNewUser(confirmed, opened.session, opened.firstToken, audit);
-    deps.events.record({ kind: "signed_up", provider: contact.provider });
-    return { kind: "session", grant: await grantSignIn(deps, confirmed, opened.session, opened.refreshToken) };
-  }
-
+async function createPending(deps: Deps, request: SignUpRequest): Promise<SignUpResult> {
+  const { contact, input } = request;
+  const passwordHash = await deps.hasher.hash(request.password);
+  const now = deps.clock.now();
   // security: until the address is proven, what this request chose (password and data) rides on the
   // confirmation, not on the account: whoever proves the address some other way gets none of it.
   const choices = { ...NO_CHOICES, passwordHash, userMetadata: input.data ?? null };
@@ -151,88 +179,65 @@ async function signUpNew(
       context: input.context,
       traits,
     });
-    await sendConfirmation(deps, stores, pending, contact, { ...delivery, choices });
+    await sendConfirmation(deps, stores, pending, contact, { ...request.delivery, choices });
   });
   deps.events.record({ kind: "signed_up", provider: contact.provider });
-  observeDuration(deps, timingOf(contact), started);
+  observeDuration(deps, timingOf(contact), request.started);
   return { kind: "user", user: withChosenMetadata(pending, choices.userMetadata) };
 }
 
-async function signUpExisting(
-  deps: Deps,
-  existing: User,
-  contact: Contact,
-  password: string,
-  input: SignUpInput,
-  started: Date,
-  delivery: Delivery,
-): Promise<SignUpResult> {
-  const confirmed = contact.provider === "email" ? isEmailConfirmed(existing) : isPhoneConfirmed(existing);
-  if (confirmed) {
-    // Only where this kind of address signs people straight in is "already registered" no news to a caller.
-    if (autoconfirms(deps, contact)) {
-      throw alreadyRegistered(contact);
-    }
-    // security: shaped like a real signup, and as slow: the same hashing, a committed transaction, then a wait
-    // for whatever real signups take beyond that. The answer does not reveal the account.
-    await deps.hasher.hash(password);
-    const traits = { provider: contact.provider };
-    await deps.tx.run((stores) =>
-      recordAudit(deps, stores, { action: "user_repeated_signup", actor: existing, context: input.context, traits }),
-    );
-    await padDuration(deps, timingOf(contact), started);
-    return { kind: "user", user: fabricatedUser(deps, contact, input) };
-  }
+/** A repeated signup answered without a change: logged, and as slow as a real one. */
+async function recordRepeatedSignup(deps: Deps, request: SignUpRequest, existing: User): Promise<void> {
+  const traits = { provider: request.contact.provider };
+  const { context } = request.input;
+  await deps.tx.run((stores) =>
+    recordAudit(deps, stores, { action: "user_repeated_signup", actor: existing, context, traits }),
+  );
+  await padDuration(deps, timingOf(request.contact), request.started);
+}
 
-  if (autoconfirms(deps, contact)) {
-    // GoTrue confirms and signs in here without looking at the password; we only do so for its owner.
-    const verifiedHash = existing.passwordHash;
-    if (verifiedHash === null) {
-      await deps.hasher.verifyNothing(password);
-      throw alreadyRegistered(contact);
-    }
-    if (!(await deps.hasher.verify(verifiedHash, password)).ok) throw alreadyRegistered(contact);
-    const opened = await deps.tx.run(async (stores) => {
-      // Decide on the row as it is now: the password, the ban and the confirmation may have changed meanwhile.
-      const current = await stores.users.findById(existing.id, { forUpdate: true });
-      const now = deps.clock.now();
-      if (!current || current.passwordHash !== verifiedHash) throw alreadyRegistered(contact);
-      if (isBanned(current, now)) throw new AuthError("user_banned", messages.userBanned);
-      const user = { ...confirm(current, contact, now), lastSignInAt: now };
-      await stores.users.update(user);
-      for (const identity of user.identities) await stores.identities.save(identity);
-      return {
-        user,
-        ...(await openSession(
-          deps,
-          stores,
-          user,
-          "password",
-          input.context,
-          signedUp(user, contact.provider, input.context),
-        )),
-      };
-    });
-    return { kind: "session", grant: await grantSignIn(deps, opened.user, opened.session, opened.refreshToken) };
-  }
-
-  // security: the answer shows the account's id, as GoTrue's does (the client expects the same user back), and
-  // otherwise only what this request sent: nothing stored (metadata, invitation, timestamps) of a pending account.
-  const shown = newAccount(deps, { contact, passwordHash: null, audience: input.audience, id: existing.id });
-  const answer = withChosenMetadata({ ...shown, confirmationSentAt: deps.clock.now() }, input.data);
-  if (existing.invitedAt !== null) {
-    // An invitation is not turned into a signup confirmation: a stranger's signup mails the invitee nothing.
+/** GoTrue confirms and signs in here without looking at the password; we only do so for its owner. */
+async function confirmOwner(deps: Deps, request: SignUpRequest, existing: User): Promise<SignUpResult> {
+  const { contact, input, password } = request;
+  const verifiedHash = existing.passwordHash;
+  if (verifiedHash === null) {
     await deps.hasher.verifyNothing(password);
-    const traits = { provider: contact.provider };
-    await deps.tx.run((stores) =>
-      recordAudit(deps, stores, { action: "user_repeated_signup", actor: existing, context: input.context, traits }),
-    );
-    await padDuration(deps, timingOf(contact), started);
-    return { kind: "user", user: answer };
+    throw alreadyRegistered(contact);
   }
-  // Awaiting confirmation: send the confirmation again. The account keeps its password and data, since whoever
-  // asks has not proven they own the address; their choices ride on the confirmation instead.
-  const repeated = await repeatedSignupChoices(deps, existing, password, input.data);
+  if (!(await deps.hasher.verify(verifiedHash, password)).ok) throw alreadyRegistered(contact);
+  const opened = await deps.tx.run(async (stores) => {
+    // Decide on the row as it is now: the password, the ban and the confirmation may have changed meanwhile.
+    const current = await stores.users.findById(existing.id, { forUpdate: true });
+    const now = deps.clock.now();
+    if (!current || current.passwordHash !== verifiedHash) throw alreadyRegistered(contact);
+    if (isBanned(current, now)) throw new AuthError("user_banned", messages.userBanned);
+    const user = { ...confirm(current, contact, now), lastSignInAt: now };
+    await stores.users.update(user);
+    for (const identity of user.identities) await stores.identities.save(identity);
+    const audit = signedUp(user, contact.provider, input.context);
+    return { user, ...(await openSession(deps, stores, user, "password", input.context, audit)) };
+  });
+  return { kind: "session", grant: await grantSignIn(deps, opened.user, opened.session, opened.refreshToken) };
+}
+
+/**
+ * security: the answer about a pending account shows the account's id, as GoTrue's does (the client expects the
+ * same user back), and otherwise only what this request sent: nothing stored (metadata, invitation, timestamps).
+ */
+function pendingAnswer(deps: Deps, request: SignUpRequest, existing: User): User {
+  const { contact, input } = request;
+  const shown = newAccount(deps, { contact, passwordHash: null, audience: input.audience, id: existing.id });
+  return withChosenMetadata({ ...shown, confirmationSentAt: deps.clock.now() }, input.data);
+}
+
+/**
+ * Awaiting confirmation: send the confirmation again. The account keeps its password and data, since whoever
+ * asks has not proven they own the address; their choices ride on the confirmation instead.
+ */
+async function resendConfirmation(deps: Deps, request: SignUpRequest, existing: User): Promise<SignUpResult> {
+  const { contact, input } = request;
+  const answer = pendingAnswer(deps, request, existing);
+  const repeated = await repeatedSignupChoices(deps, existing, request.password, input.data);
   await deps.tx.run(async (stores) => {
     const now = deps.clock.now();
     const current = (await stores.users.findById(existing.id, { forUpdate: true })) ?? existing;
@@ -250,7 +255,7 @@ async function signUpExisting(
       traits,
     });
     await sendConfirmation(deps, stores, pending, contact, {
-      ...delivery,
+      ...request.delivery,
       choices: stillPending ? repeated.choices : NO_CHOICES,
     });
   });

@@ -7,7 +7,8 @@ import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
-import { hasVerifiedFactor, type User, withEmailChangeRequested } from "../../model/user.ts";
+import { type User, withEmailChangeRequested } from "../../model/user.ts";
+import type { Stores } from "../../ports/stores.ts";
 import { forgetAccountPasswordFailures } from "../../services/abuse/password-failures.ts";
 import { limitPerClient } from "../../services/abuse/request-limits.ts";
 import { limitFrequency } from "../../services/abuse/send-frequency.ts";
@@ -19,6 +20,7 @@ import { assertEmailQuotaLeft } from "../../services/delivery/email-quota.ts";
 import { queueNotification } from "../../services/delivery/notifications.ts";
 import { limitSmsCodes, smsChannelOf } from "../../services/delivery/sms-codes.ts";
 import { otpDigest } from "../../services/tokens/digests.ts";
+import { decideUserUpdate, type UserUpdateDecision } from "./user-update.ts";
 
 /** The link request is for the email change confirmations: where they lead, and the PKCE client they are for. */
 export interface UpdateUserInput extends LinkRequest {
@@ -43,52 +45,67 @@ export interface UpdateUserInput extends LinkRequest {
 export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<User> {
   await limitPerClient(deps, "user", input.context);
   const { user: caller, session } = input.principal;
-  const email = input.email ? normalizeEmail(input.email) : undefined;
-  const phone = input.phone ? normalizePhone(input.phone) : undefined;
-  const password = input.password;
-  if (password !== undefined) assertPasswordAcceptable(password, deps.policy.password);
-  const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
-  // Checked again under the lock below; here, so that a refused request spends no nonce attempt or send.
-  if (input.data) mergeWithinLimit("user_metadata", caller.userMetadata, input.data);
-  if (caller.isAnonymous && password !== undefined && !email && !phone) {
+  const { email, phone, pkce } = readUpdateRequest(deps, input);
+  const decision = decideUserUpdate({
+    caller,
+    aal: session?.aal ?? null,
+    email,
+    phone,
+    password: input.password !== undefined,
+    phoneAutoconfirm: deps.policy.signup.phoneAutoconfirm,
+  });
+  if (decision.kind === "refuse_password_without_address") {
     throw new AuthError(
       "validation_failed",
       "Updating password of an anonymous user without an email or phone is not allowed",
-      {
-        case: "password_without_address",
-      },
+      { case: "password_without_address" },
     );
   }
-  const changesEmail = email !== undefined && email !== caller.email;
-  if (changesEmail) await assertContactFree(deps, { provider: "email", address: email }, caller.id);
-  const changesPhone = phone !== undefined && phone !== caller.phone;
-  // security: with a second factor verified, what signs the account in changes only from an aal2 session, as
-  // GoTrue's PUT /user requires: a stolen password alone must not let its holder take the account over.
-  if (
-    (password !== undefined || changesEmail || changesPhone) &&
-    hasVerifiedFactor(caller) &&
-    session?.aal !== "aal2"
-  ) {
+  if (decision.email !== null) await assertContactFree(deps, { provider: "email", address: decision.email }, caller.id);
+  if (decision.lacksAal2) {
     throw new AuthError(
       "insufficient_aal",
       "AAL2 session is required to update email or password when MFA is enabled.",
     );
   }
-  const channel = changesPhone ? smsChannelOf(deps, input.channel) : "sms";
-  if (changesPhone) {
-    await assertContactFree(deps, { provider: "phone", address: phone }, caller.id);
+  const channel = decision.phone !== null ? smsChannelOf(deps, input.channel) : "sms";
+  if (decision.phone !== null) {
+    await assertContactFree(deps, { provider: "phone", address: decision.phone }, caller.id);
   }
+  const passwordHash = input.password === undefined ? undefined : await newPasswordHash(deps, caller, input);
+  await limitSends(deps, caller, decision);
 
-  let passwordHash: string | undefined;
-  if (password !== undefined) {
-    if (deps.policy.passwordChangeRequiresReauthentication) await assertNonceValid(deps, caller, input.nonce);
-    if (caller.passwordHash !== null && (await deps.hasher.verify(caller.passwordHash, password)).ok) {
-      throw new AuthError("same_password", "New password should be different from the old password.");
-    }
-    passwordHash = await deps.hasher.hash(password);
+  const update: Update = { input, decision, passwordHash, pkce, channel };
+  const updated = await deps.tx.run((stores) => writeUpdate(deps, stores, update));
+  // A new password, the end of a reset or a change, lifts any lock on the account's password sign-in.
+  if (passwordHash !== undefined) await forgetAccountPasswordFailures(deps, updated);
+  return updated;
+}
+
+/** The request's addresses normalized and its values checked, before anything is spent on it. */
+function readUpdateRequest(deps: Deps, input: UpdateUserInput) {
+  const email = input.email ? normalizeEmail(input.email) : undefined;
+  const phone = input.phone ? normalizePhone(input.phone) : undefined;
+  if (input.password !== undefined) assertPasswordAcceptable(input.password, deps.policy.password);
+  const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
+  // Checked again under the lock; here, so that a refused request spends no nonce attempt or send.
+  if (input.data) mergeWithinLimit("user_metadata", input.principal.user.userMetadata, input.data);
+  return { email, phone, pkce };
+}
+
+/** The hash of the new password, once the nonce (when required) is valid and the password is new. */
+async function newPasswordHash(deps: Deps, caller: User, input: UpdateUserInput): Promise<string> {
+  const password = input.password!;
+  if (deps.policy.passwordChangeRequiresReauthentication) await assertNonceValid(deps, caller, input.nonce);
+  if (caller.passwordHash !== null && (await deps.hasher.verify(caller.passwordHash, password)).ok) {
+    throw new AuthError("same_password", "New password should be different from the old password.");
   }
-  // Limited once the request is known to be acceptable: a refused one (a wrong nonce) spends no send.
-  if (changesEmail) {
+  return deps.hasher.hash(password);
+}
+
+/** Limited once the request is known to be acceptable: a refused one (a wrong nonce) spends no send. */
+async function limitSends(deps: Deps, caller: User, decision: UpdateDecision): Promise<void> {
+  if (decision.email !== null) {
     const seconds = deps.policy.otp.emailConfirmationFrequencySeconds;
     // Keyed like /resend's, which knows the account only by its current address.
     await limitFrequency(deps, {
@@ -99,50 +116,64 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
     });
     await assertEmailQuotaLeft(deps);
   }
-  if (changesPhone && !deps.policy.signup.phoneAutoconfirm) await limitSmsCodes(deps, phone, "phone_change");
+  if (decision.sendsPhoneCode) await limitSmsCodes(deps, decision.phone!, "phone_change");
+}
 
-  const updated = await deps.tx.run(async (stores) => {
-    const now = deps.clock.now();
-    const current = await stores.users.findById(caller.id, { forUpdate: true });
-    if (!current) throw new AuthError("user_not_found", "User not found", { case: "token_holder_gone" });
-    let next: User = { ...current, updatedAt: now };
-    if (input.data) next = { ...next, userMetadata: mergeWithinLimit("user_metadata", next.userMetadata, input.data) };
-    if (changesEmail) next = withEmailChangeRequested(next, email, now);
-    if (changesPhone) {
-      next = deps.policy.signup.phoneAutoconfirm
-        ? await applyPhoneChange(deps, stores, next, phone, now)
-        : { ...next, newPhone: phone, phoneChangeSentAt: now };
-    }
-    const otherChanges =
-      next.userMetadata !== current.userMetadata ||
-      next.newEmail !== current.newEmail ||
-      next.phone !== current.phone ||
-      next.newPhone !== current.newPhone;
-    const { notifications } = deps.policy.email;
-    if (passwordHash !== undefined) {
-      next = { ...next, passwordHash };
-      // A new password ends every other session and voids every token issued before it.
-      await stores.sessions.deleteAllOfUser(current.id, session ? { except: session.id } : {});
-      await stores.oneTimeTokens.deleteAllOfUser(current.id);
-      await recordAudit(deps, stores, { action: "user_updated_password", actor: next, context: input.context });
-      if (notifications.password_changed && next.email !== null) {
-        await queueNotification(deps, stores, { kind: "password_changed", to: next.email });
-      }
-    }
-    if (otherChanges) await recordAudit(deps, stores, { action: "user_modified", actor: next, context: input.context });
-    await stores.users.update(next);
-    if (changesEmail) {
-      await sendEmailChange(deps, stores, next, {
-        redirectTo: chooseRedirect(input.redirectTo ?? [], deps.policy.redirect),
-        pkce,
-      });
-    }
-    if (changesPhone && !deps.policy.signup.phoneAutoconfirm) await sendPhoneChange(deps, stores, next, channel);
-    return next;
-  });
-  // A new password, the end of a reset or a change, lifts any lock on the account's password sign-in.
-  if (passwordHash !== undefined) await forgetAccountPasswordFailures(deps, updated);
-  return updated;
+type UpdateDecision = Extract<UserUpdateDecision, { kind: "update" }>;
+
+/** What the transaction carries out. */
+interface Update {
+  readonly input: UpdateUserInput;
+  readonly decision: UpdateDecision;
+  readonly passwordHash: string | undefined;
+  readonly pkce: ReturnType<typeof readPkceChallenge>;
+  readonly channel: ReturnType<typeof smsChannelOf>;
+}
+
+/** The update, on the account as it is under the lock, with its log entries and the mails it asks for. */
+async function writeUpdate(deps: Deps, stores: Stores, update: Update): Promise<User> {
+  const { input, decision, passwordHash } = update;
+  const now = deps.clock.now();
+  const current = await stores.users.findById(input.principal.user.id, { forUpdate: true });
+  if (!current) throw new AuthError("user_not_found", "User not found", { case: "token_holder_gone" });
+  let next: User = { ...current, updatedAt: now };
+  if (input.data) next = { ...next, userMetadata: mergeWithinLimit("user_metadata", next.userMetadata, input.data) };
+  if (decision.email !== null) next = withEmailChangeRequested(next, decision.email, now);
+  if (decision.phone !== null) {
+    next = decision.sendsPhoneCode
+      ? { ...next, newPhone: decision.phone, phoneChangeSentAt: now }
+      : await applyPhoneChange(deps, stores, next, decision.phone, now);
+  }
+  const otherChanges =
+    next.userMetadata !== current.userMetadata ||
+    next.newEmail !== current.newEmail ||
+    next.phone !== current.phone ||
+    next.newPhone !== current.newPhone;
+  if (passwordHash !== undefined) {
+    next = { ...next, passwordHash };
+    await endOtherSessions(deps, stores, next, input);
+  }
+  if (otherChanges) await recordAudit(deps, stores, { action: "user_modified", actor: next, context: input.context });
+  await stores.users.update(next);
+  if (decision.email !== null) {
+    await sendEmailChange(deps, stores, next, {
+      redirectTo: chooseRedirect(input.redirectTo ?? [], deps.policy.redirect),
+      pkce: update.pkce,
+    });
+  }
+  if (decision.sendsPhoneCode) await sendPhoneChange(deps, stores, next, update.channel);
+  return next;
+}
+
+/** A new password ends every other session and voids every token issued before it; the owner may be told. */
+async function endOtherSessions(deps: Deps, stores: Stores, user: User, input: UpdateUserInput): Promise<void> {
+  const { session } = input.principal;
+  await stores.sessions.deleteAllOfUser(user.id, session ? { except: session.id } : {});
+  await stores.oneTimeTokens.deleteAllOfUser(user.id);
+  await recordAudit(deps, stores, { action: "user_updated_password", actor: user, context: input.context });
+  if (deps.policy.email.notifications.password_changed && user.email !== null) {
+    await queueNotification(deps, stores, { kind: "password_changed", to: user.email });
+  }
 }
 
 /**
