@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { providerContext } from "../src/create-oauth-providers.ts";
 import { oauth2Provider } from "../src/oauth2/oauth2-provider.ts";
 import { spotify } from "../src/providers/spotify.ts";
+import { SPOTIFY_ME as ME } from "./fixtures/spotify.ts";
 import {
   basicCredentials,
   CLIENT_ID,
@@ -15,22 +16,6 @@ import {
 } from "./support/stand-in.ts";
 
 afterEach(closeStandIns);
-
-const ME = {
-  id: "wizzler",
-  display_name: "JM Wizzler",
-  email: "wizzler@example.com",
-  country: "SE",
-  product: "premium",
-  type: "user",
-  uri: "spotify:user:wizzler",
-  external_urls: { spotify: "https://open.spotify.com/user/wizzler" },
-  images: [
-    { url: "https://i.scdn.example/image/64", height: 64, width: 64 },
-    { url: "https://i.scdn.example/image/300", height: 300, width: 300 },
-    { url: "https://i.scdn.example/image/unsized", height: null, width: null },
-  ],
-};
 
 /** accounts.spotify.com and api.spotify.com, both played by one stand-in (EXTERNAL_SPOTIFY_URL). */
 function standInSpotify(me: object = ME): Promise<StandIn> {
