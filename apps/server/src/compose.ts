@@ -7,18 +7,18 @@ import {
 } from "@latchkey/adapters-crypto";
 import { oauthProviderCatalog } from "@latchkey/adapters-oauth";
 import { createPostgres, type Postgres } from "@latchkey/adapters-postgres";
-import { type Clock, createAuth, type Ports } from "@latchkey/domain";
-import { createHttpApp } from "@latchkey/http-hono";
+import { type Auth, type Clock, createAuth, type Mailer, type Ports } from "@latchkey/domain";
+import { createHttpApp, type Readiness } from "@latchkey/http-hono";
 import type { Logger } from "pino";
 import packageJson from "../package.json" with { type: "json" };
 import { type Config, toPolicy } from "./config/index.ts";
 import { logListenConnection } from "./delivery/listen-connection-log.ts";
-import { createActionLink, createMailer } from "./delivery/mailer.ts";
+import { type ConfiguredMailer, createActionLink, createMailer } from "./delivery/mailer.ts";
 import { type OutboxWorker, startOutboxWorker } from "./delivery/outbox-worker.ts";
 import { createConfiguredSmsSender } from "./delivery/sms-sender.ts";
-import { watchSmtpAvailability } from "./delivery/smtp-availability.ts";
+import { type SmtpAvailability, watchSmtpAvailability } from "./delivery/smtp-availability.ts";
 import { createClientAddress } from "./http/client-address.ts";
-import { drainingReadiness } from "./http/draining-readiness.ts";
+import { type DrainingReadiness, drainingReadiness } from "./http/draining-readiness.ts";
 import { nodeDefaultHeaders } from "./http/node-default-headers.ts";
 import { readNodeBody } from "./http/node-request-body.ts";
 import { publicSettings } from "./http/public-settings.ts";
@@ -27,7 +27,7 @@ import { deliveryLog, eachOf } from "./logging/delivery-log.ts";
 import { failureFields } from "./logging/outage-log.ts";
 import { type Metrics, startMetrics } from "./observability/metrics.ts";
 import { startTracing, type Tracing } from "./observability/tracing.ts";
-import { createRateLimiter } from "./rate-limiting/create-rate-limiter.ts";
+import { type ConfiguredRateLimiter, createRateLimiter } from "./rate-limiting/create-rate-limiter.ts";
 import { factorSecretsOf, storedSecretsOf } from "./secrets/stored-secrets.ts";
 import { createConfiguredCaptcha } from "./sign-in/captcha.ts";
 import { createConfiguredOAuthProviders, oauthFlowCookie } from "./sign-in/oauth-providers.ts";
@@ -75,7 +75,7 @@ export async function createServer(config: Config, log: Logger, options: ServerO
   try {
     const tracing = await startTracing(config, log, version);
     try {
-      return await compose(config, log, options, tracing, metrics);
+      return await compose({ config, log, tracing, metrics }, options);
     } catch (error) {
       await tracing?.shutdown();
       throw error;
@@ -86,18 +86,59 @@ export async function createServer(config: Config, log: Logger, options: ServerO
   }
 }
 
-async function compose(
-  config: Config,
-  log: Logger,
-  { overrides = {}, sharedEmbeddedDatabase }: ServerOptions,
-  tracing: Tracing | null,
-  metrics: Metrics | null,
-): Promise<Server> {
+/** What every step of the wiring reads: the configuration, the log, and tracing and metrics (null when off). */
+interface Wiring {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly tracing: Tracing | null;
+  readonly metrics: Metrics | null;
+}
+
+/** The HTTP layer's span and metric middleware, loaded only when tracing or metrics are on. */
+type Observed = typeof import("@latchkey/http-hono/tracing");
+
+/** The mail side of delivery: the configured mailer, the SMTP watch (SMTP only), and the mailer the domain gets. */
+interface MailDelivery {
+  readonly mail: ConfiguredMailer;
+  readonly smtp: SmtpAvailability | undefined;
+  readonly mailer: Mailer;
+}
+
+/** The adapters that need closing, and what the returned server drives. */
+interface Parts {
+  readonly app: ReturnType<typeof createHttpApp>;
+  readonly postgres: Postgres;
+  readonly auth: Auth;
+  readonly delivery: MailDelivery;
+  readonly limits: ConfiguredRateLimiter;
+  readonly readiness: DrainingReadiness;
+}
+
+async function compose(wiring: Wiring, { overrides = {}, sharedEmbeddedDatabase }: ServerOptions): Promise<Server> {
+  const { config, log, tracing, metrics } = wiring;
   const observed = tracing || metrics ? await import("@latchkey/http-hono/tracing") : undefined;
+  const postgres = await openDatabase(wiring, sharedEmbeddedDatabase);
+  const delivery = await startMailDelivery(wiring);
+  const limits = await createRateLimiter(config, log);
+  const ports: Ports = { ...configuredPorts(wiring, { postgres, mailer: delivery.mailer, limits }), ...overrides };
+  const auth = createAuth(ports, toPolicy(config));
+  metrics?.observeOutbox(auth.outboxDepth);
+  const readiness = drainingReadiness(
+    configuredReadiness(config.api.readinessDependencies, {
+      database: postgres.checkWritable,
+      redis: limits.pingRedis,
+      smtp: delivery.smtp?.check,
+    }),
+  );
+  const app = createApp(wiring, { auth, readiness: readiness.readiness, observed });
+  return serverOf(wiring, { app, postgres, auth, delivery, limits, readiness });
+}
+
+async function openDatabase({ config, log, tracing, metrics }: Wiring, sharedEmbedded?: PGlite): Promise<Postgres> {
   const postgres = await createPostgres({
     url: config.db.url,
     embeddedDataDir: config.db.embeddedDataDir,
-    sharedEmbedded: sharedEmbeddedDatabase,
+    sharedEmbedded,
     maxPoolSize: config.db.maxPoolSize,
     namespace: config.db.namespace,
     onPoolError: (error) => log.warn(failureFields(error), "an idle database connection failed; it will be replaced"),
@@ -109,6 +150,10 @@ async function compose(
   });
   // PGlite has no pool to observe.
   if (metrics && postgres.poolCounts) metrics.observePool(postgres.poolCounts);
+  return postgres;
+}
+
+async function startMailDelivery({ config, log, tracing, metrics }: Wiring): Promise<MailDelivery> {
   const mail = createMailer(config, log);
   // Checked now, in the background: a wrong SMTP_HOST is said at start, not after the first sign-up.
   const smtp =
@@ -119,8 +164,15 @@ async function compose(
   const mailer = tracing
     ? (await import("./observability/traced-mailer.ts")).tracedMailer(mail.mailer, tracing.tracer, config.smtp)
     : mail.mailer;
-  const limits = await createRateLimiter(config, log);
-  const ports: Ports = {
+  return { mail, smtp, mailer };
+}
+
+/** The ports as the configuration asks for them, before a test's overrides. */
+function configuredPorts(
+  { config, log, metrics }: Wiring,
+  { postgres, mailer, limits }: { postgres: Postgres; mailer: Mailer; limits: ConfiguredRateLimiter },
+): Ports {
+  return {
     stores: postgres.stores,
     tx: postgres.tx,
     within: postgres.within,
@@ -143,18 +195,14 @@ async function compose(
     totp: totpAuthenticator,
     factorSecrets: factorSecretsOf(config),
     events: metrics ? eachOf(metrics.flowEvents, deliveryLog(log)) : deliveryLog(log),
-    ...overrides,
   };
-  const auth = createAuth(ports, toPolicy(config));
-  metrics?.observeOutbox(auth.outboxDepth);
-  const readiness = drainingReadiness(
-    configuredReadiness(config.api.readinessDependencies, {
-      database: postgres.checkWritable,
-      redis: limits.pingRedis,
-      smtp: smtp?.check,
-    }),
-  );
-  const app = createHttpApp({
+}
+
+function createApp(
+  { config, log, tracing, metrics }: Wiring,
+  { auth, readiness, observed }: { auth: Auth; readiness: Readiness; observed: Observed | undefined },
+): ReturnType<typeof createHttpApp> {
+  return createHttpApp({
     auth,
     log,
     requestDurationMs: config.api.maxRequestDurationSeconds * 1000,
@@ -172,8 +220,13 @@ async function compose(
       jwks: (config.jwt.keys?.keys ?? []).flatMap((key) => (key.publicJwk ? [key.publicJwk] : [])),
       algorithms: config.jwt.validMethods,
     },
-    readiness: readiness.readiness,
+    readiness,
   });
+}
+
+/** The server's life after wiring: calibration, delivery, draining, and closing in the order each part needs. */
+function serverOf({ log, tracing, metrics }: Wiring, parts: Parts): Server {
+  const { app, postgres, auth, delivery, limits, readiness } = parts;
   let worker: OutboxWorker | undefined;
   return {
     app,
@@ -190,15 +243,15 @@ async function compose(
         subscribe: postgres.onOutboxMessage,
         log,
         // Attempts the drain could not wait for fail at once, so they are rescheduled before the database closes.
-        abandon: () => mail.close(),
+        abandon: () => delivery.mail.close(),
       });
     },
     startDraining: readiness.startDraining,
     close: async () => {
       try {
         await worker?.stop();
-        smtp?.stop();
-        await mail.close();
+        delivery.smtp?.stop();
+        await delivery.mail.close();
         await limits.close();
         await postgres.close();
       } finally {

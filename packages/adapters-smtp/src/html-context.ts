@@ -57,19 +57,29 @@ function attributeType(name: string): AttributeType {
 type State =
   | { readonly kind: "text" | "comment" }
   | { readonly kind: "raw_text"; readonly element: RawTextElement }
-  | { readonly kind: "tag"; readonly element: string; readonly closing: boolean }
-  | {
-      readonly kind: "attribute_name" | "after_attribute_name" | "before_value";
-      readonly element: string;
-      readonly name: string;
-    }
-  | {
-      readonly kind: "value";
-      readonly element: string;
-      readonly name: string;
-      readonly quote: '"' | "'" | "";
-      readonly before: string;
-    };
+  | TagState
+  | AttributeState
+  | ValueState;
+
+type TagState = { readonly kind: "tag"; readonly element: string; readonly closing: boolean };
+type AttributeState = {
+  readonly kind: "attribute_name" | "after_attribute_name" | "before_value";
+  readonly element: string;
+  readonly name: string;
+};
+type ValueState = {
+  readonly kind: "value";
+  readonly element: string;
+  readonly name: string;
+  readonly quote: '"' | "'" | "";
+  readonly before: string;
+};
+
+/** Where the tokenizer is: its state, and the index of the next character to read. */
+interface Position {
+  readonly state: State;
+  readonly i: number;
+}
 
 const SPACE = /[\t\n\f\r ]/;
 const LETTER = /[A-Za-z]/;
@@ -82,100 +92,94 @@ export function actionContexts(parts: readonly string[]): HtmlContext[] {
   const ACTION = "\u0000";
   const source = parts.join(ACTION);
   const contexts: HtmlContext[] = [];
-  let state: State = { kind: "text" };
-  let i = 0;
-  while (i < source.length) {
-    const char = source[i]!;
-    if (char === ACTION) contexts.push(contextOf(state));
-    const c = char === ACTION ? "x" : char;
-    switch (state.kind) {
-      case "text": {
-        if (source.startsWith("<!--", i)) {
-          state = { kind: "comment" };
-          i += 4;
-          continue;
-        }
-        const closing = source[i + 1] === "/";
-        const nameStart = i + (closing ? 2 : 1);
-        if (c === "<" && LETTER.test(source[nameStart] ?? "")) {
-          let end = nameStart;
-          while (end < source.length && /[A-Za-z0-9-]/.test(source[end]!)) end++;
-          state = { kind: "tag", element: source.slice(nameStart, end).toLowerCase(), closing };
-          i = end;
-          continue;
-        }
-        i++;
-        continue;
-      }
-      case "comment":
-        if (source.startsWith("-->", i)) {
-          state = { kind: "text" };
-          i += 3;
-          continue;
-        }
-        i++;
-        continue;
-      case "raw_text": {
-        const end = `</${state.element}`;
-        if (
-          source.slice(i, i + end.length).toLowerCase() === end &&
-          /[\t\n\f\r />]/.test(source[i + end.length] ?? ">")
-        ) {
-          state = { kind: "text" };
-          continue;
-        }
-        i++;
-        continue;
-      }
-      case "tag":
-        if (SPACE.test(c) || c === "/") {
-          i++;
-        } else if (c === ">") {
-          const raw: boolean = !state.closing && RAW_TEXT_ELEMENTS.includes(state.element);
-          state = raw ? { kind: "raw_text", element: state.element as RawTextElement } : { kind: "text" };
-          i++;
-        } else {
-          state = { kind: "attribute_name", element: state.element, name: "" };
-        }
-        continue;
-      case "attribute_name":
-        if (SPACE.test(c)) state = { ...state, kind: "after_attribute_name" };
-        else if (c === "=") state = { ...state, kind: "before_value" };
-        else if (c === ">" || c === "/") {
-          state = { kind: "tag", element: state.element, closing: false };
-          continue;
-        } else state = { ...state, name: state.name + c };
-        i++;
-        continue;
-      case "after_attribute_name":
-        if (SPACE.test(c)) i++;
-        else if (c === "=") {
-          state = { ...state, kind: "before_value" };
-          i++;
-        } else state = { kind: "tag", element: state.element, closing: false };
-        continue;
-      case "before_value":
-        if (SPACE.test(c)) i++;
-        else if (c === '"' || c === "'") {
-          state = { kind: "value", element: state.element, name: state.name, quote: c, before: "" };
-          i++;
-        } else if (c === ">") state = { kind: "tag", element: state.element, closing: false };
-        else state = { kind: "value", element: state.element, name: state.name, quote: "", before: "" };
-        continue;
-      case "value": {
-        const ends = state.quote === "" ? SPACE.test(c) || c === ">" : c === state.quote;
-        if (ends) {
-          state = { kind: "tag", element: state.element, closing: false };
-          if (c !== ">") i++;
-          continue;
-        }
-        state = { ...state, before: state.before + c };
-        i++;
-        continue;
-      }
-    }
+  let at: Position = { state: { kind: "text" }, i: 0 };
+  while (at.i < source.length) {
+    const char = source[at.i]!;
+    if (char === ACTION) contexts.push(contextOf(at.state));
+    at = step(source, at, char === ACTION ? "x" : char);
   }
   return contexts;
+}
+
+/**
+ * One step of the tokenizer from `at`, where `c` is the character there (an action read as a letter): the next
+ * state, and where it reads next (the same character again when the step only changed state).
+ */
+function step(source: string, at: Position, c: string): Position {
+  const { state, i } = at;
+  switch (state.kind) {
+    case "text":
+      return inText(source, i, c);
+    case "comment":
+      return source.startsWith("-->", i) ? { state: { kind: "text" }, i: i + 3 } : { state, i: i + 1 };
+    case "raw_text": {
+      const end = `</${state.element}`;
+      const ends =
+        source.slice(i, i + end.length).toLowerCase() === end && /[\t\n\f\r />]/.test(source[i + end.length] ?? ">");
+      return ends ? { state: { kind: "text" }, i } : { state, i: i + 1 };
+    }
+    case "tag":
+      return inTag(state, i, c);
+    case "attribute_name":
+    case "after_attribute_name":
+    case "before_value":
+      return inAttribute(state, i, c);
+    case "value":
+      return inValue(state, i, c);
+  }
+}
+
+/** In text, a comment or a tag may open. */
+function inText(source: string, i: number, c: string): Position {
+  if (source.startsWith("<!--", i)) return { state: { kind: "comment" }, i: i + 4 };
+  const closing = source[i + 1] === "/";
+  const nameStart = i + (closing ? 2 : 1);
+  if (c === "<" && LETTER.test(source[nameStart] ?? "")) {
+    let end = nameStart;
+    while (end < source.length && /[A-Za-z0-9-]/.test(source[end]!)) end++;
+    return { state: { kind: "tag", element: source.slice(nameStart, end).toLowerCase(), closing }, i: end };
+  }
+  return { state: { kind: "text" }, i: i + 1 };
+}
+
+/** Between a tag's attributes: the tag ends (into raw text for those elements), or an attribute's name starts. */
+function inTag(state: TagState, i: number, c: string): Position {
+  if (SPACE.test(c) || c === "/") return { state, i: i + 1 };
+  if (c === ">") {
+    const raw: boolean = !state.closing && RAW_TEXT_ELEMENTS.includes(state.element);
+    return { state: raw ? { kind: "raw_text", element: state.element as RawTextElement } : { kind: "text" }, i: i + 1 };
+  }
+  return { state: { kind: "attribute_name", element: state.element, name: "" }, i };
+}
+
+/** An attribute's name, and what may stand between it and its value. */
+function inAttribute(state: AttributeState, i: number, c: string): Position {
+  const tag: TagState = { kind: "tag", element: state.element, closing: false };
+  switch (state.kind) {
+    case "attribute_name":
+      if (SPACE.test(c)) return { state: { ...state, kind: "after_attribute_name" }, i: i + 1 };
+      if (c === "=") return { state: { ...state, kind: "before_value" }, i: i + 1 };
+      if (c === ">" || c === "/") return { state: tag, i };
+      return { state: { ...state, name: state.name + c }, i: i + 1 };
+    case "after_attribute_name":
+      if (SPACE.test(c)) return { state, i: i + 1 };
+      if (c === "=") return { state: { ...state, kind: "before_value" }, i: i + 1 };
+      return { state: tag, i };
+    case "before_value": {
+      if (SPACE.test(c)) return { state, i: i + 1 };
+      const value = { kind: "value", element: state.element, name: state.name, before: "" } as const;
+      if (c === '"' || c === "'") return { state: { ...value, quote: c }, i: i + 1 };
+      if (c === ">") return { state: tag, i };
+      return { state: { ...value, quote: "" }, i };
+    }
+  }
+}
+
+/** An attribute's value, up to its closing quote (or, unquoted, a space or the tag's end). */
+function inValue(state: ValueState, i: number, c: string): Position {
+  const ends = state.quote === "" ? SPACE.test(c) || c === ">" : c === state.quote;
+  if (ends) return { state: { kind: "tag", element: state.element, closing: false }, i: c !== ">" ? i + 1 : i };
+  return { state: { ...state, before: state.before + c }, i: i + 1 };
 }
 
 function contextOf(state: State): HtmlContext {

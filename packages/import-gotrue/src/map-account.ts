@@ -113,7 +113,7 @@ export function mapBatch(batch: GotrueBatch, context: MapContext): MappedBatch {
       dropped.endedSessions += (sessions.get(userId)?.length ?? 0) - live.length;
       const userSessions = live.flatMap((session) => {
         try {
-          const mapped = mapSession(session, tokens, claims, factorIds, context);
+          const mapped = mapSession(session, { tokens, claims }, factorIds, context);
           if (mapped === null) dropped.endedSessions += 1;
           return mapped === null ? [] : [mapped];
         } catch (error) {
@@ -260,6 +260,12 @@ function mapFactor(row: GotrueRow, context: MapContext, dropped: Dropped): Facto
   ];
 }
 
+/** The batch's refresh tokens and amr claims, by session id. */
+interface BySession {
+  readonly tokens: ReadonlyMap<string, readonly GotrueRow[]>;
+  readonly claims: ReadonlyMap<string, readonly GotrueRow[]>;
+}
+
 /**
  * A live session with its refresh tokens, or null when nothing can refresh it any more. The token a client holds is
  * GoTrue's newest live one (legacy rows) or the one its counter names (v2); the one it replaced becomes the previous
@@ -267,8 +273,7 @@ function mapFactor(row: GotrueRow, context: MapContext, dropped: Dropped): Facto
  */
 function mapSession(
   row: GotrueRow,
-  tokens: ReadonlyMap<string, readonly GotrueRow[]>,
-  claims: ReadonlyMap<string, readonly GotrueRow[]>,
+  { tokens, claims }: BySession,
   factorIds: ReadonlySet<string>,
   context: MapContext,
 ): ImportedSession | null {

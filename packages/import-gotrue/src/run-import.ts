@@ -1,6 +1,6 @@
-import type { AccountImportTarget, ImportedCounts } from "@latchkey/domain";
-import type { GotrueSource } from "./gotrue-source.ts";
-import { type Dropped, type MapContext, mapBatch } from "./map-account.ts";
+import type { AccountImportTarget, ImportBatchReport, ImportedCounts } from "@latchkey/domain";
+import type { GotrueSource, SourceBatch } from "./gotrue-source.ts";
+import { type Dropped, type MapContext, type MappedBatch, mapBatch } from "./map-account.ts";
 import { mapAuditEntries } from "./map-audit.ts";
 
 export interface ImportOptions {
@@ -66,68 +66,56 @@ const zero = (): Record<keyof ImportedCounts, number> => ({
   refreshTokens: 0,
 });
 
+/** What the batches add up to so far, for the summary. */
+interface Tally {
+  readonly written: Record<keyof ImportedCounts, number>;
+  readonly unchanged: Record<keyof ImportedCounts, number>;
+  readonly kept: Record<keyof ImportedCounts, number>;
+  softDeleted: number;
+  readonly skipped: { userId: string; reason: string }[];
+  skippedCount: number;
+  readonly dropped: Dropped;
+  usersRead: number;
+}
+
 /**
  * Walks the source's users in id order, a batch at a time, maps each batch and writes it in one transaction, or
  * checks it in a dry run.
  */
 export async function runImport(options: ImportOptions): Promise<ImportSummary> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  const now = options.now ?? (() => new Date());
   const started = Date.now();
   const usersTotal = await options.source.countUsers();
-  const written = zero();
-  const unchanged = zero();
-  const kept = zero();
-  let softDeleted = 0;
-  let beforeFirstWrite = options.dryRun ? undefined : options.beforeFirstWrite;
-  const skipped: { userId: string; reason: string }[] = [];
-  const dropped: Dropped = { pendingTokens: 0, endedSessions: 0, sessions: [], factors: [], passwords: [] };
-  let skippedCount = 0;
-  let usersRead = 0;
-  let lastUserId: string | null = options.afterUserId ?? null;
-
-  // The next batch is read and mapped while this one is written, so that the source's database and this process
-  // work meanwhile (memory holds two batches).
-  const readAhead = (afterId: string | null) => {
-    const reading = options.source
-      .readBatch(afterId, batchSize)
-      .then((batch) => ({ batch, mapped: mapBatch(batch, { ...options.context, now: now() }) }));
-    // Awaited in its turn; when a write fails first, that failure is the one reported.
-    reading.catch(() => undefined);
-    return reading;
+  const tally: Tally = {
+    written: zero(),
+    unchanged: zero(),
+    kept: zero(),
+    softDeleted: 0,
+    skipped: [],
+    skippedCount: 0,
+    dropped: { pendingTokens: 0, endedSessions: 0, sessions: [], factors: [], passwords: [] },
+    usersRead: 0,
   };
-  let next = readAhead(lastUserId);
+  let beforeFirstWrite = options.dryRun ? undefined : options.beforeFirstWrite;
+  let lastUserId: string | null = options.afterUserId ?? null;
+  let next = readAhead(options, lastUserId);
   for (;;) {
     const { batch, mapped } = await next;
     await beforeFirstWrite?.();
     beforeFirstWrite = undefined;
     if (batch.lastRead === null) break;
-    if (!batch.end) next = readAhead(batch.lastRead);
+    if (!batch.end) next = readAhead(options, batch.lastRead);
     const report = options.dryRun
       ? await options.target.check(mapped.accounts)
       : await options.target.write(mapped.accounts);
-    for (const key of Object.keys(written) as (keyof ImportedCounts)[]) {
-      written[key] += report.written[key];
-      unchanged[key] += report.unchanged[key];
-      kept[key] += report.kept[key];
-    }
-    for (const skip of [...mapped.skipped, ...report.skipped]) {
-      skippedCount += 1;
-      if (skipped.length < MAX_LISTED) skipped.push(skip);
-    }
-    const notWritten = new Set(report.skipped.map((skip) => skip.userId));
-    softDeleted += mapped.softDeleted.filter((id) => !notWritten.has(id)).length;
-    dropped.pendingTokens += mapped.dropped.pendingTokens;
-    dropped.endedSessions += mapped.dropped.endedSessions;
-    dropped.sessions.push(...mapped.dropped.sessions.slice(0, MAX_LISTED - dropped.sessions.length));
-    dropped.factors.push(...mapped.dropped.factors.slice(0, MAX_LISTED - dropped.factors.length));
-    dropped.passwords.push(...mapped.dropped.passwords.slice(0, MAX_LISTED - dropped.passwords.length));
-    usersRead += batch.users.length;
+    countBatch(tally, mapped, report);
+    tally.usersRead += batch.users.length;
     lastUserId = batch.lastRead;
-    options.onProgress?.({ usersDone: usersRead, usersTotal, lastUserId, elapsedMs: Date.now() - started });
+    options.onProgress?.({ usersDone: tally.usersRead, usersTotal, lastUserId, elapsedMs: Date.now() - started });
     if (batch.end) break;
   }
   const audit = options.audit ? await importAudit(options, batchSize) : null;
+  const { usersRead, written, unchanged, kept, softDeleted, skipped, skippedCount, dropped } = tally;
   return {
     dryRun: options.dryRun ?? false,
     audit,
@@ -142,6 +130,44 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     lastUserId,
     elapsedMs: Date.now() - started,
   };
+}
+
+/**
+ * The batch after `afterId`, read and mapped. It is started while the one before is written, so that the source's
+ * database and this process work meanwhile (memory holds two batches).
+ */
+function readAhead(
+  options: ImportOptions,
+  afterId: string | null,
+): Promise<{ batch: SourceBatch; mapped: MappedBatch }> {
+  const now = options.now ?? (() => new Date());
+  const reading = options.source
+    .readBatch(afterId, options.batchSize ?? DEFAULT_BATCH_SIZE)
+    .then((batch) => ({ batch, mapped: mapBatch(batch, { ...options.context, now: now() }) }));
+  // Awaited in its turn; when a write fails first, that failure is the one reported.
+  reading.catch(() => undefined);
+  return reading;
+}
+
+/** Adds a batch's counts, skips and drops to the tally; past MAX_LISTED, reasons are only counted. */
+function countBatch(tally: Tally, mapped: MappedBatch, report: ImportBatchReport): void {
+  for (const key of Object.keys(tally.written) as (keyof ImportedCounts)[]) {
+    tally.written[key] += report.written[key];
+    tally.unchanged[key] += report.unchanged[key];
+    tally.kept[key] += report.kept[key];
+  }
+  for (const skip of [...mapped.skipped, ...report.skipped]) {
+    tally.skippedCount += 1;
+    if (tally.skipped.length < MAX_LISTED) tally.skipped.push(skip);
+  }
+  const notWritten = new Set(report.skipped.map((skip) => skip.userId));
+  tally.softDeleted += mapped.softDeleted.filter((id) => !notWritten.has(id)).length;
+  const { dropped } = tally;
+  dropped.pendingTokens += mapped.dropped.pendingTokens;
+  dropped.endedSessions += mapped.dropped.endedSessions;
+  dropped.sessions.push(...mapped.dropped.sessions.slice(0, MAX_LISTED - dropped.sessions.length));
+  dropped.factors.push(...mapped.dropped.factors.slice(0, MAX_LISTED - dropped.factors.length));
+  dropped.passwords.push(...mapped.dropped.passwords.slice(0, MAX_LISTED - dropped.passwords.length));
 }
 
 /** The audit log, a batch at a time; entries already here (an earlier run) are not added again. */

@@ -1,6 +1,6 @@
 import { type ClaimedMessage, type DeliveryOutcome, OUTBOX_RENEWAL_SECONDS } from "@latchkey/domain";
 import type { Logger } from "pino";
-import { createOutageLog } from "../logging/outage-log.ts";
+import { createOutageLog, type OutageLog } from "../logging/outage-log.ts";
 
 /**
  * Messages attempted at once by one process. A stuck attempt holds one of these (until its deadline), never the
@@ -52,47 +52,179 @@ export interface OutboxWorker {
  */
 export async function startOutboxWorker(options: OutboxWorkerOptions): Promise<OutboxWorker> {
   const { log } = options;
-  // A database away fails every poll's claim: one line when that starts, one when claims work again.
-  const claims = createOutageLog(log, {
-    fields: { component: "outbox" },
-    downMessage: "outbox: due messages cannot be claimed; delivery resumes when the database answers",
-    upMessage: (downFor) => `outbox: claiming due messages again after ${downFor}`,
-  });
-  const renewals = createOutageLog(log, {
-    fields: { component: "outbox" },
-    downMessage:
-      "outbox: leases of messages being sent cannot be renewed; others may send them again once they run out",
-    upMessage: (downFor) => `outbox: renewing leases again after ${downFor}`,
-  });
+  const outages = outboxOutageLogs(log);
+  const changes = createChangeWatch();
+  const dispatch = createDispatch(options, outages.claims, changes.changed);
+  const leases = createLeaseRenewal(options, outages.renewals, dispatch.inFlight);
+
+  const unsubscribe = await options.subscribe(dispatch.wake);
+  const poll = setInterval(dispatch.wake, options.pollMilliseconds ?? 1000);
+  poll.unref();
+  const heartbeat = setInterval(leases.renew, options.renewMilliseconds ?? OUTBOX_RENEWAL_SECONDS * 1000);
+  heartbeat.unref();
+  dispatch.wake(); // what was queued while no worker was running
+
+  return {
+    async stop() {
+      clearInterval(poll);
+      await unsubscribe();
+      // Whatever is due now goes out too, within the drain, leases still renewed.
+      dispatch.wake();
+      await changes.settle(dispatch.isDrained, options.drainMilliseconds ?? DRAIN_MILLISECONDS);
+      dispatch.stopClaiming();
+      try {
+        if (dispatch.isIdle()) return;
+        await options.abandon?.();
+        await changes.settle(dispatch.isIdle, ABANDON_MILLISECONDS);
+        if (dispatch.inFlight.size > 0)
+          log.warn({ in_flight: dispatch.inFlight.size }, "stopped with messages in flight");
+      } finally {
+        // Nothing of the worker's left running once the database closes.
+        clearInterval(heartbeat);
+        await leases.running();
+      }
+    },
+  };
+}
+
+/** A database away fails every poll's claim, and every renewal: one line when that starts, one when they work again. */
+function outboxOutageLogs(log: Logger): { claims: OutageLog; renewals: OutageLog } {
+  return {
+    claims: createOutageLog(log, {
+      fields: { component: "outbox" },
+      downMessage: "outbox: due messages cannot be claimed; delivery resumes when the database answers",
+      upMessage: (downFor) => `outbox: claiming due messages again after ${downFor}`,
+    }),
+    renewals: createOutageLog(log, {
+      fields: { component: "outbox" },
+      downMessage:
+        "outbox: leases of messages being sent cannot be renewed; others may send them again once they run out",
+      upMessage: (downFor) => `outbox: renewing leases again after ${downFor}`,
+    }),
+  };
+}
+
+/** Lets stop() wait for the worker to settle: told of every change, it checks the condition waited for. */
+function createChangeWatch(): {
+  changed(): void;
+  /** Resolves once `done` holds (checked at every change), or after `ms`. */
+  settle(done: () => boolean, ms: number): Promise<void>;
+} {
+  let changed = () => {};
+  return {
+    changed: () => changed(),
+    settle: (done, ms) =>
+      new Promise<void>((resolve) => {
+        const finish = () => {
+          clearTimeout(timer);
+          changed = () => {};
+          resolve();
+        };
+        const timer = setTimeout(finish, ms);
+        changed = () => {
+          if (done()) finish();
+        };
+        changed();
+      }),
+  };
+}
+
+/** The claim-and-attempt loop: a freed slot is filled from the queue whenever something may be due. */
+interface Dispatch {
+  /** Each attempt running, with the message it holds. */
+  readonly inFlight: ReadonlyMap<Promise<void>, ClaimedMessage>;
+  /** Something may be due: claims if there is room. */
+  wake(): void;
+  /** No attempt running and no claim under way. */
+  isIdle(): boolean;
+  /** Idle, and nothing left that may be due. */
+  isDrained(): boolean;
+  /** Claims nothing more, whatever wakes it. */
+  stopClaiming(): void;
+}
+
+function createDispatch(options: OutboxWorkerOptions, claims: OutageLog, changed: () => void): Dispatch {
   const concurrency = options.concurrency ?? DELIVERY_CONCURRENCY;
-  // Each attempt running, with the message it holds.
   const inFlight = new Map<Promise<void>, ClaimedMessage>();
   let claiming = false;
   let claimsAllowed = true;
   // Something may be due: a wake-up came, or the last claim was full and may have left more behind.
   let wanted = false;
-  // Told of every change, by whoever waits for the worker to settle.
-  let changed = () => {};
 
   const attempt = (message: ClaimedMessage) => {
-    const running = options
-      .deliver(message)
-      .then(
-        (outcome) => report(message, outcome),
-        (error: unknown) =>
-          log.error(
-            { err: error, channel: message.entry.channel, message_id: message.entry.id },
-            "message delivery could not be recorded; it is sent again once its lease runs out",
-          ),
-      )
-      .finally(() => {
-        inFlight.delete(running);
-        pump();
-      });
+    const running = deliverOne(options, message).finally(() => {
+      inFlight.delete(running);
+      pump();
+    });
     inFlight.set(running, message);
   };
 
-  // One renewal at a time, for everything in flight when it starts but what has lost its lease already.
+  const claimMore = async () => {
+    claiming = true;
+    wanted = false;
+    const room = concurrency - inFlight.size;
+    try {
+      const claimed = await options.claim(room);
+      claims.up();
+      if (claimed.length === room) wanted = true;
+      for (const message of claimed) attempt(message);
+    } catch (error) {
+      // The next poll tries again: no faster, while the database is away.
+      wanted = false;
+      claims.down(error);
+    } finally {
+      claiming = false;
+    }
+    pump();
+  };
+
+  const pump = () => {
+    if (claimsAllowed && wanted && !claiming && inFlight.size < concurrency) void claimMore();
+    changed();
+  };
+
+  const isIdle = () => inFlight.size === 0 && !claiming;
+  return {
+    inFlight,
+    wake: () => {
+      wanted = true;
+      pump();
+    },
+    isIdle,
+    isDrained: () => isIdle() && !wanted,
+    stopClaiming: () => {
+      claimsAllowed = false;
+    },
+  };
+}
+
+/** One attempt at a message, its failure logged; settles once the outcome is recorded, or could not be. */
+function deliverOne(options: OutboxWorkerOptions, message: ClaimedMessage): Promise<void> {
+  return options.deliver(message).then(
+    (outcome) => report(options.log, message, outcome),
+    (error: unknown) =>
+      options.log.error(
+        { err: error, channel: message.entry.channel, message_id: message.entry.id },
+        "message delivery could not be recorded; it is sent again once its lease runs out",
+      ),
+  );
+}
+
+// A delivery is logged where the domain reports it (logging/delivery-log.ts), as are codes texted at once.
+// security: what a message is and its outbox id (a mail's Message-ID), never whom it is for or what it says.
+function report(log: Logger, { entry }: ClaimedMessage, outcome: DeliveryOutcome): void {
+  if (outcome.outcome === "delivered") return;
+  const fields = { channel: entry.channel, kind: outcome.message?.kind ?? null, message_id: entry.id };
+  log.warn({ ...fields, error: outcome.error, will_retry: outcome.willRetry }, "message delivery failed");
+}
+
+/** One renewal at a time, for everything in flight when it starts but what has lost its lease already. */
+function createLeaseRenewal(
+  options: OutboxWorkerOptions,
+  renewals: OutageLog,
+  inFlight: ReadonlyMap<Promise<void>, ClaimedMessage>,
+): { renew(): void; running(): Promise<void> | undefined } {
+  const { log } = options;
   let renewing: Promise<void> | undefined;
   const overtaken = new WeakSet<ClaimedMessage>();
   const renew = () => {
@@ -121,84 +253,5 @@ export async function startOutboxWorker(options: OutboxWorkerOptions): Promise<O
         renewing = undefined;
       });
   };
-
-  // A delivery is logged where the domain reports it (logging/delivery-log.ts), as are codes texted at once.
-  // security: what a message is and its outbox id (a mail's Message-ID), never whom it is for or what it says.
-  const report = ({ entry }: ClaimedMessage, outcome: DeliveryOutcome) => {
-    if (outcome.outcome === "delivered") return;
-    const fields = { channel: entry.channel, kind: outcome.message?.kind ?? null, message_id: entry.id };
-    log.warn({ ...fields, error: outcome.error, will_retry: outcome.willRetry }, "message delivery failed");
-  };
-
-  const claimMore = async () => {
-    claiming = true;
-    wanted = false;
-    const room = concurrency - inFlight.size;
-    try {
-      const claimed = await options.claim(room);
-      claims.up();
-      if (claimed.length === room) wanted = true;
-      for (const message of claimed) attempt(message);
-    } catch (error) {
-      // The next poll tries again: no faster, while the database is away.
-      wanted = false;
-      claims.down(error);
-    } finally {
-      claiming = false;
-    }
-    pump();
-  };
-
-  const pump = () => {
-    if (claimsAllowed && wanted && !claiming && inFlight.size < concurrency) void claimMore();
-    changed();
-  };
-
-  const wake = () => {
-    wanted = true;
-    pump();
-  };
-
-  /** Resolves once `done` holds (checked at every change), or after `ms`. */
-  const settle = (done: () => boolean, ms: number) =>
-    new Promise<void>((resolve) => {
-      const finish = () => {
-        clearTimeout(timer);
-        changed = () => {};
-        resolve();
-      };
-      const timer = setTimeout(finish, ms);
-      changed = () => {
-        if (done()) finish();
-      };
-      changed();
-    });
-
-  const unsubscribe = await options.subscribe(wake);
-  const poll = setInterval(wake, options.pollMilliseconds ?? 1000);
-  poll.unref();
-  const heartbeat = setInterval(renew, options.renewMilliseconds ?? OUTBOX_RENEWAL_SECONDS * 1000);
-  heartbeat.unref();
-  wake(); // what was queued while no worker was running
-
-  return {
-    async stop() {
-      clearInterval(poll);
-      await unsubscribe();
-      // Whatever is due now goes out too, within the drain, leases still renewed.
-      wake();
-      await settle(() => inFlight.size === 0 && !claiming && !wanted, options.drainMilliseconds ?? DRAIN_MILLISECONDS);
-      claimsAllowed = false;
-      try {
-        if (inFlight.size === 0 && !claiming) return;
-        await options.abandon?.();
-        await settle(() => inFlight.size === 0 && !claiming, ABANDON_MILLISECONDS);
-        if (inFlight.size > 0) log.warn({ in_flight: inFlight.size }, "stopped with messages in flight");
-      } finally {
-        // Nothing of the worker's left running once the database closes.
-        clearInterval(heartbeat);
-        await renewing;
-      }
-    },
-  };
+  return { renew, running: () => renewing };
 }

@@ -72,29 +72,7 @@ export async function startMetrics(
     .merge(resources.detectResources({ detectors: [resources.envDetector] }))
     .merge(resources.resourceFromAttributes({ "auth.version": version }));
 
-  let reader: MetricReader;
-  let described: Record<string, unknown>;
-  let scrapes: ScrapeEndpoint | undefined;
-  if (config.metrics.exporter === "prometheus") {
-    const { PrometheusExporter } = await exportsOf(import("@opentelemetry/exporter-prometheus"));
-    const { prometheusHost: host, prometheusPort: port } = config.metrics;
-    // Its own server never starts: ours answers at both paths, and a port in use stops the start.
-    const exporter = new PrometheusExporter({ host, port, preventServerStart: true });
-    scrapes = await serveScrapes(exporter, { host, port });
-    reader = exporter;
-    described = { exporter: "prometheus", host, port };
-  } else {
-    const protocol = metricsProtocol(config);
-    const interval = positiveMs(process.env.OTEL_METRIC_EXPORT_INTERVAL) ?? DEFAULT_EXPORT_INTERVAL_MS;
-    const timeout = positiveMs(process.env.OTEL_METRIC_EXPORT_TIMEOUT) ?? DEFAULT_EXPORT_TIMEOUT_MS;
-    reader = new sdk.PeriodicExportingMetricReader({
-      exporter: await exporterFor(protocol),
-      exportIntervalMillis: interval,
-      // The SDK refuses a timeout longer than the interval.
-      exportTimeoutMillis: Math.min(timeout, interval),
-    });
-    described = { exporter: "opentelemetry", protocol, interval_ms: interval };
-  }
+  const { reader, described, scrapes } = await createReader(config, sdk);
 
   const provider = new sdk.MeterProvider({ resource, readers: [reader] });
   metrics.setGlobalMeterProvider(provider);
@@ -137,6 +115,38 @@ export async function startMetrics(
     observeSmtp: (available) => observeSmtp(meter, available),
     shutdown: () => (stopping ??= stop()),
   };
+}
+
+/** The one reader, what the start's log line says of it, and the scrape endpoint when it is Prometheus's. */
+interface ConfiguredReader {
+  readonly reader: MetricReader;
+  readonly described: Record<string, unknown>;
+  readonly scrapes?: ScrapeEndpoint;
+}
+
+/** A Prometheus scrape endpoint, or a periodic OTLP push, as the configuration names. */
+async function createReader(
+  config: Pick<Config, "metrics" | "tracing">,
+  sdk: typeof import("@opentelemetry/sdk-metrics"),
+): Promise<ConfiguredReader> {
+  if (config.metrics.exporter === "prometheus") {
+    const { PrometheusExporter } = await exportsOf(import("@opentelemetry/exporter-prometheus"));
+    const { prometheusHost: host, prometheusPort: port } = config.metrics;
+    // Its own server never starts: ours answers at both paths, and a port in use stops the start.
+    const exporter = new PrometheusExporter({ host, port, preventServerStart: true });
+    const scrapes = await serveScrapes(exporter, { host, port });
+    return { reader: exporter, described: { exporter: "prometheus", host, port }, scrapes };
+  }
+  const protocol = metricsProtocol(config);
+  const interval = positiveMs(process.env.OTEL_METRIC_EXPORT_INTERVAL) ?? DEFAULT_EXPORT_INTERVAL_MS;
+  const timeout = positiveMs(process.env.OTEL_METRIC_EXPORT_TIMEOUT) ?? DEFAULT_EXPORT_TIMEOUT_MS;
+  const reader = new sdk.PeriodicExportingMetricReader({
+    exporter: await exporterFor(protocol),
+    exportIntervalMillis: interval,
+    // The SDK refuses a timeout longer than the interval.
+    exportTimeoutMillis: Math.min(timeout, interval),
+  });
+  return { reader, described: { exporter: "opentelemetry", protocol, interval_ms: interval } };
 }
 
 /**

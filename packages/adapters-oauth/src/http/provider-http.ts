@@ -27,13 +27,18 @@ export function atStage(
   return providerFailure(provider, stage, error.message.replace(`${provider}: `, ""), error.cause);
 }
 
+/** A GET to a provider: where, with which headers, and the stage a failure is told at (the profile unless said). */
+export interface JsonGet {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly stage?: OAuthProviderStage;
+}
+
 /** The provider's answer to a GET with these headers, as JSON; anything but a 2xx JSON answer throws. */
 export async function getJson(
   fetchFn: typeof globalThis.fetch,
   provider: string,
-  url: string,
-  headers: Readonly<Record<string, string>>,
-  stage: OAuthProviderStage = "profile",
+  { url, headers, stage = "profile" }: JsonGet,
 ): Promise<unknown> {
   let response: Response;
   try {

@@ -27,7 +27,7 @@ export const bitbucket: OAuth2Definition<"bitbucket"> = {
   async profile(context, answer) {
     const api = apiUrl(context);
     const headers = { Authorization: `Bearer ${answer.accessToken}` };
-    const user = fieldsOf(await getJson(context.fetch, "bitbucket", `${api}/user`, headers));
+    const user = fieldsOf(await getJson(context.fetch, "bitbucket", { url: `${api}/user`, headers }));
     const emails = await emailEntries(context, api, headers);
     const subject = requiredSubject("bitbucket", stringOf(user["uuid"]), "answered an account without a uuid");
     // Bitbucket documents the avatar under `links`; GoTrue reads a top-level `avatar`, which is kept as a fallback.
@@ -55,7 +55,7 @@ async function emailEntries(
   const entries: unknown[] = [];
   let next: string | undefined = `${api}/user/emails`;
   for (let page = 0; next !== undefined && page < MAX_EMAIL_PAGES; page++) {
-    const answer = fieldsOf(await getJson(context.fetch, "bitbucket", next, headers));
+    const answer = fieldsOf(await getJson(context.fetch, "bitbucket", { url: next, headers }));
     const values = answer["values"];
     if (Array.isArray(values)) entries.push(...values);
     const link = stringOf(answer["next"]);

@@ -22,7 +22,7 @@ export const discord: OAuth2Definition<"discord"> = {
   async profile(context, answer) {
     const api = `${baseUrl(context, "https://discord.com")}/api`;
     const headers = { Authorization: `Bearer ${answer.accessToken}` };
-    const user = fieldsOf(await getJson(context.fetch, "discord", `${api}/users/@me`, headers));
+    const user = fieldsOf(await getJson(context.fetch, "discord", { url: `${api}/users/@me`, headers }));
     const subject = requiredSubject("discord", stringOf(user["id"]));
     const username = stringOf(user["username"]);
     const discriminator = stringOf(user["discriminator"]);

@@ -72,7 +72,11 @@ function limitedLoginKeys(context: ProviderContext): () => Promise<{ jwksUri: st
     const issuer = limitedLoginIssuer(context);
     try {
       const configuration = fieldsOf(
-        await getJson(context.fetch, "facebook", limitedLoginConfiguration(context), {}, "id_token"),
+        await getJson(context.fetch, "facebook", {
+          url: limitedLoginConfiguration(context),
+          headers: {},
+          stage: "id_token",
+        }),
       );
       const jwksUri = stringOf(configuration["jwks_uri"]);
       if (configuration["issuer"] !== issuer || jwksUri === undefined) {
@@ -127,8 +131,9 @@ export const facebook: OAuth2Definition<"facebook"> = {
     const proof = createHmac("sha256", context.settings.secret).update(answer.accessToken).digest("hex");
     const url = profileUrl(context);
     const me = fieldsOf(
-      await getJson(context.fetch, "facebook", `${url}&appsecret_proof=${proof}`, {
-        Authorization: `Bearer ${answer.accessToken}`,
+      await getJson(context.fetch, "facebook", {
+        url: `${url}&appsecret_proof=${proof}`,
+        headers: { Authorization: `Bearer ${answer.accessToken}` },
       }),
     );
     return facebookProfile(requiredSubject("facebook", idOf(me["id"])), url, {

@@ -26,7 +26,7 @@ export const figma: OAuth2Definition<"figma"> = {
   async profile(context, answer) {
     const api = apiUrl(context);
     const headers = { Authorization: `Bearer ${answer.accessToken}` };
-    const user = fieldsOf(await getJson(context.fetch, "figma", `${api}/v1/me`, headers));
+    const user = fieldsOf(await getJson(context.fetch, "figma", { url: `${api}/v1/me`, headers }));
     const subject = requiredSubject("figma", idOf(user["id"]));
     const handle = stringOf(user["handle"]);
     return profileOf(

@@ -25,8 +25,8 @@ export const github: OAuth2Definition<"github"> = {
   async profile(context, answer) {
     const api = apiUrl(context);
     const headers = { Authorization: `Bearer ${answer.accessToken}` };
-    const user = fieldsOf(await getJson(context.fetch, "github", `${api}/user`, headers));
-    const emails = await getJson(context.fetch, "github", `${api}/user/emails`, headers);
+    const user = fieldsOf(await getJson(context.fetch, "github", { url: `${api}/user`, headers }));
+    const emails = await getJson(context.fetch, "github", { url: `${api}/user/emails`, headers });
     const subject = requiredSubject("github", idOf(user["id"]));
     const name = stringOf(user["name"]);
     const login = stringOf(user["login"]);

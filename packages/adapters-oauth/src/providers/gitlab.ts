@@ -21,8 +21,8 @@ export const gitlab: OAuth2Definition<"gitlab"> = {
   async profile(context, answer) {
     const host = baseUrl(context, "https://gitlab.com");
     const headers = { Authorization: `Bearer ${answer.accessToken}` };
-    const user = fieldsOf(await getJson(context.fetch, "gitlab", `${host}/api/v4/user`, headers));
-    const others = await getJson(context.fetch, "gitlab", `${host}/api/v4/user/emails`, headers);
+    const user = fieldsOf(await getJson(context.fetch, "gitlab", { url: `${host}/api/v4/user`, headers }));
+    const others = await getJson(context.fetch, "gitlab", { url: `${host}/api/v4/user/emails`, headers });
     const subject = requiredSubject("gitlab", idOf(user["id"]));
     const primary = stringOf(user["email"]);
     const emails = (Array.isArray(others) ? others : []).flatMap((entry): ProviderEmail[] => {

@@ -69,7 +69,10 @@ export const google: OAuth2Definition<"google"> = {
     const url = context.settings.url;
     const userinfo = url === undefined ? GOOGLE_USERINFO : (discovered.userinfo ?? `${url}/userinfo/v2/me`);
     const user = fieldsOf(
-      await getJson(context.fetch, "google", userinfo, { Authorization: `Bearer ${answer.accessToken}` }),
+      await getJson(context.fetch, "google", {
+        url: userinfo,
+        headers: { Authorization: `Bearer ${answer.accessToken}` },
+      }),
     );
     const profile = googleProfile(userinfo, user);
     if (profile === undefined) throw providerFailure("google", "profile", "answered a user without an id");

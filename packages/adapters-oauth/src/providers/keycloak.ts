@@ -82,8 +82,9 @@ export const keycloak: OAuth2Definition<"keycloak"> = {
   },
   async profile(context, answer) {
     const realm = realmOf(context);
-    const user = await getJson(context.fetch, "keycloak", `${realm}/protocol/openid-connect/userinfo`, {
-      Authorization: `Bearer ${answer.accessToken}`,
+    const user = await getJson(context.fetch, "keycloak", {
+      url: `${realm}/protocol/openid-connect/userinfo`,
+      headers: { Authorization: `Bearer ${answer.accessToken}` },
     });
     return keycloakProfile(realm, fieldsOf(user), "profile");
   },

@@ -24,7 +24,7 @@ export const notion: OAuth2Definition<"notion"> = {
   async profile(context, answer) {
     const api = baseUrl(context, "https://api.notion.com");
     const headers = { Authorization: `Bearer ${answer.accessToken}`, "Notion-Version": NOTION_VERSION };
-    const me = fieldsOf(await getJson(context.fetch, "notion", `${api}/v1/users/me`, headers));
+    const me = fieldsOf(await getJson(context.fetch, "notion", { url: `${api}/v1/users/me`, headers }));
     // A workspace-owned (internal) integration has no user behind its token: nobody to sign in.
     const user = fieldsOf(fieldsOf(fieldsOf(me["bot"])["owner"])["user"]);
     const subject = requiredSubject("notion", stringOf(user["id"]), "answered a bot that no user owns");

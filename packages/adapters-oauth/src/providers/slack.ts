@@ -25,8 +25,9 @@ export const slack: OAuth2Definition<"slack"> = {
   async profile(context, answer) {
     const api = `${baseUrl(context, "https://slack.com")}/api`;
     const user = fieldsOf(
-      await getJson(context.fetch, "slack", `${api}/openid.connect.userInfo`, {
-        Authorization: `Bearer ${answer.accessToken}`,
+      await getJson(context.fetch, "slack", {
+        url: `${api}/openid.connect.userInfo`,
+        headers: { Authorization: `Bearer ${answer.accessToken}` },
       }),
     );
     if (user["ok"] === false) throw providerFailure("slack", "profile", "refused the token", user);

@@ -27,7 +27,10 @@ export const snapchat: OAuth2Definition<"snapchat"> = {
   async profile(context, answer) {
     const api = baseUrl(context, "https://kit.snapchat.com");
     const url = `${api}/v1/me?query=${encodeURIComponent(ME_QUERY)}`;
-    const body = await getJson(context.fetch, "snapchat", url, { Authorization: `Bearer ${answer.accessToken}` });
+    const body = await getJson(context.fetch, "snapchat", {
+      url,
+      headers: { Authorization: `Bearer ${answer.accessToken}` },
+    });
     const me = fieldsOf(fieldsOf(fieldsOf(body)["data"])["me"]);
     const subject = requiredSubject("snapchat", stringOf(me["externalId"]));
     const displayName = stringOf(me["displayName"]);

@@ -24,7 +24,7 @@ export const spotify: OAuth2Definition<"spotify"> = {
   async profile(context, answer) {
     const api = apiUrl(context);
     const headers = { Authorization: `Bearer ${answer.accessToken}` };
-    const user = fieldsOf(await getJson(context.fetch, "spotify", `${api}/me`, headers));
+    const user = fieldsOf(await getJson(context.fetch, "spotify", { url: `${api}/me`, headers }));
     const subject = requiredSubject("spotify", stringOf(user["id"]));
     const name = stringOf(user["display_name"]);
     const image = largestImage(user["images"]);

@@ -19,9 +19,12 @@ export const twitch: OAuth2Definition<"twitch"> = {
   },
   async profile(context, answer) {
     const api = baseUrl(context, "https://api.twitch.tv");
-    const body = await getJson(context.fetch, "twitch", `${api}/helix/users`, {
-      "Client-Id": context.settings.clientIds[0] ?? "",
-      Authorization: `Bearer ${answer.accessToken}`,
+    const body = await getJson(context.fetch, "twitch", {
+      url: `${api}/helix/users`,
+      headers: {
+        "Client-Id": context.settings.clientIds[0] ?? "",
+        Authorization: `Bearer ${answer.accessToken}`,
+      },
     });
     const data = fieldsOf(body)["data"];
     const user = fieldsOf(Array.isArray(data) ? data[0] : undefined);

@@ -113,7 +113,7 @@ async function signedPost(
 /** verify_credentials, signed with the access token, its query included in the signature. */
 async function readProfile(context: ProviderContext, url: string, signer: Signer): Promise<ProviderProfile> {
   const headers = { Authorization: signedHeader("GET", url, signer) };
-  const user = fieldsOf(await getJson(context.fetch, NAME, url, headers));
+  const user = fieldsOf(await getJson(context.fetch, NAME, { url: url, headers }));
   // `id` exceeds 2^53 and loses digits as a JSON number; `id_str` is exact.
   const subject = requiredSubject(NAME, stringOf(user["id_str"]));
   const name = stringOf(user["name"]);

@@ -26,8 +26,9 @@ export const x: OAuth2Definition<"x"> = {
   },
   async profile(context, answer) {
     const api = baseUrl(context, "https://api.x.com");
-    const body = await getJson(context.fetch, "x", `${api}/2/users/me?user.fields=${USER_FIELDS}`, {
-      Authorization: `Bearer ${answer.accessToken}`,
+    const body = await getJson(context.fetch, "x", {
+      url: `${api}/2/users/me?user.fields=${USER_FIELDS}`,
+      headers: { Authorization: `Bearer ${answer.accessToken}` },
     });
     const user = fieldsOf(fieldsOf(body)["data"]);
     const subject = requiredSubject("x", idOf(user["id"]), "answered no user");

@@ -24,7 +24,12 @@ export function recordAudit(deps: Deps, stores: Stores, event: AuditEvent): Prom
 
 /** The entry for an event, for a store that writes it together with the change it records. */
 export function auditEntry(deps: Deps, event: AuditEvent): AuditEntry {
-  return entryOf(deps, event.action, actorOf(event.actor), event.context, event.traits ?? {});
+  return entryOf(deps, {
+    action: event.action,
+    actor: actorOf(event.actor),
+    context: event.context,
+    traits: event.traits ?? {},
+  });
 }
 
 /**
@@ -51,10 +56,18 @@ export function recordAdminAudit(
     user_phone: target.phone ?? "",
     ...event.traits,
   };
-  return stores.auditLog.append(entryOf(deps, event.action, actor, event.context, traits));
+  return stores.auditLog.append(entryOf(deps, { action: event.action, actor, context: event.context, traits }));
 }
 
-function entryOf(deps: Deps, action: AuditAction, actor: Actor, context: RequestContext, traits: Metadata): AuditEntry {
+/** What an entry records, whoever the actor is. */
+interface EntryRequest {
+  readonly action: AuditAction;
+  readonly actor: Actor;
+  readonly context: RequestContext;
+  readonly traits: Metadata;
+}
+
+function entryOf(deps: Deps, { action, actor, context, traits }: EntryRequest): AuditEntry {
   return {
     id: deps.random.uuid(),
     action,

@@ -11,12 +11,24 @@ import { refreshTokenDigest } from "./tokens/digests.ts";
 /** Refresh tokens carry 256 random bits. */
 const REFRESH_TOKEN_BYTES = 32;
 
-/** A new session with the first token of its family, not yet stored. */
-export interface NewSession {
+/** A session just opened, and the plaintext of its first refresh token, for the client. */
+export interface OpenedSession {
   readonly session: Session;
+  readonly refreshToken: string;
+}
+
+/** A new session with the first token of its family, not yet stored. */
+export interface NewSession extends OpenedSession {
   readonly firstToken: RefreshToken;
   /** The first token's plaintext, for the client: only its digest is stored. */
   readonly refreshToken: string;
+}
+
+/** How a session is opened: by which method, for which request, and the audit events written with it. */
+interface SessionOpening {
+  readonly method: AuthMethod;
+  readonly context: RequestContext;
+  readonly audit?: readonly AuditEvent[];
 }
 
 export function newSession(deps: Deps, user: User, method: AuthMethod, context: RequestContext): NewSession {
@@ -58,10 +70,8 @@ export async function openSession(
   deps: Deps,
   stores: Stores,
   user: User,
-  method: AuthMethod,
-  context: RequestContext,
-  audit: readonly AuditEvent[] = [],
-): Promise<{ session: Session; refreshToken: string }> {
+  { method, context, audit = [] }: SessionOpening,
+): Promise<OpenedSession> {
   const { session, firstToken, refreshToken } = newSession(deps, user, method, context);
   await stores.sessions.open(
     session,
@@ -78,8 +88,7 @@ export async function openSession(
 export async function grantSignIn(
   deps: Deps,
   user: User,
-  session: Session,
-  refreshToken: string,
+  { session, refreshToken }: OpenedSession,
   provider?: string,
 ): Promise<SessionGrant> {
   const grant = await grantSession(deps, user, session, refreshToken);

@@ -25,8 +25,7 @@ export async function applyPhoneChange(
   deps: Deps,
   stores: Stores,
   user: User,
-  phone: string,
-  now: Date,
+  { phone, now }: { phone: string; now: Date },
 ): Promise<User> {
   await takeContact(deps, stores, { provider: "phone", address: phone }, user.id);
   await dropOtherClaims(stores, phone, user.id);

@@ -8,19 +8,28 @@ import type { Stores } from "../../ports/stores.ts";
 import { sendSignInMail } from "./sign-in-mail.ts";
 import { sendSmsCode } from "./sms-codes.ts";
 
+/** A confirmation to send: to which address, and what the token carries. */
+export interface ConfirmationRequest {
+  readonly contact: Contact;
+  readonly redirectTo: string;
+  readonly pkce?: PkceChallenge | null;
+  readonly choices: PendingChoices;
+  readonly channel?: SmsChannel;
+}
+
 /**
  * Issues the confirmation token for a signup (replacing any earlier one) and queues the mail or SMS carrying it,
- * in the caller's transaction. `choices` are what the request chose (password, user_metadata), which the account
- * gets once confirmed by this token (see apply-verification.ts). The user's `confirmationSentAt` is the caller's
- * to set. `channel` is how a phone's code goes (default `sms`). Returns the message id.
+ * in the caller's transaction, to `contact`. `choices` are what the request chose (password, user_metadata), which
+ * the account gets once confirmed by this token (see apply-verification.ts). The user's `confirmationSentAt` is the
+ * caller's to set. `channel` is how a phone's code goes (default `sms`). Returns the message id.
  */
 export async function sendConfirmation(
   deps: Deps,
   stores: Stores,
   user: User,
-  contact: Contact,
-  options: { redirectTo: string; pkce?: PkceChallenge | null; choices: PendingChoices; channel?: SmsChannel },
+  request: ConfirmationRequest,
 ): Promise<string> {
+  const { contact, ...options } = request;
   const { address } = contact;
   if (contact.provider === "email") {
     return sendSignInMail(deps, stores, { user, kind: "confirmation", address, ...options });

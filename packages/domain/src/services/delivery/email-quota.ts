@@ -37,5 +37,5 @@ export async function assertEmailQuotaLeft(deps: Deps): Promise<void> {
 export async function queueEmail(deps: Deps, stores: Stores, email: AuthEmail, expiresAt: Date): Promise<string> {
   const { events, perSeconds } = deps.policy.email.sendLimit;
   await deps.rateLimiter.consume(EMAIL_QUOTA, events, perSeconds);
-  return enqueueMessage(deps, stores, { channel: "email", email }, expiresAt);
+  return enqueueMessage(deps, stores, { channel: "email", email }, { expiresAt });
 }

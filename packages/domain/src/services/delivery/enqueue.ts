@@ -8,7 +8,14 @@ import {
 import type { Stores } from "../../ports/stores.ts";
 
 /** What became of a first attempt the caller made itself, before queueing (see sms-codes.ts). */
-export type FirstAttempt = { readonly outcome: "delivered" } | { readonly outcome: "failed"; readonly error: string };
+type FirstAttempt = { readonly outcome: "delivered" } | { readonly outcome: "failed"; readonly error: string };
+
+/** How a message is queued: until when it may go, and, after a first attempt of the caller's, its outcome and id. */
+interface Queueing {
+  readonly expiresAt: Date;
+  readonly firstAttempt?: FirstAttempt;
+  readonly id?: string;
+}
 
 /**
  * Queues a message in the caller's transaction and returns its id (GoTrue's `message_id`). After a first attempt
@@ -18,9 +25,7 @@ export async function enqueueMessage(
   deps: Deps,
   stores: Stores,
   message: OutboundMessage,
-  expiresAt: Date,
-  firstAttempt?: FirstAttempt,
-  id: string = deps.random.uuid(),
+  { expiresAt, firstAttempt, id = deps.random.uuid() }: Queueing,
 ): Promise<string> {
   const now = deps.clock.now();
   const queued: OutboxEntry = {

@@ -14,5 +14,5 @@ const NOTIFICATION_LIFETIME_SECONDS = 86_400;
  */
 export function queueNotification(deps: Deps, stores: Stores, notification: Notification): Promise<string> {
   const until = new Date(deps.clock.now().getTime() + NOTIFICATION_LIFETIME_SECONDS * 1000);
-  return enqueueMessage(deps, stores, { channel: "email", email: notification }, until);
+  return enqueueMessage(deps, stores, { channel: "email", email: notification }, { expiresAt: until });
 }

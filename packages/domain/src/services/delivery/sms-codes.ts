@@ -104,17 +104,16 @@ export async function textAtOnce(deps: Deps, stores: Stores, sms: AuthSms, expir
     // A refusal the sender decided (the provider refused the number, or there is no provider) fails the request.
     if (isAuthError(error)) throw error;
     const described = error instanceof Error ? error.message : String(error);
-    return enqueueMessage(
-      deps,
-      stores,
-      { channel: "sms", sms },
-      expiresAt,
-      { outcome: "failed", error: described },
-      id,
-    );
+    const firstAttempt = { outcome: "failed", error: described } as const;
+    return enqueueMessage(deps, stores, { channel: "sms", sms }, { expiresAt, firstAttempt, id });
   }
   deps.events.record({ kind: "message_delivered", id, message });
-  return enqueueMessage(deps, stores, { channel: "sms", sms }, expiresAt, { outcome: "delivered" }, id);
+  return enqueueMessage(
+    deps,
+    stores,
+    { channel: "sms", sms },
+    { expiresAt, firstAttempt: { outcome: "delivered" }, id },
+  );
 }
 
 /** GoTrue's words for a channel it does not know, or WhatsApp through a provider that cannot send it. */

@@ -283,7 +283,7 @@ export async function mailAddressConfirmation(
   await limitFrequency(deps, { purpose: "confirmation", address, seconds, channel: "email" });
   await assertEmailQuotaLeft(deps);
   const choices = { ...NO_CHOICES, identityId };
-  await sendConfirmation(deps, stores, user, { provider: "email", address }, { redirectTo, choices });
+  await sendConfirmation(deps, stores, user, { contact: { provider: "email", address }, redirectTo, choices });
 }
 
 /** The user with this identity (added, or replacing its earlier self), its data merged into user_metadata. */

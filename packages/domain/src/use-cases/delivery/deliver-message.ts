@@ -52,7 +52,7 @@ export async function deliverClaimedMessage(deps: Deps, claimed: ClaimedMessage)
     message = JSON.parse(deps.secrets.open(entry.sealedMessage ?? "")) as OutboundMessage;
   } catch {
     // Sealed under another key or damaged: no retry will read it either.
-    return fail(deps, entry, held, null, "the queued message cannot be opened", false);
+    return fail(deps, claimed, { message: null, error: "the queued message cannot be opened", retry: false });
   }
   try {
     // The entry's id on every attempt: a duplicate after a crash carries the same Message-ID as the first copy.
@@ -61,7 +61,8 @@ export async function deliverClaimedMessage(deps: Deps, claimed: ClaimedMessage)
   } catch (error) {
     // A message the provider refused for good (a bad number) would be refused again.
     const retry = !isAuthError(error, "sms_send_failed");
-    return fail(deps, entry, held, kindOf(message), error instanceof Error ? error.message : String(error), retry);
+    const described = error instanceof Error ? error.message : String(error);
+    return fail(deps, claimed, { message: kindOf(message), error: described, retry });
   }
   // Nothing between acceptance and the mark: that gap is where a crash turns into a duplicate.
   await recordDelivered(deps, held);
@@ -88,14 +89,17 @@ function kindOf(message: OutboundMessage): MessageKind {
     : { channel: "sms", kind: message.sms.kind };
 }
 
-async function fail(
-  deps: Deps,
-  entry: OutboxEntry,
-  held: OutboxClaim,
-  message: MessageKind | null,
-  error: string,
-  retry: boolean,
-): Promise<DeliveryFailure> {
+/** A failed attempt: the message's kind (null when it could not be opened), why, and whether to try again. */
+interface AttemptFailure {
+  readonly message: MessageKind | null;
+  readonly error: string;
+  readonly retry: boolean;
+}
+
+async function fail(deps: Deps, claimed: ClaimedMessage, failure: AttemptFailure): Promise<DeliveryFailure> {
+  const { entry } = claimed;
+  const { message, error, retry } = failure;
+  const held = { id: entry.id, claim: claimed.claim };
   const attempts = entry.attempts + 1;
   const nextAttemptAt = retry ? nextAttemptAfterFailure(attempts, deps.clock.now(), entry.expiresAt) : null;
   const described = describeFailure(error);

@@ -70,7 +70,12 @@ export async function resend(deps: Deps, input: ResendInput): Promise<{ messageI
     const now = deps.clock.now();
     const current = (await stores.users.findById(user.id, { forUpdate: true })) ?? user;
     if (input.type === "signup")
-      return confirmAgain(deps, stores, current, { provider: "email", address }, input.context, { redirectTo, pkce });
+      return confirmAgain(deps, stores, current, {
+        contact: { provider: "email", address },
+        context: input.context,
+        redirectTo,
+        pkce,
+      });
     const pending = { ...current, emailChangeSentAt: now, updatedAt: now };
     await stores.users.update(pending);
     return sendEmailChange(deps, stores, pending, { redirectTo, pkce });
@@ -101,7 +106,11 @@ async function resendBySms(
     if (type === "sms") {
       // Confirmed or moved to another number meanwhile: nothing to resend.
       if (current.phone !== phone || isPhoneConfirmed(current)) return deps.random.uuid();
-      return confirmAgain(deps, stores, current, { provider: "phone", address: phone }, context, { redirectTo: "" });
+      return confirmAgain(deps, stores, current, {
+        contact: { provider: "phone", address: phone },
+        context,
+        redirectTo: "",
+      });
     }
     // The change may have completed or moved on meanwhile.
     if (current.newPhone !== phone) return deps.random.uuid();
@@ -121,15 +130,17 @@ async function changingTo(deps: Deps, phone: string): Promise<User | null> {
   return user?.newPhone === phone ? user : null;
 }
 
+/** A confirmation asked for again: to which address, for which request, and where its link leads. */
+interface ConfirmationAgain {
+  readonly contact: Contact;
+  readonly context: RequestContext;
+  readonly redirectTo: string;
+  readonly pkce?: PkceChallenge | null;
+}
+
 /** Sends a pending signup its confirmation again, carrying the password of the signup it repeats. */
-async function confirmAgain(
-  deps: Deps,
-  stores: Stores,
-  user: User,
-  contact: Contact,
-  context: RequestContext,
-  delivery: { redirectTo: string; pkce?: PkceChallenge | null },
-): Promise<string> {
+async function confirmAgain(deps: Deps, stores: Stores, user: User, request: ConfirmationAgain): Promise<string> {
+  const { context, ...delivery } = request;
   const now = deps.clock.now();
   const pending = { ...user, confirmationSentAt: now, updatedAt: now };
   await stores.users.update(pending);
@@ -139,5 +150,5 @@ async function confirmAgain(
   const choices = carried
     ? { passwordHash: carried.passwordHash, userMetadata: carried.userMetadata, identityId: carried.identityId }
     : NO_CHOICES;
-  return sendConfirmation(deps, stores, pending, contact, { ...delivery, choices });
+  return sendConfirmation(deps, stores, pending, { ...delivery, choices });
 }

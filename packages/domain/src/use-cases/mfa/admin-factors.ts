@@ -33,7 +33,7 @@ export async function adminDeleteFactor(deps: Deps, input: AdminDeleteFactorInpu
       throw new AuthError("mfa_factor_not_found", "Factor not found");
     }
     await stores.sessions.downgradeFactor(user.id, factor.id, amrMethodOf(factor.type), deps.clock.now());
-    await auditAdminFactor(deps, stores, "factor_deleted", input, user, factor);
+    await auditAdminFactor(deps, stores, input, { action: "factor_deleted", user, factor });
     return factor;
   });
 }
@@ -65,19 +65,24 @@ export async function adminUpdateFactor(deps: Deps, input: AdminUpdateFactorInpu
     const friendlyName = input.friendlyName === undefined ? factor.friendlyName : input.friendlyName || null;
     const updated: Factor = { ...factor, friendlyName, phone, updatedAt: deps.clock.now() };
     await stores.factors.update(updated);
-    await auditAdminFactor(deps, stores, "factor_updated", input, user, factor);
+    await auditAdminFactor(deps, stores, input, { action: "factor_updated", user, factor });
     return updated;
   });
+}
+
+/** What an admin did to which factor of which user. */
+interface FactorChange {
+  readonly action: "factor_deleted" | "factor_updated";
+  readonly user: User;
+  readonly factor: Factor;
 }
 
 /** The admin's change to a user's factor, in the audit log: the admin acting, the factor named. */
 function auditAdminFactor(
   deps: Deps,
   stores: Stores,
-  action: "factor_deleted" | "factor_updated",
   input: { readonly admin: AdminPrincipal; readonly context: RequestContext },
-  user: User,
-  factor: Factor,
+  { action, user, factor }: FactorChange,
 ): Promise<void> {
   const traits = { factor_id: factor.id, factor_type: factor.type };
   return recordAdminAudit(deps, stores, { action, admin: input.admin, target: user, context: input.context, traits });

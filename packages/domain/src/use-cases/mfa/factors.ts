@@ -53,9 +53,8 @@ export function assertVerifyEnabled(deps: Deps, type: FactorType): void {
 export async function notifyFactor(
   deps: Deps,
   stores: Stores,
-  kind: "mfa_factor_enrolled" | "mfa_factor_unenrolled",
   user: User,
-  factor: Factor,
+  { kind, factor }: { kind: "mfa_factor_enrolled" | "mfa_factor_unenrolled"; factor: Factor },
 ): Promise<void> {
   if (user.email === null || !deps.policy.email.notifications[kind]) return;
   await queueNotification(deps, stores, { kind, to: user.email, factorType: factor.type });

@@ -34,7 +34,7 @@ export async function unenrollFactor(deps: Deps, input: UnenrollFactorInput): Pr
     });
     // A factor never verified was never a way in: its removal is no news to the account.
     if (factor.status === "verified") {
-      await notifyFactor(deps, stores, "mfa_factor_unenrolled", input.principal.user, factor);
+      await notifyFactor(deps, stores, input.principal.user, { kind: "mfa_factor_unenrolled", factor });
     }
   });
   return { id: input.factorId };

@@ -5,6 +5,7 @@ import type { RefreshToken } from "../../model/refresh-token.ts";
 import type { Session } from "../../model/session.ts";
 import type { User } from "../../model/user.ts";
 import { isUuid } from "../../model/uuid.ts";
+import type { Stores } from "../../ports/stores.ts";
 import { refusedBy } from "../../services/abuse/refusal.ts";
 import { limitPerClient } from "../../services/abuse/request-limits.ts";
 import { auditEntry } from "../../services/audit.ts";
@@ -30,7 +31,17 @@ const REFRESH_TOKEN_BYTES = 32;
 
 type Outcome =
   | { readonly kind: "verified"; readonly user: User; readonly session: Session; readonly refreshToken: string }
-  | { readonly kind: "failed"; readonly error: AuthError };
+  | Failed;
+
+type Failed = { readonly kind: "failed"; readonly error: AuthError };
+
+/** A challenge of the factor answered: for TOTP, the time step of the code (null for phone). */
+interface Answered {
+  readonly kind: "answered";
+  readonly challenge: MfaChallenge;
+  readonly step: number | null;
+  readonly now: Date;
+}
 
 /**
  * POST /factors/<id>/verify: a code answering a challenge of the factor. On success, in one transaction, as
@@ -45,80 +56,116 @@ export async function verifyFactor(deps: Deps, input: VerifyFactorInput): Promis
   await limitPerClient(deps, "mfa_verify", input.context);
   if (!isUuid(input.challengeId)) throw new AuthError("validation_failed", "challenge_id must be an UUID");
   if (input.code === "") throw new AuthError("validation_failed", "Code must be provided");
-  const wrongCodes = `mfa_wrong_codes:${input.factorId}`;
 
   const userId = input.principal.user.id;
   // Failures are returned, so that an expired challenge's removal commits although the request fails.
   const outcome = await deps.tx.run(async (stores): Promise<Outcome> => {
     const factor = await factorOf(stores, userId, input.factorId, true);
-    // security: the factor's wrong codes are checked, and counted below, while its row is locked, so concurrent
-    // verifications take turns: a burst of guesses gets no more codes evaluated than the limit.
-    const left = await deps.rateLimiter.peek(wrongCodes, MAX_WRONG_CODES);
-    if (!left.allowed) {
-      const error = new AuthError("over_request_rate_limit", messages.requestRateLimit, {
-        retryAfterSeconds: left.retryAfterSeconds,
-      });
-      throw refusedBy(deps, "wrong_codes", error);
-    }
-    assertVerifyEnabled(deps, factor.type);
-    const challenge = await stores.factors.lockChallenge(factor.id, input.challengeId);
-    if (!challenge) {
-      throw new AuthError("mfa_factor_not_found", "MFA factor with the provided challenge ID not found", {
-        case: "unknown_challenge",
-      });
-    }
-    const now = deps.clock.now();
-    if (challenge.verifiedAt !== null || challenge.ip !== input.context.ip) {
-      throw new AuthError("mfa_ip_address_mismatch", "Challenge and verify IP addresses mismatch.");
-    }
-    if (now.getTime() >= challenge.createdAt.getTime() + deps.policy.mfa.challengeExpirySeconds * 1000) {
-      await stores.factors.deleteChallenge(challenge.id);
-      const error = new AuthError(
-        "mfa_challenge_expired",
-        `MFA challenge ${challenge.id} has expired, verify against another challenge or create a new challenge.`,
-      );
-      return { kind: "failed", error };
-    }
-    const step = acceptedStep(deps, factor, challenge, input.code, now);
-    if (step === undefined) {
-      await deps.rateLimiter.consume(wrongCodes, MAX_WRONG_CODES, WRONG_CODES_WINDOW_SECONDS);
-      const message = factor.type === "totp" ? "Invalid TOTP code entered" : "Invalid MFA Phone code entered";
-      return { kind: "failed", error: new AuthError("mfa_verification_failed", message) };
-    }
-
-    const first = factor.status === "unverified";
-    const verified: Factor = {
-      ...factor,
-      status: "verified",
-      lastTotpStep: step ?? factor.lastTotpStep,
-      updatedAt: now,
-    };
-    await stores.factors.markChallengeVerified(challenge.id, now);
-    await stores.factors.update(verified);
-    const refreshToken = deps.random.token(REFRESH_TOKEN_BYTES);
-    const { upgraded, child } = stepUp(deps, session, verified, refreshToken, now);
-    const audit = auditEntry(deps, {
-      action: "verification_attempted",
-      actor: input.principal.user,
-      context: input.context,
-      traits: { factor_id: factor.id, factor_type: factor.type, challenge_id: challenge.id },
-    });
-    if (!(await stores.sessions.rotate(upgraded, child, [audit]))) {
-      // The session was refreshed, ended or signed out since this request read it.
-      throw new AuthError("session_not_found", "Session not found");
-    }
-    // The level, which a rotation never writes; the new pointer keeps any other rotation off the row now.
-    await stores.sessions.update(upgraded);
-    await stores.sessions.deleteAllOfUser(userId, { except: session.id, onlyAal1: true });
-    await stores.factors.deleteUnverified(userId, { type: factor.type, except: factor.id });
-    const user = await stores.users.findById(userId);
-    if (!user) throw new AuthError("user_not_found", "User not found");
-    if (first) await notifyFactor(deps, stores, "mfa_factor_enrolled", user, verified);
-    return { kind: "verified", user, session: upgraded, refreshToken };
+    const answered = await checkAnswer(deps, stores, factor, input);
+    if (answered.kind === "failed") return answered;
+    return completeVerification(deps, stores, input, { session, factor, answered });
   });
 
   if (outcome.kind === "failed") throw outcome.error;
   return grantSession(deps, outcome.user, outcome.session, outcome.refreshToken);
+}
+
+/**
+ * Whether the code answers a live challenge of the factor, asked from the address that asked for the challenge. An
+ * expired challenge goes, and a wrong code counts against the factor.
+ */
+async function checkAnswer(
+  deps: Deps,
+  stores: Stores,
+  factor: Factor,
+  input: VerifyFactorInput,
+): Promise<Answered | Failed> {
+  const wrongCodes = `mfa_wrong_codes:${input.factorId}`;
+  // security: the factor's wrong codes are checked, and counted below, while its row is locked, so concurrent
+  // verifications take turns: a burst of guesses gets no more codes evaluated than the limit.
+  const left = await deps.rateLimiter.peek(wrongCodes, MAX_WRONG_CODES);
+  if (!left.allowed) {
+    const error = new AuthError("over_request_rate_limit", messages.requestRateLimit, {
+      retryAfterSeconds: left.retryAfterSeconds,
+    });
+    throw refusedBy(deps, "wrong_codes", error);
+  }
+  assertVerifyEnabled(deps, factor.type);
+  const challenge = await stores.factors.lockChallenge(factor.id, input.challengeId);
+  if (!challenge) {
+    throw new AuthError("mfa_factor_not_found", "MFA factor with the provided challenge ID not found", {
+      case: "unknown_challenge",
+    });
+  }
+  const now = deps.clock.now();
+  if (challenge.verifiedAt !== null || challenge.ip !== input.context.ip) {
+    throw new AuthError("mfa_ip_address_mismatch", "Challenge and verify IP addresses mismatch.");
+  }
+  if (now.getTime() >= challenge.createdAt.getTime() + deps.policy.mfa.challengeExpirySeconds * 1000) {
+    await stores.factors.deleteChallenge(challenge.id);
+    const error = new AuthError(
+      "mfa_challenge_expired",
+      `MFA challenge ${challenge.id} has expired, verify against another challenge or create a new challenge.`,
+    );
+    return { kind: "failed", error };
+  }
+  const step = acceptedStep(deps, factor, { challenge, code: input.code, now });
+  if (step === undefined) {
+    await deps.rateLimiter.consume(wrongCodes, MAX_WRONG_CODES, WRONG_CODES_WINDOW_SECONDS);
+    const message = factor.type === "totp" ? "Invalid TOTP code entered" : "Invalid MFA Phone code entered";
+    return { kind: "failed", error: new AuthError("mfa_verification_failed", message) };
+  }
+  return { kind: "answered", challenge, step, now };
+}
+
+/** A verification that succeeded: the caller's session, the factor, and the challenge it answered. */
+interface Verification {
+  readonly session: Session;
+  readonly factor: Factor;
+  readonly answered: Answered;
+}
+
+/**
+ * Uses the challenge up, verifies the factor, takes the session to aal2 on a new refresh token, and ends what the
+ * step up leaves behind: the user's other aal1 sessions and other unverified factors of the type.
+ */
+async function completeVerification(
+  deps: Deps,
+  stores: Stores,
+  input: VerifyFactorInput,
+  { session, factor, answered }: Verification,
+): Promise<Outcome> {
+  const { challenge, step, now } = answered;
+  const userId = input.principal.user.id;
+  const first = factor.status === "unverified";
+  const verified: Factor = {
+    ...factor,
+    status: "verified",
+    lastTotpStep: step ?? factor.lastTotpStep,
+    updatedAt: now,
+  };
+  await stores.factors.markChallengeVerified(challenge.id, now);
+  await stores.factors.update(verified);
+  const refreshToken = deps.random.token(REFRESH_TOKEN_BYTES);
+  const { upgraded, child } = stepUp(deps, session, { factor: verified, refreshToken, now });
+  const audit = auditEntry(deps, {
+    action: "verification_attempted",
+    actor: input.principal.user,
+    context: input.context,
+    traits: { factor_id: factor.id, factor_type: factor.type, challenge_id: challenge.id },
+  });
+  if (!(await stores.sessions.rotate(upgraded, child, [audit]))) {
+    // The session was refreshed, ended or signed out since this request read it.
+    throw new AuthError("session_not_found", "Session not found");
+  }
+  // The level, which a rotation never writes; the new pointer keeps any other rotation off the row now.
+  await stores.sessions.update(upgraded);
+  await stores.sessions.deleteAllOfUser(userId, { except: session.id, onlyAal1: true });
+  await stores.factors.deleteUnverified(userId, { type: factor.type, except: factor.id });
+  const user = await stores.users.findById(userId);
+  if (!user) throw new AuthError("user_not_found", "User not found");
+  if (first) await notifyFactor(deps, stores, user, { kind: "mfa_factor_enrolled", factor: verified });
+  return { kind: "verified", user, session: upgraded, refreshToken };
 }
 
 /**
@@ -128,9 +175,7 @@ export async function verifyFactor(deps: Deps, input: VerifyFactorInput): Promis
 function acceptedStep(
   deps: Deps,
   factor: Factor,
-  challenge: MfaChallenge,
-  code: string,
-  now: Date,
+  { challenge, code, now }: { challenge: MfaChallenge; code: string; now: Date },
 ): number | null | undefined {
   if (factor.type === "phone") {
     const expected = challenge.codeDigest;
@@ -145,7 +190,11 @@ function acceptedStep(
 }
 
 /** The session at aal2 through `factor`, pointing at a new first token, and that token. */
-function stepUp(deps: Deps, session: Session, factor: Factor, refreshToken: string, now: Date) {
+function stepUp(
+  deps: Deps,
+  session: Session,
+  { factor, refreshToken, now }: { factor: Factor; refreshToken: string; now: Date },
+) {
   const method = amrMethodOf(factor.type);
   const child: RefreshToken = {
     id: deps.random.uuid(),

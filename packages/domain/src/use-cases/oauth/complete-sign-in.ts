@@ -138,7 +138,7 @@ async function complete(deps: Deps, flow: OAuthFlow, input: CompleteOAuthInput):
       return {
         kind: "session" as const,
         user: result.user,
-        ...(await openSession(deps, stores, result.user, "oauth", input.context)),
+        ...(await openSession(deps, stores, result.user, { method: "oauth", context: input.context })),
       };
     }),
   );
@@ -153,7 +153,7 @@ async function complete(deps: Deps, flow: OAuthFlow, input: CompleteOAuthInput):
     case "session":
       return {
         kind: "session",
-        grant: await grantSignIn(deps, outcome.user, outcome.session, outcome.refreshToken, provider.name),
+        grant: await grantSignIn(deps, outcome.user, outcome, provider.name),
         provider: provider.name,
         tokens: signIn.tokens,
       };

@@ -88,7 +88,10 @@ export async function signInWithIdToken(deps: Deps, input: SignInWithIdTokenInpu
           });
       signedUp = result.signedUp === true;
       if (result.kind === "needs_verification") return result;
-      return { ...result, ...(await openSession(deps, stores, result.user, "oauth", input.context)) };
+      return {
+        ...result,
+        ...(await openSession(deps, stores, result.user, { method: "oauth", context: input.context })),
+      };
     }),
   );
   if (signedUp) deps.events.record({ kind: "signed_up", provider: provider.name });
@@ -99,5 +102,5 @@ export async function signInWithIdToken(deps: Deps, input: SignInWithIdTokenInpu
       input.linkingTarget ? "email_not_confirmed" : "provider_email_needs_verification",
     );
   }
-  return grantSignIn(deps, outcome.user, outcome.session, outcome.refreshToken, provider.name);
+  return grantSignIn(deps, outcome.user, outcome, provider.name);
 }

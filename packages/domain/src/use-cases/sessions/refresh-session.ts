@@ -14,18 +14,27 @@ export interface RefreshSessionInput {
   readonly context: RequestContext;
 }
 
+/** A refresh granted: the session and the refresh token to answer with, and whether the session rotated. */
+interface Granted {
+  readonly user: User;
+  readonly session: Session;
+  readonly refreshToken: string;
+  readonly rotated: boolean;
+}
+
 type Outcome =
-  | {
-      readonly kind: "granted";
-      readonly user: User;
-      readonly session: Session;
-      readonly refreshToken: string;
-      readonly rotated: boolean;
-    }
+  | ({ readonly kind: "granted" } & Granted)
   | { readonly kind: "not_found" }
   | { readonly kind: "banned" }
   | { readonly kind: "session_ended" }
   | { readonly kind: "reuse_detected"; readonly familyRevoked: boolean };
+
+/** A refresh being carried out: the request, what its token found, and when it was read. */
+interface Refresh {
+  readonly input: RefreshSessionInput;
+  readonly found: RefreshTokenFound;
+  readonly now: Date;
+}
 
 /**
  * Exchanges a refresh token for a new session grant, following the state table of model/refresh-token.ts.
@@ -38,78 +47,11 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
   await limitPerClient(deps, "token", input.context);
   if (input.refreshToken === "") throw new AuthError("invalid_request", "refresh_token required");
   const presentedHash = refreshTokenDigest(deps.secrets, input.refreshToken);
-
-  const seen = await deps.stores.refreshTokens.findForRefresh(presentedHash);
-  if (!seen) throw new AuthError("refresh_token_not_found", messages.refreshTokenNotFound);
-  const now = deps.clock.now();
-  if (isBanned(seen.user, now)) throw new AuthError("user_banned", messages.userBanned);
-  if (
-    !hasEnded(seen.session, now) &&
-    decideRefresh(seen.session, seen.token, now, deps.policy.refresh).kind === "rotate"
-  ) {
-    const rotation = rotationOf(deps, input, seen, now);
-    if (await deps.stores.sessions.rotate(rotation.session, rotation.childToken, [rotation.audit])) {
-      return grantRefreshed(deps, seen.user, rotation.session, rotation.refreshToken, true);
-    }
-  }
+  const rotated = await rotateUnlocked(deps, input, presentedHash);
+  if (rotated) return grantRefreshed(deps, rotated);
 
   // Failures are returned rather than thrown, so that a family revocation commits even though the request fails.
-  const outcome = await deps.tx.run(async (stores): Promise<Outcome> => {
-    const found = await stores.refreshTokens.lockForRefresh(presentedHash);
-    if (!found) return { kind: "not_found" };
-    const { token, session, user } = found;
-    const now = deps.clock.now();
-    if (isBanned(user, now)) return { kind: "banned" };
-    // Ended by a ban since lifted: its tokens stay dead. Returned, so the cleanup commits.
-    if (hasEnded(session, now)) {
-      await stores.sessions.deleteOne(session.userId, session.id);
-      return { kind: "session_ended" };
-    }
-
-    const decision = decideRefresh(session, token, now, deps.policy.refresh);
-    switch (decision.kind) {
-      case "rotate": {
-        // Under the lock nothing can have moved the session since it was read, so the guard holds.
-        const rotation = rotationOf(deps, input, found, now);
-        if (!(await stores.sessions.rotate(rotation.session, rotation.childToken, [rotation.audit])))
-          return { kind: "not_found" };
-        return { kind: "granted", user, session: rotation.session, refreshToken: rotation.refreshToken, rotated: true };
-      }
-      case "return_current": {
-        const answer = deps.secrets.nextRefreshToken(input.refreshToken);
-        if (!(await isCurrent(stores, session, refreshTokenDigest(deps.secrets, answer)))) {
-          // compat: a session brought from GoTrue points at GoTrue's newest token, which is not derived from the
-          // previous one: the client that missed it moves the session on to the derived one (docs/compatibility.md,
-          // "Moving from Supabase Auth"), which its retries then get too.
-          const rotation = rotationOf(deps, input, { token, session, user }, now, session.refreshTokenId);
-          if (!(await stores.sessions.rotate(rotation.session, rotation.childToken, [rotation.audit])))
-            return { kind: "not_found" };
-          return { kind: "granted", user, session: rotation.session, refreshToken: answer, rotated: true };
-        }
-        const touched: Session = { ...session, ...lastSeen(input, session, now) };
-        await stores.sessions.update(touched);
-        const traits = { within_reuse_interval: true };
-        await recordAudit(deps, stores, { action: "token_refreshed", actor: user, context: input.context, traits });
-        return {
-          kind: "granted",
-          user,
-          session: touched,
-          refreshToken: answer,
-          rotated: false,
-        };
-      }
-      case "reuse_detected":
-        // The whole session goes: its refresh tokens, and with it every access token it issued, which the thief
-        // may hold too. Returned, not thrown, so that this commits although the request fails.
-        if (decision.revokeFamily) {
-          await stores.sessions.deleteOne(session.userId, session.id);
-          const traits = { reason: "refresh_token_reused", session_id: session.id };
-          await recordAudit(deps, stores, { action: "token_revoked", actor: user, context: input.context, traits });
-        }
-        return { kind: "reuse_detected", familyRevoked: decision.revokeFamily };
-    }
-  });
-
+  const outcome = await deps.tx.run((stores) => refreshLocked(deps, stores, input, presentedHash));
   switch (outcome.kind) {
     case "not_found":
       throw new AuthError("refresh_token_not_found", messages.refreshTokenNotFound);
@@ -121,11 +63,103 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
       deps.events.record({ kind: "refresh_token_reused", familyRevoked: outcome.familyRevoked });
       throw new AuthError("refresh_token_already_used", messages.refreshTokenAlreadyUsed);
     case "granted":
-      return grantRefreshed(deps, outcome.user, outcome.session, outcome.refreshToken, outcome.rotated);
+      return grantRefreshed(deps, outcome);
   }
 }
 
-async function grantRefreshed(deps: Deps, user: User, session: Session, refreshToken: string, rotated: boolean) {
+/**
+ * The common refresh, read without a lock: the session's current token, rotated in one write guarded on the session
+ * being as read. Null when the refresh is one for the locked path, or the guard found the session changed.
+ */
+async function rotateUnlocked(deps: Deps, input: RefreshSessionInput, presentedHash: string): Promise<Granted | null> {
+  const seen = await deps.stores.refreshTokens.findForRefresh(presentedHash);
+  if (!seen) throw new AuthError("refresh_token_not_found", messages.refreshTokenNotFound);
+  const now = deps.clock.now();
+  if (isBanned(seen.user, now)) throw new AuthError("user_banned", messages.userBanned);
+  if (
+    hasEnded(seen.session, now) ||
+    decideRefresh(seen.session, seen.token, now, deps.policy.refresh).kind !== "rotate"
+  )
+    return null;
+  const rotation = rotationOf(deps, { input, found: seen, now });
+  if (!(await deps.stores.sessions.rotate(rotation.session, rotation.childToken, [rotation.audit]))) return null;
+  return { user: seen.user, session: rotation.session, refreshToken: rotation.refreshToken, rotated: true };
+}
+
+/** The refresh under the session row's lock, in the caller's transaction: the state table decides, this carries out. */
+async function refreshLocked(
+  deps: Deps,
+  stores: Stores,
+  input: RefreshSessionInput,
+  presentedHash: string,
+): Promise<Outcome> {
+  const found = await stores.refreshTokens.lockForRefresh(presentedHash);
+  if (!found) return { kind: "not_found" };
+  const { token, session, user } = found;
+  const now = deps.clock.now();
+  if (isBanned(user, now)) return { kind: "banned" };
+  // Ended by a ban since lifted: its tokens stay dead. Returned, so the cleanup commits.
+  if (hasEnded(session, now)) {
+    await stores.sessions.deleteOne(session.userId, session.id);
+    return { kind: "session_ended" };
+  }
+
+  const decision = decideRefresh(session, token, now, deps.policy.refresh);
+  switch (decision.kind) {
+    case "rotate":
+      return rotateLocked(deps, stores, { input, found, now });
+    case "return_current":
+      return returnCurrent(deps, stores, { input, found, now });
+    case "reuse_detected":
+      // The whole session goes: its refresh tokens, and with it every access token it issued, which the thief
+      // may hold too. Returned, not thrown, so that this commits although the request fails.
+      if (decision.revokeFamily) {
+        await stores.sessions.deleteOne(session.userId, session.id);
+        const traits = { reason: "refresh_token_reused", session_id: session.id };
+        await recordAudit(deps, stores, { action: "token_revoked", actor: user, context: input.context, traits });
+      }
+      return { kind: "reuse_detected", familyRevoked: decision.revokeFamily };
+  }
+}
+
+/** `rotate` under the lock: the session moves to the presented token's child. */
+async function rotateLocked(deps: Deps, stores: Stores, refresh: Refresh): Promise<Outcome> {
+  // Under the lock nothing can have moved the session since it was read, so the guard holds.
+  const rotation = rotationOf(deps, refresh);
+  if (!(await stores.sessions.rotate(rotation.session, rotation.childToken, [rotation.audit])))
+    return { kind: "not_found" };
+  const { user } = refresh.found;
+  return { kind: "granted", user, session: rotation.session, refreshToken: rotation.refreshToken, rotated: true };
+}
+
+/** `return_current`: a retry within the reuse interval gets the session's current token, the previous one's child. */
+async function returnCurrent(deps: Deps, stores: Stores, refresh: Refresh): Promise<Outcome> {
+  const { input, found, now } = refresh;
+  const { session, user } = found;
+  const answer = deps.secrets.nextRefreshToken(input.refreshToken);
+  if (!(await isCurrent(stores, session, refreshTokenDigest(deps.secrets, answer)))) {
+    // compat: a session brought from GoTrue points at GoTrue's newest token, which is not derived from the
+    // previous one: the client that missed it moves the session on to the derived one (docs/compatibility.md,
+    // "Moving from Supabase Auth"), which its retries then get too.
+    const rotation = rotationOf(deps, refresh, session.refreshTokenId);
+    if (!(await stores.sessions.rotate(rotation.session, rotation.childToken, [rotation.audit])))
+      return { kind: "not_found" };
+    return { kind: "granted", user, session: rotation.session, refreshToken: answer, rotated: true };
+  }
+  const touched: Session = { ...session, ...lastSeen(input, session, now) };
+  await stores.sessions.update(touched);
+  const traits = { within_reuse_interval: true };
+  await recordAudit(deps, stores, { action: "token_refreshed", actor: user, context: input.context, traits });
+  return {
+    kind: "granted",
+    user,
+    session: touched,
+    refreshToken: answer,
+    rotated: false,
+  };
+}
+
+async function grantRefreshed(deps: Deps, { user, session, refreshToken, rotated }: Granted) {
   const grant = await grantSession(deps, user, session, refreshToken);
   deps.events.record({ kind: "refreshed", rotated });
   return grant;
@@ -144,13 +178,9 @@ function lastSeen(input: RefreshSessionInput, session: Session, now: Date) {
  * The session pointing at the presented token's child, the child, and the audit entry that records the rotation.
  * The child hangs off `replacing`: the presented token, unless an imported session's current token gives way to it.
  */
-function rotationOf(
-  deps: Deps,
-  input: RefreshSessionInput,
-  { token, session, user }: RefreshTokenFound,
-  now: Date,
-  replacing: string | null = token.id,
-) {
+function rotationOf(deps: Deps, refresh: Refresh, replacing: string | null = refresh.found.token.id) {
+  const { input, found, now } = refresh;
+  const { token, session, user } = found;
   // The child is derived from its parent, so answering a retry needs no stored plaintext.
   const refreshToken = deps.secrets.nextRefreshToken(input.refreshToken);
   const childToken: RefreshToken = {

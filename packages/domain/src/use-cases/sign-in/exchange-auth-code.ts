@@ -65,11 +65,14 @@ export async function exchangeAuthCode(deps: Deps, input: ExchangeAuthCodeInput)
       context: input.context,
       traits: { provider: flow.provider?.name ?? "email", method: flow.authenticationMethod },
     });
-    const session = await openSession(deps, stores, signedIn, flow.authenticationMethod, input.context);
+    const session = await openSession(deps, stores, signedIn, {
+      method: flow.authenticationMethod,
+      context: input.context,
+    });
     return { kind: "signed_in" as const, user: signedIn, ...session };
   });
   if (opened.kind === "needs_verification") throw needsVerification(opened.provider, true, "email_not_confirmed");
-  const grant = await grantSignIn(deps, opened.user, opened.session, opened.refreshToken, flow.provider?.name);
+  const grant = await grantSignIn(deps, opened.user, opened, flow.provider?.name);
   if (flow.provider === null) return grant;
   const { sealedAccessToken, sealedRefreshToken } = flow.provider;
   const providerTokens = {

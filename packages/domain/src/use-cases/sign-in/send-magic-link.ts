@@ -64,7 +64,7 @@ export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Prom
         traits: { provider: "email" },
       });
       const choices = { ...NO_CHOICES, userMetadata: input.data ?? null };
-      await sendConfirmation(deps, stores, created, contact, { redirectTo, pkce, choices });
+      await sendConfirmation(deps, stores, created, { contact, redirectTo, pkce, choices });
       return;
     }
     const user = (await stores.users.findById(existing.id, { forUpdate: true })) ?? existing;
@@ -77,7 +77,7 @@ export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Prom
         traits: { provider: "email" },
       });
       const choices = await choicesOfSignInCode(stores, user, input.data);
-      await sendConfirmation(deps, stores, user, contact, { redirectTo, pkce, choices });
+      await sendConfirmation(deps, stores, user, { contact, redirectTo, pkce, choices });
       return;
     }
     await stores.users.update({ ...user, recoverySentAt: now, updatedAt: now });

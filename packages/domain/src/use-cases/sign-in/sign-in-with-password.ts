@@ -70,7 +70,7 @@ export async function signInWithPassword(deps: Deps, input: SignInWithPasswordIn
   );
   if (!recorded) throw new AuthError("invalid_credentials", messages.invalidLogin);
   await forgetPasswordFailures(deps, attempt);
-  const grant = await grantSignIn(deps, signedIn, opened.session, opened.refreshToken);
+  const grant = await grantSignIn(deps, signedIn, opened);
   const weakPassword = weaknessOf(deps, input.password);
   return weakPassword ? { ...grant, weakPassword } : grant;
 }

@@ -15,7 +15,7 @@ import { observeDuration, type PaddedOperation, padDuration } from "../../servic
 import { assertNewAccountMetadataFits, newAccount } from "../../services/accounts/new-account.ts";
 import { type AuditEvent, auditEntry, recordAudit } from "../../services/audit.ts";
 import { findUserByContact } from "../../services/contacts/contact-holders.ts";
-import { sendConfirmation } from "../../services/delivery/confirmation.ts";
+import { type ConfirmationRequest, sendConfirmation } from "../../services/delivery/confirmation.ts";
 import { assertEmailQuotaLeft } from "../../services/delivery/email-quota.ts";
 import { limitSmsCodes, smsChannelOf } from "../../services/delivery/sms-codes.ts";
 import { grantSignIn, newSession, openSession } from "../../services/sessions.ts";
@@ -78,7 +78,7 @@ export async function signUp(deps: Deps, input: SignUpInput): Promise<SignUpResu
   }
 }
 
-type Delivery = Omit<Parameters<typeof sendConfirmation>[4], "choices">;
+type Delivery = Omit<ConfirmationRequest, "contact" | "choices">;
 
 /** A signup with an address, checked. */
 interface SignUpRequest {
@@ -159,7 +159,7 @@ async function createConfirmed(deps: Deps, request: SignUpRequest): Promise<Sign
   // One write for the account, its identity, its session and the log, with no transaction round trips around it.
   await deps.stores.sessions.openForNewUser(confirmed, opened.session, opened.firstToken, audit);
   deps.events.record({ kind: "signed_up", provider: contact.provider });
-  return { kind: "session", grant: await grantSignIn(deps, confirmed, opened.session, opened.refreshToken) };
+  return { kind: "session", grant: await grantSignIn(deps, confirmed, opened) };
 }
 
 async function createPending(deps: Deps, request: SignUpRequest): Promise<SignUpResult> {
@@ -179,7 +179,7 @@ async function createPending(deps: Deps, request: SignUpRequest): Promise<SignUp
       context: input.context,
       traits,
     });
-    await sendConfirmation(deps, stores, pending, contact, { ...request.delivery, choices });
+    await sendConfirmation(deps, stores, pending, { contact, ...request.delivery, choices });
   });
   deps.events.record({ kind: "signed_up", provider: contact.provider });
   observeDuration(deps, timingOf(contact), request.started);
@@ -215,9 +215,9 @@ async function confirmOwner(deps: Deps, request: SignUpRequest, existing: User):
     await stores.users.update(user);
     for (const identity of user.identities) await stores.identities.save(identity);
     const audit = signedUp(user, contact.provider, input.context);
-    return { user, ...(await openSession(deps, stores, user, "password", input.context, audit)) };
+    return { user, ...(await openSession(deps, stores, user, { method: "password", context: input.context, audit })) };
   });
-  return { kind: "session", grant: await grantSignIn(deps, opened.user, opened.session, opened.refreshToken) };
+  return { kind: "session", grant: await grantSignIn(deps, opened.user, opened) };
 }
 
 /**
@@ -254,7 +254,8 @@ async function resendConfirmation(deps: Deps, request: SignUpRequest, existing: 
       context: input.context,
       traits,
     });
-    await sendConfirmation(deps, stores, pending, contact, {
+    await sendConfirmation(deps, stores, pending, {
+      contact,
       ...request.delivery,
       choices: stillPending ? repeated.choices : NO_CHOICES,
     });
@@ -342,8 +343,9 @@ async function signUpAnonymously(deps: Deps, input: SignUpInput): Promise<SignUp
   };
   const opened = await deps.tx.run(async (stores) => {
     await stores.users.insert(user);
-    return openSession(deps, stores, user, "anonymous", input.context, signedUp(user, "anonymous", input.context));
+    const audit = signedUp(user, "anonymous", input.context);
+    return openSession(deps, stores, user, { method: "anonymous", context: input.context, audit });
   });
   deps.events.record({ kind: "signed_up", provider: "anonymous" });
-  return { kind: "session", grant: await grantSignIn(deps, user, opened.session, opened.refreshToken) };
+  return { kind: "session", grant: await grantSignIn(deps, user, opened) };
 }

@@ -142,7 +142,7 @@ async function writeUpdate(deps: Deps, stores: Stores, update: Update): Promise<
   if (decision.phone !== null) {
     next = decision.sendsPhoneCode
       ? { ...next, newPhone: decision.phone, phoneChangeSentAt: now }
-      : await applyPhoneChange(deps, stores, next, decision.phone, now);
+      : await applyPhoneChange(deps, stores, next, { phone: decision.phone, now });
   }
   const otherChanges =
     next.userMetadata !== current.userMetadata ||

@@ -45,17 +45,19 @@ export async function applyVerification(deps: Deps, stores: Stores, verified: Ve
   const { token, user } = verified;
   switch (token.kind) {
     case "confirmation":
-      if (!isSmsToken(token)) return signIn(deps, stores, verified, "signup", "email/signup", "user_signedup");
+      if (!isSmsToken(token)) {
+        return signIn(deps, stores, verified, { purpose: "signup", method: "email/signup", action: "user_signedup" });
+      }
       // A phone's confirmation code both signs up and signs in (GoTrue's SMS OTP).
       return isPhoneConfirmed(user)
-        ? signIn(deps, stores, verified, "sign_in", "otp", "login")
-        : signIn(deps, stores, verified, "signup", "otp", "user_signedup");
+        ? signIn(deps, stores, verified, { purpose: "sign_in", method: "otp", action: "login" })
+        : signIn(deps, stores, verified, { purpose: "signup", method: "otp", action: "user_signedup" });
     case "invite":
-      return signIn(deps, stores, verified, "invite", "invite", "invite_accepted");
+      return signIn(deps, stores, verified, { purpose: "invite", method: "invite", action: "invite_accepted" });
     case "magic_link":
-      return signIn(deps, stores, verified, "sign_in", "magiclink", "login");
+      return signIn(deps, stores, verified, { purpose: "sign_in", method: "magiclink", action: "login" });
     case "recovery":
-      return signIn(deps, stores, verified, "sign_in", "recovery", "login");
+      return signIn(deps, stores, verified, { purpose: "sign_in", method: "recovery", action: "login" });
     case "email_change_new":
     case "email_change_current":
       return changeEmail(deps, stores, verified);
@@ -87,6 +89,14 @@ function passwordAfter(verified: Verified, purpose: "signup" | "invite" | "sign_
   return given ?? token.passwordHash ?? null;
 }
 
+/** The first proof of an account: the token verified, by which address, and the id its identity gets if new. */
+interface Proof {
+  readonly token: OneTimeToken;
+  readonly provider: "email" | "phone";
+  readonly newIdentityId: string;
+  readonly now: Date;
+}
+
 /**
  * The account as its first proof leaves it. security (pre-account takeover): until an address of the account is
  * proven, anyone may have attached a sign-in method to it, such as a provider identity that merely claimed the
@@ -94,13 +104,8 @@ function passwordAfter(verified: Verified, purpose: "signup" | "invite" | "sign_
  * this very token stay; the user_metadata the others gave goes with them, and the proven address gets its identity
  * if it had none (an account a provider sign-in made).
  */
-function ownedByProver(
-  user: User,
-  token: OneTimeToken,
-  provider: "email" | "phone",
-  newIdentityId: string,
-  now: Date,
-): { user: User; dropped: Identity[] } {
+function ownedByProver(user: User, proof: Proof): { user: User; dropped: Identity[] } {
+  const { token, provider, newIdentityId, now } = proof;
   const stays = (identity: Identity) =>
     identity.provider === "email" || identity.provider === "phone" || identity.id === token.identityId;
   const dropped = user.identities.filter((identity) => !stays(identity));
@@ -115,14 +120,15 @@ function ownedByProver(
   return { user: { ...kept, userMetadata, appMetadata: withProviders(kept.appMetadata, kept.identities) }, dropped };
 }
 
-async function signIn(
-  deps: Deps,
-  stores: Stores,
-  verified: Verified,
-  purpose: "signup" | "invite" | "sign_in",
-  method: AuthMethod,
-  action: AuditAction,
-): Promise<Applied> {
+/** What a verified token signs in as: its purpose, the session's method, and the audit action besides `login`. */
+interface SignInAs {
+  readonly purpose: "signup" | "invite" | "sign_in";
+  readonly method: AuthMethod;
+  readonly action: AuditAction;
+}
+
+async function signIn(deps: Deps, stores: Stores, verified: Verified, how: SignInAs): Promise<Applied> {
+  const { purpose, method, action } = how;
   const { user, token } = verified;
   const now = deps.clock.now();
   const passwordHash = passwordAfter(verified, purpose);
@@ -138,7 +144,9 @@ async function signIn(
   // account leaves it only what this token's request chose (see passwordAfter, ownedByProver, and OneTimeToken).
   const proves = provider === "email" ? !isEmailConfirmed(user) : !isPhoneConfirmed(user);
   const firstProof = !isProven(user);
-  const owned = firstProof ? ownedByProver(user, token, provider, deps.random.uuid(), now) : { user, dropped: [] };
+  const owned = firstProof
+    ? ownedByProver(user, { token, provider, newIdentityId: deps.random.uuid(), now })
+    : { user, dropped: [] };
   const chosen = firstProof ? withChosenMetadata(owned.user, token.userMetadata) : user;
   const confirmed = !proves ? chosen : provider === "email" ? confirmEmail(chosen, now) : confirmPhone(chosen, now);
   // An anonymous user with a proven address is anonymous no longer: it can sign in again by that address.
@@ -226,7 +234,12 @@ async function changePhone(deps: Deps, stores: Stores, verified: Verified): Prom
   if (newPhone === null || token.relatesTo !== newPhone)
     throw new AuthError("otp_expired", "Token has expired or is invalid");
   const now = deps.clock.now();
-  const changed = await applyPhoneChange(deps, stores, { ...user, lastSignInAt: now, updatedAt: now }, newPhone, now);
+  const changed = await applyPhoneChange(
+    deps,
+    stores,
+    { ...user, lastSignInAt: now, updatedAt: now },
+    { phone: newPhone, now },
+  );
   await stores.users.update(changed);
   await stores.oneTimeTokens.deleteAllOfUser(user.id);
   await recordAudit(deps, stores, {

@@ -115,7 +115,7 @@ export async function verify(deps: Deps, input: VerifyInput): Promise<VerifyResu
     }
     // compat: a session opened straight from a link or code records `otp`, whatever it was mailed for, as GoTrue's
     // does (auth-js's recovery-session logic reads it); a PKCE exchange keeps the flow's method (above).
-    const opened = await openSession(deps, stores, applied.user, "otp", input.context);
+    const opened = await openSession(deps, stores, applied.user, { method: "otp", context: input.context });
     return { kind: "session", user: applied.user, ...opened };
   });
 
@@ -124,7 +124,7 @@ export async function verify(deps: Deps, input: VerifyInput): Promise<VerifyResu
       if (outcome.wrongCode) await countWrongCode(deps, input.context);
       throw outcome.error;
     case "session":
-      return { kind: "session", grant: await grantSignIn(deps, outcome.user, outcome.session, outcome.refreshToken) };
+      return { kind: "session", grant: await grantSignIn(deps, outcome.user, outcome) };
     default:
       return outcome;
   }
