@@ -1,10 +1,10 @@
 import type { DurationEstimate } from "./model/duration-estimate.ts";
 import type { Metadata } from "./model/metadata.ts";
+import type { ProviderTokens } from "./model/provider-profile.ts";
 import type { Session } from "./model/session.ts";
 import type { User } from "./model/user.ts";
 import type { AuthPolicy } from "./policy.ts";
 import type { Ports } from "./ports/index.ts";
-import type { ProviderTokens } from "./ports/oauth-provider.ts";
 
 export type Deps = Ports & {
   readonly policy: AuthPolicy;

@@ -15,7 +15,8 @@ export function rethrowAddressConflict(namespace: string): (error: unknown) => n
     const constraint = violatedUniqueConstraint(error);
     if (constraint === constraints.email) throw new AuthError("email_exists", messages.emailExists);
     if (constraint === constraints.phone) throw new AuthError("phone_exists", messages.phoneExists);
-    // A new user's identity that another user got first: the sign-in that lost a race (provider-sign-in.ts).
+    // A new user's identity that another user got first: the sign-in that lost a race
+    // (use-cases/oauth/sign-in-with-profile.ts).
     if (constraint === identityKeyConstraint(namespace)) {
       throw new AuthError("identity_already_exists", "Identity is already linked to another user");
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { ProviderEmail } from "../ports/oauth-provider.ts";
 import { aUser } from "../testing/builders.ts";
 import { chooseProviderEmail, decideAccount, decideAddressProof, verifiedAddresses } from "./account-linking.ts";
+import type { ProviderEmail } from "./provider-profile.ts";
 
 const email = (address: string, verified: boolean, primary: boolean): ProviderEmail => ({ address, verified, primary });
 

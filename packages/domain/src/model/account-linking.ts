@@ -1,4 +1,4 @@
-import type { ProviderEmail } from "../ports/oauth-provider.ts";
+import type { ProviderEmail } from "./provider-profile.ts";
 import type { User } from "./user.ts";
 
 /** The address a provider sign-in goes by: the first one marked primary, else the last one (GoTrue's choice). */

@@ -1,5 +1,5 @@
-import type { ProviderProfile } from "../ports/oauth-provider.ts";
 import type { CodeChallengeMethod } from "./one-time-token.ts";
+import type { ProviderProfile } from "./provider-profile.ts";
 import type { AuthMethod } from "./session.ts";
 
 /**

@@ -1,4 +1,13 @@
-import type { OAuthProviderCatalog } from "../ports/oauth-provider.ts";
+/**
+ * Every provider there is, enabled or not, and GoTrue's other names of them: the adapter's list, given at wiring
+ * time. The domain learns which providers exist only from here, so that adding one changes nothing in it.
+ */
+export interface OAuthProviderCatalog {
+  /** Every provider's canonical name: `github`, `linkedin`, ... */
+  readonly names: readonly string[];
+  /** GoTrue's other names, each to the canonical name it stands for: `linkedin_oidc` to `linkedin`. */
+  readonly aliases: Readonly<Record<string, string>>;
+}
 
 /**
  * The name a provider is stored and configured under: lower-cased (GoTrue stores what the client wrote, so

@@ -1,9 +1,10 @@
+import type { OAuthProviderCatalog } from "../model/oauth-providers.ts";
 import type { CaptchaVerifier } from "./captcha-verifier.ts";
 import type { Clock } from "./clock.ts";
 import type { FactorSecrets } from "./factor-secrets.ts";
 import type { FlowEvents } from "./flow-events.ts";
 import type { Mailer } from "./mailer.ts";
-import type { OAuthProvider, OAuthProviderCatalog } from "./oauth-provider.ts";
+import type { OAuthProvider } from "./oauth-provider.ts";
 import type { PasswordHasher } from "./password-hasher.ts";
 import type { Random } from "./random.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
@@ -13,6 +14,7 @@ import type { Stores, Transactor } from "./stores.ts";
 import type { TokenSigner } from "./token-signer.ts";
 import type { TotpAuthenticator } from "./totp.ts";
 
+export type { ProviderEmail, ProviderProfile, ProviderTokens } from "../model/provider-profile.ts";
 export type {
   AccountImportTarget,
   ImportBatchReport,
@@ -30,12 +32,8 @@ export type {
   IdTokenVerifier,
   OAuthCallback,
   OAuthProvider,
-  OAuthProviderCatalog,
   OAuthProviderStage,
-  ProviderEmail,
-  ProviderProfile,
   ProviderSignIn,
-  ProviderTokens,
   VerifiedIdToken,
 } from "./oauth-provider.ts";
 export type { PasswordVerification } from "./password-hasher.ts";
@@ -43,7 +41,19 @@ export type { RateCount, RateDecision } from "./rate-limiter.ts";
 export type { AuthSms, SmsChannel } from "./sms-sender.ts";
 export type * from "./stores.ts";
 export type { TotpAuthenticator, TotpEnrollment } from "./totp.ts";
-export type { Clock, Mailer, PasswordHasher, Random, RateLimiter, Secrets, SmsSender, Stores, TokenSigner, Transactor };
+export type {
+  Clock,
+  Mailer,
+  OAuthProviderCatalog,
+  PasswordHasher,
+  Random,
+  RateLimiter,
+  Secrets,
+  SmsSender,
+  Stores,
+  TokenSigner,
+  Transactor,
+};
 
 /** Everything the domain needs from the outside world. */
 export interface Ports {

@@ -1,15 +1,4 @@
-import type { Metadata } from "../model/metadata.ts";
-
-/**
- * Every provider there is, enabled or not, and GoTrue's other names of them: the adapter's list, given at wiring
- * time. The domain learns which providers exist only from here, so that adding one changes nothing in it.
- */
-export interface OAuthProviderCatalog {
-  /** Every provider's canonical name: `github`, `linkedin`, ... */
-  readonly names: readonly string[];
-  /** GoTrue's other names, each to the canonical name it stands for: `linkedin_oidc` to `linkedin`. */
-  readonly aliases: Readonly<Record<string, string>>;
-}
+import type { ProviderProfile, ProviderTokens } from "../model/provider-profile.ts";
 
 /**
  * One external sign-in provider (GitHub, Google, ...): it knows the provider's endpoints, how to authenticate to
@@ -63,35 +52,9 @@ export interface OAuthCallback {
   readonly secret: string | null;
 }
 
-/** Tokens the provider issued, handed to the app as `provider_token` and `provider_refresh_token`. */
-export interface ProviderTokens {
-  readonly accessToken: string;
-  readonly refreshToken: string | null;
-}
-
 export interface ProviderSignIn {
   readonly tokens: ProviderTokens;
   readonly profile: ProviderProfile;
-}
-
-/** Who signed in, as the provider says. */
-export interface ProviderProfile {
-  /** The person's id at the provider: `identities.provider_id`, and `sub` and `provider_id` in the claims. */
-  readonly subject: string;
-  /**
-   * GoTrue's claims for `identity_data` and `user_metadata` (`iss`, `sub`, `provider_id`, `name`, `full_name`,
-   * `avatar_url`, `picture`, `preferred_username`, `user_name`, `custom_claims`, ...). `email` and
-   * `email_verified` are set by the flow, from the address it chooses among `emails`.
-   */
-  readonly claims: Metadata;
-  /** Every address the provider reports, in its order. */
-  readonly emails: readonly ProviderEmail[];
-}
-
-export interface ProviderEmail {
-  readonly address: string;
-  readonly verified: boolean;
-  readonly primary: boolean;
 }
 
 /** Verifies id_tokens the provider issued to the app directly (signInWithIdToken). */

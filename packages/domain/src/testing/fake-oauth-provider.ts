@@ -1,3 +1,4 @@
+import type { ProviderEmail, ProviderProfile, ProviderTokens } from "../model/provider-profile.ts";
 import {
   type AuthorizationRequest,
   type AuthorizationStart,
@@ -6,10 +7,7 @@ import {
   type OAuthProvider,
   OAuthProviderFailure,
   type OAuthProviderStage,
-  type ProviderEmail,
-  type ProviderProfile,
   type ProviderSignIn,
-  type ProviderTokens,
   type VerifiedIdToken,
 } from "../ports/oauth-provider.ts";
 

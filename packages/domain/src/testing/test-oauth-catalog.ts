@@ -1,4 +1,4 @@
-import type { OAuthProviderCatalog } from "../ports/oauth-provider.ts";
+import type { OAuthProviderCatalog } from "../model/oauth-providers.ts";
 
 /**
  * The providers the domain's tests know, enabled or not: a few of GoTrue's, with LinkedIn also reached under its

@@ -1,8 +1,8 @@
 import type { Deps, RequestContext } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
 import { verifiedAddresses } from "../../model/account-linking.ts";
+import type { ProviderProfile } from "../../model/provider-profile.ts";
 import { withProviders } from "../../model/user.ts";
-import type { ProviderProfile } from "../../ports/oauth-provider.ts";
 import type { Stores } from "../../ports/stores.ts";
 import { recordAudit } from "../audit.ts";
 import { providerIdentity, providerIdentityData } from "./provider-identity.ts";

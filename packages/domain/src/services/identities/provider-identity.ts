@@ -1,7 +1,7 @@
 import { chooseProviderEmail } from "../../model/account-linking.ts";
 import type { Identity } from "../../model/identity.ts";
 import type { Metadata } from "../../model/metadata.ts";
-import type { ProviderEmail, ProviderProfile } from "../../ports/oauth-provider.ts";
+import type { ProviderEmail, ProviderProfile } from "../../model/provider-profile.ts";
 
 /** What a provider sign-in says of the person: the address it goes by and the identity's data. */
 export interface ProviderIdentityData {

@@ -2,13 +2,8 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { chooseProviderEmail } from "../../model/account-linking.ts";
 import type { Metadata } from "../../model/metadata.ts";
-import {
-  type AuthorizationStart,
-  type OAuthProvider,
-  OAuthProviderFailure,
-  type ProviderEmail,
-  type ProviderTokens,
-} from "../../ports/oauth-provider.ts";
+import type { ProviderEmail, ProviderTokens } from "../../model/provider-profile.ts";
+import { type AuthorizationStart, type OAuthProvider, OAuthProviderFailure } from "../../ports/oauth-provider.ts";
 
 /** A request the provider's hosts received, as the suite reads it. */
 export interface ProviderRequest {

@@ -2,18 +2,15 @@ import type { Deps, RequestContext, SessionGrant } from "../../deps.ts";
 import { AuthError, isAuthError } from "../../errors.ts";
 import type { PendingLink } from "../../model/flow-state.ts";
 import { OAUTH_FLOW_LIFETIME_SECONDS, type OAuthFlow } from "../../model/oauth-flow.ts";
+import type { ProviderTokens } from "../../model/provider-profile.ts";
 import { isUuid } from "../../model/uuid.ts";
-import type { ProviderTokens } from "../../ports/oauth-provider.ts";
 import type { Stores } from "../../ports/stores.ts";
-import {
-  needsVerification,
-  onceMoreIfRaced,
-  signInWithProviderProfile,
-} from "../../services/identities/provider-sign-in.ts";
+import { needsVerification } from "../../services/identities/provider-sign-in.ts";
 import { grantSignIn, openSession } from "../../services/sessions.ts";
 import { issueAuthCode } from "../../services/tokens/auth-code.ts";
 import { oauthBindingDigest } from "../../services/tokens/digests.ts";
 import { providerFailed } from "./provider-failure.ts";
+import { onceMoreIfRaced, signInWithProviderProfile } from "./sign-in-with-profile.ts";
 import { enabledProvider } from "./start-sign-in.ts";
 
 export interface CompleteOAuthInput {

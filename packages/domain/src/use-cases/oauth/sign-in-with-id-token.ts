@@ -4,14 +4,11 @@ import { nonceMatches } from "../../model/nonce.ts";
 import { canonicalProvider, isKnownProvider } from "../../model/oauth-providers.ts";
 import { limitPerClient } from "../../services/abuse/request-limits.ts";
 import { linkIdentityToUser } from "../../services/identities/link-identity.ts";
-import {
-  needsVerification,
-  onceMoreIfRaced,
-  signInWithProviderProfile,
-} from "../../services/identities/provider-sign-in.ts";
+import { needsVerification } from "../../services/identities/provider-sign-in.ts";
 import { grantSignIn, openSession } from "../../services/sessions.ts";
 import { idTokenDigest } from "../../services/tokens/digests.ts";
 import { providerFailed } from "./provider-failure.ts";
+import { onceMoreIfRaced, signInWithProviderProfile } from "./sign-in-with-profile.ts";
 import { requireLinkingAllowed } from "./start-sign-in.ts";
 
 export interface SignInWithIdTokenInput {
