@@ -106,105 +106,152 @@ function reportOf(machine: string, rows: readonly Row[], imported: ImportFigures
 async function measureUnderLoad(databaseUrl: string, jwtSecret: string): Promise<Row[]> {
   const floorSessions = await createFloorTables(databaseUrl);
   // Users and their sessions first: the read floor selects the same rows GET /user reads.
-  let server = await startServer(databaseUrl, jwtSecret);
+  const fixtures = await createUsers(databaseUrl, jwtSecret);
+  const variants = new Map<string, Started>();
+  const setup: Setup = { databaseUrl, jwtSecret, fixtures, refreshPool: [...fixtures.refreshTokens] };
+  const measured = [...defaultScenarios(setup), ...(await startVariants(setup, variants))];
+
+  // Every process under load is started now and sits idle while another is measured.
+  const floors = await startFloors(measured, databaseUrl, fixtures);
+  const measureCeiling = ceilingMeasurer(floors, floorSessions);
+  const server = await startServer(databaseUrl, jwtSecret);
+  const rows = await measureInRounds(measured, measureCeiling, (scenario) =>
+    scenario.server ? variants.get(scenario.server)! : server,
+  );
+  await stop(server);
+  for (const program of [...floors.values(), ...variants.values()]) await stop(program);
+  return rows;
+}
+
+/** What the scenarios under load share: the database, the secret, the users and their refresh tokens. */
+interface Setup {
+  readonly databaseUrl: string;
+  readonly jwtSecret: string;
+  readonly fixtures: Fixtures;
+  /** Refresh tokens shared by every refresh scenario: each request takes one and puts back the one it rotated to. */
+  readonly refreshPool: string[];
+}
+
+/** Creates the users and their sessions through a server of their own, stopped once they exist. */
+async function createUsers(databaseUrl: string, jwtSecret: string): Promise<Fixtures> {
+  const server = await startServer(databaseUrl, jwtSecret);
   log("bench: creating users and sessions");
   const fixtures = await createFixtures(server.url, jwtSecret, {
     users: settings.users,
     refreshSessions: FLOOR_SESSIONS,
   });
   await stop(server);
+  return fixtures;
+}
 
-  // The same paths with a key ring: what each algorithm costs a request that verifies a token, and one that signs.
-  const rings = { RS256: newKeyRing("RS256"), ES256: newKeyRing("ES256") } as const;
-  const ringServers = new Map<string, Started>();
-  const refreshPool = [...fixtures.refreshTokens];
+/** The wanted scenarios on the server as an operator runs it (HS256, no tracing). */
+function defaultScenarios({ fixtures, refreshPool }: Setup): Scenario[] {
   const runId = randomBytes(4).toString("hex");
-  const measured: Scenario[] = [
+  const all: Scenario[] = [
     { name: "GET /user", shape: scenarios.getUser(fixtures.accessTokens), ceiling: "read floor", target: 0.8 },
     { name: "refresh", shape: scenarios.refreshToken(refreshPool), ceiling: "rotation floor", target: 0.9 },
     { name: "password grant", shape: scenarios.passwordGrant(fixtures), ceiling: "argon2id verify", target: 0.95 },
     { name: "signup", shape: scenarios.signup(runId), ceiling: "argon2id hash", target: 0.95 },
     { name: "GET /settings", shape: scenarios.getSettings(), ceiling: "http floor" },
-  ].filter((scenario) => wanted(scenario.name));
+  ];
+  return all.filter((scenario) => wanted(scenario.name));
+}
+
+/**
+ * Starts a server for each variant of the server wanted, into `servers` by its name, and returns their scenarios:
+ * with a key ring (RS256, ES256), what each algorithm costs a request that verifies a token, and one that signs;
+ * with tracing on (TRACING_ENABLED), every span exported over OTLP to a collector that takes and drops them, what a
+ * span per request, with its database children, costs; with metrics on as well (METRICS_ENABLED), pushed over OTLP
+ * every 10 s, what observing everything costs.
+ */
+async function startVariants(setup: Setup, servers: Map<string, Started>): Promise<Scenario[]> {
+  const rings = { RS256: newKeyRing("RS256"), ES256: newKeyRing("ES256") } as const;
+  const measured: Scenario[] = [];
   for (const [alg, ring] of Object.entries(rings)) {
-    if (!wanted(`GET /user ${alg}`) && !wanted(`refresh ${alg}`)) continue;
-    const ringServer = await startServer(databaseUrl, jwtSecret, { AUTH_JWT_KEYS: ring });
-    ringServers.set(alg, ringServer);
-    const accessTokens = await accessTokensFrom(ringServer.url, fixtures.emails);
-    const shapes: Scenario[] = [
-      {
-        name: `GET /user ${alg}`,
-        shape: scenarios.getUser(accessTokens),
-        ceiling: "read floor",
-        target: 0.8,
-        server: alg,
-      },
-      {
-        name: `refresh ${alg}`,
-        shape: scenarios.refreshToken(refreshPool),
-        ceiling: "rotation floor",
-        target: 0.8,
-        server: alg,
-      },
-    ];
-    measured.push(...shapes.filter((scenario) => wanted(scenario.name)));
+    if (!variantWanted(alg)) continue;
+    const ringServer = await startServer(setup.databaseUrl, setup.jwtSecret, { AUTH_JWT_KEYS: ring });
+    servers.set(alg, ringServer);
+    // Its own access tokens: signed with its ring, as its clients' are.
+    const accessTokens = await accessTokensFrom(ringServer.url, setup.fixtures.emails);
+    measured.push(...variantScenarios(alg, accessTokens, setup.refreshPool));
   }
-  // The same paths with tracing on (TRACING_ENABLED), every span exported over OTLP to a collector that takes and
-  // drops them: what a span per request, with its database children, costs.
-  // And with metrics on as well (METRICS_ENABLED), pushed over OTLP every 10 s: what observing everything costs.
   const observed = {
     traced: { AUTH_TRACING_ENABLED: "true" },
     observed: { AUTH_TRACING_ENABLED: "true", AUTH_METRICS_ENABLED: "true", OTEL_METRIC_EXPORT_INTERVAL: "10000" },
   };
   for (const [server, env] of Object.entries(observed)) {
-    if (!wanted(`GET /user ${server}`) && !wanted(`refresh ${server}`)) continue;
+    if (!variantWanted(server)) continue;
     const collector = await startOtlpSink();
-    const started = await startServer(databaseUrl, jwtSecret, {
+    const started = await startServer(setup.databaseUrl, setup.jwtSecret, {
       ...env,
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
       OTEL_EXPORTER_OTLP_ENDPOINT: collector,
     });
-    ringServers.set(server, started);
-    const shapes: Scenario[] = [
-      {
-        name: `GET /user ${server}`,
-        shape: scenarios.getUser(fixtures.accessTokens),
-        ceiling: "read floor",
-        target: 0.8,
-        server,
-      },
-      {
-        name: `refresh ${server}`,
-        shape: scenarios.refreshToken(refreshPool),
-        ceiling: "rotation floor",
-        target: 0.8,
-        server,
-      },
-    ];
-    measured.push(...shapes.filter((scenario) => wanted(scenario.name)));
+    servers.set(server, started);
+    measured.push(...variantScenarios(server, setup.fixtures.accessTokens, setup.refreshPool));
   }
+  return measured;
+}
 
-  // Every process under load is started now and sits idle while another is measured.
+/** Whether a row of the server's variant `server` is wanted: else it is not started. */
+const variantWanted = (server: string) => wanted(`GET /user ${server}`) || wanted(`refresh ${server}`);
+
+/** The wanted scenarios on the server's variant `server`: GET /user with `accessTokens`, and refresh. */
+function variantScenarios(server: string, accessTokens: readonly string[], refreshPool: string[]): Scenario[] {
+  const shapes: Scenario[] = [
+    { name: `GET /user ${server}`, shape: scenarios.getUser(accessTokens), ceiling: "read floor", target: 0.8, server },
+    {
+      name: `refresh ${server}`,
+      shape: scenarios.refreshToken(refreshPool),
+      ceiling: "rotation floor",
+      target: 0.8,
+      server,
+    },
+  ];
+  return shapes.filter((scenario) => wanted(scenario.name));
+}
+
+/** Starts each floor that a scenario of `measured` has for its ceiling, by the ceiling's name. */
+async function startFloors(
+  measured: readonly Scenario[],
+  databaseUrl: string,
+  fixtures: Fixtures,
+): Promise<Map<string, Started>> {
   const floors = new Map<string, Started>();
   for (const kind of ["http", "read", "rotation"] as const) {
     if (measured.some((scenario) => scenario.ceiling === `${kind} floor`))
       floors.set(`${kind} floor`, await startFloor(kind, databaseUrl, fixtures));
   }
+  return floors;
+}
+
+type MeasureCeiling = (name: string, concurrency: number) => Promise<Row>;
+
+/** Measures a ceiling by its name: on its floor's process when it has one, else argon2id alone. */
+function ceilingMeasurer(floors: ReadonlyMap<string, Started>, floorSessions: readonly string[]): MeasureCeiling {
   const ceilingShapes = new Map<string, LoadShape>([
     ["http floor", scenarios.floor()],
     ["read floor", scenarios.floor()],
     ["rotation floor", scenarios.rotationFloor(floorSessions)],
   ]);
-  const measureCeiling = (name: string, concurrency: number): Promise<Row> => {
+  return (name, concurrency) => {
     const floor = floors.get(name);
     if (floor) return measure(name, floor, ceilingShapes.get(name)!, concurrency);
     return measureArgon2(name === "argon2id hash" ? "hash" : "verify", concurrency);
   };
-  server = await startServer(databaseUrl, jwtSecret);
+}
 
-  // The machine's speed drifts over minutes (other tenants of the host take its CPU), so each row is measured in
-  // rounds, each right after a round of its ceiling at the same concurrency, and the ratio is the median of the
-  // rounds' ratios.
+/**
+ * Each scenario at each concurrency, in rounds: the ceilings' rows (one per round, combined), then the scenarios'.
+ * The machine's speed drifts over minutes (other tenants of the host take its CPU), so each row is measured in
+ * rounds, each right after a round of its ceiling at the same concurrency, and the ratio is the median of the
+ * rounds' ratios.
+ */
+async function measureInRounds(
+  measured: readonly Scenario[],
+  measureCeiling: MeasureCeiling,
+  serverOf: (scenario: Scenario) => Started,
+): Promise<Row[]> {
   const ceilingRows: Row[] = [];
   const scenarioRows: Row[] = [];
   for (const scenario of measured) {
@@ -212,15 +259,15 @@ async function measureUnderLoad(databaseUrl: string, jwtSecret: string): Promise
       const pairs: { ceiling: Row; scenario: Row }[] = [];
       for (let round = 0; round < settings.rounds; round++) {
         const ceiling = await measureCeiling(scenario.ceiling, concurrency);
-        const target = scenario.server ? ringServers.get(scenario.server)! : server;
-        pairs.push({ ceiling, scenario: await measure(scenario.name, target, scenario.shape, concurrency) });
+        pairs.push({
+          ceiling,
+          scenario: await measure(scenario.name, serverOf(scenario), scenario.shape, concurrency),
+        });
       }
       ceilingRows.push(combineRounds(pairs.map((pair) => pair.ceiling)));
       scenarioRows.push(compareRounds(scenario.name, pairs, scenario.target));
     }
   }
-  await stop(server);
-  for (const program of [...floors.values(), ...ringServers.values()]) await stop(program);
   return [...ceilingRows, ...scenarioRows];
 }
 

@@ -52,14 +52,23 @@ describe("the third attack review, over HTTP", () => {
   });
 });
 
+/** A JSON POST from `ip`, a loopback address of its own (127.0.0.x). */
+interface PostFrom {
+  readonly ip: string;
+  readonly server: TestServer;
+  readonly path: string;
+  readonly body: unknown;
+  readonly headers?: Record<string, string>;
+}
+
 /** A POST from its own loopback address (127.0.0.x), as a client on another host would make it. */
-function postFrom(
-  ip: string,
-  server: TestServer,
-  path: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: Record<string, unknown> }> {
+function postFrom({
+  ip,
+  server,
+  path,
+  body,
+  headers = {},
+}: PostFrom): Promise<{ status: number; body: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const url = new URL(path, server.url);
     const payload = JSON.stringify(body);
@@ -95,7 +104,12 @@ describe("M4: bursts of guesses from many addresses at once", () => {
     await (await adminApi(server)).createUser({ email, password, email_confirm: true });
     const answers = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
-        postFrom(`127.0.0.${i + 2}`, server, "/token?grant_type=password", { email, password: `guess ${i}` }),
+        postFrom({
+          ip: `127.0.0.${i + 2}`,
+          server,
+          path: "/token?grant_type=password",
+          body: { email, password: `guess ${i}` },
+        }),
       ),
     );
     const codes = answers.map((answer) => answer.body["error_code"]);
@@ -112,22 +126,28 @@ describe("M4: bursts of guesses from many addresses at once", () => {
       return { session: data.session! };
     })();
     const bearer = { authorization: `Bearer ${session.access_token}` };
-    const enrolled = await postFrom("127.0.0.1", server, "/factors", { factor_type: "totp" }, bearer);
+    const enrolled = await postFrom({
+      ip: "127.0.0.1",
+      server,
+      path: "/factors",
+      body: { factor_type: "totp" },
+      headers: bearer,
+    });
     const factorId = String(enrolled.body["id"]);
     // Each guess from its own address, with a challenge made from that address, as the challenge is bound to it.
     const ips = Array.from({ length: 40 }, (_, i) => `127.0.1.${i + 2}`);
     const challenges = await Promise.all(
-      ips.map((ip) => postFrom(ip, server, `/factors/${factorId}/challenge`, {}, bearer)),
+      ips.map((ip) => postFrom({ ip, server, path: `/factors/${factorId}/challenge`, body: {}, headers: bearer })),
     );
     const answers = await Promise.all(
       ips.map((ip, i) =>
-        postFrom(
+        postFrom({
           ip,
           server,
-          `/factors/${factorId}/verify`,
-          { challenge_id: challenges[i]!.body["id"], code: "000000" },
-          bearer,
-        ),
+          path: `/factors/${factorId}/verify`,
+          body: { challenge_id: challenges[i]!.body["id"], code: "000000" },
+          headers: bearer,
+        }),
       ),
     );
     const codes = answers.map((answer) => answer.body["error_code"]);

@@ -53,13 +53,14 @@ describeIfAvailable(
       // Kept-alive connections, reused from one sign-in to the next, as a load balancer or an SDK keeps them.
       const keptAlive = new Agent({ keepAlive: true });
       const signIn = (n: number, agent: Agent | false) =>
-        post(
-          server.url,
-          "/token?grant_type=password",
-          { email: emails[n % USERS], password: PASSWORD },
-          `sign-in ${n} (${agent ? "kept-alive" : "own connection"})`,
-          { agent, timeoutMs: 30_000 },
-        );
+        post({
+          baseUrl: server.url,
+          path: "/token?grant_type=password",
+          json: { email: emails[n % USERS], password: PASSWORD },
+          what: `sign-in ${n} (${agent ? "kept-alive" : "own connection"})`,
+          agent,
+          timeoutMs: 30_000,
+        });
 
       // Steady load: 8 clients, every other one on kept-alive connections, the others opening a connection for each
       // request, so that the server has connections busy, idle between requests, and new when SIGTERM comes.

@@ -23,13 +23,13 @@ describeIfAvailable(faultSuiteUnavailable, "SIGTERM under load", () => {
       workers: 12,
       maxRequests: 120,
       task: (_worker, n) =>
-        postOnOwnConnection(
-          server.url,
-          "/signup",
-          { email: `term-${n}@example.com`, password: PASSWORD },
-          `signup term-${n}@example.com`,
-          20_000,
-        ),
+        postOnOwnConnection({
+          baseUrl: server.url,
+          path: "/signup",
+          json: { email: `term-${n}@example.com`, password: PASSWORD },
+          what: `signup term-${n}@example.com`,
+          timeoutMs: 20_000,
+        }),
     });
     await waitUntil("80 sign-ups to be answered", () => load.outcomes().length >= 80, {
       timeoutMs: 30_000,

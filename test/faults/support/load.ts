@@ -82,21 +82,26 @@ export async function call(
  * A JSON POST on a connection of its own, closed after the answer (`Connection: close`), unlike fetch's pooled
  * keep-alive connections: when the server stops, no idle connection of the client's is left for it to close.
  */
-export function postOnOwnConnection(baseUrl: string, path: string, json: unknown, what: string, timeoutMs = 30_000) {
-  return post(baseUrl, path, json, what, { agent: false, timeoutMs });
+export function postOnOwnConnection(message: JsonPost) {
+  return post({ ...message, agent: false, timeoutMs: message.timeoutMs ?? 30_000 });
+}
+
+/** One JSON POST of `post`'s or `postOnOwnConnection`'s. */
+export interface JsonPost {
+  readonly baseUrl: string;
+  readonly path: string;
+  readonly json: unknown;
+  /** The outcome's `what`. */
+  readonly what: string;
+  /** 30 s unless given. */
+  readonly timeoutMs?: number;
 }
 
 /**
  * A JSON POST through node:http: on a connection of its own (`agent: false`) or one of `agent`'s (an `Agent` with
  * `keepAlive` reuses its connections), recording the answer's `Connection` header.
  */
-export function post(
-  baseUrl: string,
-  path: string,
-  json: unknown,
-  what: string,
-  options: { readonly agent: Agent | false; readonly timeoutMs?: number },
-) {
+export function post({ baseUrl, path, json, what, ...options }: JsonPost & { readonly agent: Agent | false }) {
   const startedAt = Date.now();
   const body = JSON.stringify(json);
   return new Promise<Outcome>((resolve) => {

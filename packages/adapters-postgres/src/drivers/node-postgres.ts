@@ -1,10 +1,10 @@
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import { type Connection, type ConnectionEvents, closeOnce, type Database, type Driver } from "../database.ts";
-import type { MigrationConnection } from "../migrations/migrate.ts";
-import { createAcquirer } from "./acquire.ts";
+import type { MigrationConnection, MigrationTarget } from "../migrations/migrate.ts";
+import { type Acquirer, createAcquirer } from "./acquire.ts";
 import type { WrapQuery } from "./query-spans.ts";
-import { createTimeBudget, type TimeBudgetOptions, type TransactionClock } from "./time-budget.ts";
+import { createTimeBudget, type TimeBudget, type TimeBudgetOptions, type TransactionClock } from "./time-budget.ts";
 import { unfitForWork } from "./unfit-connection.ts";
 import { checkWritable } from "./writable-check.ts";
 
@@ -35,6 +35,34 @@ interface Views {
   readonly timed: Queries;
 }
 
+/** What the driver's steps share about the pool and the connections checked out of it. */
+interface Sessions {
+  readonly budget: TimeBudget;
+  readonly acquire: Acquirer["acquire"];
+  /**
+   * Connections a statement failed on in a way that says the session cannot do the work (unfitForWork): destroyed
+   * when given back, whether or not the caller let the failure through.
+   */
+  readonly unfit: WeakMap<pg.PoolClient, Error>;
+  /** The transaction each checked-out connection is running, with its deadline: what its statements check. */
+  readonly clocks: WeakMap<pg.PoolClient, TransactionClock>;
+  /** The views of a connection, built the first time it is asked for and kept for the connection's life. */
+  readonly viewsOf: (client: pg.PoolClient) => Views;
+}
+
+/** A connection checked out for some work, and where a failure of the connection goes meanwhile. */
+interface Held {
+  readonly client: pg.PoolClient;
+  readonly broke: (error: Error) => void;
+}
+
+/** Work to run in a transaction: its deadline, and whether it gets one (a migration's does not). */
+interface TransactionRequest<T> {
+  readonly deadlineAt: number | undefined;
+  readonly work: (client: Queries) => Promise<T>;
+  readonly bounded: boolean;
+}
+
 // The locking reads rely on READ COMMITTED (each statement sees what committed before it), whatever the database's
 // default.
 const BEGIN = "BEGIN ISOLATION LEVEL READ COMMITTED";
@@ -49,7 +77,42 @@ const BEGIN = "BEGIN ISOLATION LEVEL READ COMMITTED";
  */
 export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
   const budget = createTimeBudget(options.timeouts ?? {});
-  const { sessionSettings } = budget;
+  const pool = createPool(options, budget.sessionSettings);
+  const { acquire, waitingCount } = createAcquirer(pool);
+  const sessions = createSessions(budget, acquire, options.wrapQuery);
+  // Drizzle outside a transaction and ping use the pool's own query: it runs on a connection checked out here too,
+  // so that every statement is traced once and watched for an unfit session.
+  pool.query = poolStatement(sessions) as unknown as typeof pool.query;
+  const databaseOf = createDatabases();
+
+  return {
+    poolCounts: () => ({
+      used: pool.totalCount - pool.idleCount,
+      idle: pool.idleCount,
+      pending: pool.waitingCount + waitingCount(),
+    }),
+    db: drizzle({ client: pool }),
+    transaction: (work, deadlineAt) =>
+      withTransaction(sessions, {
+        deadlineAt: budget.deadlineAt(deadlineAt),
+        work: (client) => work(databaseOf(client)),
+        bounded: true,
+      }),
+    onConnection: createConnectionHandout(sessions, databaseOf),
+    migrationTarget: createMigrationTarget(sessions),
+    ping: async () => void (await pool.query("SELECT 1")),
+    checkWritable: (timeoutMs) =>
+      checkWritable(options.url, timeoutMs, async () => {
+        const { rows } = await pool.query<{ transaction_read_only: string }>("SHOW transaction_read_only");
+        return rows[0]?.transaction_read_only;
+      }),
+    listen: (channel, onNotify) => listenOn(options, channel, onNotify),
+    close: closeOnce(() => pool.end()),
+  };
+}
+
+/** The pool, sized and bounded as `options` say, each new connection given `sessionSettings` first. */
+function createPool(options: NodePostgresOptions, sessionSettings: string | undefined): pg.Pool {
   const timeoutMs = options.timeouts?.timeoutMs;
   const pool = new pg.Pool({
     connectionString: options.url,
@@ -67,138 +130,168 @@ export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
   // An idle connection that breaks (server restart, network) is reported here and dropped by the pool; without a
   // listener the 'error' event would crash the process.
   pool.on("error", (error) => options.onPoolError?.(error));
-  const { acquire, waitingCount } = createAcquirer(pool);
+  return pool;
+}
 
-  // Connections a statement failed on in a way that says the session cannot do the work (unfitForWork): destroyed
-  // when given back, whether or not the caller let the failure through.
-  const unfit = new WeakMap<pg.PoolClient, Error>();
-
-  // The transaction each checked-out connection is running, with its deadline: what its statements check.
-  const clocks = new WeakMap<pg.PoolClient, TransactionClock>();
+/** The state shared by the steps below, empty until connections are checked out. */
+function createSessions(budget: TimeBudget, acquire: Acquirer["acquire"], wrapQuery: WrapQuery | undefined): Sessions {
   // Traced, the query of each connection, through a view kept for the connection's life: every statement runs on a
-  // connection checked out here, the pool's own query included (below), so each is traced once.
-  const { wrapQuery } = options;
+  // connection checked out here, the pool's own query included, so each is traced once.
   const views = new WeakMap<pg.PoolClient, Views>();
-  const viewsOf = (client: pg.PoolClient): Views => {
-    let found = views.get(client);
-    if (!found) {
-      const query: RunQuery = wrapQuery ? (wrapQuery(client.query.bind(client)) as RunQuery) : runner(client);
-      const plain: Queries = { query: watched(client, query) as unknown as Queries["query"] };
-      const run = runner(plain);
-      const timed = async (...args: unknown[]) => {
-        const clock = clocks.get(client);
-        const settings = clock && budget.beforeStatement(clock);
-        if (settings !== undefined) await run(settings);
-        return run(...args);
-      };
-      found = { plain, timed: { query: timed as unknown as Queries["query"] } };
-      views.set(client, found);
+  const sessions: Sessions = {
+    budget,
+    acquire,
+    unfit: new WeakMap(),
+    clocks: new WeakMap(),
+    viewsOf: (client) => {
+      let found = views.get(client);
+      if (!found) {
+        found = viewsFor(sessions, client, wrapQuery);
+        views.set(client, found);
+      }
+      return found;
+    },
+  };
+  return sessions;
+}
+
+/** Builds the views of `client`: its query (traced, if so) watched for unfit sessions, and that checked by its clock. */
+function viewsFor(sessions: Sessions, client: pg.PoolClient, wrapQuery: WrapQuery | undefined): Views {
+  const query: RunQuery = wrapQuery ? (wrapQuery(client.query.bind(client)) as RunQuery) : runner(client);
+  const plain: Queries = { query: watched(sessions, client, query) as unknown as Queries["query"] };
+  const run = runner(plain);
+  const timed = async (...args: unknown[]) => {
+    const clock = sessions.clocks.get(client);
+    const settings = clock && sessions.budget.beforeStatement(clock);
+    if (settings !== undefined) await run(settings);
+    return run(...args);
+  };
+  return { plain, timed: { query: timed as unknown as Queries["query"] } };
+}
+
+/** `query`, noting the connection as unfit when a statement fails in a way that says so. */
+function watched(sessions: Sessions, client: pg.PoolClient, query: RunQuery): RunQuery {
+  return (...args) => {
+    const result = query(...args);
+    // A branch of its own, handled: the caller still gets the rejection.
+    result.catch((error: unknown) => {
+      if (unfitForWork(error)) sessions.unfit.set(client, error instanceof Error ? error : new Error(String(error)));
+    });
+    return result;
+  };
+}
+
+/**
+ * Runs `work` on a connection checked out for it, then gives it back; one that broke meanwhile, or whose session
+ * turned out unfit for work (read-only, shutting down), is destroyed, so that the next one connects afresh.
+ */
+async function withConnection<T>(
+  sessions: Sessions,
+  deadlineAt: number | undefined,
+  work: (held: Held) => Promise<T>,
+): Promise<T> {
+  const client = await sessions.acquire(deadlineAt);
+  // While checked out, the client has no pool listener: a connection lost between two statements would emit
+  // 'error' with nobody listening. Record it instead, so the client is destroyed rather than reused.
+  let broken: Error | undefined;
+  const onError = (error: Error) => {
+    broken ??= error;
+  };
+  client.on("error", onError);
+  try {
+    return await work({ client, broke: onError });
+  } finally {
+    client.off("error", onError);
+    client.release(broken ?? sessions.unfit.get(client));
+  }
+}
+
+/**
+ * Runs `request.work` in a transaction on a connection already checked out. What it sets after BEGIN is decided now,
+ * once the connection is there: waiting for one may have taken most of the time.
+ */
+async function inTransaction<T>(sessions: Sessions, held: Held, request: TransactionRequest<T>): Promise<T> {
+  const { client, broke } = held;
+  const { deadlineAt, work, bounded } = request;
+  const { budget } = sessions;
+  const { plain, timed } = sessions.viewsOf(client);
+  const { settings, clock } = bounded ? budget.begin(deadlineAt) : { settings: budget.unbounded, clock: undefined };
+  // Several statements in one simple query: one round trip.
+  await plain.query(settings === undefined ? BEGIN : `${BEGIN}; ${settings}`);
+  if (clock) sessions.clocks.set(client, clock);
+  try {
+    const result = await work(timed);
+    // Not checked against the deadline: the work is done, and finishing it costs less than undoing it.
+    const commit = await plain.query("COMMIT");
+    // COMMIT of a transaction in which a statement failed answers ROLLBACK instead of an error; that happens
+    // when `work` swallowed the failure, and it must not look like success.
+    if (commit.command === "ROLLBACK") throw new Error("the transaction was rolled back: one of its statements failed");
+    return result;
+  } catch (error) {
+    await plain.query("ROLLBACK").catch(broke);
+    throw error;
+  } finally {
+    sessions.clocks.delete(client);
+  }
+}
+
+/** Runs `request.work` in a transaction on a connection checked out for it. */
+function withTransaction<T>(sessions: Sessions, request: TransactionRequest<T>): Promise<T> {
+  return withConnection(sessions, request.deadlineAt, (held) => inTransaction(sessions, held, request));
+}
+
+/**
+ * A statement outside a transaction, on `held.client`: under the connection's own timeouts when they end it by the
+ * deadline (give or take a tenth of the bound), or else in a transaction of its own that sets what is left.
+ * Decided as it starts: work that waited for a connection, or ran statements before, may have little time left.
+ */
+function autocommit(sessions: Sessions, held: Held, deadlineAt: number | undefined, args: unknown[]): Promise<unknown> {
+  return deadlineAt === undefined || sessions.budget.sessionFits(deadlineAt)
+    ? runner(sessions.viewsOf(held.client).plain)(...args)
+    : inTransaction(sessions, held, { deadlineAt, work: (queries) => runner(queries)(...args), bounded: true });
+}
+
+/**
+ * The pool's own query, which drizzle outside a transaction and ping use: work with no deadline of its own (the
+ * outbox worker, maintenance), bounded by timeoutMs. The callback forms are not supported: nothing here uses them.
+ */
+function poolStatement(sessions: Sessions): RunQuery {
+  return async (...args) => {
+    const deadlineAt = sessions.budget.deadlineAt();
+    return withConnection(sessions, deadlineAt, (held) => autocommit(sessions, held, deadlineAt, args));
+  };
+}
+
+/**
+ * One Database per pooled connection, kept for the connection's life: the statements prepared on it (see
+ * stores/prepared.ts) are built once per connection, as PostgreSQL parses them once per connection.
+ */
+function createDatabases(): (client: Queries) => Database {
+  const bound = new WeakMap<Queries, Database>();
+  return (client) => {
+    let db = bound.get(client);
+    if (!db) {
+      // drizzle only calls `query` of a client it is given (its own transaction() is not used).
+      db = drizzle({ client: client as pg.PoolClient });
+      bound.set(client, db);
     }
-    return found;
+    return db;
   };
+}
 
-  /** `query`, noting the connection as unfit when a statement fails in a way that says so. */
-  const watched =
-    (client: pg.PoolClient, query: RunQuery): RunQuery =>
-    (...args) => {
-      const result = query(...args);
-      // A branch of its own, handled: the caller still gets the rejection.
-      result.catch((error: unknown) => {
-        if (unfitForWork(error)) unfit.set(client, error instanceof Error ? error : new Error(String(error)));
-      });
-      return result;
-    };
+/** What a connection checked out by onConnection is doing now: the work's deadline, and where a failure goes. */
+interface Working {
+  readonly deadlineAt: number;
+  readonly broke: (error: Error) => void;
+}
 
-  /**
-   * Runs `work` on a connection checked out for it, then gives it back; one that broke meanwhile, or whose session
-   * turned out unfit for work (read-only, shutting down), is destroyed, so that the next one connects afresh.
-   */
-  const withConnection = async <T>(
-    deadlineAt: number | undefined,
-    work: (client: pg.PoolClient, broke: (error: Error) => void) => Promise<T>,
-  ): Promise<T> => {
-    const client = await acquire(deadlineAt);
-    // While checked out, the client has no pool listener: a connection lost between two statements would emit
-    // 'error' with nobody listening. Record it instead, so the client is destroyed rather than reused.
-    let broken: Error | undefined;
-    const onError = (error: Error) => {
-      broken ??= error;
-    };
-    client.on("error", onError);
-    try {
-      return await work(client, onError);
-    } finally {
-      client.off("error", onError);
-      client.release(broken ?? unfit.get(client));
-    }
-  };
-
-  /**
-   * Runs `work` in a transaction on a connection already checked out. What it sets after BEGIN is decided now, once
-   * the connection is there: waiting for one may have taken most of the time.
-   */
-  const inTransaction = async <T>(
-    client: pg.PoolClient,
-    broke: (error: Error) => void,
-    deadlineAt: number | undefined,
-    work: (client: Queries) => Promise<T>,
-    bounded: boolean,
-  ): Promise<T> => {
-    const { plain, timed } = viewsOf(client);
-    const { settings, clock } = bounded ? budget.begin(deadlineAt) : { settings: budget.unbounded, clock: undefined };
-    // Several statements in one simple query: one round trip.
-    await plain.query(settings === undefined ? BEGIN : `${BEGIN}; ${settings}`);
-    if (clock) clocks.set(client, clock);
-    try {
-      const result = await work(timed);
-      // Not checked against the deadline: the work is done, and finishing it costs less than undoing it.
-      const commit = await plain.query("COMMIT");
-      // COMMIT of a transaction in which a statement failed answers ROLLBACK instead of an error; that happens
-      // when `work` swallowed the failure, and it must not look like success.
-      if (commit.command === "ROLLBACK")
-        throw new Error("the transaction was rolled back: one of its statements failed");
-      return result;
-    } catch (error) {
-      await plain.query("ROLLBACK").catch(broke);
-      throw error;
-    } finally {
-      clocks.delete(client);
-    }
-  };
-
-  const withTransaction = <T>(
-    deadlineAt: number | undefined,
-    work: (client: Queries) => Promise<T>,
-    bounded = true,
-  ): Promise<T> =>
-    withConnection(deadlineAt, (client, broke) => inTransaction(client, broke, deadlineAt, work, bounded));
-
-  /**
-   * A statement outside a transaction, on `client`: under the connection's own timeouts when they end it by the
-   * deadline (give or take a tenth of the bound), or else in a transaction of its own that sets what is left.
-   * Decided as it starts: work that waited for a connection, or ran statements before, may have little time left.
-   */
-  const autocommit = (
-    client: pg.PoolClient,
-    broke: (error: Error) => void,
-    deadlineAt: number | undefined,
-    args: unknown[],
-  ): Promise<unknown> =>
-    deadlineAt === undefined || budget.sessionFits(deadlineAt)
-      ? runner(viewsOf(client).plain)(...args)
-      : inTransaction(client, broke, deadlineAt, (queries) => runner(queries)(...args), true);
-
-  // The pool's own query, which drizzle outside a transaction and ping use: work with no deadline of its own (the
-  // outbox worker, maintenance), bounded by timeoutMs. The callback forms are not supported: nothing here uses them.
-  const statement: RunQuery = async (...args) => {
-    const deadlineAt = budget.deadlineAt();
-    return withConnection(deadlineAt, (client, broke) => autocommit(client, broke, deadlineAt, args));
-  };
-  pool.query = statement as unknown as typeof pool.query;
-
-  // The work each connection checked out by onConnection is doing now: its deadline, and where a failure of the
-  // connection goes. A connection does one piece of work at a time, so its statements read it here.
-  const working = new WeakMap<pg.PoolClient, { deadlineAt: number; broke: (error: Error) => void }>();
+/** The driver's onConnection: work holding one connection, each of its statements bounded by the work's deadline. */
+function createConnectionHandout(
+  sessions: Sessions,
+  databaseOf: (client: Queries) => Database,
+): Driver["onConnection"] {
+  // A connection does one piece of work at a time, so its statements read that work here.
+  const working = new WeakMap<pg.PoolClient, Working>();
   // One Connection per pooled connection, kept for its life, as databaseOf keeps a Database: the statements prepared
   // on it are built once.
   const connections = new WeakMap<pg.PoolClient, Connection>();
@@ -210,79 +303,70 @@ export function createNodePostgresDriver(options: NodePostgresOptions): Driver {
         if (!work) throw new Error("a statement on a connection no work holds");
         return work;
       };
-      const query: RunQuery = async (...args) => {
-        const { deadlineAt, broke } = current();
-        return autocommit(client, broke, deadlineAt, args);
-      };
-      found = {
-        // drizzle only calls `query` of a client it is given.
-        db: drizzle({ client: { query } as unknown as pg.PoolClient }),
-        atomic: (work) => {
-          const { deadlineAt, broke } = current();
-          return inTransaction(client, broke, deadlineAt, (queries) => work(databaseOf(queries)), true);
-        },
-      };
+      found = connectionFor(sessions, client, current, databaseOf);
       connections.set(client, found);
     }
     return found;
   };
+  return (deadlineAt, work) =>
+    withConnection(sessions, deadlineAt, async ({ client, broke }) => {
+      working.set(client, { deadlineAt, broke });
+      try {
+        return await work(connectionOf(client));
+      } finally {
+        working.delete(client);
+      }
+    });
+}
 
-  // One Database per pooled connection, kept for the connection's life: the statements prepared on it (see
-  // stores/prepared.ts) are built once per connection, as PostgreSQL parses them once per connection.
-  const bound = new WeakMap<Queries, Database>();
-  const databaseOf = (client: Queries) => {
-    let db = bound.get(client);
-    if (!db) {
-      // drizzle only calls `query` of a client it is given (its own transaction() is not used).
-      db = drizzle({ client: client as pg.PoolClient });
-      bound.set(client, db);
-    }
-    return db;
+/** The Connection of `client`, whose statements run under the work `current` says it is doing. */
+function connectionFor(
+  sessions: Sessions,
+  client: pg.PoolClient,
+  current: () => Working,
+  databaseOf: (client: Queries) => Database,
+): Connection {
+  const query: RunQuery = async (...args) => {
+    const { deadlineAt, broke } = current();
+    return autocommit(sessions, { client, broke }, deadlineAt, args);
   };
-
   return {
-    poolCounts: () => ({
-      used: pool.totalCount - pool.idleCount,
-      idle: pool.idleCount,
-      pending: pool.waitingCount + waitingCount(),
-    }),
-    db: drizzle({ client: pool }),
-    transaction: (work, deadlineAt) =>
-      withTransaction(budget.deadlineAt(deadlineAt), (client) => work(databaseOf(client))),
-    onConnection: (deadlineAt, work) =>
-      withConnection(deadlineAt, async (client, broke) => {
-        working.set(client, { deadlineAt, broke });
-        try {
-          return await work(connectionOf(client));
-        } finally {
-          working.delete(client);
-        }
-      }),
-    migrationTarget: {
-      // No statement timeout: a migration may rewrite a big table, and waits its turn on the migration lock.
-      transaction: (work) =>
-        withTransaction(
-          budget.deadlineAt(),
-          (client) => {
-            const connection: MigrationConnection = {
-              query: async <Row>(text: string, params: readonly unknown[]) =>
-                (await client.query(text, [...params])).rows as Row[],
-              // Without parameters node-postgres uses the simple protocol, which accepts several statements.
-              exec: async (script) => void (await client.query(script)),
-            };
-            return work(connection);
-          },
-          false,
-        ),
+    // drizzle only calls `query` of a client it is given.
+    db: drizzle({ client: { query } as unknown as pg.PoolClient }),
+    atomic: (work) => {
+      const { deadlineAt, broke } = current();
+      return inTransaction(
+        sessions,
+        { client, broke },
+        {
+          deadlineAt,
+          work: (queries) => work(databaseOf(queries)),
+          bounded: true,
+        },
+      );
     },
-    ping: async () => void (await pool.query("SELECT 1")),
-    checkWritable: (timeoutMs) =>
-      checkWritable(options.url, timeoutMs, async () => {
-        const { rows } = await pool.query<{ transaction_read_only: string }>("SHOW transaction_read_only");
-        return rows[0]?.transaction_read_only;
+  };
+}
+
+/** No statement timeout: a migration may rewrite a big table, and waits its turn on the migration lock. */
+function createMigrationTarget(sessions: Sessions): MigrationTarget {
+  return {
+    transaction: (work) =>
+      withTransaction(sessions, {
+        deadlineAt: sessions.budget.deadlineAt(),
+        work: (client) => work(migrationConnection(client)),
+        bounded: false,
       }),
-    listen: (channel, onNotify) => listenOn(options, channel, onNotify),
-    close: closeOnce(() => pool.end()),
+  };
+}
+
+/** A migration's view of its transaction's connection. */
+function migrationConnection(client: Queries): MigrationConnection {
+  return {
+    query: async <Row>(text: string, params: readonly unknown[]) =>
+      (await client.query(text, [...params])).rows as Row[],
+    // Without parameters node-postgres uses the simple protocol, which accepts several statements.
+    exec: async (script) => void (await client.query(script)),
   };
 }
 
@@ -321,30 +405,9 @@ async function listenOn(
     options.listenConnection?.lost(error instanceof Error ? error : new Error(String(error)));
   };
 
-  const open = async (): Promise<pg.Client> => {
-    const next = new pg.Client({
-      connectionString: options.url,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
-    });
-    // Until it listens, a failure rejects connect() or query(); an 'error' without a listener would crash.
-    next.on("error", () => undefined);
-    try {
-      await next.connect();
-      await next.query(`LISTEN "${channel}"`);
-      return next;
-    } catch (error) {
-      void next.end().catch(() => undefined);
-      throw error;
-    }
-  };
-
   const watch = (listening: pg.Client) => {
     const broke = (error: Error) => {
-      listening.removeAllListeners();
-      listening.on("error", () => undefined);
-      void listening.end().catch(() => undefined);
+      void discard(listening);
       if (stopped || client !== listening) return;
       client = undefined;
       reportLost(error);
@@ -364,7 +427,7 @@ async function listenOn(
       if (stopped) return;
       let next: pg.Client;
       try {
-        next = await open();
+        next = await openListening(options.url, channel);
       } catch (error) {
         reportLost(error);
         if (!stopped) reconnectAfter(Math.min(delayMs * 2, RECONNECT_LONGEST_MS));
@@ -383,14 +446,42 @@ async function listenOn(
     }, delayMs);
   };
 
-  watch(await open());
+  watch(await openListening(options.url, channel));
   return async () => {
     stopped = true;
     clearTimeout(retry);
     const last = client;
     client = undefined;
-    last?.removeAllListeners();
-    last?.on("error", () => undefined);
-    await last?.end().catch(() => undefined);
+    await (last && discard(last));
   };
+}
+
+/** A new connection, outside the pool, listening on `channel`; closed again when it cannot be had. */
+async function openListening(url: string, channel: string): Promise<pg.Client> {
+  const next = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+  });
+  // Until it listens, a failure rejects connect() or query(); an 'error' without a listener would crash.
+  next.on("error", () => undefined);
+  try {
+    await next.connect();
+    await next.query(`LISTEN "${channel}"`);
+    return next;
+  } catch (error) {
+    void next.end().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Closes a LISTEN connection no longer wanted: nothing it still emits reaches the listener, and an 'error' while it
+ * closes is heard (without a listener it would crash the process).
+ */
+function discard(listening: pg.Client): Promise<void> {
+  listening.removeAllListeners();
+  listening.on("error", () => undefined);
+  return listening.end().catch(() => undefined);
 }

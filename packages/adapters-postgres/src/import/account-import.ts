@@ -26,129 +26,9 @@ interface Skip {
  * itself.
  */
 export function createAccountImport(db: Database, transaction: RunInTransaction, schema: Schema): AccountImportTarget {
-  const { users, identities, mfaFactors, sessions, refreshTokens } = schema;
-
-  /** Accounts whose email, phone or identity is another user's here, or another account's of the batch. */
-  async function conflicts(runner: Database, accounts: readonly ImportedAccount[]): Promise<Skip[]> {
-    const ids = accounts.map((account) => account.user.id);
-    const emails = accounts.flatMap((account) => (account.user.email ? [account.user.email] : []));
-    const phones = accounts.flatMap((account) => (account.user.phone ? [account.user.phone] : []));
-    const pairs = accounts.flatMap((account) => account.user.identities);
-    const skips: Skip[] = [];
-    const taken = new Map<string, string>();
-    if (emails.length > 0 || phones.length > 0 || pairs.length > 0) {
-      // One statement, each list an array parameter, each entry one lookup in its unique index whatever the
-      // tables' sizes: a lateral subquery of LIMIT 1 holds the planner to it, where `= ANY` of a batch's entries
-      // scans the whole table while it has no statistics (as the import's first batches find it).
-      const text = (values: readonly string[]) => sql`unnest(${sql.param(values)}::text[])`;
-      const { rows } = (await runner.execute(sql`
-        SELECT 'email:' || h.email AS key, h.id AS holder FROM ${text(emails)} AS w(email)
-          CROSS JOIN LATERAL (SELECT ${users.email}, ${users.id} FROM ${users} WHERE ${users.email} = w.email LIMIT 1) AS h
-        UNION ALL
-        SELECT 'phone:' || h.phone, h.id FROM ${text(phones)} AS w(phone)
-          CROSS JOIN LATERAL (SELECT ${users.phone}, ${users.id} FROM ${users} WHERE ${users.phone} = w.phone LIMIT 1) AS h
-        UNION ALL
-        SELECT 'identity:' || h.provider || ':' || h.provider_id, h.user_id
-          FROM unnest(${sql.param(pairs.map((identity) => identity.provider))}::text[], ${sql.param(pairs.map((identity) => identity.providerId))}::text[]) AS w(provider, provider_id)
-          CROSS JOIN LATERAL (
-            SELECT ${identities.provider}, ${identities.providerId}, ${identities.userId} FROM ${identities}
-            WHERE ${identities.provider} = w.provider AND ${identities.providerId} = w.provider_id LIMIT 1
-          ) AS h`)) as unknown as { rows: readonly { key: string; holder: string }[] };
-      const batch = new Set(ids);
-      for (const row of rows) if (!batch.has(row.holder)) taken.set(row.key, row.holder);
-    }
-    // Provider names have no colon, so `provider:id` names one identity whatever its id holds.
-    for (const account of accounts) {
-      const { user } = account;
-      const keys = [
-        ...(user.email ? [[`email:${user.email}`, `email ${user.email}`]] : []),
-        ...(user.phone ? [[`phone:${user.phone}`, `phone ${user.phone}`]] : []),
-        ...user.identities.map((identity) => [
-          `identity:${identity.provider}:${identity.providerId}`,
-          `${identity.provider} identity ${identity.providerId}`,
-        ]),
-      ] as [string, string][];
-      const clash = keys.find(([key]) => taken.has(key) && taken.get(key) !== user.id);
-      if (clash) {
-        skips.push({ userId: user.id, reason: `${clash[1]} belongs to another user (${taken.get(clash[0])})` });
-        continue;
-      }
-      // Later accounts of the batch see this one's addresses as taken.
-      for (const [key] of keys) taken.set(key, user.id);
-    }
-    return skips;
-  }
-
-  /** Writes the accounts (or, for a dry run, only works out what that would do): what each kind of row came to. */
-  async function writeAll(
-    runner: Database,
-    accounts: readonly ImportedAccount[],
-    dryRun: boolean,
-  ): Promise<Omit<ImportBatchReport, "skipped">> {
-    if (accounts.length === 0) return { written: ZERO, unchanged: ZERO, kept: ZERO };
-    const allSessions = accounts.flatMap((account) => account.sessions);
-    const outcomes = {
-      users: await upsert(
-        runner,
-        users,
-        accounts.map((account) => toUserRow(account.user)),
-        dryRun,
-      ),
-      identities: await upsert(
-        runner,
-        identities,
-        accounts.flatMap((account) => account.user.identities.map(toIdentityRow)),
-        dryRun,
-      ),
-      factors: await upsert(
-        runner,
-        mfaFactors,
-        accounts.flatMap((account) => account.user.factors.map(toFactorRow)),
-        dryRun,
-      ),
-      sessions: await upsert(
-        runner,
-        sessions,
-        allSessions.map((imported) => toSessionRow(imported.session)),
-        dryRun,
-      ),
-    };
-    const refreshTokenOutcome = await insertTokens(
-      runner,
-      refreshTokens,
-      allSessions.flatMap((imported) => imported.refreshTokens.map(toRefreshTokenRow)),
-      outcomes.sessions.keptIds,
-      dryRun,
-    );
-    const pick = (key: "written" | "unchanged" | "kept"): ImportedCounts => ({
-      users: outcomes.users[key],
-      identities: outcomes.identities[key],
-      factors: outcomes.factors[key],
-      sessions: outcomes.sessions[key],
-      refreshTokens: refreshTokenOutcome[key],
-    });
-    return { written: pick("written"), unchanged: pick("unchanged"), kept: pick("kept") };
-  }
-
-  /** The accounts that conflict with none here skipped, the rest written (or, for a dry run, counted as if). */
-  async function outcomeOf(
-    on: Database,
-    accounts: readonly ImportedAccount[],
-    dryRun: boolean,
-  ): Promise<ImportBatchReport> {
-    const skipped = await conflicts(on, accounts);
-    const skippedIds = new Set(skipped.map((skip) => skip.userId));
-    const outcome = await writeAll(
-      on,
-      accounts.filter((account) => !skippedIds.has(account.user.id)),
-      dryRun,
-    );
-    return { ...outcome, skipped };
-  }
-
   async function writeBatch(accounts: readonly ImportedAccount[]): Promise<ImportBatchReport> {
     try {
-      return await transaction((tx) => outcomeOf(tx, accounts, false));
+      return await transaction((tx) => batchOutcome(tx, schema, accounts, false));
     } catch (error) {
       if (accounts.length === 1) {
         const skipped = [{ userId: accounts[0]!.user.id, reason: reasonOf(error) }];
@@ -175,21 +55,161 @@ export function createAccountImport(db: Database, transaction: RunInTransaction,
       // What write would do, worked out by the same statements without their writes. A database not migrated yet
       // holds nobody: a dry run there makes no tables to ask, and everything would be written.
       try {
-        return await outcomeOf(db, accounts, true);
+        return await batchOutcome(db, schema, accounts, true);
       } catch (error) {
         if (codeOf(error) !== UNDEFINED_TABLE) throw error;
-        const sessions = accounts.flatMap((account) => account.sessions);
-        const written = {
-          users: accounts.length,
-          identities: accounts.reduce((sum, account) => sum + account.user.identities.length, 0),
-          factors: accounts.reduce((sum, account) => sum + account.user.factors.length, 0),
-          sessions: sessions.length,
-          refreshTokens: sessions.reduce((sum, imported) => sum + imported.refreshTokens.length, 0),
-        };
-        return { written, unchanged: ZERO, kept: ZERO, skipped: [] };
+        return allWritten(accounts);
       }
     },
   };
+}
+
+/** The accounts that conflict with none here skipped, the rest written (or, for a dry run, counted as if). */
+async function batchOutcome(
+  on: Database,
+  schema: Schema,
+  accounts: readonly ImportedAccount[],
+  dryRun: boolean,
+): Promise<ImportBatchReport> {
+  const skipped = await conflicts(on, schema, accounts);
+  const skippedIds = new Set(skipped.map((skip) => skip.userId));
+  const outcome = await writeAll(
+    on,
+    schema,
+    accounts.filter((account) => !skippedIds.has(account.user.id)),
+    dryRun,
+  );
+  return { ...outcome, skipped };
+}
+
+/** A dry run's report where no tables are there yet: every row would be written. */
+function allWritten(accounts: readonly ImportedAccount[]): ImportBatchReport {
+  const sessions = accounts.flatMap((account) => account.sessions);
+  const written = {
+    users: accounts.length,
+    identities: accounts.reduce((sum, account) => sum + account.user.identities.length, 0),
+    factors: accounts.reduce((sum, account) => sum + account.user.factors.length, 0),
+    sessions: sessions.length,
+    refreshTokens: sessions.reduce((sum, imported) => sum + imported.refreshTokens.length, 0),
+  };
+  return { written, unchanged: ZERO, kept: ZERO, skipped: [] };
+}
+
+/** Accounts whose email, phone or identity is another user's here, or another account's of the batch. */
+async function conflicts(runner: Database, schema: Schema, accounts: readonly ImportedAccount[]): Promise<Skip[]> {
+  const taken = await takenHere(runner, schema, accounts);
+  const skips: Skip[] = [];
+  for (const account of accounts) {
+    const { user } = account;
+    const keys = contactKeys(account);
+    const clash = keys.find(([key]) => taken.has(key) && taken.get(key) !== user.id);
+    if (clash) {
+      skips.push({ userId: user.id, reason: `${clash[1]} belongs to another user (${taken.get(clash[0])})` });
+      continue;
+    }
+    // Later accounts of the batch see this one's addresses as taken.
+    for (const [key] of keys) taken.set(key, user.id);
+  }
+  return skips;
+}
+
+/**
+ * The account's email, phone and identities, each as [key, what a skip's reason calls it]. Provider names have no
+ * colon, so `provider:id` names one identity whatever its id holds.
+ */
+function contactKeys({ user }: ImportedAccount): [string, string][] {
+  return [
+    ...(user.email ? [[`email:${user.email}`, `email ${user.email}`]] : []),
+    ...(user.phone ? [[`phone:${user.phone}`, `phone ${user.phone}`]] : []),
+    ...user.identities.map((identity) => [
+      `identity:${identity.provider}:${identity.providerId}`,
+      `${identity.provider} identity ${identity.providerId}`,
+    ]),
+  ] as [string, string][];
+}
+
+/** The accounts' emails, phones and identities that a user here outside the batch holds: key -> holder's id. */
+async function takenHere(
+  runner: Database,
+  { users, identities }: Schema,
+  accounts: readonly ImportedAccount[],
+): Promise<Map<string, string>> {
+  const ids = accounts.map((account) => account.user.id);
+  const emails = accounts.flatMap((account) => (account.user.email ? [account.user.email] : []));
+  const phones = accounts.flatMap((account) => (account.user.phone ? [account.user.phone] : []));
+  const pairs = accounts.flatMap((account) => account.user.identities);
+  const taken = new Map<string, string>();
+  if (emails.length === 0 && phones.length === 0 && pairs.length === 0) return taken;
+  // One statement, each list an array parameter, each entry one lookup in its unique index whatever the
+  // tables' sizes: a lateral subquery of LIMIT 1 holds the planner to it, where `= ANY` of a batch's entries
+  // scans the whole table while it has no statistics (as the import's first batches find it).
+  const text = (values: readonly string[]) => sql`unnest(${sql.param(values)}::text[])`;
+  const { rows } = (await runner.execute(sql`
+    SELECT 'email:' || h.email AS key, h.id AS holder FROM ${text(emails)} AS w(email)
+      CROSS JOIN LATERAL (SELECT ${users.email}, ${users.id} FROM ${users} WHERE ${users.email} = w.email LIMIT 1) AS h
+    UNION ALL
+    SELECT 'phone:' || h.phone, h.id FROM ${text(phones)} AS w(phone)
+      CROSS JOIN LATERAL (SELECT ${users.phone}, ${users.id} FROM ${users} WHERE ${users.phone} = w.phone LIMIT 1) AS h
+    UNION ALL
+    SELECT 'identity:' || h.provider || ':' || h.provider_id, h.user_id
+      FROM unnest(${sql.param(pairs.map((identity) => identity.provider))}::text[], ${sql.param(pairs.map((identity) => identity.providerId))}::text[]) AS w(provider, provider_id)
+      CROSS JOIN LATERAL (
+        SELECT ${identities.provider}, ${identities.providerId}, ${identities.userId} FROM ${identities}
+        WHERE ${identities.provider} = w.provider AND ${identities.providerId} = w.provider_id LIMIT 1
+      ) AS h`)) as unknown as { rows: readonly { key: string; holder: string }[] };
+  const batch = new Set(ids);
+  for (const row of rows) if (!batch.has(row.holder)) taken.set(row.key, row.holder);
+  return taken;
+}
+
+/** Writes the accounts (or, for a dry run, only works out what that would do): what each kind of row came to. */
+async function writeAll(
+  runner: Database,
+  schema: Schema,
+  accounts: readonly ImportedAccount[],
+  dryRun: boolean,
+): Promise<Omit<ImportBatchReport, "skipped">> {
+  if (accounts.length === 0) return { written: ZERO, unchanged: ZERO, kept: ZERO };
+  const allSessions = accounts.flatMap((account) => account.sessions);
+  const outcomes = {
+    users: await upsert(
+      runner,
+      schema.users,
+      accounts.map((account) => toUserRow(account.user)),
+      dryRun,
+    ),
+    identities: await upsert(
+      runner,
+      schema.identities,
+      accounts.flatMap((account) => account.user.identities.map(toIdentityRow)),
+      dryRun,
+    ),
+    factors: await upsert(
+      runner,
+      schema.mfaFactors,
+      accounts.flatMap((account) => account.user.factors.map(toFactorRow)),
+      dryRun,
+    ),
+    sessions: await upsert(
+      runner,
+      schema.sessions,
+      allSessions.map((imported) => toSessionRow(imported.session)),
+      dryRun,
+    ),
+  };
+  const refreshTokenOutcome = await insertTokens(runner, schema.refreshTokens, {
+    rows: allSessions.flatMap((imported) => imported.refreshTokens.map(toRefreshTokenRow)),
+    keptSessionIds: outcomes.sessions.keptIds,
+    dryRun,
+  });
+  const pick = (key: "written" | "unchanged" | "kept"): ImportedCounts => ({
+    users: outcomes.users[key],
+    identities: outcomes.identities[key],
+    factors: outcomes.factors[key],
+    sessions: outcomes.sessions[key],
+    refreshTokens: refreshTokenOutcome[key],
+  });
+  return { written: pick("written"), unchanged: pick("unchanged"), kept: pick("kept") };
 }
 
 /** What one kind of row came to; `keptIds`, the ids of the rows kept. */
@@ -230,17 +250,19 @@ async function upsert<T extends PgTable>(
   );
 }
 
+/** The refresh tokens' rows, and the ids of the sessions kept here (whose tokens are not inserted). */
+interface TokensRequest {
+  readonly rows: readonly unknown[];
+  readonly keptSessionIds: readonly string[];
+  readonly dryRun: boolean;
+}
+
 /**
  * Inserts the refresh tokens not there yet (by id), but for sessions kept here, which have moved on from the
  * source's (or, in a dry run, counts what that would do). A token already here is unchanged: tokens never change.
  */
-async function insertTokens(
-  runner: Database,
-  table: PgTable,
-  rows: readonly unknown[],
-  keptSessionIds: readonly string[],
-  dryRun: boolean,
-): Promise<Outcome> {
+async function insertTokens(runner: Database, table: PgTable, request: TokensRequest): Promise<Outcome> {
+  const { rows, keptSessionIds, dryRun } = request;
   if (rows.length === 0) return NOTHING;
   const statement = bulkInsert(table);
   const kept = sql.param(keptSessionIds);

@@ -13,7 +13,12 @@ export function createAuditLogStore(db: Database, schema: Schema): AuditLogStore
   const { auditLogEntries: entries } = schema;
   return {
     async append(entry) {
-      await insertOne(db, schema.namespace, "audit_append", entries, toAuditRow(entry));
+      await insertOne(db, {
+        namespace: schema.namespace,
+        name: "audit_append",
+        table: entries,
+        row: toAuditRow(entry),
+      });
     },
 
     async list({ page, perPage, author, actions }) {

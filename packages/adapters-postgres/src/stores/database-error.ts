@@ -8,18 +8,29 @@ import { asServiceFailure } from "./service-failure.ts";
  * is needed to act on the failure, and the SQL text, which holds no values.
  */
 export class DatabaseError extends Error {
+  // Declared before `name`, so that the own properties come in the order they had as constructor parameters.
+  /** SQLSTATE, e.g. `23505` for a unique violation; undefined when the failure was not the server's. */
+  readonly code: string | undefined;
+  readonly constraint: string | undefined;
+  readonly table: string | undefined;
+  readonly query: string;
   override readonly name = "DatabaseError";
 
-  constructor(
-    message: string,
-    /** SQLSTATE, e.g. `23505` for a unique violation; undefined when the failure was not the server's. */
-    readonly code: string | undefined,
-    readonly constraint: string | undefined,
-    readonly table: string | undefined,
-    readonly query: string,
-  ) {
+  constructor(message: string, details: DatabaseErrorDetails) {
     super(message);
+    this.code = details.code;
+    this.constraint = details.constraint;
+    this.table = details.table;
+    this.query = details.query;
   }
+}
+
+/** What a DatabaseError tells of the failure besides its message. */
+export interface DatabaseErrorDetails {
+  readonly code: string | undefined;
+  readonly constraint: string | undefined;
+  readonly table: string | undefined;
+  readonly query: string;
 }
 
 const field = (value: unknown, key: string): string | undefined => {
@@ -36,13 +47,12 @@ export function toDatabaseError(error: unknown): unknown {
   const cause: unknown = error.cause;
   if (cause instanceof DeadlinePassed) return cause;
   const message = cause instanceof Error ? cause.message : "query failed";
-  return new DatabaseError(
-    message,
-    field(cause, "code"),
-    field(cause, "constraint"),
-    field(cause, "table"),
-    error.query,
-  );
+  return new DatabaseError(message, {
+    code: field(cause, "code"),
+    constraint: field(cause, "constraint"),
+    table: field(cause, "table"),
+    query: error.query,
+  });
 }
 
 /** The constraint a unique violation (SQLSTATE 23505) names; null for every other error. */

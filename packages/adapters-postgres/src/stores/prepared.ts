@@ -25,14 +25,17 @@ export function prepared<T>(db: Database, namespace: string, name: string, build
   return statement;
 }
 
+/** One row to insert into `table`, by the statement prepared under `name` in `namespace` (see prepared). */
+export interface InsertOne<T extends PgTable> {
+  readonly namespace: string;
+  readonly name: string;
+  readonly table: T;
+  readonly row: Readonly<Partial<T["$inferInsert"]>>;
+}
+
 /** Inserts one row, every column a parameter of a prepared statement (one-statement.ts, with no other write). */
-export async function insertOne<T extends PgTable>(
-  db: Database,
-  namespace: string,
-  name: string,
-  table: T,
-  row: Readonly<Partial<T["$inferInsert"]>>,
-): Promise<void> {
+export async function insertOne<T extends PgTable>(db: Database, insert: InsertOne<T>): Promise<void> {
+  const { namespace, name, table, row } = insert;
   const { keys, statement } = prepared(db, namespace, name, (statementName) => ({
     keys: insertableKeys(table),
     statement: oneStatement(db, insertRows([slot(table)], sql`id`), () => []).prepare(statementName),

@@ -22,13 +22,23 @@ export function createUserStore(db: Database, schema: Schema, atomic: Atomic): U
   return {
     async insert(user) {
       if (user.identities.length === 0) {
-        await insertOne(db, schema.namespace, "user_insert", users, toUserRow(user)).catch(rethrowConflict);
+        await insertOne(db, {
+          namespace: schema.namespace,
+          name: "user_insert",
+          table: users,
+          row: toUserRow(user),
+        }).catch(rethrowConflict);
         return;
       }
       await atomic(async (db) => {
-        await insertOne(db, schema.namespace, "user_insert", users, toUserRow(user));
+        await insertOne(db, { namespace: schema.namespace, name: "user_insert", table: users, row: toUserRow(user) });
         for (const identity of user.identities) {
-          await insertOne(db, schema.namespace, "identity_insert", identities, toIdentityRow(identity));
+          await insertOne(db, {
+            namespace: schema.namespace,
+            name: "identity_insert",
+            table: identities,
+            row: toIdentityRow(identity),
+          });
         }
       }).catch(rethrowConflict);
     },

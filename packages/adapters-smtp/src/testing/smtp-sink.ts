@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { type AddressObject, type ParsedMail, simpleParser } from "mailparser";
-import { SMTPServer } from "smtp-server";
+import { SMTPServer, type SMTPServerOptions } from "smtp-server";
 
 /** One email as it arrived, parsed. */
 export interface ReceivedMail {
@@ -77,65 +77,114 @@ function received(parsed: ParsedMail, receivedAt: number): ReceivedMail {
   };
 }
 
-/** Starts an SMTP server on loopback (no TLS; any or no credentials accepted) that keeps what it receives. */
-export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
-  const messages: ReceivedMail[] = [];
-  const auths: { username: string | undefined; password: string | undefined }[] = [];
-  let waiters: (() => void)[] = [];
-  const wakeAll = () => {
-    const woken = waiters;
-    waiters = [];
-    for (const wake of woken) wake();
-  };
+/** What the sink has kept, and who waits for the next mail: shared by its SMTP servers (one per `start`). */
+interface Inbox {
+  readonly messages: ReceivedMail[];
+  readonly auths: { username: string | undefined; password: string | undefined }[];
+  /** Each called once, at the next mail's arrival. */
+  readonly waiters: (() => void)[];
+}
 
-  const create = () => {
-    const created = new SMTPServer({
-      authOptional: true,
-      allowInsecureAuth: true,
-      disabledCommands: ["STARTTLS"],
-      closeTimeout: 200,
-      logger: false,
-      onConnect(_session, callback) {
-        if (options.stallGreeting?.()) return; // no callback: no greeting
+/** Wakes every waiter; those that wait again wait for the mail after this one. */
+function wakeAll(inbox: Inbox): void {
+  const woken = inbox.waiters.splice(0);
+  for (const wake of woken) wake();
+}
+
+/** The SMTP error `reject` describes, for a callback of smtp-server's. */
+const smtpError = (reject: { readonly message: string; readonly responseCode: number }) =>
+  Object.assign(new Error(reject.message), { responseCode: reject.responseCode });
+
+/** Parses a message's DATA and keeps it, or stalls, waits or rejects as `options` say. */
+function dataHandler(options: SmtpSinkOptions, inbox: Inbox): SMTPServerOptions["onData"] {
+  return (stream, session, callback) => {
+    simpleParser(stream).then(
+      async (mail) => {
+        if (options.stallData?.(session.envelope.rcptTo.map((rcpt) => rcpt.address))) return; // never answered
+        if (options.dataDelayMs) await new Promise((resolve) => setTimeout(resolve, options.dataDelayMs));
+        const reject = options.rejectData;
+        if (reject) return callback(smtpError(reject));
+        inbox.messages.push(received(mail, Date.now()));
+        wakeAll(inbox);
         callback();
       },
-      onAuth(auth, _session, callback) {
-        auths.push({ username: auth.username, password: auth.password ?? undefined });
-        callback(null, { user: auth.username ?? "" });
-      },
-      onRcptTo(_address, _session, callback) {
-        const reject = options.rejectRcpt;
-        callback(reject ? Object.assign(new Error(reject.message), { responseCode: reject.responseCode }) : null);
-      },
-      onData(stream, session, callback) {
-        simpleParser(stream).then(
-          async (mail) => {
-            if (options.stallData?.(session.envelope.rcptTo.map((rcpt) => rcpt.address))) return; // never answered
-            if (options.dataDelayMs) await new Promise((resolve) => setTimeout(resolve, options.dataDelayMs));
-            const reject = options.rejectData;
-            if (reject)
-              return callback(Object.assign(new Error(reject.message), { responseCode: reject.responseCode }));
-            messages.push(received(mail, Date.now()));
-            wakeAll();
-            callback();
-          },
-          (error: Error) => callback(error),
-        );
-      },
-    });
-    // A client that dies mid-session (a process killed by a test) resets its connection: no failure of the sink's,
-    // and without a listener the server's "error" event would be thrown in the test process.
-    created.on("error", () => undefined);
-    return created;
+      (error: Error) => callback(error),
+    );
   };
+}
 
-  let server = create();
-  const listen = (port: number) =>
-    new Promise<void>((resolve, reject) => {
-      server.server.once("error", reject);
-      server.listen(port, "127.0.0.1", () => resolve());
+/** A new SMTP server (not yet listening) that answers as `options` say and keeps what arrives in `inbox`. */
+function createSmtpServer(options: SmtpSinkOptions, inbox: Inbox): SMTPServer {
+  const created = new SMTPServer({
+    authOptional: true,
+    allowInsecureAuth: true,
+    disabledCommands: ["STARTTLS"],
+    closeTimeout: 200,
+    logger: false,
+    onConnect(_session, callback) {
+      if (options.stallGreeting?.()) return; // no callback: no greeting
+      callback();
+    },
+    onAuth(auth, _session, callback) {
+      inbox.auths.push({ username: auth.username, password: auth.password ?? undefined });
+      callback(null, { user: auth.username ?? "" });
+    },
+    onRcptTo(_address, _session, callback) {
+      const reject = options.rejectRcpt;
+      callback(reject ? smtpError(reject) : null);
+    },
+    onData: dataHandler(options, inbox),
+  });
+  // A client that dies mid-session (a process killed by a test) resets its connection: no failure of the sink's,
+  // and without a listener the server's "error" event would be thrown in the test process.
+  created.on("error", () => undefined);
+  return created;
+}
+
+/** Listens on loopback at `port` (0: any free port); rejects if it cannot. */
+function listen(server: SMTPServer, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+}
+
+/** Resolves once `count` messages have arrived in all. */
+async function untilReceived(inbox: Inbox, count: number): Promise<void> {
+  while (inbox.messages.length < count) await new Promise<void>((resolve) => inbox.waiters.push(resolve));
+}
+
+/** The first mail to `to` that `matches`, already there or arriving within `timeoutMs`. */
+async function waitForMail(
+  inbox: Inbox,
+  to: string,
+  matches: (mail: ReceivedMail) => boolean,
+  timeoutMs: number,
+): Promise<ReceivedMail> {
+  const deadline = Date.now() + timeoutMs;
+  const wanted = (mail: ReceivedMail) => mail.to.toLowerCase() === to.toLowerCase() && matches(mail);
+  for (;;) {
+    const found = inbox.messages.find(wanted);
+    if (found) return found;
+    const left = deadline - Date.now();
+    if (left <= 0)
+      throw new Error(`no mail to ${to} arrived within ${timeoutMs} ms (${inbox.messages.length} arrived in all)`);
+    // Woken by the next mail, or by the deadline.
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, left);
+      inbox.waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
     });
-  await listen(0);
+  }
+}
+
+/** Starts an SMTP server on loopback (no TLS; any or no credentials accepted) that keeps what it receives. */
+export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
+  const inbox: Inbox = { messages: [], auths: [], waiters: [] };
+  let server = createSmtpServer(options, inbox);
+  await listen(server, 0);
   const port = (server.server.address() as AddressInfo).port;
   let listening = true;
   const close = async () => {
@@ -146,35 +195,17 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
 
   return {
     port,
-    messages,
-    auths,
-    async received(count) {
-      while (messages.length < count) await new Promise<void>((resolve) => waiters.push(resolve));
-    },
-    async waitFor(to, matches = () => true, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      const wanted = (mail: ReceivedMail) => mail.to.toLowerCase() === to.toLowerCase() && matches(mail);
-      for (;;) {
-        const found = messages.find(wanted);
-        if (found) return found;
-        const left = deadline - Date.now();
-        if (left <= 0)
-          throw new Error(`no mail to ${to} arrived within ${timeoutMs} ms (${messages.length} arrived in all)`);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, left);
-          waiters.push(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
-      }
-    },
-    to: (address) => messages.filter((mail) => mail.to.toLowerCase() === address.toLowerCase()),
+    messages: inbox.messages,
+    auths: inbox.auths,
+    received: (count) => untilReceived(inbox, count),
+    waitFor: (to, matches = () => true, timeoutMs = 10_000) => waitForMail(inbox, to, matches, timeoutMs),
+    to: (address) => inbox.messages.filter((mail) => mail.to.toLowerCase() === address.toLowerCase()),
     stop: close,
     async start() {
       if (listening) return;
-      server = create();
-      await listen(port);
+      // A new server on the same port, keeping into the same inbox.
+      server = createSmtpServer(options, inbox);
+      await listen(server, port);
       listening = true;
     },
     close,

@@ -150,225 +150,340 @@ export async function seedAwkwardFixture(
   db: GotrueDatabase,
   options: { encryptionKey?: { id: string; keyBase64Url: string } } = {},
 ): Promise<AwkwardFixture> {
-  const key = options.encryptionKey;
-  const seal = (rowId: string, value: string) => (key ? gotrueSealedSecret(rowId, value, key) : value);
+  const s = createSeeder(db, options.encryptionKey);
+  // In this order, which is that of the users' created_at.
+  const withPassword = await emailAccount(s, "with-password");
+  const withArgon2Password = await emailAccount(s, "with-argon2-password", {}, { hasher: gotrueArgon2 });
+  const phoneOnly = await phoneAccount(s, "15550100001");
+  const softDeleted = await seedSoftDeleted(s);
+  const banned = await seedBanned(s);
+  const anonymous = await seedAnonymous(s);
+  const invited = await seedInvited(s);
+  const unconfirmed = await seedUnconfirmed(s);
+  const pendingEmailChange = await seedPendingEmailChange(s);
+  const pendingPhoneChange = await seedPendingPhoneChange(s);
+  const pendingRecovery = await seedPendingRecovery(s);
+  const nullTokens = await seedNullTokens(s);
+  const oauthOnly = await seedOauthOnly(s);
+  const withSession = await seedWithSession(s);
+  const withV2Session = await seedWithV2Session(s);
+  const oneBehind = await seedOneBehind(s);
+  const withFactor = await seedWithFactor(s);
+  const withPhoneFactor = await seedWithPhoneFactor(s);
+  const sso = await seedSso(s, withPassword.email);
+  const otherInstance = await seedOtherInstance(s);
+  const auditEntryIds = await seedAuditEntries(s, withPassword, withSession);
+  return {
+    withPassword,
+    withArgon2Password,
+    phoneOnly,
+    softDeleted,
+    oneBehind,
+    banned,
+    anonymous,
+    invited,
+    unconfirmed,
+    pendingEmailChange,
+    pendingPhoneChange,
+    pendingRecovery,
+    nullTokens,
+    oauthOnly,
+    withSession,
+    withV2Session,
+    withFactor,
+    withPhoneFactor,
+    sso,
+    otherInstance,
+    auditEntryIds,
+  };
+}
+
+/** What each part of the fixture is seeded with: the database, one clock for all, and the encryption key's use. */
+interface Seeder {
+  readonly db: GotrueDatabase;
+  /** The fixture's "now", in ms. */
+  readonly now: number;
+  /** Whether secrets are sealed (the fixture has an encryption key). */
+  readonly sealed: boolean;
+  /** The value sealed as GoTrue seals it for the row (when the fixture has a key), or as it is. */
+  seal(rowId: string, value: string): string;
+  ago(ms: number): Date;
+  /** The next user's created_at. */
+  nextCreatedAt(): Date;
+}
+
+function createSeeder(db: GotrueDatabase, key: { id: string; keyBase64Url: string } | undefined): Seeder {
   const now = Date.now();
-  const ago = (ms: number) => new Date(now - ms);
   // Users created a minute apart over the last month, so that any ordering by created_at is deterministic.
   let created = 0;
-  const nextCreatedAt = () => new Date(now - 30 * DAY_MS + created++ * 60_000);
-
-  const emailAccount = async (
-    name: string,
-    fields: Partial<Omit<GotrueUser, "confirmed_at">> = {},
-    { hasher = gotrueBcrypt, confirmed = true } = {},
-  ): Promise<FixtureAccount> => {
-    const id = randomUUID();
-    const email = `${name}@example.com`;
-    const password = `${name} correct horse`;
-    const at = nextCreatedAt();
-    const identityData = { sub: id, email, email_verified: confirmed, phone_verified: false };
-    await db.insertUser({
-      id,
-      email,
-      encrypted_password: await hasher(password),
-      email_confirmed_at: confirmed ? at : null,
-      raw_app_meta_data: EMAIL_APP_METADATA,
-      raw_user_meta_data: identityData,
-      created_at: at,
-      updated_at: at,
-      ...fields,
-    });
-    await db.insertIdentity({
-      user_id: id,
-      provider: "email",
-      provider_id: id,
-      identity_data: identityData,
-      created_at: at,
-      updated_at: at,
-      last_sign_in_at: confirmed ? at : null,
-    });
-    return { id, email, password };
+  return {
+    db,
+    now,
+    sealed: key !== undefined,
+    seal: (rowId, value) => (key ? gotrueSealedSecret(rowId, value, key) : value),
+    ago: (ms) => new Date(now - ms),
+    nextCreatedAt: () => new Date(now - 30 * DAY_MS + created++ * 60_000),
   };
+}
 
-  const phoneAccount = async (phone: string, fields: Partial<Omit<GotrueUser, "confirmed_at">> = {}) => {
-    const id = randomUUID();
-    const password = `${phone} correct horse`;
-    const at = nextCreatedAt();
-    const identityData = { sub: id, phone, email_verified: false, phone_verified: true };
-    await db.insertUser({
-      id,
-      phone,
-      encrypted_password: await gotrueBcrypt(password),
-      phone_confirmed_at: at,
-      raw_app_meta_data: PHONE_APP_METADATA,
-      raw_user_meta_data: identityData,
-      created_at: at,
-      updated_at: at,
-      ...fields,
-    });
-    await db.insertIdentity({
-      user_id: id,
-      provider: "phone",
-      provider_id: id,
-      identity_data: identityData,
-      created_at: at,
-      updated_at: at,
-      last_sign_in_at: at,
-    });
-    return { id, phone, password };
-  };
+type UserFields = Partial<Omit<GotrueUser, "confirmed_at">>;
 
-  const pendingToken = async (userId: string, tokenType: OneTimeTokenType, relatesTo: string, otp: string) => {
-    const tokenHash = gotrueTokenHash(relatesTo, otp);
-    await db.insertOneTimeToken({
-      user_id: userId,
-      token_type: tokenType,
-      token_hash: tokenHash,
-      relates_to: relatesTo,
-    });
-    return tokenHash;
-  };
-
-  const signIn = async (
-    userId: string,
-    methods: readonly string[],
-    fields: Partial<GotrueSession> = {},
-  ): Promise<GotrueSession> => {
-    const session = await db.insertSession({
-      user_id: userId,
-      created_at: ago(2 * 3_600_000),
-      updated_at: ago(600_000),
-      refreshed_at: ago(600_000),
-      user_agent: "supabase-js/2.x node",
-      ip: "203.0.113.7",
-      ...fields,
-    });
-    for (const method of methods) {
-      await db.insertAmrClaim({ session_id: session.id, authentication_method: method });
-    }
-    await db.client.query(`update ${quote(db.schema)}.users set last_sign_in_at = $2 where id = $1`, [
-      userId,
-      session.created_at,
-    ]);
-    return session;
-  };
-
-  const withPassword = await emailAccount("with-password");
-  const withArgon2Password = await emailAccount("with-argon2-password", {}, { hasher: gotrueArgon2 });
-  const phoneOnly = await phoneAccount("15550100001");
-
-  const deletedEmail = "soft-deleted@example.com";
-  const softDeletedAccount = await emailAccount("soft-deleted", {
-    email_change: "soft-deleted-new@example.com",
-    email_change_sent_at: ago(DAY_MS),
+/** A user of `name`@example.com with a password and an email identity, confirmed unless told otherwise. */
+async function emailAccount(
+  s: Seeder,
+  name: string,
+  fields: UserFields = {},
+  { hasher = gotrueBcrypt, confirmed = true } = {},
+): Promise<FixtureAccount> {
+  const id = randomUUID();
+  const email = `${name}@example.com`;
+  const password = `${name} correct horse`;
+  const at = s.nextCreatedAt();
+  const identityData = { sub: id, email, email_verified: confirmed, phone_verified: false };
+  await s.db.insertUser({
+    id,
+    email,
+    encrypted_password: await hasher(password),
+    email_confirmed_at: confirmed ? at : null,
+    raw_app_meta_data: EMAIL_APP_METADATA,
+    raw_user_meta_data: identityData,
+    created_at: at,
+    updated_at: at,
+    ...fields,
   });
-  const deletedSession = await signIn(softDeletedAccount.id, ["password"]);
-  await db.insertRefreshToken({ session_id: deletedSession.id, user_id: softDeletedAccount.id });
-  await db.insertFactor({ user_id: softDeletedAccount.id, secret: gotrueTotpSecret() });
-  const softDeletedStored = {
-    storedEmail: obfuscate(softDeletedAccount.id, deletedEmail),
-    storedPhone: obfuscatePhone(softDeletedAccount.id, ""),
-    storedEmailChange: obfuscate(softDeletedAccount.id, "soft-deleted-new@example.com"),
-    storedPhoneChange: obfuscatePhone(softDeletedAccount.id, ""),
+  await s.db.insertIdentity({
+    user_id: id,
+    provider: "email",
+    provider_id: id,
+    identity_data: identityData,
+    created_at: at,
+    updated_at: at,
+    last_sign_in_at: confirmed ? at : null,
+  });
+  return { id, email, password };
+}
+
+/** A confirmed user of `phone` with a password and a phone identity. */
+async function phoneAccount(s: Seeder, phone: string, fields: UserFields = {}) {
+  const id = randomUUID();
+  const password = `${phone} correct horse`;
+  const at = s.nextCreatedAt();
+  const identityData = { sub: id, phone, email_verified: false, phone_verified: true };
+  await s.db.insertUser({
+    id,
+    phone,
+    encrypted_password: await gotrueBcrypt(password),
+    phone_confirmed_at: at,
+    raw_app_meta_data: PHONE_APP_METADATA,
+    raw_user_meta_data: identityData,
+    created_at: at,
+    updated_at: at,
+    ...fields,
+  });
+  await s.db.insertIdentity({
+    user_id: id,
+    provider: "phone",
+    provider_id: id,
+    identity_data: identityData,
+    created_at: at,
+    updated_at: at,
+    last_sign_in_at: at,
+  });
+  return { id, phone, password };
+}
+
+/** A one_time_tokens row for the otp sent to `relatesTo`; returns its token hash, for the users table's column. */
+async function pendingToken(
+  db: GotrueDatabase,
+  token: { userId: string; tokenType: OneTimeTokenType; relatesTo: string; otp: string },
+): Promise<string> {
+  const tokenHash = gotrueTokenHash(token.relatesTo, token.otp);
+  await db.insertOneTimeToken({
+    user_id: token.userId,
+    token_type: token.tokenType,
+    token_hash: tokenHash,
+    relates_to: token.relatesTo,
+  });
+  return tokenHash;
+}
+
+/** A session signed in by `methods` two hours ago (refreshed ten minutes ago), and the user's last_sign_in_at. */
+async function signIn(
+  s: Seeder,
+  userId: string,
+  methods: readonly string[],
+  fields: Partial<GotrueSession> = {},
+): Promise<GotrueSession> {
+  const session = await s.db.insertSession({
+    user_id: userId,
+    created_at: s.ago(2 * 3_600_000),
+    updated_at: s.ago(600_000),
+    refreshed_at: s.ago(600_000),
+    user_agent: "supabase-js/2.x node",
+    ip: "203.0.113.7",
+    ...fields,
+  });
+  for (const method of methods) {
+    await s.db.insertAmrClaim({ session_id: session.id, authentication_method: method });
+  }
+  await s.db.client.query(`update ${quote(s.db.schema)}.users set last_sign_in_at = $2 where id = $1`, [
+    userId,
+    session.created_at,
+  ]);
+  return session;
+}
+
+/** A user with a session, a factor and a pending email change, then soft-deleted as GoTrue does it. */
+async function seedSoftDeleted(s: Seeder): Promise<AwkwardFixture["softDeleted"]> {
+  const { db } = s;
+  const deletedEmail = "soft-deleted@example.com";
+  const account = await emailAccount(s, "soft-deleted", {
+    email_change: "soft-deleted-new@example.com",
+    email_change_sent_at: s.ago(DAY_MS),
+  });
+  const deletedSession = await signIn(s, account.id, ["password"]);
+  await db.insertRefreshToken({ session_id: deletedSession.id, user_id: account.id });
+  await db.insertFactor({ user_id: account.id, secret: gotrueTotpSecret() });
+  const stored = {
+    storedEmail: obfuscate(account.id, deletedEmail),
+    storedPhone: obfuscatePhone(account.id, ""),
+    storedEmailChange: obfuscate(account.id, "soft-deleted-new@example.com"),
+    storedPhoneChange: obfuscatePhone(account.id, ""),
   };
   await db.client.query(
     `update ${quote(db.schema)}.users set email = $2, phone = $3, email_change = $4, phone_change = $5,
        encrypted_password = null, confirmation_token = '', recovery_token = '', email_change_token_current = '',
        email_change_token_new = '', phone_change_token = '', raw_app_meta_data = '{}', raw_user_meta_data = '{}',
        deleted_at = now() where id = $1`,
-    [
-      softDeletedAccount.id,
-      softDeletedStored.storedEmail,
-      softDeletedStored.storedPhone,
-      softDeletedStored.storedEmailChange,
-      softDeletedStored.storedPhoneChange,
-    ],
+    [account.id, stored.storedEmail, stored.storedPhone, stored.storedEmailChange, stored.storedPhoneChange],
   );
   await db.client.query(
     `update ${quote(db.schema)}.identities set identity_data = '{}', provider_id = $2 where user_id = $1`,
-    [softDeletedAccount.id, obfuscate(softDeletedAccount.id, `email:${softDeletedAccount.id}`)],
+    [account.id, obfuscate(account.id, `email:${account.id}`)],
   );
   for (const table of ["sessions", "mfa_factors"]) {
-    await db.client.query(`delete from ${quote(db.schema)}.${table} where user_id = $1`, [softDeletedAccount.id]);
+    await db.client.query(`delete from ${quote(db.schema)}.${table} where user_id = $1`, [account.id]);
   }
+  return { ...account, ...stored };
+}
 
-  const bannedUntil = new Date(now + 876_000 * 3_600_000);
-  const banned = { ...(await emailAccount("banned", { banned_until: bannedUntil })), bannedUntil };
+async function seedBanned(s: Seeder): Promise<AwkwardFixture["banned"]> {
+  const bannedUntil = new Date(s.now + 876_000 * 3_600_000);
+  return { ...(await emailAccount(s, "banned", { banned_until: bannedUntil })), bannedUntil };
+}
 
-  const anonymousId = randomUUID();
-  await db.insertUser({ id: anonymousId, is_anonymous: true, created_at: nextCreatedAt() });
-  const anonymousSession = await signIn(anonymousId, ["anonymous"]);
-  const anonymousToken = await db.insertRefreshToken({ session_id: anonymousSession.id, user_id: anonymousId });
+async function seedAnonymous(s: Seeder): Promise<AwkwardFixture["anonymous"]> {
+  const id = randomUUID();
+  await s.db.insertUser({ id, is_anonymous: true, created_at: s.nextCreatedAt() });
+  const session = await signIn(s, id, ["anonymous"]);
+  const token = await s.db.insertRefreshToken({ session_id: session.id, user_id: id });
+  return { id, sessionId: session.id, refreshToken: required(token.token) };
+}
 
-  const invitedOtp = randomOtp();
-  const invitedAccount = await emailAccount(
+async function seedInvited(s: Seeder): Promise<AwkwardFixture["invited"]> {
+  const otp = randomOtp();
+  const account = await emailAccount(
+    s,
     "invited",
-    { encrypted_password: "", invited_at: ago(DAY_MS), confirmation_sent_at: ago(DAY_MS) },
+    { encrypted_password: "", invited_at: s.ago(DAY_MS), confirmation_sent_at: s.ago(DAY_MS) },
     { confirmed: false },
   );
-  const invitedHash = await pendingToken(invitedAccount.id, "confirmation_token", invitedAccount.email, invitedOtp);
-  await setUser(db, invitedAccount.id, { confirmation_token: invitedHash });
+  const tokenHash = await pendingToken(s.db, {
+    userId: account.id,
+    tokenType: "confirmation_token",
+    relatesTo: account.email,
+    otp,
+  });
+  await setUser(s.db, account.id, { confirmation_token: tokenHash });
+  return { id: account.id, email: account.email, otp, tokenHash };
+}
 
-  const unconfirmedOtp = randomOtp();
-  const unconfirmedAccount = await emailAccount(
-    "unconfirmed",
-    { confirmation_sent_at: ago(300_000) },
-    { confirmed: false },
-  );
-  const unconfirmedHash = await pendingToken(
-    unconfirmedAccount.id,
-    "confirmation_token",
-    unconfirmedAccount.email,
-    unconfirmedOtp,
-  );
-  await setUser(db, unconfirmedAccount.id, { confirmation_token: unconfirmedHash });
+async function seedUnconfirmed(s: Seeder): Promise<AwkwardFixture["unconfirmed"]> {
+  const otp = randomOtp();
+  const account = await emailAccount(s, "unconfirmed", { confirmation_sent_at: s.ago(300_000) }, { confirmed: false });
+  const tokenHash = await pendingToken(s.db, {
+    userId: account.id,
+    tokenType: "confirmation_token",
+    relatesTo: account.email,
+    otp,
+  });
+  await setUser(s.db, account.id, { confirmation_token: tokenHash });
+  return { ...account, otp, tokenHash };
+}
 
+async function seedPendingEmailChange(s: Seeder): Promise<AwkwardFixture["pendingEmailChange"]> {
   const newEmail = "changed-email@example.com";
   const otpNew = randomOtp();
   const otpCurrent = randomOtp();
-  const emailChanger = await emailAccount("pending-email-change", {
+  const account = await emailAccount(s, "pending-email-change", {
     email_change: newEmail,
-    email_change_sent_at: ago(120_000),
+    email_change_sent_at: s.ago(120_000),
   });
-  await setUser(db, emailChanger.id, {
-    email_change_token_new: await pendingToken(emailChanger.id, "email_change_token_new", newEmail, otpNew),
-    email_change_token_current: await pendingToken(
-      emailChanger.id,
-      "email_change_token_current",
-      emailChanger.email,
-      otpCurrent,
-    ),
+  await setUser(s.db, account.id, {
+    email_change_token_new: await pendingToken(s.db, {
+      userId: account.id,
+      tokenType: "email_change_token_new",
+      relatesTo: newEmail,
+      otp: otpNew,
+    }),
+    email_change_token_current: await pendingToken(s.db, {
+      userId: account.id,
+      tokenType: "email_change_token_current",
+      relatesTo: account.email,
+      otp: otpCurrent,
+    }),
   });
+  return { ...account, newEmail, otpNew, otpCurrent };
+}
 
+async function seedPendingPhoneChange(s: Seeder): Promise<AwkwardFixture["pendingPhoneChange"]> {
   const newPhone = "15550100003";
-  const phoneChangeOtp = randomOtp();
-  const phoneChanger = await phoneAccount("15550100002", { phone_change: newPhone, phone_change_sent_at: ago(60_000) });
-  await setUser(db, phoneChanger.id, {
-    phone_change_token: await pendingToken(phoneChanger.id, "phone_change_token", newPhone, phoneChangeOtp),
+  const otp = randomOtp();
+  const account = await phoneAccount(s, "15550100002", { phone_change: newPhone, phone_change_sent_at: s.ago(60_000) });
+  await setUser(s.db, account.id, {
+    phone_change_token: await pendingToken(s.db, {
+      userId: account.id,
+      tokenType: "phone_change_token",
+      relatesTo: newPhone,
+      otp,
+    }),
   });
+  return { ...account, newPhone, otp };
+}
 
-  const recoveryOtp = randomOtp();
-  const recoveryAccount = await emailAccount("pending-recovery", { recovery_sent_at: ago(240_000) });
-  const recoveryHash = await pendingToken(recoveryAccount.id, "recovery_token", recoveryAccount.email, recoveryOtp);
-  await setUser(db, recoveryAccount.id, { recovery_token: recoveryHash });
+async function seedPendingRecovery(s: Seeder): Promise<AwkwardFixture["pendingRecovery"]> {
+  const otp = randomOtp();
+  const account = await emailAccount(s, "pending-recovery", { recovery_sent_at: s.ago(240_000) });
+  const tokenHash = await pendingToken(s.db, {
+    userId: account.id,
+    tokenType: "recovery_token",
+    relatesTo: account.email,
+    otp,
+  });
+  await setUser(s.db, account.id, { recovery_token: tokenHash });
+  return { ...account, otp, tokenHash };
+}
 
-  // The columns of GoTrue's first migration have no default, so a row inserted in SQL leaves them NULL.
-  const nullTokensPassword = "null-tokens correct horse";
-  const nullTokensAt = nextCreatedAt();
-  const nullTokensUser = await db.insertUser({
+// The columns of GoTrue's first migration have no default, so a row inserted in SQL leaves them NULL.
+async function seedNullTokens(s: Seeder): Promise<AwkwardFixture["nullTokens"]> {
+  const password = "null-tokens correct horse";
+  const at = s.nextCreatedAt();
+  const user = await s.db.insertUser({
     email: "null-tokens@example.com",
-    encrypted_password: await gotrueBcrypt(nullTokensPassword),
-    email_confirmed_at: nullTokensAt,
+    encrypted_password: await gotrueBcrypt(password),
+    email_confirmed_at: at,
     confirmation_token: null,
     recovery_token: null,
     email_change_token_new: null,
     email_change: null,
     raw_app_meta_data: EMAIL_APP_METADATA,
-    created_at: nullTokensAt,
-    updated_at: nullTokensAt,
+    created_at: at,
+    updated_at: at,
   });
+  return { id: user.id, email: required(user.email), password };
+}
 
+async function seedOauthOnly(s: Seeder): Promise<AwkwardFixture["oauthOnly"]> {
   const githubId = "123456";
   const githubData = {
     iss: "https://api.github.com",
@@ -383,193 +498,214 @@ export async function seedAwkwardFixture(
     email_verified: true,
     phone_verified: false,
   };
-  const oauthCreatedAt = nextCreatedAt();
-  const oauthUser = await db.insertUser({
+  const at = s.nextCreatedAt();
+  const user = await s.db.insertUser({
     email: githubData.email.toLowerCase(),
-    email_confirmed_at: oauthCreatedAt,
+    email_confirmed_at: at,
     raw_app_meta_data: { provider: "github", providers: ["github"] },
     raw_user_meta_data: githubData,
-    created_at: oauthCreatedAt,
-    updated_at: oauthCreatedAt,
+    created_at: at,
+    updated_at: at,
   });
-  await db.insertIdentity({
-    user_id: oauthUser.id,
+  await s.db.insertIdentity({
+    user_id: user.id,
     provider: "github",
     provider_id: githubId,
     identity_data: githubData,
-    last_sign_in_at: oauthCreatedAt,
-    created_at: oauthCreatedAt,
-    updated_at: oauthCreatedAt,
+    last_sign_in_at: at,
+    created_at: at,
+    updated_at: at,
   });
+  return { id: user.id, email: required(user.email), provider: "github", providerId: githubId };
+}
 
-  const sessionAccount = await emailAccount("with-session");
-  const session = await signIn(sessionAccount.id, ["password"]);
-  const chain = { session_id: session.id, user_id: sessionAccount.id };
-  const root = await db.insertRefreshToken({ ...chain, revoked: true, created_at: ago(2 * 3_600_000) });
-  const parent = await db.insertRefreshToken({
+async function seedWithSession(s: Seeder): Promise<AwkwardFixture["withSession"]> {
+  const account = await emailAccount(s, "with-session");
+  const session = await signIn(s, account.id, ["password"]);
+  const chain = { session_id: session.id, user_id: account.id };
+  const root = await s.db.insertRefreshToken({ ...chain, revoked: true, created_at: s.ago(2 * 3_600_000) });
+  const parent = await s.db.insertRefreshToken({
     ...chain,
     revoked: true,
     parent: root.token,
-    created_at: ago(3_600_000),
+    created_at: s.ago(3_600_000),
   });
-  const live = await db.insertRefreshToken({ ...chain, parent: parent.token, created_at: ago(600_000) });
+  const live = await s.db.insertRefreshToken({ ...chain, parent: parent.token, created_at: s.ago(600_000) });
+  return {
+    ...account,
+    sessionId: session.id,
+    refreshToken: required(live.token),
+    parentToken: required(parent.token),
+    rootToken: required(root.token),
+  };
+}
 
-  const v2Account = await emailAccount("with-v2-session");
+async function seedWithV2Session(s: Seeder): Promise<AwkwardFixture["withV2Session"]> {
+  const account = await emailAccount(s, "with-v2-session");
   const hmacKey = gotrueRefreshTokenHmacKey();
-  const v2SessionId = randomUUID();
+  const sessionId = randomUUID();
   const counter = 3;
-  const v2Session = await signIn(v2Account.id, ["password"], {
-    id: v2SessionId,
-    refresh_token_hmac_key: seal(v2SessionId, hmacKey),
+  const session = await signIn(s, account.id, ["password"], {
+    id: sessionId,
+    refresh_token_hmac_key: s.seal(sessionId, hmacKey),
     refresh_token_counter: counter,
   });
-  const upgradedFrom = await db.insertRefreshToken({
-    session_id: v2Session.id,
-    user_id: v2Account.id,
+  const upgradedFrom = await s.db.insertRefreshToken({
+    session_id: session.id,
+    user_id: account.id,
     revoked: true,
-    created_at: ago(2 * 3_600_000),
+    created_at: s.ago(2 * 3_600_000),
   });
+  return {
+    ...account,
+    sessionId,
+    hmacKey,
+    hmacKeySealed: s.sealed,
+    counter,
+    refreshToken: gotrueV2RefreshToken(sessionId, hmacKey, counter),
+    upgradedFromToken: required(upgradedFrom.token),
+  };
+}
 
-  const oneBehindAccount = await emailAccount("one-behind");
-  const oneBehindKey = gotrueRefreshTokenHmacKey();
-  const oneBehindSessionId = randomUUID();
-  await signIn(oneBehindAccount.id, ["password"], {
-    id: oneBehindSessionId,
-    refresh_token_hmac_key: seal(oneBehindSessionId, oneBehindKey),
+async function seedOneBehind(s: Seeder): Promise<AwkwardFixture["oneBehind"]> {
+  const account = await emailAccount(s, "one-behind");
+  const hmacKey = gotrueRefreshTokenHmacKey();
+  const sessionId = randomUUID();
+  await signIn(s, account.id, ["password"], {
+    id: sessionId,
+    refresh_token_hmac_key: s.seal(sessionId, hmacKey),
     refresh_token_counter: 5,
   });
+  return {
+    ...account,
+    sessionId,
+    heldToken: gotrueV2RefreshToken(sessionId, hmacKey, 4),
+    newestToken: gotrueV2RefreshToken(sessionId, hmacKey, 5),
+  };
+}
 
-  const factorAccount = await emailAccount("with-factor");
+async function seedWithFactor(s: Seeder): Promise<AwkwardFixture["withFactor"]> {
+  const account = await emailAccount(s, "with-factor");
   const factorId = randomUUID();
-  const totpSecret = gotrueTotpSecret();
-  await db.insertFactor({
+  const secret = gotrueTotpSecret();
+  await s.db.insertFactor({
     id: factorId,
-    user_id: factorAccount.id,
+    user_id: account.id,
     friendly_name: "Authenticator app",
-    secret: seal(factorId, totpSecret),
-    last_challenged_at: ago(2 * 3_600_000),
+    secret: s.seal(factorId, secret),
+    last_challenged_at: s.ago(2 * 3_600_000),
   });
-  await db.insertChallenge({ factor_id: factorId, created_at: ago(2 * 3_600_000), verified_at: ago(2 * 3_600_000) });
-  const aal2Session = await signIn(factorAccount.id, ["password", "totp"], { aal: "aal2", factor_id: factorId });
-  const aal2Token = await db.insertRefreshToken({ session_id: aal2Session.id, user_id: factorAccount.id });
+  await s.db.insertChallenge({
+    factor_id: factorId,
+    created_at: s.ago(2 * 3_600_000),
+    verified_at: s.ago(2 * 3_600_000),
+  });
+  const session = await signIn(s, account.id, ["password", "totp"], { aal: "aal2", factor_id: factorId });
+  const token = await s.db.insertRefreshToken({ session_id: session.id, user_id: account.id });
+  return {
+    userId: account.id,
+    factorId,
+    secret,
+    secretSealed: s.sealed,
+    email: account.email,
+    password: account.password,
+    sessionId: session.id,
+    refreshToken: required(token.token),
+  };
+}
 
-  const phoneFactorAccount = await emailAccount("with-phone-factor");
-  const factorPhone = "15550100009";
-  const phoneFactor = await db.insertFactor({
-    user_id: phoneFactorAccount.id,
+async function seedWithPhoneFactor(s: Seeder): Promise<AwkwardFixture["withPhoneFactor"]> {
+  const account = await emailAccount(s, "with-phone-factor");
+  const phone = "15550100009";
+  const factor = await s.db.insertFactor({
+    user_id: account.id,
     friendly_name: "My phone",
     factor_type: "phone",
-    phone: factorPhone,
-    last_challenged_at: ago(30_000),
+    phone,
+    last_challenged_at: s.ago(30_000),
   });
   const challengeId = randomUUID();
-  const challengeOtp = randomOtp();
-  await db.insertChallenge({
+  const otp = randomOtp();
+  await s.db.insertChallenge({
     id: challengeId,
-    factor_id: phoneFactor.id,
-    created_at: ago(30_000),
-    otp_code: seal(challengeId, challengeOtp),
+    factor_id: factor.id,
+    created_at: s.ago(30_000),
+    otp_code: s.seal(challengeId, otp),
   });
+  return { ...account, factorId: factor.id, phone, challengeId, otp };
+}
 
-  const ssoProviderId = randomUUID();
-  const ssoCreatedAt = nextCreatedAt();
-  const ssoUser = await db.insertUser({
-    email: withPassword.email,
+async function seedSso(s: Seeder, email: string): Promise<AwkwardFixture["sso"]> {
+  const providerId = randomUUID();
+  const at = s.nextCreatedAt();
+  const user = await s.db.insertUser({
+    email,
     is_sso_user: true,
-    email_confirmed_at: ssoCreatedAt,
-    raw_app_meta_data: { provider: `sso:${ssoProviderId}`, providers: [`sso:${ssoProviderId}`] },
-    created_at: ssoCreatedAt,
-    updated_at: ssoCreatedAt,
+    email_confirmed_at: at,
+    raw_app_meta_data: { provider: `sso:${providerId}`, providers: [`sso:${providerId}`] },
+    created_at: at,
+    updated_at: at,
   });
-  await db.insertIdentity({
-    user_id: ssoUser.id,
-    provider: `sso:${ssoProviderId}`,
+  await s.db.insertIdentity({
+    user_id: user.id,
+    provider: `sso:${providerId}`,
     provider_id: "saml-subject-1",
-    identity_data: { sub: "saml-subject-1", email: withPassword.email, email_verified: true },
-    created_at: ssoCreatedAt,
-    updated_at: ssoCreatedAt,
+    identity_data: { sub: "saml-subject-1", email, email_verified: true },
+    created_at: at,
+    updated_at: at,
   });
+  return { id: user.id, email };
+}
 
+async function seedOtherInstance(s: Seeder): Promise<AwkwardFixture["otherInstance"]> {
   const instanceId = "11111111-1111-4111-8111-111111111111";
-  const otherInstance = { ...(await emailAccount("other-instance", { instance_id: instanceId })), instanceId };
+  return { ...(await emailAccount(s, "other-instance", { instance_id: instanceId })), instanceId };
+}
 
-  const audit = (action: string, logType: string, actor: FixtureAccount, extra: Json = {}, ip = "") =>
-    db.insertAuditEntry({
-      payload: {
-        action,
-        actor_id: actor.id,
-        actor_username: actor.email,
-        actor_via_sso: false,
-        log_type: logType,
-        ...extra,
-      },
-      ip_address: ip,
-      created_at: ago(DAY_MS),
-    });
-  const auditEntries = [
-    await audit("user_signedup", "team", withPassword, { traits: { provider: "email" } }),
-    await audit("login", "account", withPassword, { traits: { provider: "email" } }, "203.0.113.7"),
-    await audit("token_refreshed", "token", sessionAccount),
-    await audit("token_revoked", "token", sessionAccount),
+/** A sign-up and a login by `withPassword`, a refresh and a revocation by `withSession`: the entries' ids. */
+async function seedAuditEntries(
+  s: Seeder,
+  withPassword: FixtureAccount,
+  withSession: FixtureAccount,
+): Promise<readonly string[]> {
+  const entries = [
+    await audit(s, {
+      action: "user_signedup",
+      logType: "team",
+      actor: withPassword,
+      extra: { traits: { provider: "email" } },
+    }),
+    await audit(s, {
+      action: "login",
+      logType: "account",
+      actor: withPassword,
+      extra: { traits: { provider: "email" } },
+      ip: "203.0.113.7",
+    }),
+    await audit(s, { action: "token_refreshed", logType: "token", actor: withSession }),
+    await audit(s, { action: "token_revoked", logType: "token", actor: withSession }),
   ];
+  return entries.map((entry) => entry.id);
+}
 
-  return {
-    withPassword,
-    withArgon2Password,
-    phoneOnly,
-    softDeleted: { ...softDeletedAccount, ...softDeletedStored },
-    oneBehind: {
-      ...oneBehindAccount,
-      sessionId: oneBehindSessionId,
-      heldToken: gotrueV2RefreshToken(oneBehindSessionId, oneBehindKey, 4),
-      newestToken: gotrueV2RefreshToken(oneBehindSessionId, oneBehindKey, 5),
+/** An audit_log_entries row of a day ago, its payload as GoTrue writes it. */
+function audit(
+  s: Seeder,
+  entry: { action: string; logType: string; actor: FixtureAccount; extra?: Json; ip?: string },
+) {
+  const { action, logType, actor, extra = {}, ip = "" } = entry;
+  return s.db.insertAuditEntry({
+    payload: {
+      action,
+      actor_id: actor.id,
+      actor_username: actor.email,
+      actor_via_sso: false,
+      log_type: logType,
+      ...extra,
     },
-    banned,
-    anonymous: { id: anonymousId, sessionId: anonymousSession.id, refreshToken: required(anonymousToken.token) },
-    invited: { id: invitedAccount.id, email: invitedAccount.email, otp: invitedOtp, tokenHash: invitedHash },
-    unconfirmed: { ...unconfirmedAccount, otp: unconfirmedOtp, tokenHash: unconfirmedHash },
-    pendingEmailChange: { ...emailChanger, newEmail, otpNew, otpCurrent },
-    pendingPhoneChange: { ...phoneChanger, newPhone, otp: phoneChangeOtp },
-    pendingRecovery: { ...recoveryAccount, otp: recoveryOtp, tokenHash: recoveryHash },
-    nullTokens: { id: nullTokensUser.id, email: required(nullTokensUser.email), password: nullTokensPassword },
-    oauthOnly: { id: oauthUser.id, email: required(oauthUser.email), provider: "github", providerId: githubId },
-    withSession: {
-      ...sessionAccount,
-      sessionId: session.id,
-      refreshToken: required(live.token),
-      parentToken: required(parent.token),
-      rootToken: required(root.token),
-    },
-    withV2Session: {
-      ...v2Account,
-      sessionId: v2SessionId,
-      hmacKey,
-      hmacKeySealed: key !== undefined,
-      counter,
-      refreshToken: gotrueV2RefreshToken(v2SessionId, hmacKey, counter),
-      upgradedFromToken: required(upgradedFrom.token),
-    },
-    withFactor: {
-      userId: factorAccount.id,
-      factorId,
-      secret: totpSecret,
-      secretSealed: key !== undefined,
-      email: factorAccount.email,
-      password: factorAccount.password,
-      sessionId: aal2Session.id,
-      refreshToken: required(aal2Token.token),
-    },
-    withPhoneFactor: {
-      ...phoneFactorAccount,
-      factorId: phoneFactor.id,
-      phone: factorPhone,
-      challengeId,
-      otp: challengeOtp,
-    },
-    sso: { id: ssoUser.id, email: withPassword.email },
-    otherInstance,
-    auditEntryIds: auditEntries.map((entry) => entry.id),
-  };
+    ip_address: ip,
+    created_at: s.ago(DAY_MS),
+  });
 }
 
 async function setUser(db: GotrueDatabase, id: string, fields: Record<string, string>): Promise<void> {

@@ -76,23 +76,8 @@ const JSON_COLUMNS = new Set([
 /** A fresh database on the server of `adminUrl` (TEST_DATABASE_URL), holding GoTrue's tables in `schema`. */
 export async function createGotrueDatabase(options: { adminUrl: string; schema?: string }): Promise<GotrueDatabase> {
   const schema = options.schema ?? "auth";
-  const name = `gotrue_${randomBytes(5).toString("hex")}`;
-  const runAsAdmin = async (statement: string) => {
-    const admin = new pg.Client({ connectionString: options.adminUrl });
-    await admin.connect();
-    try {
-      await admin.query(statement);
-    } finally {
-      await admin.end();
-    }
-  };
-  // compat: Supabase's databases run in UTC, so now() in a `timestamp` default is UTC too.
-  await runAsAdmin(`create database ${quote(name)}`);
-  await runAsAdmin(`alter database ${quote(name)} set timezone to 'UTC'`);
-  const url = new URL(options.adminUrl);
-  url.pathname = `/${name}`;
-
-  const client = new pg.Client({ connectionString: url.toString(), types: utcTimestampTypes });
+  const { url, runAsAdmin, name } = await createEmptyDatabase(options.adminUrl);
+  const client = new pg.Client({ connectionString: url, types: utcTimestampTypes });
   const drop = async () => {
     await client.end().catch(() => undefined);
     await runAsAdmin(`drop database if exists ${quote(name)} with (force)`);
@@ -105,8 +90,36 @@ export async function createGotrueDatabase(options: { adminUrl: string; schema?:
     await drop();
     throw error;
   }
+  return { url, schema, client, ...rowInserters(inserter(client, schema)), drop };
+}
 
-  const insert = async <Row>(table: string, values: Record<string, unknown>): Promise<Row> => {
+/** A new database of a random name (UTC, as Supabase's are), and how to run a statement on the admin connection. */
+async function createEmptyDatabase(
+  adminUrl: string,
+): Promise<{ name: string; url: string; runAsAdmin: (statement: string) => Promise<void> }> {
+  const name = `gotrue_${randomBytes(5).toString("hex")}`;
+  const runAsAdmin = async (statement: string) => {
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    try {
+      await admin.query(statement);
+    } finally {
+      await admin.end();
+    }
+  };
+  // compat: Supabase's databases run in UTC, so now() in a `timestamp` default is UTC too.
+  await runAsAdmin(`create database ${quote(name)}`);
+  await runAsAdmin(`alter database ${quote(name)} set timezone to 'UTC'`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { name, url: url.toString(), runAsAdmin };
+}
+
+/** Inserts one row of `table` (undefined values left out, so that the column's default applies); returns it. */
+type InsertRow = <Row>(table: string, values: Record<string, unknown>) => Promise<Row>;
+
+function inserter(client: pg.Client, schema: string): InsertRow {
+  return async <Row>(table: string, values: Record<string, unknown>): Promise<Row> => {
     const columns = Object.keys(values).filter((column) => values[column] !== undefined);
     const params = columns.map((column) => {
       const value = values[column];
@@ -119,69 +132,22 @@ export async function createGotrueDatabase(options: { adminUrl: string; schema?:
     );
     return rows[0] as Row;
   };
-  const timestamp = (value: Date | null | undefined) => (value instanceof Date ? utcWallClock(value) : value);
+}
 
+const timestamp = (value: Date | null | undefined) => (value instanceof Date ? utcWallClock(value) : value);
+
+type RowInserters = Omit<GotrueDatabase, "url" | "schema" | "client" | "drop">;
+
+/** GotrueDatabase's insert methods: each row's defaults as GoTrue's server writes them, then the caller's values. */
+function rowInserters(insert: InsertRow): RowInserters {
   return {
-    url: url.toString(),
-    schema,
-    client,
-    insertUser: (user) => {
-      const now = new Date();
-      return insert<GotrueUser>("users", {
-        instance_id: NIL_UUID,
-        id: randomUUID(),
-        aud: "authenticated",
-        role: "authenticated",
-        encrypted_password: "",
-        confirmation_token: "",
-        recovery_token: "",
-        email_change_token_new: "",
-        email_change: "",
-        email_change_token_current: "",
-        email_change_confirm_status: 0,
-        phone_change: "",
-        phone_change_token: "",
-        reauthentication_token: "",
-        raw_app_meta_data: {},
-        raw_user_meta_data: {},
-        is_super_admin: null,
-        created_at: now,
-        updated_at: now,
-        ...user,
-      });
-    },
+    insertUser: (user) => insert<GotrueUser>("users", { ...userDefaults(new Date()), ...user }),
     insertIdentity: (identity) => {
       const now = new Date();
       return insert<GotrueIdentity>("identities", { created_at: now, updated_at: now, ...identity });
     },
-    insertSession: async (session) => {
-      const now = new Date();
-      const row = await insert<GotrueSession & { refresh_token_counter: string | null }>("sessions", {
-        id: randomUUID(),
-        created_at: now,
-        updated_at: now,
-        aal: "aal1",
-        ...session,
-        refreshed_at: timestamp(session.refreshed_at),
-      });
-      return {
-        ...row,
-        refresh_token_counter: row.refresh_token_counter === null ? null : Number(row.refresh_token_counter),
-      };
-    },
-    insertRefreshToken: async (token) => {
-      const now = new Date();
-      const row = await insert<GotrueRefreshToken & { id: string }>("refresh_tokens", {
-        instance_id: NIL_UUID,
-        token: gotrueLegacyRefreshToken(),
-        revoked: false,
-        parent: null,
-        created_at: now,
-        updated_at: now,
-        ...token,
-      });
-      return { ...row, id: Number(row.id) };
-    },
+    insertSession: (session) => insertSession(insert, session),
+    insertRefreshToken: (token) => insertRefreshToken(insert, token),
     insertAmrClaim: (claim) => {
       const now = new Date();
       return insert<GotrueAmrClaim>("mfa_amr_claims", { id: randomUUID(), created_at: now, updated_at: now, ...claim });
@@ -222,6 +188,65 @@ export async function createGotrueDatabase(options: { adminUrl: string; schema?:
         ip_address: "",
         ...entry,
       }),
-    drop,
   };
+}
+
+/** A user row's values as GoTrue's server writes them (see GotrueDatabase.insertUser). */
+function userDefaults(now: Date): Record<string, unknown> {
+  return {
+    instance_id: NIL_UUID,
+    id: randomUUID(),
+    aud: "authenticated",
+    role: "authenticated",
+    encrypted_password: "",
+    confirmation_token: "",
+    recovery_token: "",
+    email_change_token_new: "",
+    email_change: "",
+    email_change_token_current: "",
+    email_change_confirm_status: 0,
+    phone_change: "",
+    phone_change_token: "",
+    reauthentication_token: "",
+    raw_app_meta_data: {},
+    raw_user_meta_data: {},
+    is_super_admin: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+// refresh_token_counter is a bigint, which pg hands over as a string.
+async function insertSession(insert: InsertRow, session: Insert<GotrueSession, "user_id">): Promise<GotrueSession> {
+  const now = new Date();
+  const row = await insert<GotrueSession & { refresh_token_counter: string | null }>("sessions", {
+    id: randomUUID(),
+    created_at: now,
+    updated_at: now,
+    aal: "aal1",
+    ...session,
+    refreshed_at: timestamp(session.refreshed_at),
+  });
+  return {
+    ...row,
+    refresh_token_counter: row.refresh_token_counter === null ? null : Number(row.refresh_token_counter),
+  };
+}
+
+// The id is a bigserial, which pg hands over as a string.
+async function insertRefreshToken(
+  insert: InsertRow,
+  token: Insert<Omit<GotrueRefreshToken, "id">, "session_id" | "user_id">,
+): Promise<GotrueRefreshToken> {
+  const now = new Date();
+  const row = await insert<GotrueRefreshToken & { id: string }>("refresh_tokens", {
+    instance_id: NIL_UUID,
+    token: gotrueLegacyRefreshToken(),
+    revoked: false,
+    parent: null,
+    created_at: now,
+    updated_at: now,
+    ...token,
+  });
+  return { ...row, id: Number(row.id) };
 }
