@@ -18,12 +18,14 @@ import {
   postgresVersion,
 } from "./lib/database.ts";
 import { accessTokensFrom, createFixtures, type Fixtures } from "./lib/fixtures.ts";
+import { checkHookRan, createHookFunction, hookSecret } from "./lib/hooks.ts";
 import { type ImportFigures, importTable, measureImport } from "./lib/import-gotrue.ts";
 import { type LoadShape, measureLoad } from "./lib/load.ts";
 import { watchPostgres, watchProcess } from "./lib/process-stats.ts";
 import { freePort, type Started, startProgram } from "./lib/processes.ts";
 import { combineRounds, compareRounds, markdownTable, misses, type Row } from "./lib/report.ts";
 import * as scenarios from "./lib/scenarios.ts";
+import { variantCostTable } from "./lib/variant-cost.ts";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const root = join(here, "..");
@@ -90,6 +92,8 @@ function reportOf(machine: string, rows: readonly Row[], imported: ImportFigures
       `alternating with a round of its ceiling; figures from the median round, the ratio the median of the rounds' ` +
       `ratios (their range in brackets); DB_MAX_POOL_SIZE ${settings.poolSize}.`;
     sections.push(`${machine}\n${timing}`, markdownTable(rows), verdict);
+    const costs = variantCostTable(rows);
+    if (costs !== "") sections.push(VARIANT_COSTS, costs);
   }
   if (imported) {
     sections.push(
@@ -101,6 +105,12 @@ function reportOf(machine: string, rows: readonly Row[], imported: ImportFigures
   }
   return `${sections.join("\n\n")}\n`;
 }
+
+const VARIANT_COSTS =
+  "What each variant costs a request against its plain row of this run at the same concurrency (the two measured " +
+  "minutes apart, not paired as a row and its ceiling are): the ratio of their rates, and CPU per request (the CPU " +
+  "column over the rate, in µs) of the server and of PostgreSQL, the plain row's and what the variant adds. A hook " +
+  "over HTTP runs in a process of the bench's own, whose CPU is in neither column; a hook function's is PostgreSQL's.";
 
 /** Every row under load from autocannon, each with its ceiling. */
 async function measureUnderLoad(databaseUrl: string, jwtSecret: string): Promise<Row[]> {
@@ -190,7 +200,79 @@ async function startVariants(setup: Setup, servers: Map<string, Started>): Promi
     servers.set(server, started);
     measured.push(...variantScenarios(server, setup.fixtures.accessTokens, setup.refreshPool));
   }
+  measured.push(...(await startHookVariants(setup, servers)));
   return measured;
+}
+
+/** The custom_access_token hook's kinds: an HTTP endpoint, and a function of the database (pg-functions://). */
+const HOOK_KINDS = ["http", "pg"] as const;
+
+/**
+ * Starts a server for each kind of custom_access_token hook wanted, into `servers` as `hook http` and `hook pg`, and
+ * returns their scenarios: the password grant and refresh, each of which calls the hook once for its access token
+ * (a refresh on a hook server also takes the session's lock: its claims are made in the rotation's transaction).
+ * Over HTTP, to an endpoint in a process of its own, signed with a secret of the run; as a function, a plpgsql one
+ * made in the bench's database first.
+ */
+async function startHookVariants(setup: Setup, servers: Map<string, Started>): Promise<Scenario[]> {
+  const measured: Scenario[] = [];
+  for (const kind of HOOK_KINDS) {
+    const server = `hook ${kind}`;
+    if (!wanted(`password grant ${server}`) && !wanted(`refresh ${server}`)) continue;
+    const hook: Record<string, string> =
+      kind === "http"
+        ? {
+            AUTH_HOOK_CUSTOM_ACCESS_TOKEN_URI: await startHookReceiver(servers),
+            AUTH_HOOK_CUSTOM_ACCESS_TOKEN_SECRETS: hookSecret(),
+          }
+        : { AUTH_HOOK_CUSTOM_ACCESS_TOKEN_URI: await createHookFunction(setup.databaseUrl) };
+    const started = await startServer(setup.databaseUrl, setup.jwtSecret, {
+      AUTH_HOOK_CUSTOM_ACCESS_TOKEN_ENABLED: "true",
+      ...hook,
+    });
+    servers.set(server, started);
+    await checkHookRan(started.url, setup.fixtures.emails[0]!);
+    measured.push(...hookScenarios(server, setup));
+  }
+  return measured;
+}
+
+/**
+ * The wanted scenarios on the hook's server `server`, against their plain rows' ceilings and with no target: what a
+ * hook costs is the operator's choice, reported against the plain rows (variant-cost.ts).
+ */
+function hookScenarios(server: string, { fixtures, refreshPool }: Setup): Scenario[] {
+  const shapes: Scenario[] = [
+    {
+      name: `password grant ${server}`,
+      shape: scenarios.passwordGrant(fixtures),
+      ceiling: "argon2id verify",
+      server,
+    },
+    {
+      name: `refresh ${server}`,
+      shape: scenarios.refreshToken(refreshPool),
+      ceiling: "rotation floor",
+      server,
+    },
+  ];
+  return shapes.filter((scenario) => wanted(scenario.name));
+}
+
+/** The HTTP hook's endpoint (floors/hook-receiver.ts), into `programs` to be stopped with the variants; its URI. */
+async function startHookReceiver(programs: Map<string, Started>): Promise<string> {
+  const port = await freePort();
+  const receiver = await startProgram({
+    name: "hook-receiver",
+    entry: join(here, "floors", "hook-receiver.ts"),
+    cwd: work,
+    port,
+    readyPath: "/ready",
+    env: { PORT: String(port) },
+  });
+  started.push(receiver);
+  programs.set("hook receiver", receiver);
+  return `${receiver.url}/hook`;
 }
 
 /** Whether a row of the server's variant `server` is wanted: else it is not started. */

@@ -17,6 +17,7 @@ import { type ConfiguredMailer, createActionLink, createMailer } from "./deliver
 import { type OutboxWorker, startOutboxWorker } from "./delivery/outbox-worker.ts";
 import { createConfiguredSmsSender } from "./delivery/sms-sender.ts";
 import { type SmtpAvailability, watchSmtpAvailability } from "./delivery/smtp-availability.ts";
+import { createConfiguredHooks } from "./hooks/configured-hooks.ts";
 import { createClientAddress } from "./http/client-address.ts";
 import { type DrainingReadiness, drainingReadiness } from "./http/draining-readiness.ts";
 import { nodeDefaultHeaders } from "./http/node-default-headers.ts";
@@ -169,7 +170,7 @@ async function startMailDelivery({ config, log, tracing, metrics }: Wiring): Pro
 
 /** The ports as the configuration asks for them, before a test's overrides. */
 function configuredPorts(
-  { config, log, metrics }: Wiring,
+  { config, log, tracing, metrics }: Wiring,
   { postgres, mailer, limits }: { postgres: Postgres; mailer: Mailer; limits: ConfiguredRateLimiter },
 ): Ports {
   return {
@@ -194,6 +195,7 @@ function configuredPorts(
     captcha: createConfiguredCaptcha(config),
     totp: totpAuthenticator,
     factorSecrets: factorSecretsOf(config),
+    hooks: createConfiguredHooks(config, { tracer: tracing?.tracer, meter: metrics?.meter }),
     events: metrics ? eachOf(metrics.flowEvents, deliveryLog(log)) : deliveryLog(log),
   };
 }

@@ -1,6 +1,7 @@
 export { createPostgres, type Postgres, type PostgresOptions } from "./create-postgres.ts";
 export type { ConnectionEvents, Database, PoolCounts } from "./database.ts";
 export { EmbeddedDatabaseInUseError } from "./drivers/data-dir-lock.ts";
+export { createFunctionHook, type FunctionHookOptions, parseFunctionHookUri } from "./hooks/function-hook.ts";
 export { migrations } from "./migrations/index.ts";
 export { ForeignTablesError, type MigrationConnection, type MigrationTarget, migrate } from "./migrations/migrate.ts";
 export type { Migration } from "./migrations/migration.ts";

@@ -83,7 +83,20 @@ export type ErrorCode =
   | "insufficient_aal"
   | "mfa_ip_address_mismatch"
   | "mfa_challenge_expired"
-  | "mfa_verification_failed";
+  | "mfa_verification_failed"
+  /** Hooks (services/hooks): an MFA attempt the mfa_verification_attempt hook rejected. */
+  | "mfa_verification_rejected"
+  /** An HTTP hook that did not answer in time, or could not be reached on any attempt. */
+  | "hook_timeout"
+  | "hook_timeout_after_retry"
+  /** An HTTP hook's answer over the size limit, or not JSON by its Content-Type. */
+  | "hook_payload_over_size_limit"
+  | "hook_payload_invalid_content_type"
+  /**
+   * A hook's own error with a status other than 500 (`hookStatus`): GoTrue has no code for it and answers `unknown`.
+   * (With 500, or none, it is `unexpected_failure`.)
+   */
+  | "unknown";
 
 /**
  * Cases the domain tells apart within one code because GoTrue answers them with another status than the code's
@@ -112,6 +125,11 @@ export interface AuthErrorOptions {
   readonly cause?: unknown;
   /** Seconds after which retrying may succeed (rate limits). */
   readonly retryAfterSeconds?: number;
+  /**
+   * The status a hook chose for its own error (its `http_code`; a function's `PTxxx`): data, not a mapping of the
+   * code, so the transport answers it as it is (docs/compatibility.md, Hooks).
+   */
+  readonly hookStatus?: number;
 }
 
 export class AuthError extends Error {
@@ -119,6 +137,7 @@ export class AuthError extends Error {
   readonly details: Readonly<Record<string, unknown>> | undefined;
   readonly case: ErrorCase | undefined;
   readonly retryAfterSeconds: number | undefined;
+  readonly hookStatus: number | undefined;
 
   constructor(
     readonly code: ErrorCode,
@@ -129,6 +148,7 @@ export class AuthError extends Error {
     this.details = options.details;
     this.case = options.case;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.hookStatus = options.hookStatus;
   }
 }
 

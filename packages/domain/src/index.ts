@@ -13,6 +13,7 @@ export { normalizeEmail } from "./model/email.ts";
 export { amrMethodOf, type Factor, type FactorStatus, type FactorType, type MfaChallenge } from "./model/factor.ts";
 export type { FlowState } from "./model/flow-state.ts";
 export { parseGoDuration } from "./model/go-duration.ts";
+export { hookError, readHookAnswer } from "./model/hook-answer.ts";
 export { type Identity, identityEmail } from "./model/identity.ts";
 export type { AuthEmailKind, LinkEmail, LinkFields, LinkType, NotificationKind } from "./model/mail.ts";
 export type { Metadata } from "./model/metadata.ts";
@@ -33,7 +34,9 @@ export { normalizePhone } from "./model/phone.ts";
 export { chooseRedirect } from "./model/redirect.ts";
 export type { RefreshToken } from "./model/refresh-token.ts";
 export type { Aal, AmrEntry, AuthMethod, LogoutScope, Session } from "./model/session.ts";
+export { optionalTimestamp, timestamp } from "./model/timestamp.ts";
 export { confirmedAt, hasVerifiedFactor, type User } from "./model/user.ts";
+export { presentFactor, presentUser } from "./model/user-json.ts";
 export { isUuid } from "./model/uuid.ts";
 export type {
   AuthPolicy,
@@ -44,6 +47,7 @@ export type {
   SignupPolicy,
   SmsPolicy,
 } from "./policy.ts";
+export { HOOK_NAMES } from "./ports/hooks.ts";
 export type * from "./ports/index.ts";
 export { OAuthProviderFailure } from "./ports/oauth-provider.ts";
 /** The digest a refresh token is stored under: what an import of another system's tokens stores. */

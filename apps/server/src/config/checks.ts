@@ -1,10 +1,12 @@
 import { KeyRingError, parseKeyRing, type SigningAlgorithm } from "@latchkey/adapters-crypto";
+import { checkHttpHookSettings, type HttpHookSettingsProblem } from "@latchkey/adapters-hooks";
 import { OAUTH_PROVIDER_NAMES } from "@latchkey/adapters-oauth";
+import { parseFunctionHookUri } from "@latchkey/adapters-postgres";
 import type { Profile } from "./config.ts";
 import { displayName, type ResolvedEnv, SETTINGS_BY_KEY } from "./env-names.ts";
 import { parseGoBool } from "./env-values.ts";
 import { placeholderReason } from "./placeholder-secrets.ts";
-import { OTLP_PROTOCOLS, type SettingKey } from "./settings.ts";
+import { BUILT_HOOKS, OTLP_PROTOCOLS, type SettingKey } from "./settings.ts";
 
 // Checks across settings and profiles. They read what was set, not the parsed values, so they run, and report,
 // even when some value failed to parse; a value that fails to parse is reported by its schema, not again here.
@@ -201,6 +203,36 @@ const readingOf =
   (env, profile, inScope) =>
     inScope(key) ? check(env, profile, inScope) : [];
 
+/**
+ * Each hook's URI and secrets, with GoTrue's rules, whether the hook is on or not (GoTrue checks every URI set):
+ * a function's schema and name, an endpoint's scheme (plain http for localhost only) and each secret's form.
+ */
+const requireValidHooks: Check = (env) =>
+  BUILT_HOOKS.flatMap((name) => {
+    const upper = name.toUpperCase();
+    const uri = env.get(`HOOK_${upper}_URI` as SettingKey);
+    if (uri === undefined) return [];
+    const secrets = env.get(`HOOK_${upper}_SECRETS` as SettingKey);
+    const problem = hookProblem(uri.value, secrets?.value);
+    if (problem === null) return [];
+    const where = problem.setting === "secrets" ? secrets! : uri;
+    return [`${where.name}: ${problem.problem}`];
+  });
+
+/** What is wrong with one hook's URI or secrets (GoTrue's ValidateExtensibilityPoint), and in which. */
+function hookProblem(uri: string, secrets: string | undefined): HttpHookSettingsProblem | null {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(uri)?.[1]?.toLowerCase();
+  if (scheme === "pg-functions") {
+    const parsed = parseFunctionHookUri(uri);
+    if ("problem" in parsed) return { setting: "uri", problem: parsed.problem };
+    return secrets === undefined ? null : { setting: "secrets", problem: "a pg-functions:// hook takes no secrets" };
+  }
+  if (scheme !== "http" && scheme !== "https") {
+    return { setting: "uri", problem: "expected pg-functions://postgres/<schema>/<function> or an https:// URL" };
+  }
+  return checkHttpHookSettings({ uri, secrets: secrets?.split("|").filter((entry) => entry !== "") ?? [] });
+}
+
 const CHECKS: readonly Check[] = [
   readingOf("MFA_TOTP_ENROLL_ENABLED", requireFactorSecretKey),
   readingOf("MULTI_INSTANCE_MODE", refuseMultiInstanceMode),
@@ -211,6 +243,7 @@ const CHECKS: readonly Check[] = [
   readingOf("MAILER_AUTOCONFIRM", refuseAutoconfirmWithUnverifiedSignIns),
   readingOf("TRACING_ENABLED", requireKnownOtlpProtocols),
   readingOf("EXTERNAL_GITHUB_ENABLED", requireCallbackOnApiOrigin),
+  readingOf("HOOK_CUSTOM_ACCESS_TOKEN_URI", requireValidHooks),
 ];
 
 /** Every problem across settings; with `inScope`, only those of the settings read. */

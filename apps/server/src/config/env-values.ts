@@ -120,6 +120,12 @@ export const list = v.pipe(
   ),
 );
 
+/** `|`-separated, as GoTrue reads a hook's secrets; empty entries dropped. */
+export const pipeList = v.pipe(
+  v.string(),
+  v.transform((input): readonly string[] => input.split("|").filter((entry) => entry !== "")),
+);
+
 export const httpUrl = parsed((input) => (isHttpUrl(input) ? input : undefined), "expected an absolute http(s) URL");
 
 /** A path on API_EXTERNAL_URL, or a full URL for links served elsewhere. */

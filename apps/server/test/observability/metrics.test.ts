@@ -1,61 +1,29 @@
 import { createServer as createNetServer, type Server as NetServer } from "node:net";
 import { startSmtpSink } from "@latchkey/adapters-smtp/testing";
-import { context, metrics, propagation, trace } from "@opentelemetry/api";
+import { metrics } from "@opentelemetry/api";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { version } from "../../src/compose.ts";
 import { startTestServer } from "../support/start-test-server.ts";
+import { freePort, resetOpenTelemetry, sample, setProcessEnv } from "./observability-support.ts";
 import { type OtlpReceiver, startOtlpReceiver } from "./otlp-receiver.ts";
 
 // Metrics on: scraped from the Prometheus endpoint over HTTP, and pushed over OTLP/JSON to a collector in this
 // process. OTEL_EXPORTER_OTLP_ENDPOINT, which the SDK reads itself, is set in process.env for this file only.
 
 let receiver: OtlpReceiver;
-const savedEnv: Record<string, string | undefined> = {};
-
-function resetOpenTelemetry() {
-  metrics.disable();
-  trace.disable();
-  context.disable();
-  propagation.disable();
-}
+let restoreEnv: () => void = () => {};
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
-  for (const [name, value] of Object.entries({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url })) {
-    savedEnv[name] = process.env[name];
-    process.env[name] = value;
-  }
+  restoreEnv = setProcessEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
 });
 
 afterEach(resetOpenTelemetry);
 
 afterAll(async () => {
-  for (const [name, value] of Object.entries(savedEnv)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  restoreEnv();
   await receiver.close();
 });
-
-/** A port free on 127.0.0.1 a moment ago. */
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** The value of the first sample line of `name` whose labels include every one of `labels`. */
-function sample(scrape: string, name: string, labels: Record<string, string>): number | undefined {
-  for (const line of scrape.split("\n")) {
-    if (!line.startsWith(`${name}{`)) continue;
-    if (Object.entries(labels).every(([key, value]) => line.includes(`${key}="${value}"`))) {
-      return Number(line.slice(line.lastIndexOf(" ") + 1));
-    }
-  }
-  return undefined;
-}
 
 describe("with METRICS_EXPORTER=prometheus", () => {
   it("serves the HTTP, runtime and process metrics at / and /metrics on the configured host and port", async () => {

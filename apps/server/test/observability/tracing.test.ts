@@ -1,11 +1,10 @@
 import { request } from "node:http";
 import { testDatabaseUrl } from "@latchkey/adapters-postgres/testing";
 import { startSmtpSink } from "@latchkey/adapters-smtp/testing";
-import { context, propagation, trace } from "@opentelemetry/api";
-import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { version } from "../../src/compose.ts";
-import { startTestServer, TEST_JWT_SECRET, type TestServer } from "../support/start-test-server.ts";
+import { startTestServer, type TestServer } from "../support/start-test-server.ts";
+import { resetOpenTelemetry, serviceRoleToken, setProcessEnv } from "./observability-support.ts";
 import { type ExportedSpan, type OtlpReceiver, SPAN_KIND, startOtlpReceiver } from "./otlp-receiver.ts";
 
 // Tracing on, against a collector in this process: the OTEL_ variables the SDK reads itself are set in
@@ -17,13 +16,7 @@ const email = "traced@example.com";
 const password = "traced-password-never-exported";
 
 let receiver: OtlpReceiver;
-const savedEnv: Record<string, string | undefined> = {};
-
-function resetOpenTelemetry() {
-  trace.disable();
-  context.disable();
-  propagation.disable();
-}
+let restoreEnv: () => void = () => {};
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
@@ -35,26 +28,14 @@ beforeAll(async () => {
     // Spans go out 50 ms after they end rather than 5 s.
     OTEL_BSP_SCHEDULE_DELAY: "50",
   };
-  for (const [name, value] of Object.entries(env)) {
-    savedEnv[name] = process.env[name];
-    process.env[name] = value;
-  }
+  restoreEnv = setProcessEnv(env);
 });
 
 afterAll(async () => {
-  for (const [name, value] of Object.entries(savedEnv)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  restoreEnv();
   resetOpenTelemetry();
   await receiver.close();
 });
-
-const serviceRoleToken = () =>
-  new SignJWT({ role: "service_role" })
-    .setProtectedHeader({ alg: "HS256" })
-    .setExpirationTime("5m")
-    .sign(new TextEncoder().encode(TEST_JWT_SECRET));
 
 /** The server span named `name` (`GET /admin/users/{user_id}`) once exported. */
 async function serverSpan(name: string, matches: (span: ExportedSpan) => boolean = () => true) {

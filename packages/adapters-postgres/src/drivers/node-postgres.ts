@@ -164,9 +164,22 @@ function viewsFor(sessions: Sessions, client: pg.PoolClient, wrapQuery: WrapQuer
     const clock = sessions.clocks.get(client);
     const settings = clock && sessions.budget.beforeStatement(clock);
     if (settings !== undefined) await run(settings);
+    const own = clock && ownStatementTimeout(args[0]);
+    // A statement that sets the transaction's limit itself (a hook function's, stores/hook-function-store.ts) is
+    // what the connection applies from now on: a later statement must not raise it back to what the deadline left.
+    if (clock && own !== undefined) clock.allowedMs = own;
     return run(...args);
   };
   return { plain, timed: { query: timed as unknown as Queries["query"] } };
+}
+
+/** The milliseconds of a `SET LOCAL statement_timeout = <ms>` statement; undefined for any other statement. */
+function ownStatementTimeout(statement: unknown): number | undefined {
+  const text = typeof statement === "string" ? statement : (statement as { text?: unknown } | null)?.text;
+  const ms = typeof text === "string" ? /^SET LOCAL statement_timeout = (\d+)$/.exec(text)?.[1] : undefined;
+  if (ms === undefined) return undefined;
+  // 0 is no limit at all.
+  return Number(ms) === 0 ? Number.POSITIVE_INFINITY : Number(ms);
 }
 
 /** `query`, noting the connection as unfit when a statement fails in a way that says so. */

@@ -6,6 +6,7 @@ import { createAuditLogStore } from "./audit-log-store.ts";
 import { toDatabaseError, translatingErrors } from "./database-error.ts";
 import { createFactorStore } from "./factor-store.ts";
 import { createFlowStateStore } from "./flow-state-store.ts";
+import { createHookFunctionStore } from "./hook-function-store.ts";
 import { createIdentityStore } from "./identity-store.ts";
 import { createOAuthFlowStore } from "./oauth-flow-store.ts";
 import { createOneTimeTokenStore } from "./one-time-token-store.ts";
@@ -31,6 +32,7 @@ function createStores(db: Database, schema: Schema, atomic: Atomic): Stores {
     flowStates: translatingErrors(createFlowStateStore(db, schema)),
     oauthFlows: translatingErrors(createOAuthFlowStore(db, schema)),
     usedIdTokens: translatingErrors(createUsedIdTokenStore(db, schema)),
+    hookFunctions: translatingErrors(createHookFunctionStore(atomic)),
   };
 }
 

@@ -3,6 +3,7 @@ import type { CaptchaVerifier } from "./captcha-verifier.ts";
 import type { Clock } from "./clock.ts";
 import type { FactorSecrets } from "./factor-secrets.ts";
 import type { FlowEvents } from "./flow-events.ts";
+import type { Hooks } from "./hooks.ts";
 import type { Mailer } from "./mailer.ts";
 import type { OAuthProvider } from "./oauth-provider.ts";
 import type { PasswordHasher } from "./password-hasher.ts";
@@ -25,6 +26,7 @@ export type {
 export type { CaptchaVerdict, CaptchaVerifier } from "./captcha-verifier.ts";
 export type { FactorSecrets } from "./factor-secrets.ts";
 export type { FlowEvent, FlowEvents, MessageKind, RateLimitName } from "./flow-events.ts";
+export type { HookAnswer, HookCaller, HookName, HookPayload, Hooks } from "./hooks.ts";
 export type { AuthEmail, MailDelivery } from "./mailer.ts";
 export type {
   AuthorizationRequest,
@@ -84,6 +86,8 @@ export interface Ports {
   readonly totp: TotpAuthenticator;
   /** Seals TOTP secrets for storage, with a key of their own. */
   readonly factorSecrets: FactorSecrets;
+  /** The hooks switched on (HOOK_*); none by default. */
+  readonly hooks: Hooks;
   /** What the flows did, for metrics; ignoredFlowEvents when metrics are off. */
   readonly events: FlowEvents;
 }

@@ -297,6 +297,36 @@ export interface UsedIdTokenStore {
   remember(digest: string, expiresAt: Date, now: Date): Promise<boolean>;
 }
 
+/** How a function of the database is called as a hook (HOOK_<NAME>_URI `pg-functions://postgres/<schema>/<name>`). */
+export interface HookFunctionCall {
+  readonly schema: string;
+  readonly name: string;
+  /** The payload, as JSON text: the function takes it as its one `jsonb` argument. */
+  readonly payload: string;
+  /** The most the call may run: its statement_timeout, unless the work's own deadline leaves less. */
+  readonly timeoutMs: number;
+}
+
+/** What a hook function came to: its result (parsed JSON, null for NULL), or the error it raised or ran into. */
+export type HookFunctionOutcome =
+  | { readonly ok: true; readonly answer: unknown }
+  | {
+      readonly ok: false;
+      /** SQLSTATE: `P0001` for a RAISE, `57014` when the timeout cancelled it, `PT403` for a status of its own. */
+      readonly code: string;
+      readonly message: string;
+    };
+
+/** Functions in the database called as hooks, in the caller's transaction or in one of their own. */
+export interface HookFunctionStore {
+  /**
+   * Calls `schema.name(payload::jsonb)` and returns what it came to. What the function raises, and its timeout, come
+   * back as an outcome, with what the function did undone and the caller's transaction still usable; a database
+   * that cannot serve throws, as every store does.
+   */
+  call(call: HookFunctionCall): Promise<HookFunctionOutcome>;
+}
+
 export interface Stores {
   readonly users: UserStore;
   readonly factors: FactorStore;
@@ -309,6 +339,7 @@ export interface Stores {
   readonly flowStates: FlowStateStore;
   readonly oauthFlows: OAuthFlowStore;
   readonly usedIdTokens: UsedIdTokenStore;
+  readonly hookFunctions: HookFunctionStore;
 }
 
 /** Runs `work` in one transaction: it commits when `work` resolves and rolls back when it throws. */

@@ -6,19 +6,29 @@ import type { AuthMethod, Session } from "../model/session.ts";
 import type { User } from "../model/user.ts";
 import type { Stores } from "../ports/stores.ts";
 import { type AuditEvent, auditEntry } from "./audit.ts";
+import { customizedClaims, type TokenIssuance } from "./hooks/custom-access-token.ts";
 import { refreshTokenDigest } from "./tokens/digests.ts";
 
 /** Refresh tokens carry 256 random bits. */
 const REFRESH_TOKEN_BYTES = 32;
 
-/** A session just opened, and the plaintext of its first refresh token, for the client. */
+/** What an access token will carry, made in the transaction that wrote its session (accessClaims). */
+export interface IssuedClaims {
+  readonly claims: Readonly<Record<string, unknown>>;
+  /** Unix seconds: the `exp` we gave it, which the grant reports whatever a hook made of the claim. */
+  readonly expiresAt: number;
+}
+
+/** A session just opened, the plaintext of its first refresh token, for the client, and its access token's claims. */
 export interface OpenedSession {
   readonly session: Session;
   readonly refreshToken: string;
+  readonly claims: IssuedClaims;
 }
 
 /** A new session with the first token of its family, not yet stored. */
-export interface NewSession extends OpenedSession {
+export interface NewSession {
+  readonly session: Session;
   readonly firstToken: RefreshToken;
   /** The first token's plaintext, for the client: only its digest is stored. */
   readonly refreshToken: string;
@@ -78,7 +88,33 @@ export async function openSession(
     firstToken,
     audit.map((event) => auditEntry(deps, event)),
   );
-  return { session, refreshToken };
+  return { session, refreshToken, claims: await accessClaims(deps, stores, { user, session, method, context }) };
+}
+
+/** Why an access token is issued for a session: by which method (GoTrue's names), at whose request. */
+interface Issuance {
+  readonly user: User;
+  readonly session: Session;
+  readonly method: TokenIssuance;
+  readonly context: RequestContext | null;
+}
+
+/**
+ * The claims of an access token for `session`, made in the transaction that wrote the session (`stores`): with the
+ * custom_access_token hook on, the hook's, so that its failure undoes the write (GoTrue's order).
+ */
+export async function accessClaims(deps: Deps, stores: Stores, issuance: Issuance): Promise<IssuedClaims> {
+  const claims = buildAccessTokenClaims(issuance.user, issuance.session, deps.clock.now(), deps.policy.accessToken);
+  const customized = await customizedClaims(deps, stores, { ...issuance, claims });
+  return { claims: customized, expiresAt: claims.exp };
+}
+
+/**
+ * Runs a write that opens or moves a session without a transaction of its own (one statement), unless the
+ * custom_access_token hook is on: its claims are then made in a transaction with the write (accessClaims).
+ */
+export function inSessionWrite<T>(deps: Deps, write: (stores: Stores) => Promise<T>): Promise<T> {
+  return deps.hooks.custom_access_token === undefined ? write(deps.stores) : deps.tx.run(write);
 }
 
 /**
@@ -88,28 +124,24 @@ export async function openSession(
 export async function grantSignIn(
   deps: Deps,
   user: User,
-  { session, refreshToken }: OpenedSession,
+  opened: OpenedSession,
   provider?: string,
 ): Promise<SessionGrant> {
-  const grant = await grantSession(deps, user, session, refreshToken);
+  const { session } = opened;
+  const grant = await grantSession(deps, user, opened);
   const method = session.amr[0]?.method;
   if (method !== undefined) deps.events.record({ kind: "signed_in", method, ...(provider ? { provider } : {}) });
   return grant;
 }
 
-/** Signs the access token for a session and assembles the grant. */
-export async function grantSession(
-  deps: Deps,
-  user: User,
-  session: Session,
-  refreshToken: string,
-): Promise<SessionGrant> {
-  const claims = buildAccessTokenClaims(user, session, deps.clock.now(), deps.policy.accessToken);
+/** Signs the access token for a session with the claims made for it (accessClaims) and assembles the grant. */
+export async function grantSession(deps: Deps, user: User, opened: OpenedSession): Promise<SessionGrant> {
+  const { session, refreshToken, claims } = opened;
   return {
-    accessToken: await deps.signer.sign(claims),
+    accessToken: await deps.signer.sign(claims.claims),
     tokenType: "bearer",
     expiresIn: deps.policy.accessToken.expSeconds,
-    expiresAt: claims.exp,
+    expiresAt: claims.expiresAt,
     refreshToken,
     user,
     session,

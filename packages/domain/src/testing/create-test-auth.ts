@@ -29,7 +29,7 @@ export function createTestAuth(options: TestAuthOptions = {}) {
   const sms = new RecordingSmsSender();
   const hasher = new FastPasswordHasher();
   const events = new RecordingFlowEvents();
-  const { stores, tx, readOutbox } = createInMemoryStores();
+  const { stores, tx, readOutbox, defineHookFunction } = createInMemoryStores();
   const ports: Ports = {
     stores,
     tx,
@@ -46,33 +46,14 @@ export function createTestAuth(options: TestAuthOptions = {}) {
     captcha: null,
     totp: new TestTotp(),
     factorSecrets: testFactorSecrets,
+    hooks: {},
     events,
     ...options.ports,
   };
   const policy = testPolicy(options.policy);
   const auth = inOneBrowser(createAuth(ports, policy));
 
-  /** Delivers everything the outbox holds that is due. */
-  const deliver = async () => {
-    while ((await auth.deliverDueMessages()).claimed > 0);
-  };
-  /** The latest email of `kind` to `to`, once the outbox has been delivered. */
-  const lastEmail = async <K extends AuthEmailKind>(to: string, kind: K) => {
-    await deliver();
-    return mailer.sent.filter((email) => email.to === to && email.kind === kind).at(-1) as
-      | Extract<AuthEmail, { kind: K }>
-      | undefined;
-  };
-  /** Every email sent so far, once the outbox has been delivered. */
-  const emails = async () => {
-    await deliver();
-    return mailer.sent;
-  };
-  const lastSms = async (to: string): Promise<AuthSms | undefined> => {
-    await deliver();
-    return sms.lastTo(to);
-  };
-
+  const readers = outboxReaders(auth, { mailer, sms });
   // The stores the use cases actually use: the caller's when it passed its own.
   return {
     auth,
@@ -85,10 +66,36 @@ export function createTestAuth(options: TestAuthOptions = {}) {
     events,
     stores: ports.stores,
     readOutbox,
+    /** Defines a database function for pg-functions:// hooks (in memory, see createInMemoryStores). */
+    defineHookFunction,
+    ...readers,
+  };
+}
+
+/** What the outbox delivers, read once it has: each reader delivers everything due first. */
+function outboxReaders(auth: Auth, { mailer, sms }: { mailer: RecordingMailer; sms: RecordingSmsSender }) {
+  /** Delivers everything the outbox holds that is due. */
+  const deliver = async () => {
+    while ((await auth.deliverDueMessages()).claimed > 0);
+  };
+  return {
     deliver,
-    lastEmail,
-    emails,
-    lastSms,
+    /** The latest email of `kind` to `to`, once the outbox has been delivered. */
+    lastEmail: async <K extends AuthEmailKind>(to: string, kind: K) => {
+      await deliver();
+      return mailer.sent.filter((email) => email.to === to && email.kind === kind).at(-1) as
+        | Extract<AuthEmail, { kind: K }>
+        | undefined;
+    },
+    /** Every email sent so far, once the outbox has been delivered. */
+    emails: async () => {
+      await deliver();
+      return mailer.sent;
+    },
+    lastSms: async (to: string): Promise<AuthSms | undefined> => {
+      await deliver();
+      return sms.lastTo(to);
+    },
   };
 }
 

@@ -3,6 +3,7 @@ import type { StoreContractSubject } from "./contracts/store-contract.ts";
 import { inMemoryAuditLog } from "./in-memory/stores/audit-log.ts";
 import { inMemoryFactors } from "./in-memory/stores/factors.ts";
 import { inMemoryFlowStates } from "./in-memory/stores/flow-states.ts";
+import { type InMemoryHookFunction, inMemoryHookFunctions } from "./in-memory/stores/hook-functions.ts";
 import { inMemoryIdentities } from "./in-memory/stores/identities.ts";
 import { inMemoryOAuthFlows } from "./in-memory/stores/oauth-flows.ts";
 import { inMemoryOneTimeTokens } from "./in-memory/stores/one-time-tokens.ts";
@@ -18,8 +19,13 @@ import { inMemoryUsers } from "./in-memory/stores/users.ts";
  * when their work throws, so a test notices when a rollback would undo something; calls made outside a transaction
  * are single-call transactions.
  */
-export function createInMemoryStores(): StoreContractSubject {
+export function createInMemoryStores(): StoreContractSubject & {
+  /** Defines the database function `schema.name` that a hook of URI pg-functions://postgres/schema/name calls. */
+  defineHookFunction(qualifiedName: string, fn: InMemoryHookFunction): void;
+} {
   const state = emptyState();
+  // Outside `state`: functions are no data a snapshot copies.
+  const hookFunctions = new Map<string, InMemoryHookFunction>();
   let queue: Promise<unknown> = Promise.resolve();
 
   const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
@@ -54,32 +60,25 @@ export function createInMemoryStores(): StoreContractSubject {
     flowStates: inMemoryFlowStates(state),
     oauthFlows: inMemoryOAuthFlows(state),
     usedIdTokens: inMemoryUsedIdTokens(state),
+    hookFunctions: inMemoryHookFunctions(hookFunctions),
   };
 
-  // Outside a transaction every call is a transaction of its own.
-  const single = <S extends object>(store: S): S =>
+  return {
+    stores: singleCalls(bound, run),
+    tx: { run },
+    readOutbox: async (id) => readOutbox(state, id),
+    defineHookFunction: (qualifiedName, fn) => void hookFunctions.set(qualifiedName, fn),
+  };
+}
+
+/** The stores outside a transaction: every call a transaction of its own. */
+function singleCalls(bound: Stores, run: <T>(work: (stores: Stores) => Promise<T>) => Promise<T>): Stores {
+  const single = (store: object) =>
     Object.fromEntries(
       Object.entries(store).map(([name, method]) => [
         name,
         (...args: unknown[]) => run(() => (method as (...a: unknown[]) => Promise<unknown>)(...args)),
       ]),
-    ) as S;
-
-  return {
-    stores: {
-      users: single(bound.users),
-      factors: single(bound.factors),
-      identities: single(bound.identities),
-      sessions: single(bound.sessions),
-      refreshTokens: single(bound.refreshTokens),
-      oneTimeTokens: single(bound.oneTimeTokens),
-      auditLog: single(bound.auditLog),
-      outbox: single(bound.outbox),
-      flowStates: single(bound.flowStates),
-      oauthFlows: single(bound.oauthFlows),
-      usedIdTokens: single(bound.usedIdTokens),
-    },
-    tx: { run },
-    readOutbox: async (id) => readOutbox(state, id),
-  };
+    );
+  return Object.fromEntries(Object.entries(bound).map(([name, store]) => [name, single(store)])) as unknown as Stores;
 }

@@ -1,6 +1,12 @@
 // Test doubles and contract suites. Shipped with the domain so anyone can run the core without a database;
 // never imported by production code.
 export { aSession, aUser } from "./builders.ts";
+export {
+  describeHookCallerContract,
+  type ExpectedHookError,
+  type HookBehaviour,
+  type HookCallerSubject,
+} from "./contracts/hook-caller-contract.ts";
 export { type DeliveredMail, describeMailerContract, type MailerSubject } from "./contracts/mailer-contract.ts";
 export {
   describeOAuthProviderContract,
@@ -22,6 +28,7 @@ export { createTestAuth, type TestAuth, type TestAuthOptions } from "./create-te
 export { context, failsWith } from "./fails-with.ts";
 export { FakeOAuthProvider, fakeProfile, providerEmail } from "./fake-oauth-provider.ts";
 export { FastPasswordHasher, OUTDATED_PREFIX } from "./fast-password-hasher.ts";
+export { type InMemoryHookFunction, RaisedInFunction } from "./in-memory/stores/hook-functions.ts";
 export { createInMemoryStores } from "./in-memory-stores.ts";
 export { type LinkOutcome, linkThroughProvider, PKCE_EXAMPLE } from "./link-through-provider.ts";
 export { nodeRandom } from "./node-random.ts";

@@ -79,6 +79,13 @@ const BY_CODE = {
   mfa_ip_address_mismatch: 422,
   mfa_challenge_expired: 422,
   mfa_verification_failed: 422,
+  mfa_verification_rejected: 403,
+  hook_timeout: 422,
+  hook_timeout_after_retry: 422,
+  hook_payload_over_size_limit: 422,
+  hook_payload_invalid_content_type: 400,
+  // A hook's own error carries the status it chose (hookStatus); this is for one without.
+  unknown: 500,
 } satisfies Record<ErrorCode, ContentfulStatusCode>;
 
 /** Cases of a code that GoTrue answers with another status than the code's (see ErrorCase). */
@@ -106,6 +113,7 @@ export const BY_ENDPOINT: Partial<Record<Endpoint, Partial<Record<ErrorCode, Con
 
 /** The status of `error` raised while serving `endpoint` (none when no endpoint matched). */
 export function statusOf(error: AuthError, endpoint?: Endpoint): ContentfulStatusCode {
+  if (error.hookStatus !== undefined) return error.hookStatus as ContentfulStatusCode;
   if (error.case !== undefined) return BY_CASE[error.case];
   return (endpoint && BY_ENDPOINT[endpoint]?.[error.code]) ?? BY_CODE[error.code];
 }

@@ -1,6 +1,6 @@
+import { presentUser } from "@latchkey/domain";
 import type { Handler } from "hono";
 import type { AppEnv } from "../app-env.ts";
-import { presentUser } from "../present/user.ts";
 import { redirectCandidates, requestAudience } from "../request/envelope.ts";
 import { readJson } from "../request/read-json.ts";
 import { GenerateLinkBody } from "../request/schemas.ts";

@@ -1,7 +1,7 @@
+import { presentUser } from "@latchkey/domain";
 import type { Context, Handler } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { setPaginationHeaders } from "../present/pagination.ts";
-import { presentUser } from "../present/user.ts";
 import { pathId, queryText, requestAudience } from "../request/envelope.ts";
 import { pagination, sortOrder } from "../request/listing.ts";
 import { readJson } from "../request/read-json.ts";

@@ -1,6 +1,6 @@
+import { presentFactor } from "@latchkey/domain";
 import type { Handler } from "hono";
 import type { AppEnv } from "../app-env.ts";
-import { presentFactor } from "../present/factor.ts";
 import { presentSession } from "../present/session.ts";
 import { pathId } from "../request/envelope.ts";
 import { readJson } from "../request/read-json.ts";

@@ -1,7 +1,7 @@
+import { presentUser } from "@latchkey/domain";
 import type { Handler } from "hono";
 import type { AppEnv } from "../app-env.ts";
 import { presentSession } from "../present/session.ts";
-import { presentUser } from "../present/user.ts";
 import { linkRequest, requestAudience } from "../request/envelope.ts";
 import { readJson } from "../request/read-json.ts";
 import { SignupBody } from "../request/schemas.ts";

@@ -1,7 +1,6 @@
-import { AuthError, type LogoutScope } from "@latchkey/domain";
+import { AuthError, type LogoutScope, presentUser } from "@latchkey/domain";
 import type { Handler } from "hono";
 import type { AppEnv } from "../app-env.ts";
-import { presentUser } from "../present/user.ts";
 import { linkRequest } from "../request/envelope.ts";
 import { readJson } from "../request/read-json.ts";
 import { UpdateUserBody } from "../request/schemas.ts";

@@ -1,5 +1,4 @@
-import { type AuditEntry, auditLogType } from "@latchkey/domain";
-import { timestamp } from "./timestamp.ts";
+import { type AuditEntry, auditLogType, timestamp } from "@latchkey/domain";
 
 /** GoTrue's audit log entry: the event in `payload`, as its audit_log_entries rows hold it. */
 export function presentAuditEntry(entry: AuditEntry) {

@@ -1,5 +1,4 @@
-import type { SessionGrant } from "@latchkey/domain";
-import { presentUser } from "./user.ts";
+import { presentUser, type SessionGrant } from "@latchkey/domain";
 
 /** The token response: the specification's fields plus `expires_at` and `user`, which auth-js reads (docs/compatibility.md). */
 export function presentSession(grant: SessionGrant) {

@@ -9,12 +9,12 @@ import { assertEmailQuotaLeft } from "../delivery/email-quota.ts";
 import { queueNotification } from "../delivery/notifications.ts";
 
 /**
- * Signed in, or a confirmation mail sent (committed) for an address the provider did not verify; `signedUp` when
- * the sign-in created the account.
+ * Signed in, or a confirmation mail sent (committed) for an address the provider did not verify; `created`: the
+ * account, when the sign-in created it.
  */
 export type ProviderSignInOutcome =
-  | { readonly kind: "signed_in"; readonly user: User; readonly signedUp?: boolean }
-  | { readonly kind: "needs_verification"; readonly provider: string; readonly signedUp?: boolean };
+  | { readonly kind: "signed_in"; readonly user: User; readonly created?: User }
+  | { readonly kind: "needs_verification"; readonly provider: string; readonly created?: User };
 
 /**
  * The answer to a sign-in whose address the provider did not verify, as GoTrue words it: whether a confirmation

@@ -13,6 +13,7 @@ import { newAccountForAdmin } from "../../services/accounts/new-account.ts";
 import { recordAdminAudit } from "../../services/audit.ts";
 import { assertContactFree } from "../../services/contacts/contact-holders.ts";
 import { type LinkTokenKind, linkEmail } from "../../services/delivery/link-email.ts";
+import { afterUserCreated, beforeUserCreated } from "../../services/hooks/user-created.ts";
 import { issueToken } from "../../services/tokens/issue-token.ts";
 import { decideLink, GENERATE_LINK_TYPES, type GenerateLinkType, type LinkDecision } from "./link-decision.ts";
 
@@ -79,7 +80,9 @@ export async function generateLink(deps: Deps, input: GenerateLinkInput): Promis
     await assertContactFree(deps, { provider: "email", address: newEmail }, existing!.id);
   }
   const plan: LinkPlan = { input, type: decision.type, address, existing, passwordHash, newEmail, redirectTo };
-  return deps.tx.run((stores) => writeLink(deps, stores, plan));
+  const link = await deps.tx.run((stores) => writeLink(deps, stores, plan));
+  if (existing === null) await afterUserCreated(deps, { user: link.user, context: input.context });
+  return link;
 }
 
 const REFUSALS: Record<Extract<LinkDecision, { kind: "refuse" }>["reason"], () => AuthError> = {
@@ -114,7 +117,10 @@ async function writeLink(deps: Deps, stores: Stores, plan: LinkPlan): Promise<Ge
   const { user, kind } = await linkTarget(deps, stores, { plan, current, now });
   assertMetadataFits("user_metadata", user.userMetadata, current?.userMetadata);
   if (current) await stores.users.update(user);
-  else await stores.users.insert(user);
+  else {
+    await beforeUserCreated(deps, stores, { user, context: input.context });
+    await stores.users.insert(user);
+  }
   // A signup link asked again keeps what the pending confirmation carries (as /resend), but for a password the
   // admin gives. An admin's data is no unproven party's: it went into the account above.
   const pending = kind === "confirmation" ? await stores.oneTimeTokens.findByUser(user.id, kind) : null;

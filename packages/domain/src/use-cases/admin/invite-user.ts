@@ -8,6 +8,7 @@ import { newAccountForAdmin } from "../../services/accounts/new-account.ts";
 import { recordAdminAudit } from "../../services/audit.ts";
 import { assertEmailQuotaLeft } from "../../services/delivery/email-quota.ts";
 import { sendSignInMail } from "../../services/delivery/sign-in-mail.ts";
+import { afterUserCreated, beforeUserCreated } from "../../services/hooks/user-created.ts";
 
 export interface InviteUserInput {
   readonly admin: AdminPrincipal;
@@ -31,7 +32,8 @@ export async function inviteUser(deps: Deps, input: InviteUserInput): Promise<Us
   if (existing && isEmailConfirmed(existing)) throw new AuthError("email_exists", messages.emailExists);
   await assertEmailQuotaLeft(deps);
 
-  return deps.tx.run(async (stores) => {
+  let created = false;
+  const invited = await deps.tx.run(async (stores) => {
     const now = deps.clock.now();
     const current = existing ? await stores.users.findById(existing.id, { forUpdate: true }) : null;
     if (current && isEmailConfirmed(current)) throw new AuthError("email_exists", messages.emailExists);
@@ -40,7 +42,11 @@ export async function inviteUser(deps: Deps, input: InviteUserInput): Promise<Us
       current ?? newAccountForAdmin(deps, { contact, passwordHash: null, data: input.data, audience: input.audience });
     const invited: User = { ...base, invitedAt: now, confirmationSentAt: now, updatedAt: now };
     if (current) await stores.users.update(invited);
-    else await stores.users.insert(invited);
+    else {
+      await beforeUserCreated(deps, stores, { user: invited, context: input.context });
+      await stores.users.insert(invited);
+      created = true;
+    }
     await sendSignInMail(deps, stores, { user: invited, kind: "invite", address, redirectTo });
     await recordAdminAudit(deps, stores, {
       action: "user_invited",
@@ -50,4 +56,6 @@ export async function inviteUser(deps: Deps, input: InviteUserInput): Promise<Us
     });
     return invited;
   });
+  if (created) await afterUserCreated(deps, { user: invited, context: input.context });
+  return invited;
 }

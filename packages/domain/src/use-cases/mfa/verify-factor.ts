@@ -9,7 +9,8 @@ import type { Stores } from "../../ports/stores.ts";
 import { refusedBy } from "../../services/abuse/refusal.ts";
 import { limitPerClient } from "../../services/abuse/request-limits.ts";
 import { auditEntry } from "../../services/audit.ts";
-import { grantSession } from "../../services/sessions.ts";
+import { mfaAttempt } from "../../services/hooks/verification-attempts.ts";
+import { accessClaims, grantSession, type OpenedSession } from "../../services/sessions.ts";
 import { mfaCodeDigest, refreshTokenDigest } from "../../services/tokens/digests.ts";
 import { assertVerifyEnabled, factorOf, notifyFactor, sessionOf } from "./factors.ts";
 
@@ -29,9 +30,7 @@ const MAX_WRONG_CODES = 10;
 const WRONG_CODES_WINDOW_SECONDS = 900;
 const REFRESH_TOKEN_BYTES = 32;
 
-type Outcome =
-  | { readonly kind: "verified"; readonly user: User; readonly session: Session; readonly refreshToken: string }
-  | Failed;
+type Outcome = ({ readonly kind: "verified"; readonly user: User } & OpenedSession) | Failed;
 
 type Failed = { readonly kind: "failed"; readonly error: AuthError };
 
@@ -67,7 +66,7 @@ export async function verifyFactor(deps: Deps, input: VerifyFactorInput): Promis
   });
 
   if (outcome.kind === "failed") throw outcome.error;
-  return grantSession(deps, outcome.user, outcome.session, outcome.refreshToken);
+  return grantSession(deps, outcome.user, outcome);
 }
 
 /**
@@ -110,6 +109,13 @@ async function checkAnswer(
     return { kind: "failed", error };
   }
   const step = acceptedStep(deps, factor, { challenge, code: input.code, now });
+  const attempt = { factorId: factor.id, factorType: factor.type, valid: step !== undefined, context: input.context };
+  const rejected = await mfaAttempt(deps, stores, { userId: factor.userId, ...attempt });
+  if (rejected !== null) {
+    // GoTrue signs the user out everywhere; returned, so that it commits although the request fails.
+    await stores.sessions.deleteAllOfUser(factor.userId);
+    return { kind: "failed", error: rejected };
+  }
   if (step === undefined) {
     await deps.rateLimiter.consume(wrongCodes, MAX_WRONG_CODES, WRONG_CODES_WINDOW_SECONDS);
     const message = factor.type === "totp" ? "Invalid TOTP code entered" : "Invalid MFA Phone code entered";
@@ -165,7 +171,14 @@ async function completeVerification(
   const user = await stores.users.findById(userId);
   if (!user) throw new AuthError("user_not_found", "User not found");
   if (first) await notifyFactor(deps, stores, user, { kind: "mfa_factor_enrolled", factor: verified });
-  return { kind: "verified", user, session: upgraded, refreshToken };
+  const issuance = { user, session: upgraded, method: amrMethodOf(factor.type), context: input.context };
+  return {
+    kind: "verified",
+    user,
+    session: upgraded,
+    refreshToken,
+    claims: await accessClaims(deps, stores, issuance),
+  };
 }
 
 /**

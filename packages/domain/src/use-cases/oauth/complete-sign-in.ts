@@ -3,8 +3,10 @@ import { AuthError, isAuthError } from "../../errors.ts";
 import type { PendingLink } from "../../model/flow-state.ts";
 import { OAUTH_FLOW_LIFETIME_SECONDS, type OAuthFlow } from "../../model/oauth-flow.ts";
 import type { ProviderTokens } from "../../model/provider-profile.ts";
+import type { User } from "../../model/user.ts";
 import { isUuid } from "../../model/uuid.ts";
 import type { Stores } from "../../ports/stores.ts";
+import { afterUserCreated } from "../../services/hooks/user-created.ts";
 import { needsVerification } from "../../services/identities/provider-sign-in.ts";
 import { grantSignIn, openSession } from "../../services/sessions.ts";
 import { issueAuthCode } from "../../services/tokens/auth-code.ts";
@@ -118,7 +120,7 @@ async function complete(deps: Deps, flow: OAuthFlow, input: CompleteOAuthInput):
     const pendingLink = { provider: provider.name, profile: signIn.profile };
     return { kind: "auth_code", authCode: await deps.tx.run((stores) => codeOf(stores, userId, pendingLink)) };
   }
-  let signedUp = false;
+  let created: User | undefined;
   const outcome = await onceMoreIfRaced(() =>
     deps.tx.run(async (stores) => {
       const result = await signInWithProviderProfile(deps, stores, {
@@ -129,7 +131,7 @@ async function complete(deps: Deps, flow: OAuthFlow, input: CompleteOAuthInput):
         redirectTo: flow.redirectTo,
         context: input.context,
       });
-      signedUp = result.signedUp === true;
+      created = result.created;
       if (result.kind === "needs_verification") return result;
       if (pkce !== null) return { kind: "auth_code" as const, authCode: await codeOf(stores, result.user.id, null) };
       return {
@@ -140,19 +142,15 @@ async function complete(deps: Deps, flow: OAuthFlow, input: CompleteOAuthInput):
     }),
   );
   // Counted once committed: the account exists even while its address waits for confirmation.
-  if (signedUp) deps.events.record({ kind: "signed_up", provider: provider.name });
-  switch (outcome.kind) {
-    case "needs_verification":
-      // Committed: the confirmation mail is on its way.
-      throw needsVerification(outcome.provider, true);
-    case "auth_code":
-      return outcome;
-    case "session":
-      return {
-        kind: "session",
-        grant: await grantSignIn(deps, outcome.user, outcome, provider.name),
-        provider: provider.name,
-        tokens: signIn.tokens,
-      };
+  if (created !== undefined) {
+    deps.events.record({ kind: "signed_up", provider: provider.name });
+    await afterUserCreated(deps, { user: created, context: input.context });
   }
+  if (outcome.kind === "needs_verification") {
+    // Committed: the confirmation mail is on its way.
+    throw needsVerification(outcome.provider, true);
+  }
+  if (outcome.kind === "auth_code") return outcome;
+  const grant = await grantSignIn(deps, outcome.user, outcome, provider.name);
+  return { kind: "session", grant, provider: provider.name, tokens: signIn.tokens };
 }

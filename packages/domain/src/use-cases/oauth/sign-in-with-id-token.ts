@@ -2,7 +2,9 @@ import type { Deps, Principal, RequestContext, SessionGrant } from "../../deps.t
 import { AuthError } from "../../errors.ts";
 import { nonceMatches } from "../../model/nonce.ts";
 import { canonicalProvider, isKnownProvider } from "../../model/oauth-providers.ts";
+import type { User } from "../../model/user.ts";
 import { limitPerClient } from "../../services/abuse/request-limits.ts";
+import { afterUserCreated } from "../../services/hooks/user-created.ts";
 import { linkIdentityToUser } from "../../services/identities/link-identity.ts";
 import { needsVerification } from "../../services/identities/provider-sign-in.ts";
 import { grantSignIn, openSession } from "../../services/sessions.ts";
@@ -59,7 +61,7 @@ export async function signInWithIdToken(deps: Deps, input: SignInWithIdTokenInpu
   }
 
   const redirectTo = deps.policy.redirect.siteUrl;
-  let signedUp = false;
+  let created: User | undefined;
   const outcome = await onceMoreIfRaced(() =>
     deps.tx.run(async (stores) => {
       // security: a token signs in once; whoever intercepted or logged it gets nothing from it. Remembered in the
@@ -83,7 +85,7 @@ export async function signInWithIdToken(deps: Deps, input: SignInWithIdTokenInpu
             redirectTo,
             context: input.context,
           });
-      signedUp = result.signedUp === true;
+      created = result.created;
       if (result.kind === "needs_verification") return result;
       return {
         ...result,
@@ -91,7 +93,10 @@ export async function signInWithIdToken(deps: Deps, input: SignInWithIdTokenInpu
       };
     }),
   );
-  if (signedUp) deps.events.record({ kind: "signed_up", provider: provider.name });
+  if (created !== undefined) {
+    deps.events.record({ kind: "signed_up", provider: provider.name });
+    await afterUserCreated(deps, { user: created, context: input.context });
+  }
   if (outcome.kind === "needs_verification") {
     throw needsVerification(
       outcome.provider,

@@ -13,6 +13,7 @@ import type { ProviderProfile } from "../../model/provider-profile.ts";
 import { isBanned, newUser, type User, withProviders } from "../../model/user.ts";
 import type { Stores } from "../../ports/stores.ts";
 import { recordAudit } from "../../services/audit.ts";
+import { beforeUserCreated } from "../../services/hooks/user-created.ts";
 import { providerIdentity, providerIdentityData } from "../../services/identities/provider-identity.ts";
 import {
   mailAddressConfirmation,
@@ -86,7 +87,8 @@ export async function signInWithProviderProfile(
     allowUnverifiedSignIns: deps.policy.signup.allowUnverifiedEmailSignIns,
   });
   const proven = await carryOutProof(deps, stores, { request, reached, proof });
-  if (proven === "waits") return { kind: "needs_verification", provider, signedUp: reached.signedUp };
+  const created = reached.signedUp ? { created: reached.user } : {};
+  if (proven === "waits") return { kind: "needs_verification", provider, ...created };
 
   const user = { ...proven.user, lastSignInAt: now };
   await stores.identities.save(proven.identity);
@@ -96,7 +98,7 @@ export async function signInWithProviderProfile(
   if (action === "identity_linked") {
     await notifyIdentity(deps, stores, { kind: "identity_linked", to: user.email, provider });
   }
-  return { kind: "signed_in", user, signedUp: reached.signedUp };
+  return { kind: "signed_in", user, ...(reached.signedUp ? { created: user } : {}) };
 }
 
 /** What a provider sign-in knows once it has checked the profile, for the steps that carry it out. */
@@ -175,6 +177,7 @@ async function createAccount(
     userMetadata: request.identityData,
     identities: [request.identityOf(id)],
   };
+  await beforeUserCreated(deps, stores, { user, context: input.context });
   await stores.users.insert(user);
   // A new account is a signup, with an address or without (the confirmation may replace this).
   return { user, audit: { action: "user_signedup", traits: { provider } }, signedUp: true };

@@ -6,7 +6,7 @@ import { isBanned, type User } from "../../model/user.ts";
 import type { RefreshTokenFound, Stores } from "../../ports/stores.ts";
 import { limitPerClient } from "../../services/abuse/request-limits.ts";
 import { auditEntry, recordAudit } from "../../services/audit.ts";
-import { grantSession } from "../../services/sessions.ts";
+import { accessClaims, grantSession, type OpenedSession } from "../../services/sessions.ts";
 import { refreshTokenDigest } from "../../services/tokens/digests.ts";
 
 export interface RefreshSessionInput {
@@ -14,11 +14,9 @@ export interface RefreshSessionInput {
   readonly context: RequestContext;
 }
 
-/** A refresh granted: the session and the refresh token to answer with, and whether the session rotated. */
-interface Granted {
+/** A refresh granted: the session, the refresh token and claims to answer with, and whether the session rotated. */
+interface Granted extends OpenedSession {
   readonly user: User;
-  readonly session: Session;
-  readonly refreshToken: string;
   readonly rotated: boolean;
 }
 
@@ -77,13 +75,17 @@ async function rotateUnlocked(deps: Deps, input: RefreshSessionInput, presentedH
   const now = deps.clock.now();
   if (isBanned(seen.user, now)) throw new AuthError("user_banned", messages.userBanned);
   if (
+    // A hook's claims are made in the transaction that moves the session: the locked path's.
+    deps.hooks.custom_access_token !== undefined ||
     hasEnded(seen.session, now) ||
     decideRefresh(seen.session, seen.token, now, deps.policy.refresh).kind !== "rotate"
   )
     return null;
   const rotation = rotationOf(deps, { input, found: seen, now });
   if (!(await deps.stores.sessions.rotate(rotation.session, rotation.childToken, [rotation.audit]))) return null;
-  return { user: seen.user, session: rotation.session, refreshToken: rotation.refreshToken, rotated: true };
+  const { user } = seen;
+  const claims = await accessClaims(deps, deps.stores, refreshed(user, rotation.session, input));
+  return { user, session: rotation.session, refreshToken: rotation.refreshToken, claims, rotated: true };
 }
 
 /** The refresh under the session row's lock, in the caller's transaction: the state table decides, this carries out. */
@@ -129,7 +131,9 @@ async function rotateLocked(deps: Deps, stores: Stores, refresh: Refresh): Promi
   if (!(await stores.sessions.rotate(rotation.session, rotation.childToken, [rotation.audit])))
     return { kind: "not_found" };
   const { user } = refresh.found;
-  return { kind: "granted", user, session: rotation.session, refreshToken: rotation.refreshToken, rotated: true };
+  const claims = await accessClaims(deps, stores, refreshed(user, rotation.session, refresh.input));
+  const { session, refreshToken } = rotation;
+  return { kind: "granted", user, session, refreshToken, claims, rotated: true };
 }
 
 /** `return_current`: a retry within the reuse interval gets the session's current token, the previous one's child. */
@@ -144,23 +148,25 @@ async function returnCurrent(deps: Deps, stores: Stores, refresh: Refresh): Prom
     const rotation = rotationOf(deps, refresh, session.refreshTokenId);
     if (!(await stores.sessions.rotate(rotation.session, rotation.childToken, [rotation.audit])))
       return { kind: "not_found" };
-    return { kind: "granted", user, session: rotation.session, refreshToken: answer, rotated: true };
+    const claims = await accessClaims(deps, stores, refreshed(user, rotation.session, input));
+    return { kind: "granted", user, session: rotation.session, refreshToken: answer, claims, rotated: true };
   }
   const touched: Session = { ...session, ...lastSeen(input, session, now) };
   await stores.sessions.update(touched);
   const traits = { within_reuse_interval: true };
   await recordAudit(deps, stores, { action: "token_refreshed", actor: user, context: input.context, traits });
-  return {
-    kind: "granted",
-    user,
-    session: touched,
-    refreshToken: answer,
-    rotated: false,
-  };
+  const claims = await accessClaims(deps, stores, refreshed(user, touched, input));
+  return { kind: "granted", user, session: touched, refreshToken: answer, claims, rotated: false };
 }
 
-async function grantRefreshed(deps: Deps, { user, session, refreshToken, rotated }: Granted) {
-  const grant = await grantSession(deps, user, session, refreshToken);
+/** An access token issued by a refresh: GoTrue's `token_refresh`. */
+function refreshed(user: User, session: Session, input: RefreshSessionInput) {
+  return { user, session, method: "token_refresh", context: input.context };
+}
+
+async function grantRefreshed(deps: Deps, granted: Granted) {
+  const { user, rotated } = granted;
+  const grant = await grantSession(deps, user, granted);
   deps.events.record({ kind: "refreshed", rotated });
   return grant;
 }

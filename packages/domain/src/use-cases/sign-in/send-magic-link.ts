@@ -5,7 +5,7 @@ import type { Metadata } from "../../model/metadata.ts";
 import { NO_CHOICES } from "../../model/one-time-token.ts";
 import { readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
-import { isEmailConfirmed } from "../../model/user.ts";
+import { isEmailConfirmed, type User } from "../../model/user.ts";
 import { limitPerClient } from "../../services/abuse/request-limits.ts";
 import { limitFrequency } from "../../services/abuse/send-frequency.ts";
 import { assertNewAccountMetadataFits, newAccount } from "../../services/accounts/new-account.ts";
@@ -13,6 +13,7 @@ import { recordAudit } from "../../services/audit.ts";
 import { sendConfirmation } from "../../services/delivery/confirmation.ts";
 import { assertEmailQuotaLeft } from "../../services/delivery/email-quota.ts";
 import { sendSignInMail } from "../../services/delivery/sign-in-mail.ts";
+import { afterUserCreated, beforeUserCreated } from "../../services/hooks/user-created.ts";
 import { choicesOfSignInCode } from "./sign-in-code-choices.ts";
 
 export interface SendMagicLinkInput extends LinkRequest {
@@ -47,6 +48,7 @@ export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Prom
   await limitFrequency(deps, { purpose: "sign_in_mail", address, seconds: otp.linkFrequencySeconds, channel: "email" });
   await assertEmailQuotaLeft(deps);
 
+  let createdUser: User | undefined;
   await deps.tx.run(async (stores) => {
     const now = deps.clock.now();
     const contact = { provider: "email", address } as const;
@@ -56,7 +58,9 @@ export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Prom
         ...newAccount(deps, { contact, passwordHash: null, audience: input.audience }),
         confirmationSentAt: now,
       };
+      await beforeUserCreated(deps, stores, { user: created, context: input.context });
       await stores.users.insert(created);
+      createdUser = created;
       await recordAudit(deps, stores, {
         action: "user_confirmation_requested",
         actor: created,
@@ -86,7 +90,10 @@ export async function sendMagicLink(deps: Deps, input: SendMagicLinkInput): Prom
     await sendSignInMail(deps, stores, { user, kind: "magic_link", address, redirectTo, pkce });
   });
   // An address nobody had is an account now, waiting for its confirmation.
-  if (!existing) deps.events.record({ kind: "signed_up", provider: "email" });
+  if (createdUser !== undefined) {
+    deps.events.record({ kind: "signed_up", provider: "email" });
+    await afterUserCreated(deps, { user: createdUser, context: input.context });
+  }
 }
 
 /** An unknown address or number signs up, if the request and the instance allow it; GoTrue's refusals else. */

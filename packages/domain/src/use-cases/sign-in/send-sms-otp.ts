@@ -3,7 +3,7 @@ import { AuthError } from "../../errors.ts";
 import type { Metadata } from "../../model/metadata.ts";
 import { NO_CHOICES } from "../../model/one-time-token.ts";
 import { normalizePhone } from "../../model/phone.ts";
-import { isPhoneConfirmed } from "../../model/user.ts";
+import { isPhoneConfirmed, type User } from "../../model/user.ts";
 import { limitPerClient } from "../../services/abuse/request-limits.ts";
 import { assertNewAccountMetadataFits, newAccount } from "../../services/accounts/new-account.ts";
 import { recordAudit } from "../../services/audit.ts";
@@ -14,6 +14,7 @@ import {
   TEST_OTP_MESSAGE_ID,
   testOtpFor,
 } from "../../services/delivery/sms-codes.ts";
+import { afterUserCreated, beforeUserCreated } from "../../services/hooks/user-created.ts";
 import { assertMayCreate } from "./send-magic-link.ts";
 import { choicesOfSignInCode } from "./sign-in-code-choices.ts";
 
@@ -44,6 +45,7 @@ export async function sendSmsOtp(deps: Deps, input: SendSmsOtpInput): Promise<{ 
   const existing = await deps.stores.users.findByPhone(phone);
   if (!existing) assertMayCreate(deps, input.createUser);
   await limitSmsCodes(deps, phone, "confirmation");
+  let created: User | undefined;
   const messageId = await deps.tx.run(async (stores) => {
     const now = deps.clock.now();
     const contact = { provider: "phone", address: phone } as const;
@@ -56,7 +58,11 @@ export async function sendSmsOtp(deps: Deps, input: SendSmsOtpInput): Promise<{ 
       return testOtpFor(deps, phone) === null ? deps.random.uuid() : TEST_OTP_MESSAGE_ID;
     const pending = { ...user, confirmationSentAt: now, updatedAt: now };
     if (existing) await stores.users.update(pending);
-    else await stores.users.insert(pending);
+    else {
+      await beforeUserCreated(deps, stores, { user: pending, context: input.context });
+      await stores.users.insert(pending);
+      created = pending;
+    }
     const action = existing ? "user_recovery_requested" : "user_confirmation_requested";
     await recordAudit(deps, stores, { action, actor: pending, context: input.context, traits: { channel } });
     const choices = !existing
@@ -68,5 +74,6 @@ export async function sendSmsOtp(deps: Deps, input: SendSmsOtpInput): Promise<{ 
   });
   // A number nobody had is an account now, waiting for its code.
   if (!existing) deps.events.record({ kind: "signed_up", provider: "phone" });
+  if (created !== undefined) await afterUserCreated(deps, { user: created, context: input.context });
   return { messageId };
 }

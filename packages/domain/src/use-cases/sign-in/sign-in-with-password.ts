@@ -11,7 +11,8 @@ import {
 } from "../../services/abuse/password-failures.ts";
 import { limitPerClient } from "../../services/abuse/request-limits.ts";
 import { auditEntry } from "../../services/audit.ts";
-import { grantSignIn, newSession } from "../../services/sessions.ts";
+import { passwordAttempt } from "../../services/hooks/verification-attempts.ts";
+import { accessClaims, grantSignIn, inSessionWrite, newSession } from "../../services/sessions.ts";
 
 export interface SignInWithPasswordInput {
   readonly email?: string | undefined;
@@ -22,6 +23,39 @@ export interface SignInWithPasswordInput {
 
 export async function signInWithPassword(deps: Deps, input: SignInWithPasswordInput): Promise<SessionGrant> {
   await limitPerClient(deps, "token", input.context);
+  const address = addressOf(deps, input);
+  // Counted as a failure, and refused once the address has failed too often, before the lookup and the hashing.
+  const attempt = await takePasswordAttempt(deps, address);
+  const user = await findUser(deps, address);
+  // security: the same answer, after the same work, whether the account is missing, has no password or the
+  // password is wrong, each a failure of the address; the ban is told only to whoever knows the password.
+  if (!user) {
+    await deps.hasher.verifyNothing(input.password);
+    throw new AuthError("invalid_credentials", messages.invalidLogin);
+  }
+  const checked = await checkPassword(deps, user, input);
+  if (!checked.ok) throw new AuthError("invalid_credentials", messages.invalidLogin);
+
+  const now = deps.clock.now();
+  const hasEmail = "email" in address;
+  // The right password, even where the account is refused below (banned, unconfirmed): no failure.
+  if (isBanned(user, now) || (hasEmail ? !isEmailConfirmed(user) : !isPhoneConfirmed(user))) {
+    await refundPasswordAttempt(deps, attempt);
+  }
+  if (isBanned(user, now)) throw new AuthError("user_banned", messages.userBanned);
+  if (hasEmail && !isEmailConfirmed(user)) throw new AuthError("email_not_confirmed", "Email not confirmed");
+  if (!hasEmail && !isPhoneConfirmed(user)) throw new AuthError("phone_not_confirmed", "Phone not confirmed");
+
+  const rehash = checked.needsRehash ? await deps.hasher.hash(input.password) : undefined;
+  const signedIn: User = { ...user, passwordHash: rehash ?? checked.verifiedHash, lastSignInAt: now };
+  const grant = await openPasswordSession(deps, { signedIn, verifiedHash: checked.verifiedHash, rehash, input });
+  await forgetPasswordFailures(deps, attempt);
+  const weakPassword = weaknessOf(deps, input.password);
+  return weakPassword ? { ...grant, weakPassword } : grant;
+}
+
+/** The one address signed in with, checked against what the providers allow. */
+function addressOf(deps: Deps, input: SignInWithPasswordInput): { email: string } | { phone: string } {
   const { signup } = deps.policy;
   const hasEmail = input.email !== undefined && input.email !== "";
   const hasPhone = input.phone !== undefined && input.phone !== "";
@@ -31,48 +65,59 @@ export async function signInWithPassword(deps: Deps, input: SignInWithPasswordIn
   if (hasEmail && !signup.emailEnabled) throw new AuthError("email_provider_disabled", "Email logins are disabled");
   if (hasPhone && !signup.phoneEnabled) throw new AuthError("phone_provider_disabled", "Phone logins are disabled");
   if (!hasEmail && !hasPhone) throw new AuthError("validation_failed", "missing email or phone");
+  return hasEmail ? { email: input.email! } : { phone: input.phone! };
+}
 
-  const address = hasEmail ? { email: input.email! } : { phone: input.phone! };
-  // Counted as a failure, and refused once the address has failed too often, before the lookup and the hashing.
-  const attempt = await takePasswordAttempt(deps, address);
-  const user = await findUser(deps, address);
-  // security: the same answer, after the same work, whether the account is missing, has no password or the
-  // password is wrong, each a failure of the address; the ban is told only to whoever knows the password.
-  if (!user || user.passwordHash === null || !isVerifiablePassword(input.password)) {
-    await deps.hasher.verifyNothing(input.password);
-    throw new AuthError("invalid_credentials", messages.invalidLogin);
-  }
+type CheckedPassword =
+  | { readonly ok: true; readonly verifiedHash: string; readonly needsRehash: boolean }
+  | { readonly ok: false };
+
+/**
+ * Whether the password is the user's (an account without one never matches), told to the
+ * password_verification_attempt hook, which may reject it either way (GoTrue calls it for every found user).
+ */
+async function checkPassword(deps: Deps, user: User, input: SignInWithPasswordInput): Promise<CheckedPassword> {
   const verifiedHash = user.passwordHash;
-  const verification = await deps.hasher.verify(verifiedHash, input.password);
-  if (!verification.ok) throw new AuthError("invalid_credentials", messages.invalidLogin);
-
-  const now = deps.clock.now();
-  // The right password, even where the account is refused below (banned, unconfirmed): no failure.
-  if (isBanned(user, now) || (hasEmail && !isEmailConfirmed(user)) || (hasPhone && !isPhoneConfirmed(user))) {
-    await refundPasswordAttempt(deps, attempt);
+  let checked: CheckedPassword = { ok: false };
+  if (verifiedHash === null || !isVerifiablePassword(input.password)) {
+    await deps.hasher.verifyNothing(input.password);
+  } else {
+    const verification = await deps.hasher.verify(verifiedHash, input.password);
+    if (verification.ok) checked = { ok: true, verifiedHash, needsRehash: verification.needsRehash };
   }
-  if (isBanned(user, now)) throw new AuthError("user_banned", messages.userBanned);
-  if (hasEmail && !isEmailConfirmed(user)) throw new AuthError("email_not_confirmed", "Email not confirmed");
-  if (hasPhone && !isPhoneConfirmed(user)) throw new AuthError("phone_not_confirmed", "Phone not confirmed");
+  const verdict = await passwordAttempt(deps, { user, valid: checked.ok, context: input.context });
+  if (verdict.kind === "reject") {
+    if (verdict.signOutEverywhere) await deps.stores.sessions.deleteAllOfUser(user.id);
+    throw verdict.error;
+  }
+  return checked;
+}
 
-  const rehash = verification.needsRehash ? await deps.hasher.hash(input.password) : undefined;
-  const signedIn: User = { ...user, passwordHash: rehash ?? verifiedHash, lastSignInAt: now };
+/** What the session of a password sign-in is written with: the user signed in, the hash checked, a new one. */
+interface PasswordSession {
+  readonly signedIn: User;
+  readonly verifiedHash: string;
+  readonly rehash: string | undefined;
+  readonly input: SignInWithPasswordInput;
+}
+
+/**
+ * Opens the session in one statement, no transaction around it (unless a hook makes the claims): the sign-in is
+ * recorded only if the password verified is still the user's, and a password changed since then is not undone.
+ */
+async function openPasswordSession(deps: Deps, request: PasswordSession): Promise<SessionGrant> {
+  const { signedIn, verifiedHash, rehash, input } = request;
   const opened = newSession(deps, signedIn, "password", input.context);
-  const traits = { provider: hasEmail ? "email" : "phone" };
+  const traits = { provider: input.email ? "email" : "phone" };
   const audit = auditEntry(deps, { action: "login", actor: signedIn, context: input.context, traits });
-  // One statement, no transaction around it: the sign-in is recorded only if the password verified is still the
-  // user's, and a password changed since then is not undone.
-  const recorded = await deps.stores.sessions.openWithPassword(
-    { at: now, verifiedHash, rehash },
-    opened.session,
-    opened.firstToken,
-    [audit],
-  );
-  if (!recorded) throw new AuthError("invalid_credentials", messages.invalidLogin);
-  await forgetPasswordFailures(deps, attempt);
-  const grant = await grantSignIn(deps, signedIn, opened);
-  const weakPassword = weaknessOf(deps, input.password);
-  return weakPassword ? { ...grant, weakPassword } : grant;
+  const written = { at: signedIn.lastSignInAt!, verifiedHash, rehash };
+  const claims = await inSessionWrite(deps, async (stores) => {
+    if (!(await stores.sessions.openWithPassword(written, opened.session, opened.firstToken, [audit]))) return null;
+    const issuance = { user: signedIn, session: opened.session, method: "password", context: input.context };
+    return accessClaims(deps, stores, issuance);
+  });
+  if (claims === null) throw new AuthError("invalid_credentials", messages.invalidLogin);
+  return grantSignIn(deps, signedIn, { ...opened, claims });
 }
 
 /** An address that cannot be valid belongs to nobody: it fails like an unknown one. */

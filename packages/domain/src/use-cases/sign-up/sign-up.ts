@@ -18,7 +18,8 @@ import { findUserByContact } from "../../services/contacts/contact-holders.ts";
 import { type ConfirmationRequest, sendConfirmation } from "../../services/delivery/confirmation.ts";
 import { assertEmailQuotaLeft } from "../../services/delivery/email-quota.ts";
 import { limitSmsCodes, smsChannelOf } from "../../services/delivery/sms-codes.ts";
-import { grantSignIn, newSession, openSession } from "../../services/sessions.ts";
+import { afterUserCreated, beforeUserCreated } from "../../services/hooks/user-created.ts";
+import { accessClaims, grantSignIn, inSessionWrite, newSession, openSession } from "../../services/sessions.ts";
 import { decideSignUp } from "./sign-up-decision.ts";
 
 export interface SignUpInput extends LinkRequest {
@@ -156,10 +157,17 @@ async function createConfirmed(deps: Deps, request: SignUpRequest): Promise<Sign
   const confirmed = { ...confirm(user, contact, now), lastSignInAt: now };
   const opened = newSession(deps, confirmed, "password", input.context);
   const audit = signedUp(confirmed, contact.provider, input.context).map((event) => auditEntry(deps, event));
-  // One write for the account, its identity, its session and the log, with no transaction round trips around it.
-  await deps.stores.sessions.openForNewUser(confirmed, opened.session, opened.firstToken, audit);
+  await beforeUserCreated(deps, deps.stores, { user: confirmed, context: input.context });
+  // One write for the account, its identity, its session and the log, with no transaction round trips around it
+  // (unless a hook makes the claims).
+  const claims = await inSessionWrite(deps, async (stores) => {
+    await stores.sessions.openForNewUser(confirmed, opened.session, opened.firstToken, audit);
+    const issuance = { user: confirmed, session: opened.session, method: "password", context: input.context };
+    return accessClaims(deps, stores, issuance);
+  });
   deps.events.record({ kind: "signed_up", provider: contact.provider });
-  return { kind: "session", grant: await grantSignIn(deps, confirmed, opened) };
+  await afterUserCreated(deps, { user: confirmed, context: input.context });
+  return { kind: "session", grant: await grantSignIn(deps, confirmed, { ...opened, claims }) };
 }
 
 async function createPending(deps: Deps, request: SignUpRequest): Promise<SignUpResult> {
@@ -171,6 +179,11 @@ async function createPending(deps: Deps, request: SignUpRequest): Promise<SignUp
   const choices = { ...NO_CHOICES, passwordHash, userMetadata: input.data ?? null };
   const pending = { ...newAccount(deps, { contact, passwordHash, audience: input.audience }), confirmationSentAt: now };
   await deps.tx.run(async (stores) => {
+    // The hooks see the user as GoTrue's do, with the request's data, which here rides on the confirmation.
+    await beforeUserCreated(deps, stores, {
+      user: withChosenMetadata(pending, choices.userMetadata),
+      context: input.context,
+    });
     await stores.users.insert(pending);
     const traits = { provider: contact.provider };
     await recordAudit(deps, stores, {
@@ -182,6 +195,7 @@ async function createPending(deps: Deps, request: SignUpRequest): Promise<SignUp
     await sendConfirmation(deps, stores, pending, { contact, ...request.delivery, choices });
   });
   deps.events.record({ kind: "signed_up", provider: contact.provider });
+  await afterUserCreated(deps, { user: withChosenMetadata(pending, choices.userMetadata), context: input.context });
   observeDuration(deps, timingOf(contact), request.started);
   return { kind: "user", user: withChosenMetadata(pending, choices.userMetadata) };
 }
@@ -342,10 +356,12 @@ async function signUpAnonymously(deps: Deps, input: SignUpInput): Promise<SignUp
     lastSignInAt: now,
   };
   const opened = await deps.tx.run(async (stores) => {
+    await beforeUserCreated(deps, stores, { user, context: input.context });
     await stores.users.insert(user);
     const audit = signedUp(user, "anonymous", input.context);
     return openSession(deps, stores, user, { method: "anonymous", context: input.context, audit });
   });
   deps.events.record({ kind: "signed_up", provider: "anonymous" });
+  await afterUserCreated(deps, { user, context: input.context });
   return { kind: "session", grant: await grantSignIn(deps, user, opened) };
 }

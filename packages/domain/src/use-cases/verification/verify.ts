@@ -16,7 +16,7 @@ import { isBanned, type User } from "../../model/user.ts";
 import type { Stores } from "../../ports/stores.ts";
 import { refusedBy } from "../../services/abuse/refusal.ts";
 import { limitPerClient } from "../../services/abuse/request-limits.ts";
-import { grantSignIn, openSession } from "../../services/sessions.ts";
+import { grantSignIn, type OpenedSession, openSession } from "../../services/sessions.ts";
 import { issueAuthCode } from "../../services/tokens/auth-code.ts";
 import { linkTokenDigest, otpDigest } from "../../services/tokens/digests.ts";
 import { applyVerification } from "./apply-verification.ts";
@@ -52,12 +52,7 @@ const codeInvalid = () => new AuthError("otp_expired", "Token has expired or is 
 
 type Outcome =
   | { readonly kind: "failed"; readonly error: AuthError; readonly wrongCode: boolean }
-  | {
-      readonly kind: "session";
-      readonly user: User;
-      readonly session: SessionGrant["session"];
-      readonly refreshToken: string;
-    }
+  | ({ readonly kind: "session"; readonly user: User } & OpenedSession)
   | { readonly kind: "auth_code"; readonly authCode: string }
   | { readonly kind: "awaiting_other_address" };
 

@@ -1,6 +1,24 @@
-import { confirmedAt, type Identity, identityEmail, type User } from "@latchkey/domain";
-import { presentFactor } from "./factor.ts";
+import type { Factor } from "./factor.ts";
+import { type Identity, identityEmail } from "./identity.ts";
 import { optionalTimestamp, timestamp } from "./timestamp.ts";
+import { confirmedAt, type User } from "./user.ts";
+
+// GoTrue's JSON of a user, as its API answers with it and as its hooks are sent it (their `user`): one shape for
+// both, since clients and hooks read the same fields.
+
+/** GoTrue's factor JSON: `friendly_name` omitted when empty, `phone` empty for TOTP, `last_challenged_at` null until one. */
+export function presentFactor(factor: Factor) {
+  return {
+    id: factor.id,
+    created_at: timestamp(factor.createdAt),
+    updated_at: timestamp(factor.updatedAt),
+    status: factor.status,
+    ...(factor.friendlyName ? { friendly_name: factor.friendlyName } : {}),
+    factor_type: factor.type,
+    phone: factor.phone ?? "",
+    last_challenged_at: factor.lastChallengedAt === null ? null : timestamp(factor.lastChallengedAt),
+  };
+}
 
 /** GoTrue's identity JSON; note its swapped names: `identity_id` is the row, `id` the subject at the provider. */
 function presentIdentity(identity: Identity) {

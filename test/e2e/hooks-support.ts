@@ -1,0 +1,92 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { TestServer } from "@latchkey/server/testing";
+import { sql } from "drizzle-orm";
+import { Webhook } from "standardwebhooks";
+
+/** A Standard Webhooks secret as GoTrue's settings write one. */
+export const secretOf = () => `v1,whsec_${randomBytes(32).toString("base64")}`;
+
+/**
+ * How a handler answers: a status, a body (JSON, or the text as is when `contentType` names another type), after a
+ * delay if one is given.
+ */
+type Answer = { status: number; body?: unknown; contentType?: string; delayMs?: number };
+type Call = { path: string; payload: Record<string, any>; verified: boolean };
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/**
+ * A hook receiver as an app would run one: it verifies each call's signature with the secret it knows (the
+ * standardwebhooks library, as Supabase's docs show) and answers as each path's handler says.
+ */
+export async function startReceiver(knownSecret: string) {
+  const webhook = new Webhook(knownSecret.replace(/^v1,/, ""));
+  const calls: Call[] = [];
+  const handlers = new Map<string, (payload: Record<string, any>) => Answer>();
+  const server: Server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    req.on("end", () => {
+      const verified = verifies(webhook, body, req.headers);
+      const payload = JSON.parse(body) as Record<string, any>;
+      const path = req.url ?? "/";
+      calls.push({ path, payload, verified });
+      const answer = verified
+        ? (handlers.get(path)?.(payload) ?? { status: 204 })
+        : { status: 401, body: { error: "bad signature" } };
+      const send = () => {
+        // The caller may have given up waiting (a hook that does not answer in time).
+        if (res.destroyed) return;
+        if (answer.body === undefined) return res.writeHead(answer.status).end();
+        const contentType = answer.contentType ?? "application/json";
+        const asText = contentType !== "application/json" && typeof answer.body === "string";
+        res.writeHead(answer.status, { "Content-Type": contentType });
+        res.end(asText ? answer.body : JSON.stringify(answer.body));
+      };
+      if (answer.delayMs) setTimeout(send, answer.delayMs);
+      else send();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: (path: string) => `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
+    calls,
+    callsTo: (path: string) => calls.filter((call) => call.path === path),
+    on: (path: string, handler: (payload: Record<string, any>) => Answer) => void handlers.set(path, handler),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function verifies(webhook: Webhook, body: string, headers: IncomingHttpHeaders): boolean {
+  try {
+    webhook.verify(body, {
+      "webhook-id": String(headers["webhook-id"]),
+      "webhook-timestamp": String(headers["webhook-timestamp"]),
+      "webhook-signature": String(headers["webhook-signature"]),
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The settings of hook `name` (CUSTOM_ACCESS_TOKEN, ...) calling `receiver` at `path`, signed with `secrets`. */
+export function httpHook(receiver: Receiver, name: string, path: string, secrets: string) {
+  return {
+    [`AUTH_HOOK_${name}_ENABLED`]: "true",
+    [`AUTH_HOOK_${name}_URI`]: receiver.url(path),
+    [`AUTH_HOOK_${name}_SECRETS`]: secrets,
+  };
+}
+
+/** How many sessions of `userId` the server's database holds. */
+export async function sessionCount(server: TestServer, userId: string): Promise<number> {
+  const result = await server.db.db.execute(
+    sql`SELECT count(*)::int AS n FROM ${server.db.schema.sessions} WHERE user_id = ${userId}`,
+  );
+  return (result as unknown as { rows: { n: number }[] }).rows[0]!.n;
+}
