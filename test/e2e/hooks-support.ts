@@ -13,7 +13,8 @@ export const secretOf = () => `v1,whsec_${randomBytes(32).toString("base64")}`;
  * delay if one is given.
  */
 type Answer = { status: number; body?: unknown; contentType?: string; delayMs?: number };
-type Call = { path: string; payload: Record<string, any>; verified: boolean };
+/** One call received: where, what, whether its signature verified, its `webhook-id` header, and when (ms). */
+type Call = { path: string; payload: Record<string, any>; verified: boolean; webhookId: string; receivedAt: number };
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
 /**
@@ -31,7 +32,7 @@ export async function startReceiver(knownSecret: string) {
       const verified = verifies(webhook, body, req.headers);
       const payload = JSON.parse(body) as Record<string, any>;
       const path = req.url ?? "/";
-      calls.push({ path, payload, verified });
+      calls.push({ path, payload, verified, webhookId: String(req.headers["webhook-id"]), receivedAt: Date.now() });
       const answer = verified
         ? (handlers.get(path)?.(payload) ?? { status: 204 })
         : { status: 401, body: { error: "bad signature" } };
@@ -54,6 +55,16 @@ export async function startReceiver(knownSecret: string) {
     calls,
     callsTo: (path: string) => calls.filter((call) => call.path === path),
     on: (path: string, handler: (payload: Record<string, any>) => Answer) => void handlers.set(path, handler),
+    /** The first call to `path` (that `matches`) received so far or arriving within `timeoutMs`. */
+    waitFor: async (path: string, matches: (call: Call) => boolean = () => true, timeoutMs = 10_000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = calls.find((call) => call.path === path && matches(call));
+        if (found) return found;
+        if (Date.now() > deadline) throw new Error(`no matching call to ${path} arrived within ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

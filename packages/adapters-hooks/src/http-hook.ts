@@ -29,6 +29,8 @@ interface Call {
   readonly body: string;
   /** Aborts when the call's time is up. */
   readonly deadline: AbortSignal;
+  /** The delivered message's id, the webhook-id of every attempt; absent, each attempt has one of its own. */
+  readonly messageId: string | undefined;
 }
 
 /** What an attempt came to: the answer, or another attempt (at once, or after the backoff). */
@@ -70,11 +72,11 @@ export function createHttpHook(options: HttpHookOptions): HookCaller {
   };
   return {
     uri: options.uri,
-    async call(payload) {
+    async call(payload, _stores, options = {}) {
       const body = serialized(payload);
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), settings.timeoutMs);
-      const call: Call = { ...settings, body, deadline: controller.signal };
+      const call: Call = { ...settings, body, deadline: controller.signal, messageId: options.messageId };
       try {
         return await attempts(call);
       } catch (error) {
@@ -148,9 +150,13 @@ async function attemptOnce(call: Call, last: boolean): Promise<Outcome> {
   }
 }
 
-/** A new message each attempt, as GoTrue sends: its id, its time, and one signature per secret. */
+/**
+ * Each attempt signed anew: its time, and one signature per secret; its id the delivered message's (the outbox's,
+ * the same on every attempt, as Standard Webhooks has it, so a receiver can drop a duplicate), else a new one each
+ * attempt, as GoTrue sends.
+ */
 function signedHeaders(call: Call): Record<string, string> {
-  const id = randomUUID();
+  const id = call.messageId ?? randomUUID();
   const now = new Date();
   return {
     "Content-Type": "application/json",

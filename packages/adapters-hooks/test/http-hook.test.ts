@@ -174,6 +174,17 @@ describe("HTTP hook: trying again", () => {
     expect(received[1]?.headers["webhook-id"]).not.toBe(received[0]?.headers["webhook-id"]);
   });
 
+  it("gives every attempt at a delivered message that message's id, each signed anew", async () => {
+    const { caller, received } = await hookAnswering(
+      (res, request, index) =>
+        index === 0 ? answer(503, "", { "Retry-After": "1" })(res, request, index) : answer(204)(res, request, index),
+      { backoffMs: 60_000 },
+    );
+    const messageId = "5b0c5b8e-1d7a-4d5e-9b7e-3c1f0a2d4e6f";
+    expect(await caller.call(PAYLOAD, stores, { messageId })).toBeNull();
+    expect(received.map((request) => request.headers["webhook-id"])).toEqual([messageId, messageId]);
+  });
+
   it("fails on a 429 without a Retry-After", async () => {
     const { caller, received } = await hookAnswering(answer(429));
     const error = await failure(caller.call(PAYLOAD, stores));

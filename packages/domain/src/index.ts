@@ -15,7 +15,14 @@ export type { FlowState } from "./model/flow-state.ts";
 export { parseGoDuration } from "./model/go-duration.ts";
 export { hookError, readHookAnswer } from "./model/hook-answer.ts";
 export { type Identity, identityEmail } from "./model/identity.ts";
-export type { AuthEmailKind, LinkEmail, LinkFields, LinkType, NotificationKind } from "./model/mail.ts";
+export {
+  type AuthEmailKind,
+  EMAIL_ACTION_TYPES,
+  type LinkEmail,
+  type LinkFields,
+  type LinkType,
+  type NotificationKind,
+} from "./model/mail.ts";
 export type { Metadata } from "./model/metadata.ts";
 export { OAUTH_FLOW_LIFETIME_SECONDS } from "./model/oauth-flow.ts";
 export { oldestFirst } from "./model/oldest-first.ts";

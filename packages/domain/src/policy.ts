@@ -8,6 +8,8 @@ import type { RefreshPolicy } from "./model/refresh-token.ts";
 export interface AuthPolicy {
   /** SITE_URL and URI_ALLOW_LIST: where links and redirects may lead; SITE_URL when nothing else is allowed. */
   readonly redirect: RedirectPolicy;
+  /** API_EXTERNAL_URL: this server as the outside reaches it (the `site_url` of the send_email hook's payload). */
+  readonly apiExternalUrl: string;
   readonly accessToken: AccessTokenPolicy;
   /** JWT_AUD: the audience of users created without an explicit one. */
   readonly defaultAudience: string;

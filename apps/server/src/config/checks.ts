@@ -2,11 +2,12 @@ import { KeyRingError, parseKeyRing, type SigningAlgorithm } from "@latchkey/ada
 import { checkHttpHookSettings, type HttpHookSettingsProblem } from "@latchkey/adapters-hooks";
 import { OAUTH_PROVIDER_NAMES } from "@latchkey/adapters-oauth";
 import { parseFunctionHookUri } from "@latchkey/adapters-postgres";
+import { HOOK_NAMES } from "@latchkey/domain";
 import type { Profile } from "./config.ts";
 import { displayName, type ResolvedEnv, SETTINGS_BY_KEY } from "./env-names.ts";
 import { parseGoBool } from "./env-values.ts";
 import { placeholderReason } from "./placeholder-secrets.ts";
-import { BUILT_HOOKS, OTLP_PROTOCOLS, type SettingKey } from "./settings.ts";
+import { OTLP_PROTOCOLS, type SettingKey } from "./settings.ts";
 
 // Checks across settings and profiles. They read what was set, not the parsed values, so they run, and report,
 // even when some value failed to parse; a value that fails to parse is reported by its schema, not again here.
@@ -29,7 +30,10 @@ const requireDeclared: Check = (env, profile, inScope) =>
   [...SETTINGS_BY_KEY].flatMap(([key, declared]) => {
     const required = declared.required;
     if (required === undefined || env.has(key) || !inScope(key)) return [];
-    if ("profile" in required) return required.profile === profile ? [`${displayName(env, key)} is required`] : [];
+    if ("profile" in required) {
+      const exempt = required.unless !== undefined && isTrue(env, required.unless.when as SettingKey);
+      return required.profile === profile && !exempt ? [`${displayName(env, key)} is required`] : [];
+    }
     const other = env.get(required.when as SettingKey);
     const matches =
       other !== undefined &&
@@ -94,11 +98,15 @@ const requireSignerAlgorithmValid: Check = (env, profile) => {
   ];
 };
 
-/** In development SMTP is optional, but a half-configured server would fail only at the first email. */
-const requireCompleteSmtpInDevelopment: Check = (env, profile) => {
+/**
+ * In development, and with the send_email hook on, SMTP is optional, but a half-configured server would fail only
+ * at the first email (in production without the hook, each is required anyway).
+ */
+const requireCompleteSmtpWhereOptional: Check = (env, profile) => {
   const server: readonly SettingKey[] = ["SMTP_HOST", "SMTP_PORT", "SMTP_ADMIN_EMAIL"];
   const given = server.find((key) => env.has(key));
-  if (profile !== "development" || given === undefined) return [];
+  const optional = profile === "development" || isTrue(env, "HOOK_SEND_EMAIL_ENABLED");
+  if (!optional || given === undefined) return [];
   return server
     .filter((key) => !env.has(key))
     .map((key) => `${displayName(env, key)} is required when ${displayName(env, given)} is set`);
@@ -208,7 +216,7 @@ const readingOf =
  * a function's schema and name, an endpoint's scheme (plain http for localhost only) and each secret's form.
  */
 const requireValidHooks: Check = (env) =>
-  BUILT_HOOKS.flatMap((name) => {
+  HOOK_NAMES.flatMap((name) => {
     const upper = name.toUpperCase();
     const uri = env.get(`HOOK_${upper}_URI` as SettingKey);
     if (uri === undefined) return [];
@@ -239,7 +247,7 @@ const CHECKS: readonly Check[] = [
   requireDeclared,
   requireStrongSecrets,
   readingOf("JWT_VALID_METHODS", requireSignerAlgorithmValid),
-  readingOf("SMTP_HOST", requireCompleteSmtpInDevelopment),
+  readingOf("SMTP_HOST", requireCompleteSmtpWhereOptional),
   readingOf("MAILER_AUTOCONFIRM", refuseAutoconfirmWithUnverifiedSignIns),
   readingOf("TRACING_ENABLED", requireKnownOtlpProtocols),
   readingOf("EXTERNAL_GITHUB_ENABLED", requireCallbackOnApiOrigin),

@@ -13,7 +13,6 @@ const NOT_BUILT: readonly { readonly name: RegExp; readonly feature: string }[] 
   { name: /^MFA_/, feature: "This MFA setting" },
   { name: /^SAML_/, feature: "SAML SSO" },
   { name: /^SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD$/, feature: "Asking for the current password" },
-  { name: /^HOOK_SEND_(EMAIL|SMS)_/, feature: "Sending mail and SMS through a hook" },
   { name: /^SESSIONS_/, feature: "Session time limits" },
   { name: /^PASSWORD_HIBP_/, feature: "Breached-password checks" },
   { name: /^(WEB3|PASSKEY|OAUTH_SERVER|CUSTOM_OAUTH)_/, feature: "This sign-in method" },

@@ -21,7 +21,8 @@ export interface Setting<K extends string = string, T = unknown, Defaulted exten
 }
 
 type Requirement =
-  | { readonly profile: "production" }
+  /** Required in production, unless another setting has this value (SMTP_HOST, unless the send_email hook is on). */
+  | { readonly profile: "production"; readonly unless?: { readonly when: string; readonly is: boolean } }
   /** Required while another setting has this value (an SMS provider's credentials). */
   | { readonly when: string; readonly is: string | boolean };
 

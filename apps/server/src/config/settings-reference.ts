@@ -64,7 +64,9 @@ function defaultCell(declared: Setting): string {
     return declared.default === "" ? "(empty)" : `\`${declared.default.replaceAll("|", "\\|")}\``;
   const required = declared.required;
   if (required === undefined) return "";
-  return "profile" in required ? "required in production" : `required when \`${required.when}\` is \`${required.is}\``;
+  if (!("profile" in required)) return `required when \`${required.when}\` is \`${required.is}\``;
+  const { unless } = required;
+  return unless ? `required in production, unless \`${unless.when}\` is \`${unless.is}\`` : "required in production";
 }
 
 function meaningCell(declared: Setting): string {

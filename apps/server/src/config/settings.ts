@@ -47,6 +47,8 @@ export type ReadinessDependency = (typeof READINESS_DEPENDENCIES)[number];
 export type SmsProviderName = (typeof SMS_PROVIDERS)[number];
 
 const production = { profile: "production" } as const;
+/** What SMTP needs in production, unless mail goes through the send_email hook. */
+const productionMail = { profile: "production", unless: { when: "HOOK_SEND_EMAIL_ENABLED", is: true } } as const;
 const OTP_LENGTH = wholeNumber({ min: 6, max: 10 });
 /** compat: GoTrue raises MFA durations below 300 seconds to 300 rather than refusing them. */
 const atLeast300Seconds = v.pipe(
@@ -205,15 +207,9 @@ function hookSettings(name: HookName) {
   };
 }
 
-/** The hooks built so far: send_email and send_sms are still refused (not-built.ts). */
-export type BuiltHookName = Exclude<HookName, "send_email" | "send_sms">;
-export const BUILT_HOOKS = HOOK_NAMES.filter(
-  (name): name is BuiltHookName => name !== "send_email" && name !== "send_sms",
-);
-
 type HookSettings = ReturnType<typeof hookSettings>;
-const hooksSettings = Object.fromEntries(BUILT_HOOKS.map((name) => [name, hookSettings(name)])) as {
-  readonly [N in BuiltHookName]: HookSettings;
+const hooksSettings = Object.fromEntries(HOOK_NAMES.map((name) => [name, hookSettings(name)])) as {
+  readonly [N in HookName]: HookSettings;
 };
 
 export const SETTINGS = {
@@ -525,14 +521,19 @@ export const SETTINGS = {
   },
   smtp: {
     host: setting("SMTP_HOST", text, {
-      required: production,
-      doc: "The SMTP server. Without it (development profile only) mail is written to the log.",
+      required: productionMail,
+      doc:
+        "The SMTP server. Without it (development profile only) mail is written to the log; with the send_email " +
+        "hook on, no mail goes to it.",
     }),
-    port: setting("SMTP_PORT", port, { required: production, doc: "The SMTP server's port (465 speaks TLS at once)." }),
+    port: setting("SMTP_PORT", port, {
+      required: productionMail,
+      doc: "The SMTP server's port (465 speaks TLS at once).",
+    }),
     user: setting("SMTP_USER", text, { doc: "The SMTP user name." }),
     pass: setting("SMTP_PASS", text, { doc: "The SMTP password." }),
     adminEmail: setting("SMTP_ADMIN_EMAIL", emailAddress, {
-      required: production,
+      required: productionMail,
       doc: "The From address of every mail.",
     }),
     senderName: setting("SMTP_SENDER_NAME", text, { doc: "The From name; the From address when unset." }),

@@ -5,6 +5,7 @@ import type { Config } from "./config.ts";
 export function toPolicy(config: Config): AuthPolicy {
   return {
     redirect: { siteUrl: config.siteUrl, allowList: config.uriAllowList },
+    apiExternalUrl: config.api.externalUrl,
     accessToken: { expSeconds: config.jwt.expSeconds, issuer: config.jwt.issuer },
     defaultAudience: config.jwt.aud,
     defaultRole: config.jwt.defaultGroupName,

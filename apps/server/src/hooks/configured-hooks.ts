@@ -1,8 +1,7 @@
 import { createHttpHook } from "@latchkey/adapters-hooks";
 import { createFunctionHook } from "@latchkey/adapters-postgres";
-import type { HookCaller, HookName, Hooks } from "@latchkey/domain";
+import { HOOK_NAMES, type HookCaller, type HookName, type Hooks } from "@latchkey/domain";
 import type { Config } from "../config/index.ts";
-import { BUILT_HOOKS } from "../config/settings.ts";
 import { type HookObservers, observedHook } from "../observability/observed-hook.ts";
 
 /** A hook at `uri`: a function of the database (pg-functions://), else an HTTP endpoint signed with its secrets. */
@@ -17,7 +16,7 @@ function callerOf(uri: string, secrets: readonly string[]): HookCaller {
 export function createConfiguredHooks(config: Pick<Config, "hooks">, observers: HookObservers): Hooks {
   const hooks: { [N in HookName]?: HookCaller } = {};
   const observed = observers.tracer !== undefined || observers.meter !== undefined;
-  for (const name of BUILT_HOOKS) {
+  for (const name of HOOK_NAMES) {
     const { enabled, uri, secrets } = config.hooks[name];
     if (!enabled || uri === undefined) continue;
     const caller = callerOf(uri, secrets ?? []);

@@ -1,26 +1,15 @@
-import type { AuthEmailKind, FlowEvent, FlowEvents, MessageKind, OutboxDepth } from "@latchkey/domain";
+import {
+  EMAIL_ACTION_TYPES,
+  type FlowEvent,
+  type FlowEvents,
+  type MessageKind,
+  type OutboxDepth,
+} from "@latchkey/domain";
 import type { Attributes, Counter, Meter } from "@opentelemetry/api";
 
 // The auth flows' counters, fed by the domain's FlowEvents port, and the outbox's gauges. Names follow GoTrue where
 // GoTrue counts the same thing (its email send counters); the rest are Latchkey's, under `auth.`. The list, with
 // what each counts, is in the README's Metrics section.
-
-/** GoTrue's email action types, which its email send counters carry as `type`. */
-const GOTRUE_EMAIL_TYPE: Record<AuthEmailKind, string> = {
-  confirmation: "signup",
-  invite: "invite",
-  magic_link: "magiclink",
-  recovery: "recovery",
-  email_change: "email_change",
-  reauthentication: "reauthentication",
-  password_changed: "password_changed_notification",
-  email_changed: "email_changed_notification",
-  phone_changed: "phone_changed_notification",
-  identity_linked: "identity_linked_notification",
-  identity_unlinked: "identity_unlinked_notification",
-  mfa_factor_enrolled: "mfa_factor_enrolled_notification",
-  mfa_factor_unenrolled: "mfa_factor_unenrolled_notification",
-};
 
 /** The counters each flow event adds to. Recording never throws into a flow (the port's promise). */
 export function flowEventCounters(meter: Meter): FlowEvents {
@@ -40,7 +29,7 @@ export function flowEventCounters(meter: Meter): FlowEvents {
     const kind = message === null ? {} : { channel: message.channel, kind: message.kind };
     (delivered ? deliveries : failures).add(1, { ...kind, ...attributes });
     if (message?.channel !== "email") return;
-    const type = { type: GOTRUE_EMAIL_TYPE[message.kind] };
+    const type = { type: EMAIL_ACTION_TYPES[message.kind] };
     emailSends.add(1, type);
     if (!delivered) emailErrors.add(1, type);
   };

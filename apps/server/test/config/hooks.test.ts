@@ -46,10 +46,23 @@ describe("hook settings", () => {
     expect(problems.join("\n")).not.toContain("not-a-secret-at-all");
   });
 
-  it("refuse the mail and SMS hooks, which are not built yet", () => {
-    expect(problemsOf({ ...PRODUCTION_ENV, AUTH_HOOK_SEND_EMAIL_ENABLED: "true" })).toEqual([
-      "AUTH_HOOK_SEND_EMAIL_ENABLED: Sending mail and SMS through a hook is not built in Latchkey yet; remove this variable or set it to false",
+  it("need no SMTP server in production while mail goes through the send_email hook, but a whole one if any", () => {
+    const mailHook = {
+      AUTH_HOOK_SEND_EMAIL_ENABLED: "true",
+      AUTH_HOOK_SEND_EMAIL_URI: "https://hooks.example.com/send-email",
+      AUTH_HOOK_SEND_EMAIL_SECRETS: SECRET,
+      AUTH_HOOK_SEND_SMS_ENABLED: "true",
+      AUTH_HOOK_SEND_SMS_URI: "pg-functions://postgres/public/send_sms",
+    };
+    const withoutSmtp = { ...mailHook, AUTH_SMTP_HOST: undefined, AUTH_SMTP_PORT: undefined };
+    const config = production({ ...withoutSmtp, AUTH_SMTP_ADMIN_EMAIL: undefined });
+    expect(config.smtp).toBeUndefined();
+    expect(Object.keys(createConfiguredHooks(config, {})).sort()).toEqual(["send_email", "send_sms"]);
+    expect(problemsOf({ ...PRODUCTION_ENV, ...withoutSmtp })).toEqual([
+      "AUTH_SMTP_HOST is required when AUTH_SMTP_ADMIN_EMAIL is set",
+      "AUTH_SMTP_PORT is required when AUTH_SMTP_ADMIN_EMAIL is set",
     ]);
-    expect(() => production({ AUTH_HOOK_SEND_SMS_ENABLED: "false" })).not.toThrow();
+    // Without the hook, SMTP is required in production as ever.
+    expect(problemsOf({ ...PRODUCTION_ENV, AUTH_SMTP_HOST: undefined })).toEqual(["AUTH_SMTP_HOST is required"]);
   });
 });

@@ -57,6 +57,7 @@ describe("toPolicy", () => {
     });
     expect(toPolicy(config)).toEqual({
       redirect: { siteUrl: "https://app.example.com", allowList: ["https://app.example.com/**", "myapp://callback"] },
+      apiExternalUrl: "https://auth.example.com",
       accessToken: { expSeconds: 900, issuer: "https://issuer.example.com" },
       defaultAudience: "app-users",
       defaultRole: "member",

@@ -46,6 +46,23 @@ export type AuthEmail =
 
 export type AuthEmailKind = AuthEmail["kind"];
 
+/** GoTrue's `email_action_type` of each mail: the send_email hook's, and its email send counters' `type`. */
+export const EMAIL_ACTION_TYPES: { readonly [K in AuthEmailKind]: string } = {
+  confirmation: "signup",
+  invite: "invite",
+  magic_link: "magiclink",
+  recovery: "recovery",
+  email_change: "email_change",
+  reauthentication: "reauthentication",
+  password_changed: "password_changed_notification",
+  email_changed: "email_changed_notification",
+  phone_changed: "phone_changed_notification",
+  identity_linked: "identity_linked_notification",
+  identity_unlinked: "identity_unlinked_notification",
+  mfa_factor_enrolled: "mfa_factor_enrolled_notification",
+  mfa_factor_unenrolled: "mfa_factor_unenrolled_notification",
+};
+
 /** The notifications of a change already made, which the operator switches on one by one. */
 export type NotificationKind =
   | "password_changed"

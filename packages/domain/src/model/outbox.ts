@@ -1,9 +1,24 @@
 import type { AuthEmail } from "./mail.ts";
 import type { AuthSms } from "./sms.ts";
 
+export type EmailChangeMail = Extract<AuthEmail, { kind: "email_change" }>;
+
+/**
+ * A message to deliver. `userId` names whose it is, for the send_email and send_sms hooks, which are sent the user
+ * (absent from messages queued before hooks were built).
+ */
 export type OutboundMessage =
-  | { readonly channel: "email"; readonly email: AuthEmail }
-  | { readonly channel: "sms"; readonly sms: AuthSms };
+  | {
+      readonly channel: "email";
+      readonly email: AuthEmail;
+      readonly userId?: string;
+      /**
+       * With the send_email hook on, an email change's mail to the current address rides with the new address's, so
+       * that the hook is called once with both tokens, as GoTrue calls it (services/hooks/send-email.ts).
+       */
+      readonly alongside?: EmailChangeMail;
+    }
+  | { readonly channel: "sms"; readonly sms: AuthSms; readonly userId?: string };
 
 /**
  * A message waiting in the outbox. It is written in the transaction of the change that calls for it, so neither

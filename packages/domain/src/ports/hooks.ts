@@ -38,7 +38,15 @@ export interface HookCaller {
    * Calls the hook with `payload`. A hook in the database runs on `stores`: a transaction's (it then sees what the
    * transaction wrote, and fails it when it raises), else `deps.stores`, in a transaction of its own.
    */
-  call(payload: HookPayload, stores: Stores): Promise<HookAnswer>;
+  call(payload: HookPayload, stores: Stores, options?: HookCallOptions): Promise<HookAnswer>;
+}
+
+export interface HookCallOptions {
+  /**
+   * The id of the message the call delivers (the outbox's), the same on every attempt at it: an HTTP hook's
+   * `webhook-id`, by which a receiver drops a duplicate (Standard Webhooks). Without it each call gets its own.
+   */
+  readonly messageId?: string;
 }
 
 /** The hooks switched on (HOOK_<NAME>_ENABLED), by name; a hook that is off is absent and costs nothing. */

@@ -26,7 +26,7 @@ export type {
 export type { CaptchaVerdict, CaptchaVerifier } from "./captcha-verifier.ts";
 export type { FactorSecrets } from "./factor-secrets.ts";
 export type { FlowEvent, FlowEvents, MessageKind, RateLimitName } from "./flow-events.ts";
-export type { HookAnswer, HookCaller, HookName, HookPayload, Hooks } from "./hooks.ts";
+export type { HookAnswer, HookCaller, HookCallOptions, HookName, HookPayload, Hooks } from "./hooks.ts";
 export type { AuthEmail, MailDelivery } from "./mailer.ts";
 export type {
   AuthorizationRequest,

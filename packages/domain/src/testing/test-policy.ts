@@ -8,6 +8,7 @@ type DeepPartial<T> = {
 export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy {
   return {
     redirect: { siteUrl: "http://localhost:3000", allowList: [], ...overrides.redirect },
+    apiExternalUrl: overrides.apiExternalUrl ?? "http://localhost:9999",
     accessToken: { expSeconds: 3600, issuer: "http://localhost:8081", ...overrides.accessToken },
     defaultAudience: overrides.defaultAudience ?? "authenticated",
     defaultRole: overrides.defaultRole ?? "authenticated",

@@ -37,12 +37,8 @@ export async function applyPhoneChange(
   }
   if (changed.email !== null && deps.policy.email.notifications.phone_changed) {
     // An empty old number tells the mail a number was added, as GoTrue's template variable is then empty.
-    await queueNotification(deps, stores, {
-      kind: "phone_changed",
-      to: changed.email,
-      phone,
-      oldPhone: user.phone ?? "",
-    });
+    const notification = { kind: "phone_changed", to: changed.email, phone, oldPhone: user.phone ?? "" } as const;
+    await queueNotification(deps, stores, notification, user.id);
   }
   return changed;
 }

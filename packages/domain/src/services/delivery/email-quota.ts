@@ -1,6 +1,7 @@
 import type { Deps } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
 import type { AuthEmail } from "../../model/mail.ts";
+import type { EmailChangeMail } from "../../model/outbox.ts";
 import type { Stores } from "../../ports/stores.ts";
 import { refusedBy } from "../abuse/refusal.ts";
 import { enqueueMessage } from "./enqueue.ts";
@@ -34,8 +35,23 @@ export async function assertEmailQuotaLeft(deps: Deps): Promise<void> {
  * may overrun the quota by a few, which is better than an answer that depends on whether this one mailed.
  * Returns the message id.
  */
-export async function queueEmail(deps: Deps, stores: Stores, email: AuthEmail, expiresAt: Date): Promise<string> {
+export async function queueEmail(deps: Deps, stores: Stores, queued: QueuedEmail): Promise<string> {
   const { events, perSeconds } = deps.policy.email.sendLimit;
   await deps.rateLimiter.consume(EMAIL_QUOTA, events, perSeconds);
-  return enqueueMessage(deps, stores, { channel: "email", email }, { expiresAt });
+  const { email, userId, alongside, expiresAt } = queued;
+  return enqueueMessage(
+    deps,
+    stores,
+    { channel: "email", email, userId, ...(alongside ? { alongside } : {}) },
+    { expiresAt },
+  );
+}
+
+/** A mail someone asked for: whose it is, until when it is worth sending, and a mail that rides with it. */
+interface QueuedEmail {
+  readonly email: AuthEmail;
+  readonly userId: string;
+  readonly expiresAt: Date;
+  /** See OutboundMessage. */
+  readonly alongside?: EmailChangeMail;
 }

@@ -39,5 +39,5 @@ export async function sendSignInMail(
   // The mail speaks to whoever asked for it, with the data they chose.
   const data = withChosenMetadata(user, request.choices?.userMetadata).userMetadata;
   const mail = linkEmail({ tokenKind: kind, user, to: address, issued, redirectTo: request.redirectTo, data });
-  return queueEmail(deps, stores, mail, issued.expiresAt);
+  return queueEmail(deps, stores, { email: mail, userId: user.id, expiresAt: issued.expiresAt });
 }

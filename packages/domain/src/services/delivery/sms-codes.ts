@@ -2,12 +2,13 @@ import type { Deps } from "../../deps.ts";
 import { AuthError, isAuthError } from "../../errors.ts";
 import type { OneTimeTokenKind, PendingChoices } from "../../model/one-time-token.ts";
 import type { AuthSms, SmsChannel } from "../../model/sms.ts";
-import type { User } from "../../model/user.ts";
+import { type User, withChosenMetadata } from "../../model/user.ts";
 import type { Stores } from "../../ports/stores.ts";
 import { refusedBy } from "../abuse/refusal.ts";
 import { limitFrequency, type SendPurpose } from "../abuse/send-frequency.ts";
 import { issueToken } from "../tokens/issue-token.ts";
 import { enqueueMessage } from "./enqueue.ts";
+import { sendMessage } from "./send-message.ts";
 
 /** GoTrue's message id for the numbers of SMS_TEST_OTP, to which nothing is sent. */
 export const TEST_OTP_MESSAGE_ID = "test-otp";
@@ -84,20 +85,24 @@ export async function sendSmsCode(
   });
   if (testOtp !== null) return TEST_OTP_MESSAGE_ID;
   const sms: AuthSms = { kind: request.sms, to: phone, otp: issued.otp, ...channelField(request.channel ?? "sms") };
-  return textAtOnce(deps, stores, sms, issued.expiresAt);
+  // The hook sees the user as GoTrue's does, with the data a new account's request chose.
+  const shown = withChosenMetadata(user, request.choices?.userMetadata);
+  return textAtOnce(deps, stores, { sms, expiresAt: issued.expiresAt, user: shown });
 }
 
 /**
  * Texts `sms` now, in the caller's transaction, spending one of RATE_LIMIT_SMS_SENT (see sendSmsCode for what
  * becomes of a failure), and returns the message id.
  */
-export async function textAtOnce(deps: Deps, stores: Stores, sms: AuthSms, expiresAt: Date): Promise<string> {
+export async function textAtOnce(deps: Deps, stores: Stores, texting: Texting): Promise<string> {
+  const { sms, expiresAt, user } = texting;
   const { events, perSeconds } = deps.policy.sms.sendLimit;
   await deps.rateLimiter.consume(SMS_QUOTA, events, perSeconds);
   const message = { channel: "sms", kind: sms.kind } as const;
   const id = deps.random.uuid();
+  const outbound = { channel: "sms", sms, userId: user.id } as const;
   try {
-    await deps.sms.send(sms);
+    await sendMessage(deps, { message: outbound, id, user, stores });
   } catch (error) {
     // Counted as it happens: whatever becomes of the transaction, the provider was asked.
     deps.events.record({ kind: "message_failed", message, willRetry: !isAuthError(error) });
@@ -105,15 +110,17 @@ export async function textAtOnce(deps: Deps, stores: Stores, sms: AuthSms, expir
     if (isAuthError(error)) throw error;
     const described = error instanceof Error ? error.message : String(error);
     const firstAttempt = { outcome: "failed", error: described } as const;
-    return enqueueMessage(deps, stores, { channel: "sms", sms }, { expiresAt, firstAttempt, id });
+    return enqueueMessage(deps, stores, outbound, { expiresAt, firstAttempt, id });
   }
   deps.events.record({ kind: "message_delivered", id, message });
-  return enqueueMessage(
-    deps,
-    stores,
-    { channel: "sms", sms },
-    { expiresAt, firstAttempt: { outcome: "delivered" }, id },
-  );
+  return enqueueMessage(deps, stores, outbound, { expiresAt, firstAttempt: { outcome: "delivered" }, id });
+}
+
+/** An SMS to send now: until when it is worth sending, and whose it is. */
+interface Texting {
+  readonly sms: AuthSms;
+  readonly expiresAt: Date;
+  readonly user: User;
 }
 
 /** GoTrue's words for a channel it does not know, or WhatsApp through a provider that cannot send it. */

@@ -30,6 +30,8 @@ export interface HookCall {
   readonly payload: HookPayload;
   /** A transaction's stores when the hook guards a write in it (see ports/hooks.ts), else deps.stores. */
   readonly stores: Stores;
+  /** The outbox message the call delivers (HookCallOptions). */
+  readonly messageId?: string;
 }
 
 /**
@@ -38,7 +40,11 @@ export interface HookCall {
  */
 export async function callHook(hook: HookCaller, call: HookCall): Promise<HookAnswer> {
   try {
-    return await hook.call(call.payload, call.stores);
+    return await hook.call(
+      call.payload,
+      call.stores,
+      call.messageId === undefined ? {} : { messageId: call.messageId },
+    );
   } catch (error) {
     if (error instanceof AuthError) throw error;
     throw new AuthError("unexpected_failure", `Error running hook URI: ${hook.uri}`, { cause: error });

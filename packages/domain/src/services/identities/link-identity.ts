@@ -68,7 +68,7 @@ export async function linkIdentityToUser(
     });
     // A confirmed address hears of it; one that waits for its confirmation has not been proven to be the user's.
     if (unconfirmed === null) {
-      await notifyIdentity(deps, stores, { kind: "identity_linked", to: linked.email, provider });
+      await notifyIdentity(deps, stores, { kind: "identity_linked", userId: linked.id, to: linked.email, provider });
     }
     if (unconfirmed !== null) {
       const claim = { address: unconfirmed, identityId: identity.id, redirectTo: input.redirectTo };

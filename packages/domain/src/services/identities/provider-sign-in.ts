@@ -42,13 +42,15 @@ export async function notifyIdentity(
   stores: Stores,
   notice: {
     readonly kind: "identity_linked" | "identity_unlinked";
+    /** The account's. */
+    readonly userId: string;
     readonly to: string | null;
     readonly provider: string;
   },
 ): Promise<void> {
   const { kind, to, provider } = notice;
   if (to !== null && deps.policy.email.notifications[kind])
-    await queueNotification(deps, stores, { kind, to, provider });
+    await queueNotification(deps, stores, { kind, to, provider }, notice.userId);
 }
 
 /**

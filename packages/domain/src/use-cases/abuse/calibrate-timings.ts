@@ -40,7 +40,8 @@ async function rolledBackWrite(deps: Deps): Promise<void> {
       const issued = await issueToken(deps, stores, { user, kind: "confirmation", channel: "email", address });
       const link = { linkType: "signup", linkToken: issued.linkToken!, otp: issued.otp, redirectTo: "" } as const;
       const email = { kind: "confirmation", to: address, ...link, data: {} } as const;
-      await enqueueMessage(deps, stores, { channel: "email", email }, { expiresAt: issued.expiresAt });
+      const message = { channel: "email", email, userId: user.id } as const;
+      await enqueueMessage(deps, stores, message, { expiresAt: issued.expiresAt });
       const context = { ip: null, userAgent: null };
       await recordAudit(deps, stores, { action: "user_confirmation_requested", actor: user, context });
       throw new RolledBack();

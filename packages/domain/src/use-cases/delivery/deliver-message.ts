@@ -1,13 +1,14 @@
 import type { Deps } from "../../deps.ts";
-import { isAuthError } from "../../errors.ts";
 import {
   describeFailure,
   nextAttemptAfterFailure,
   type OutboundMessage,
   type OutboxEntry,
 } from "../../model/outbox.ts";
+import type { User } from "../../model/user.ts";
 import type { MessageKind } from "../../ports/flow-events.ts";
 import type { OutboxClaim } from "../../ports/stores.ts";
+import { failsForGood, hookFor, sendMessage } from "../../services/delivery/send-message.ts";
 
 /** A message leased to this worker: no other may attempt it until the lease (renewed while it is sent) runs out. */
 export interface ClaimedMessage {
@@ -55,12 +56,12 @@ export async function deliverClaimedMessage(deps: Deps, claimed: ClaimedMessage)
     return fail(deps, claimed, { message: null, error: "the queued message cannot be opened", retry: false });
   }
   try {
-    // The entry's id on every attempt: a duplicate after a crash carries the same Message-ID as the first copy.
-    if (message.channel === "email") await deps.mailer.send(message.email, { messageId: entry.id });
-    else await deps.sms.send(message.sms);
+    // The entry's id on every attempt: a duplicate after a crash carries the same Message-ID (webhook-id) as the
+    // first copy.
+    await sendMessage(deps, { message, id: entry.id, user: await userOf(deps, message) });
   } catch (error) {
-    // A message the provider refused for good (a bad number) would be refused again.
-    const retry = !isAuthError(error, "sms_send_failed");
+    // A message refused for good (a bad number, a hook's 4xx) would be refused again.
+    const retry = !failsForGood(error);
     const described = error instanceof Error ? error.message : String(error);
     return fail(deps, claimed, { message: kindOf(message), error: described, retry });
   }
@@ -68,6 +69,23 @@ export async function deliverClaimedMessage(deps: Deps, claimed: ClaimedMessage)
   await recordDelivered(deps, held);
   deps.events.record({ kind: "message_delivered", id: entry.id, message: kindOf(message) });
   return { outcome: "delivered", id: entry.id, message: kindOf(message) };
+}
+
+/**
+ * The message's user, for its channel's hook (which is sent it); null without the hook, or once the user is gone:
+ * deleted, or soft-deleted (its address and tokens erased: the message's link and code no longer work).
+ */
+async function userOf(deps: Deps, message: OutboundMessage): Promise<User | null> {
+  if (hookFor(deps, message) === undefined) return null;
+  const { users } = deps.stores;
+  // A message queued before hooks were built names no user: its address does.
+  const user =
+    message.userId !== undefined
+      ? await users.findById(message.userId)
+      : message.channel === "email"
+        ? await users.findByEmail(message.email.to)
+        : await users.findByPhone(message.sms.to);
+  return user === null || user.deletedAt !== null ? null : user;
 }
 
 async function recordDelivered(deps: Deps, held: OutboxClaim): Promise<void> {

@@ -55,7 +55,8 @@ export async function challengeFactor(deps: Deps, input: ChallengeFactorInput): 
       codeDigest = mfaCodeDigest(deps.secrets, id, code);
       const expiresAt = expiryOf(deps, now);
       const sms = { kind: "mfa", to: phone, otp: code, ...channelField(channel) } as const;
-      if (testOtp === null) text = () => textAtOnce(deps, stores, sms, expiresAt);
+      const user = input.principal.user;
+      if (testOtp === null) text = () => textAtOnce(deps, stores, { sms, expiresAt, user });
     }
     const created: MfaChallenge = {
       id,

@@ -57,5 +57,5 @@ export async function notifyFactor(
   { kind, factor }: { kind: "mfa_factor_enrolled" | "mfa_factor_unenrolled"; factor: Factor },
 ): Promise<void> {
   if (user.email === null || !deps.policy.email.notifications[kind]) return;
-  await queueNotification(deps, stores, { kind, to: user.email, factorType: factor.type });
+  await queueNotification(deps, stores, { kind, to: user.email, factorType: factor.type }, user.id);
 }

@@ -96,7 +96,7 @@ export async function signInWithProviderProfile(
   const { action, traits } = proven.audit;
   await recordAudit(deps, stores, { action, actor: user, context: input.context, traits });
   if (action === "identity_linked") {
-    await notifyIdentity(deps, stores, { kind: "identity_linked", to: user.email, provider });
+    await notifyIdentity(deps, stores, { kind: "identity_linked", userId: user.id, to: user.email, provider });
   }
   return { kind: "signed_in", user, ...(reached.signedUp ? { created: user } : {}) };
 }

@@ -58,7 +58,12 @@ export async function unlinkIdentity(deps: Deps, input: UnlinkIdentityInput): Pr
       traits: { identity_id: identity.id, provider: identity.provider, provider_id: identity.providerId },
     });
     // To the address the account had: if it went with the identity, that is where its owner reads mail.
-    await notifyIdentity(deps, stores, { kind: "identity_unlinked", to: user.email, provider: identity.provider });
+    await notifyIdentity(deps, stores, {
+      kind: "identity_unlinked",
+      userId: user.id,
+      to: user.email,
+      provider: identity.provider,
+    });
   });
 }
 

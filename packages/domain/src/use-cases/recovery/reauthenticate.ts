@@ -60,7 +60,8 @@ export async function reauthenticate(
       address,
       link: false,
     });
-    await queueEmail(deps, stores, { kind: "reauthentication", to: address, otp: issued.otp }, issued.expiresAt);
+    const email = { kind: "reauthentication", to: address, otp: issued.otp } as const;
+    await queueEmail(deps, stores, { email, userId: current.id, expiresAt: issued.expiresAt });
     return { messageId: null };
   });
 }

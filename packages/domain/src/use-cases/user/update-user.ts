@@ -172,7 +172,7 @@ async function endOtherSessions(deps: Deps, stores: Stores, user: User, input: U
   await stores.oneTimeTokens.deleteAllOfUser(user.id);
   await recordAudit(deps, stores, { action: "user_updated_password", actor: user, context: input.context });
   if (deps.policy.email.notifications.password_changed && user.email !== null) {
-    await queueNotification(deps, stores, { kind: "password_changed", to: user.email });
+    await queueNotification(deps, stores, { kind: "password_changed", to: user.email }, user.id);
   }
 }
 

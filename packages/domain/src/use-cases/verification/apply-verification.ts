@@ -222,7 +222,8 @@ async function changeEmail(deps: Deps, stores: Stores, verified: Verified): Prom
     traits: { provider: "email", method: "email_change" },
   });
   if (oldEmail !== null && deps.policy.email.notifications.email_changed) {
-    await queueNotification(deps, stores, { kind: "email_changed", to: oldEmail, email: newEmail, oldEmail });
+    const notification = { kind: "email_changed", to: oldEmail, email: newEmail, oldEmail } as const;
+    await queueNotification(deps, stores, notification, withIdentity.id);
   }
   return { kind: "applied", user: withIdentity, method: "email_change" };
 }
