@@ -3,7 +3,7 @@ import { totpCode, totpStep } from "@latchkey/domain/testing";
 import { startTestServer, type TestServer } from "@latchkey/server/testing";
 import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { httpHook, type Receiver, secretOf, startReceiver } from "./hooks-support.ts";
+import { createKeepingFunction, httpHook, type Receiver, secretOf, startReceiver } from "./hooks-support.ts";
 import { Browser, SITE } from "./oauth/browser.ts";
 import { CLIENT_ID, CLIENT_SECRET, closeStandIns, startGitHub } from "./oauth/providers.ts";
 import { adminApi, claimsOf, client, fragmentOf } from "./support.ts";
@@ -231,16 +231,7 @@ describe("the send_sms hook as a Postgres function", () => {
       ...httpHook(receiver, "CUSTOM_ACCESS_TOKEN", "/claims", secret),
     });
     // An app that texts from its own database: the function keeps what it is sent, for a job of the app's.
-    const statements = [
-      `CREATE SCHEMA ${schema}`,
-      `CREATE TABLE ${schema}.outgoing_sms (id serial PRIMARY KEY, event jsonb NOT NULL)`,
-      `CREATE FUNCTION ${schema}.send_sms(event jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
-         BEGIN
-           INSERT INTO ${schema}.outgoing_sms (event) VALUES (event);
-           RETURN '{}'::jsonb;
-         END $$`,
-    ];
-    for (const statement of statements) await server.db.db.execute(sql.raw(statement));
+    await createKeepingFunction(server, { schema, name: "send_sms", table: "outgoing_sms" });
   });
   afterAll(async () => {
     await server?.db.db.execute(sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { startTestServer, type TestServer } from "@latchkey/server/testing";
 import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { httpHook, type Receiver, secretOf, startReceiver } from "./hooks-support.ts";
+import { createKeepingFunction, httpHook, type Receiver, secretOf, startReceiver } from "./hooks-support.ts";
 import { adminApi, client } from "./support.ts";
 
 // GoTrue's send_email and send_sms hooks end to end, through the official client: every link token and code below is
@@ -350,16 +350,7 @@ describe("the send_email hook as a Postgres function", () => {
       AUTH_HOOK_SEND_EMAIL_URI: `pg-functions://postgres/${schema}/send_email`,
     });
     // An app that mails from its own database: the function keeps what it is sent, for a job of the app's.
-    const statements = [
-      `CREATE SCHEMA ${schema}`,
-      `CREATE TABLE ${schema}.outgoing (id serial PRIMARY KEY, event jsonb NOT NULL)`,
-      `CREATE FUNCTION ${schema}.send_email(event jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
-         BEGIN
-           INSERT INTO ${schema}.outgoing (event) VALUES (event);
-           RETURN '{}'::jsonb;
-         END $$`,
-    ];
-    for (const statement of statements) await server.db.db.execute(sql.raw(statement));
+    await createKeepingFunction(server, { schema, name: "send_email", table: "outgoing" });
   });
   afterAll(async () => {
     await server?.db.db.execute(sql.raw(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));

@@ -101,3 +101,23 @@ export async function sessionCount(server: TestServer, userId: string): Promise<
   );
   return (result as unknown as { rows: { n: number }[] }).rows[0]!.n;
 }
+
+/**
+ * A hook function in the server's database that keeps every payload it is sent in `<schema>.<table>` and answers
+ * nothing of note, as an app's function that leaves the sending to a job of its own would.
+ */
+export async function createKeepingFunction(
+  server: TestServer,
+  { schema, name, table }: { schema: string; name: string; table: string },
+): Promise<void> {
+  const statements = [
+    `CREATE SCHEMA IF NOT EXISTS ${schema}`,
+    `CREATE TABLE ${schema}.${table} (id serial PRIMARY KEY, event jsonb NOT NULL)`,
+    `CREATE FUNCTION ${schema}.${name}(event jsonb) RETURNS jsonb LANGUAGE plpgsql AS $$
+       BEGIN
+         INSERT INTO ${schema}.${table} (event) VALUES (event);
+         RETURN '{}'::jsonb;
+       END $$`,
+  ];
+  for (const statement of statements) await server.db.db.execute(sql.raw(statement));
+}
