@@ -4,6 +4,7 @@ import { AuthError, type HookAnswer, type HookCaller, type HookPayload, readHook
 import type { Webhook } from "standardwebhooks";
 import { checkHttpHookSettings, type HttpHookSettings, signerOf } from "./http-hook-settings.ts";
 import { parseMediaType } from "./media-type.ts";
+import { type HookResponse, nodeTransport, type Transport } from "./transport.ts";
 
 export interface HttpHookOptions extends HttpHookSettings {
   /** For the whole call, every attempt and the backoff between them: GoTrue's 5 s. */
@@ -14,7 +15,8 @@ export interface HttpHookOptions extends HttpHookSettings {
   readonly backoffMs?: number;
   /** The largest answer read: GoTrue's 200 KiB. */
   readonly maxResponseBytes?: number;
-  readonly fetch?: typeof globalThis.fetch;
+  /** How a POST is made: node:http(s) (transport.ts), unless a test makes them otherwise. */
+  readonly transport?: Transport;
 }
 
 interface Call {
@@ -24,7 +26,7 @@ interface Call {
   readonly attempts: number;
   readonly backoffMs: number;
   readonly maxResponseBytes: number;
-  readonly fetch: typeof globalThis.fetch;
+  readonly transport: Transport;
   /** The payload, as sent and signed. */
   readonly body: string;
   /** Aborts when the call's time is up. */
@@ -68,7 +70,7 @@ export function createHttpHook(options: HttpHookOptions): HookCaller {
     attempts: options.attempts ?? 3,
     backoffMs: options.backoffMs ?? 2_000,
     maxResponseBytes: options.maxResponseBytes ?? 200 * 1024,
-    fetch: options.fetch ?? globalThis.fetch,
+    transport: options.transport ?? nodeTransport,
   };
   return {
     uri: options.uri,
@@ -115,31 +117,24 @@ async function attempts(call: Call): Promise<HookAnswer> {
 }
 
 async function attemptOnce(call: Call, last: boolean): Promise<Outcome> {
-  const send = call.fetch;
-  let response: Response;
+  let response: HookResponse;
   try {
-    response = await send(call.uri, {
-      method: "POST",
-      headers: signedHeaders(call),
-      body: call.body,
-      // security: not followed (GoTrue's Go client would): the signed payload, tokens and all, goes to the URI the
-      // operator configured and nowhere else; a redirect is an unexpected status (docs/compatibility.md, Hooks).
-      redirect: "manual",
-      signal: call.deadline,
-    });
+    // security: a redirect is not followed (GoTrue's Go client would): the signed payload, tokens and all, goes to
+    // the URI the operator configured and nowhere else; it is an unexpected status (docs/compatibility.md, Hooks).
+    response = await call.transport(call.uri, { headers: signedHeaders(call), body: call.body, signal: call.deadline });
   } catch {
     if (call.deadline.aborted) throw timedOut(call);
     if (last) throw new AuthError("hook_timeout_after_retry", "Failed to reach hook after maximum retries");
     return "after-backoff";
   }
   if (response.status === 200 || response.status === 202) return { answer: await readAnswer(call, response) };
-  await discard(response);
+  response.discard();
   switch (response.status) {
     case 204:
       return { answer: null };
     case 429:
     case 503:
-      if (response.headers.get("retry-after")) return "again";
+      if (response.header("retry-after")) return "again";
       throw new AuthError("unexpected_failure", UNAVAILABLE);
     case 400:
       throw new AuthError("unexpected_failure", "Invalid payload sent to hook");
@@ -169,14 +164,14 @@ function signedHeaders(call: Call): Record<string, string> {
 }
 
 /** An answer of 200 or 202: JSON by its Content-Type, within the size limit, read as GoTrue reads it. */
-async function readAnswer(call: Call, response: Response): Promise<HookAnswer> {
-  const contentType = response.headers.get("content-type");
+async function readAnswer(call: Call, response: HookResponse): Promise<HookAnswer> {
+  const contentType = response.header("content-type");
   const problem = contentTypeProblem(contentType);
   if (problem !== null) {
-    await discard(response);
+    response.discard();
     throw new AuthError("hook_payload_invalid_content_type", problem);
   }
-  const text = await readCapped(response, call.maxResponseBytes);
+  const text = await response.read(call.maxResponseBytes);
   if (text === null) {
     throw new AuthError(
       "hook_payload_over_size_limit",
@@ -198,27 +193,4 @@ function contentTypeProblem(contentType: string | null): string | null {
   if ("problem" in parsed) return `Invalid Content-Type header: ${parsed.problem}`;
   if (parsed.mediaType !== "application/json") return `Invalid JSON response. Received content-type: ${contentType}`;
   return null;
-}
-
-/** The body as text, or null when it is longer than `limit` bytes: reading stops there. */
-async function readCapped(response: Response, limit: number): Promise<string | null> {
-  if (response.body === null) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return Buffer.concat(chunks).toString("utf8");
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-}
-
-/** Lets go of a body not read, so that its connection is freed. */
-async function discard(response: Response): Promise<void> {
-  await response.body?.cancel().catch(() => {});
 }

@@ -4,6 +4,7 @@ import { createInMemoryStores } from "@latchkey/domain/testing";
 import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHttpHook, type HttpHookOptions } from "../src/index.ts";
+import { nodeTransport, type Transport } from "../src/transport.ts";
 import { answer, closedPortUrl, json, type Reply, startReceiver } from "./receiver.ts";
 
 const KEY_A = randomBytes(32).toString("base64");
@@ -217,11 +218,11 @@ describe("HTTP hook: trying again", () => {
 
   it("tries a hook it cannot reach each attempt, after the backoff, then fails", async () => {
     let attempts = 0;
-    const counting: typeof fetch = (input, init) => {
+    const counting: Transport = (uri, init) => {
       attempts += 1;
-      return fetch(input, init);
+      return nodeTransport(uri, init);
     };
-    const caller = createHttpHook({ uri: await closedPortUrl(), secrets: SECRETS, backoffMs: 50, fetch: counting });
+    const caller = createHttpHook({ uri: await closedPortUrl(), secrets: SECRETS, backoffMs: 50, transport: counting });
     const started = performance.now();
     const error = await failure(caller.call(PAYLOAD, stores));
     expect([error.code, error.message]).toEqual([
@@ -255,11 +256,16 @@ describe("HTTP hook: trying again", () => {
     expect(error.code).toBe("hook_timeout");
   });
 
-  it("fails with an AuthError whatever the fetch throws", async () => {
-    const broken: typeof fetch = async () => {
+  it("fails with an AuthError whatever the transport throws", async () => {
+    const broken: Transport = async () => {
       throw new RangeError("something odd");
     };
-    const caller = createHttpHook({ uri: "https://hooks.example.com/x", secrets: SECRETS, attempts: 1, fetch: broken });
+    const caller = createHttpHook({
+      uri: "https://hooks.example.com/x",
+      secrets: SECRETS,
+      attempts: 1,
+      transport: broken,
+    });
     const error = await failure(caller.call(PAYLOAD, stores));
     expect(error.code).toBe("hook_timeout_after_retry");
   });
