@@ -17,13 +17,15 @@ describeIfAvailable(missingPostgresServer(), "an idle pooled connection ended by
       // A pooled connection, idle once the request (a sign-in nobody can pass) is answered.
       const signIn = { email: "nobody@example.com", password: "not the password" };
       expect((await server.fetch("/token?grant_type=password", { method: "POST", json: signIn })).status).toBe(400);
-      await operator.query(
+      const ended = await operator.query(
         "select pg_terminate_backend(pid) from pg_stat_activity where usename = $1 and query not ilike '%LISTEN%'",
         [role.name],
       );
-      const failed = () =>
-        server.logLines().find((line) => line["msg"] === "an idle database connection failed; it will be replaced");
-      await vi.waitFor(() => expect(failed()).toBeDefined());
+      const failures = () =>
+        server.logLines().filter((line) => line["msg"] === "an idle database connection failed; it will be replaced");
+      const failed = () => failures()[0];
+      // Every connection ended has been heard of (and dropped by the pool) before the server closes on the rest.
+      await vi.waitFor(() => expect(failures().length).toBeGreaterThanOrEqual(Math.max(1, ended.length)));
       expect(failed()).toMatchObject({ level: 40, code: "57P01" });
       expect(String(failed()!["error"])).toContain("terminat");
       expect(Object.keys(failed()!).sort()).toEqual(["code", "error", "level", "msg", "service", "time"]);
