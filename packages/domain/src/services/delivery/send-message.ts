@@ -40,7 +40,9 @@ export async function sendMessage(deps: Deps, { message, id, user, stores = deps
   try {
     await callHook(hook, { name, payload, stores, messageId: id });
   } catch (error) {
-    throw refusedForGood(error)
+    // The request's own time, or the database, failing a function hook is the request's failure, not the hook's.
+    const requestFailed = isAuthError(error, "request_timeout") || isAuthError(error, "service_unavailable");
+    throw requestFailed || refusedForGood(error)
       ? error
       : new Error(`the ${name} hook failed: ${(error as Error).message}`, { cause: error });
   }

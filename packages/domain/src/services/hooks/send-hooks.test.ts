@@ -30,7 +30,7 @@ type Json = any;
  * How the hook answers one call: `ok` (nothing: HTTP 204), `timeout` (no answer in time), `refuse` (its own error,
  * http_code 400), `down` (its own error, http_code 503).
  */
-type Answer = "ok" | "timeout" | "refuse" | "down";
+type Answer = "ok" | "timeout" | "refuse" | "down" | "out_of_time";
 
 /** A hook that records every payload (as sent over the wire) with the call's message id, and answers as scripted. */
 class RecordingHook implements HookCaller {
@@ -47,6 +47,8 @@ class RecordingHook implements HookCaller {
     }
     if (answer === "refuse") throw hookError(400, "no");
     if (answer === "down") throw hookError(503, "down for maintenance");
+    // A function hook cut short by the request's own deadline: the database's failure, not the hook's.
+    if (answer === "out_of_time") throw new AuthError("request_timeout", "Processing this request timed out");
     return null;
   }
 
@@ -744,6 +746,16 @@ describe("send_sms: every code goes to the hook, at once, none to the SMS provid
 });
 
 describe("send_sms: failures", () => {
+  it("a request that ran out of time in the hook fails as such, with nothing written", async () => {
+    const testAuth = withSendHooks();
+    testAuth.smsHook.answers = ["out_of_time"];
+    const error = await testAuth.auth.signUp({ phone, password, context }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: "request_timeout" });
+    expect(await testAuth.stores.users.findByPhone(phone)).toBeNull();
+    await testAuth.deliver();
+    expect(testAuth.smsHook.calls).toHaveLength(1);
+  });
+
   it("a hook that timed out: the request succeeds, and the outbox texts the same code under the same id", async () => {
     const testAuth = withSendHooks();
     testAuth.smsHook.answers = ["timeout"];
