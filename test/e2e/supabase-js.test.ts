@@ -3,18 +3,9 @@ import { createClient } from "@supabase/supabase-js";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import ws from "ws";
-import { serviceRoleKey } from "./support.ts";
+import { anonKey, serviceRoleKey } from "./support.ts";
 
 const password = "correct horse battery";
-
-/** Supabase's anon key: an HS256 JWT with role `anon` and nothing else that could sign anyone in. */
-function anonKey(): Promise<string> {
-  return new SignJWT({ role: "anon", iss: "supabase" })
-    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-    .setIssuedAt()
-    .setExpirationTime("10y")
-    .sign(new TextEncoder().encode(TEST_JWT_SECRET));
-}
 
 /**
  * createClient as an app calls it, with the server's own URL: supabase-js then calls `<url>/auth/v1/...`. On

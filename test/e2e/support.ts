@@ -37,6 +37,15 @@ export function serviceRoleKey(): Promise<string> {
     .sign(new TextEncoder().encode(TEST_JWT_SECRET));
 }
 
+/** Supabase's anon key: an HS256 JWT with role `anon` and nothing else that could sign anyone in. */
+export function anonKey(): Promise<string> {
+  return new SignJWT({ role: "anon", iss: "supabase" })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setIssuedAt()
+    .setExpirationTime("10y")
+    .sign(new TextEncoder().encode(TEST_JWT_SECRET));
+}
+
 /** The parameters a redirect delivered in its fragment. */
 export function fragmentOf(url: URL): Record<string, string> {
   return Object.fromEntries(new URLSearchParams(url.hash.slice(1)));

@@ -26,12 +26,14 @@ import { publicSettings } from "./http/public-settings.ts";
 import { configuredReadiness } from "./http/readiness.ts";
 import { deliveryLog, eachOf } from "./logging/delivery-log.ts";
 import { failureFields } from "./logging/outage-log.ts";
+import { securityLog } from "./logging/security-log.ts";
 import { type Metrics, startMetrics } from "./observability/metrics.ts";
 import { startTracing, type Tracing } from "./observability/tracing.ts";
 import { type ConfiguredRateLimiter, createRateLimiter } from "./rate-limiting/create-rate-limiter.ts";
 import { factorSecretsOf, storedSecretsOf } from "./secrets/stored-secrets.ts";
 import { createConfiguredCaptcha } from "./sign-in/captcha.ts";
 import { createConfiguredOAuthProviders, oauthFlowCookie } from "./sign-in/oauth-providers.ts";
+import { createConfiguredWebAuthn } from "./sign-in/webauthn.ts";
 
 export const version = packageJson.version;
 
@@ -196,7 +198,8 @@ function configuredPorts(
     totp: totpAuthenticator,
     factorSecrets: factorSecretsOf(config),
     hooks: createConfiguredHooks(config, { tracer: tracing?.tracer, meter: metrics?.meter }),
-    events: metrics ? eachOf(metrics.flowEvents, deliveryLog(log)) : deliveryLog(log),
+    webauthn: createConfiguredWebAuthn(config),
+    events: eachOf(...(metrics ? [metrics.flowEvents] : []), deliveryLog(log), securityLog(log)),
   };
 }
 

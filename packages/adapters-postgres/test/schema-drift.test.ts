@@ -1,4 +1,4 @@
-import { getTableName, sql } from "drizzle-orm";
+import { Column, getTableName, type SQL, sql } from "drizzle-orm";
 import { getTableConfig, type PgTable } from "drizzle-orm/pg-core";
 import { describe, expect, it } from "vitest";
 import { createSchema, type Database, MAX_NAMESPACE_LENGTH, tablesOf } from "../src/index.ts";
@@ -12,6 +12,11 @@ const ON_DELETE: Record<string, string> = {
   "set null": "n",
   "set default": "d",
 };
+
+/** The columns a check's condition names, in the order it names them first: what the catalog lists as its conkey. */
+const columnsOfCheck = (condition: SQL) => [
+  ...new Set(condition.queryChunks.filter((chunk) => chunk instanceof Column).map((column) => column.name)),
+];
 
 /** What the drizzle schema declares for a table, in the shape the catalog query below returns. */
 function declared(table: PgTable) {
@@ -35,6 +40,13 @@ function declared(table: PgTable) {
         name: unique.getName() ?? "",
         type: "u",
         columns: names(unique.columns),
+        references: null,
+        onDelete: null,
+      })),
+      ...config.checks.map((check) => ({
+        name: check.name,
+        type: "c",
+        columns: columnsOfCheck(check.value).join(","),
         references: null,
         onDelete: null,
       })),
@@ -136,6 +148,7 @@ describe("names", () => {
         config.name,
         ...config.primaryKeys.map((pk) => pk.getName()),
         ...config.uniqueConstraints.map((unique) => unique.getName() ?? ""),
+        ...config.checks.map((check) => check.name),
         ...config.foreignKeys.map((fk) => fk.getName()),
         ...config.indexes.map((index) => index.config.name ?? ""),
       ];

@@ -48,6 +48,7 @@ const ALARM = "If you did not make this change, reset your password right away a
 const FACTOR_NAMES: { readonly [T in FactorType]: string } = {
   totp: "totp (codes from an authenticator app)",
   phone: "phone (codes sent by SMS)",
+  webauthn: "webauthn (a security key or a device's passkey)",
 };
 
 /**

@@ -29,6 +29,27 @@ import { type CompleteOAuthInput, completeOAuth } from "./use-cases/oauth/comple
 import { type SignInWithIdTokenInput, signInWithIdToken } from "./use-cases/oauth/sign-in-with-id-token.ts";
 import { type StartOAuthInput, startOAuth } from "./use-cases/oauth/start-sign-in.ts";
 import { type UnlinkIdentityInput, unlinkIdentity } from "./use-cases/oauth/unlink-identity.ts";
+import {
+  type AdminDeletePasskeyInput,
+  adminDeletePasskey,
+  adminListPasskeys,
+  type DeletePasskeyInput,
+  deletePasskey,
+  listPasskeys,
+  type RenamePasskeyInput,
+  renamePasskey,
+} from "./use-cases/passkeys/manage-passkeys.ts";
+import {
+  type PasskeyRegistrationInput,
+  startPasskeyRegistration,
+  type VerifyPasskeyRegistrationInput,
+  verifyPasskeyRegistration,
+} from "./use-cases/passkeys/register-passkey.ts";
+import {
+  type SignInWithPasskeyInput,
+  signInWithPasskey,
+  startPasskeySignIn,
+} from "./use-cases/passkeys/sign-in-with-passkey.ts";
 import { reauthenticate } from "./use-cases/recovery/reauthenticate.ts";
 import { type RecoverPasswordInput, recoverPassword } from "./use-cases/recovery/recover-password.ts";
 import { type AuthenticateInput, authenticate } from "./use-cases/sessions/authenticate.ts";
@@ -85,6 +106,7 @@ function useCasesOf(deps: Deps) {
       verify: (input: VerifyFactorInput) => verifyFactor(deps, input),
       unenroll: (input: UnenrollFactorInput) => unenrollFactor(deps, input),
     },
+    passkeys: passkeyUseCases(deps),
     sendSmsOtp: (input: SendSmsOtpInput) => sendSmsOtp(deps, input),
     recoverPassword: (input: RecoverPasswordInput) => recoverPassword(deps, input),
     resend: (input: ResendInput) => resend(deps, input),
@@ -103,6 +125,8 @@ function useCasesOf(deps: Deps) {
       listFactors: (input: { userId: string }) => adminListFactors(deps, input),
       deleteFactor: (input: AdminDeleteFactorInput) => adminDeleteFactor(deps, input),
       updateFactor: (input: AdminUpdateFactorInput) => adminUpdateFactor(deps, input),
+      listPasskeys: (input: { userId: string }) => adminListPasskeys(deps, input),
+      deletePasskey: (input: AdminDeletePasskeyInput) => adminDeletePasskey(deps, input),
     },
     deliverDueMessages: (options?: { limit?: number }) => deliverDueMessages(deps, options),
     claimDueMessages: (options: { limit: number }) => claimDueMessages(deps, options),
@@ -113,6 +137,19 @@ function useCasesOf(deps: Deps) {
     outboxDepth: () => outboxDepth(deps),
     /** Once at start: times a hash and a write here, so that answers padded to hide accounts are padded from the first. */
     calibrateTimings: () => calibrateTimings(deps),
+  };
+}
+
+/** Passkeys: registering them, signing in with them, managing them (use-cases/passkeys). */
+function passkeyUseCases(deps: Deps) {
+  return {
+    startRegistration: (input: PasskeyRegistrationInput) => startPasskeyRegistration(deps, input),
+    verifyRegistration: (input: VerifyPasskeyRegistrationInput) => verifyPasskeyRegistration(deps, input),
+    startSignIn: (input: { context: RequestContext }) => startPasskeySignIn(deps, input),
+    signIn: (input: SignInWithPasskeyInput) => signInWithPasskey(deps, input),
+    list: (input: { principal: Principal }) => listPasskeys(deps, input),
+    rename: (input: RenamePasskeyInput) => renamePasskey(deps, input),
+    delete: (input: DeletePasskeyInput) => deletePasskey(deps, input),
   };
 }
 

@@ -84,6 +84,13 @@ export type ErrorCode =
   | "mfa_ip_address_mismatch"
   | "mfa_challenge_expired"
   | "mfa_verification_failed"
+  | "mfa_webauthn_verify_not_enabled"
+  /** Passkeys and WebAuthn factors (use-cases/passkeys, use-cases/mfa). */
+  | "too_many_passkeys"
+  | "webauthn_challenge_not_found"
+  | "webauthn_challenge_expired"
+  | "webauthn_verification_failed"
+  | "webauthn_credential_exists"
   /** Hooks (services/hooks): an MFA attempt the mfa_verification_attempt hook rejected. */
   | "mfa_verification_rejected"
   /** An HTTP hook that did not answer in time, or could not be reached on any attempt. */
@@ -114,7 +121,9 @@ export type ErrorCase =
   /** An id naming the resource asked for (in a path) that cannot be one. */
   | "malformed_id"
   /** A challenge id that names no challenge of the factor: the request is wrong, not the path. */
-  | "unknown_challenge";
+  | "unknown_challenge"
+  /** A passkey id (in a path) that names none of the user's: GoTrue's 404 under `validation_failed`. */
+  | "unknown_passkey";
 
 export interface AuthErrorOptions {
   /** Structured extras that are part of the response (`{ reasons }` for weak_password). */

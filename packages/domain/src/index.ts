@@ -45,10 +45,21 @@ export { optionalTimestamp, timestamp } from "./model/timestamp.ts";
 export { confirmedAt, hasVerifiedFactor, type User } from "./model/user.ts";
 export { presentFactor, presentUser } from "./model/user-json.ts";
 export { isUuid } from "./model/uuid.ts";
+export {
+  type CredentialDescriptor,
+  counterMayFollow,
+  type Passkey,
+  type PasskeyCeremony,
+  type UserVerification,
+  type WebAuthnChallenge,
+  type WebAuthnFactorChallenge,
+  type WebAuthnKey,
+} from "./model/webauthn.ts";
 export type {
   AuthPolicy,
   EmailPolicy,
   OtpPolicy,
+  PasskeyPolicy,
   RequestLimits,
   RequestRate,
   SignupPolicy,

@@ -3,6 +3,7 @@ import type { NotificationKind } from "./model/mail.ts";
 import type { PasswordPolicy } from "./model/password-policy.ts";
 import type { RedirectPolicy } from "./model/redirect.ts";
 import type { RefreshPolicy } from "./model/refresh-token.ts";
+import type { UserVerification } from "./model/webauthn.ts";
 
 /** The slice of configuration the domain reads; durations carry their unit. */
 export interface AuthPolicy {
@@ -30,6 +31,19 @@ export interface AuthPolicy {
   /** Per client IP (failed passwords per account), across every instance when the rate limiter is shared. */
   readonly requestLimits: RequestLimits;
   readonly mfa: MfaPolicy;
+  readonly passkeys: PasskeyPolicy;
+}
+
+/** PASSKEY_* and the WEBAUTHN_* settings the flows read. */
+export interface PasskeyPolicy {
+  /** PASSKEY_ENABLED */
+  readonly enabled: boolean;
+  /** PASSKEY_MAX_PASSKEYS_PER_USER */
+  readonly maxPerUser: number;
+  /** WEBAUTHN_CHALLENGE_EXPIRY_DURATION: how long a passkey ceremony can be answered. */
+  readonly challengeExpirySeconds: number;
+  /** WEBAUTHN_USER_VERIFICATION (ours): what passkey ceremonies ask of the authenticator; GoTrue's `preferred`. */
+  readonly userVerification: UserVerification;
 }
 
 /** MFA_*: which factors may be enrolled and verified, and their limits. */
@@ -38,6 +52,8 @@ export interface MfaPolicy {
   readonly totp: { readonly enroll: boolean; readonly verify: boolean };
   /** MFA_PHONE_ENROLL_ENABLED, MFA_PHONE_VERIFY_ENABLED */
   readonly phone: { readonly enroll: boolean; readonly verify: boolean };
+  /** MFA_WEB_AUTHN_ENROLL_ENABLED, MFA_WEB_AUTHN_VERIFY_ENABLED */
+  readonly webauthn: { readonly enroll: boolean; readonly verify: boolean };
   /** MFA_MAX_ENROLLED_FACTORS: factors of a user, verified or not. */
   readonly maxEnrolledFactors: number;
   /** MFA_MAX_VERIFIED_FACTORS */
@@ -79,6 +95,8 @@ export interface RequestLimits {
    * /verify is refused for the rest of the window.
    */
   readonly wrongCodes: RequestRate;
+  /** RATE_LIMIT_PASSKEY: passkey sign-ins begun (POST /passkeys/authentication/options). */
+  readonly passkey: RequestRate;
 }
 
 export interface EmailPolicy {

@@ -2,7 +2,7 @@ import type { AdminPrincipal, Principal, RequestContext, UseCases } from "@latch
 import type { Logger } from "./logger.ts";
 
 /** An endpoint as the route table names it: method and path pattern, as in `POST /token`. */
-export type Endpoint = `${"GET" | "POST" | "PUT" | "DELETE" | "ALL"} /${string}`;
+export type Endpoint = `${"GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "ALL"} /${string}`;
 
 /** Per-request values set by middleware. */
 export interface AppEnv {

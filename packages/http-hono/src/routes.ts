@@ -8,6 +8,7 @@ import * as factors from "./handlers/factors.ts";
 import * as health from "./handlers/health.ts";
 import * as invite from "./handlers/invite.ts";
 import * as oauth from "./handlers/oauth.ts";
+import * as passkeys from "./handlers/passkeys.ts";
 import * as recovery from "./handlers/recovery.ts";
 import * as resend from "./handlers/resend.ts";
 import * as signInByMail from "./handlers/sign-in-by-mail.ts";
@@ -76,6 +77,16 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("POST /factors/:factor_id/verify", signedIn, off.notAnonymous, factors.verify());
   route("DELETE /factors/:factor_id", signedIn, off.notAnonymous, factors.unenroll());
 
+  // Passkeys: switched on or not before anything else; anonymous users register none
+  const passkeysOn = passkeys.passkeysOn(deps.auth);
+  route("POST /passkeys/authentication/options", passkeysOn, captcha, passkeys.authenticationOptions());
+  route("POST /passkeys/authentication/verify", passkeysOn, passkeys.authenticationVerify());
+  route("POST /passkeys/registration/options", passkeysOn, signedIn, off.notAnonymous, passkeys.registrationOptions());
+  route("POST /passkeys/registration/verify", passkeysOn, signedIn, off.notAnonymous, passkeys.registrationVerify());
+  route("GET /passkeys", passkeysOn, signedIn, passkeys.list());
+  route("PATCH /passkeys/:passkey_id", passkeysOn, signedIn, passkeys.rename());
+  route("DELETE /passkeys/:passkey_id", passkeysOn, signedIn, passkeys.remove());
+
   // Administration
   route("POST /invite", admin, invite.invite());
   route("GET /admin/users", admin, adminUsers.listUsers(deps));
@@ -89,19 +100,17 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("GET /admin/users/:user_id/factors", admin, factors.adminList());
   route("PUT /admin/users/:user_id/factors/:factor_id", admin, factors.adminUpdate());
   route("DELETE /admin/users/:user_id/factors/:factor_id", admin, factors.adminDelete());
+  route("GET /admin/users/:user_id/passkeys", admin, passkeys.adminList());
+  route("DELETE /admin/users/:user_id/passkeys/:passkey_id", admin, passkeys.adminDelete());
 
   // Features Latchkey does not have yet, answered as GoTrue answers them switched off (handlers/switched-off.ts)
   route("POST /sso", off.samlOff);
   route("GET /sso/saml/metadata", off.samlOff);
   route("POST /sso/saml/acs", off.samlOff);
-  route("ALL /passkeys", off.passkeysOff);
-  route("ALL /passkeys/*", off.passkeysOff);
   route("GET /.well-known/oauth-authorization-server", off.oauthServerOff);
   route("ALL /oauth/*", off.oauthServerOff);
   route("ALL /scim/v2/*", off.scimOff);
   route("ALL /user/oauth/grants", signedIn, off.oauthServerOff);
-  route("ALL /admin/users/:user_id/passkeys", admin, off.passkeysOff);
-  route("ALL /admin/users/:user_id/passkeys/*", admin, off.passkeysOff);
   route("ALL /admin/sso/*", admin, off.samlOff);
   route("ALL /admin/oauth/*", admin, off.oauthServerOff);
   route("ALL /admin/custom-providers", admin, off.customProvidersOff);

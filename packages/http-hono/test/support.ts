@@ -37,6 +37,7 @@ const testSettings: PublicSettings = {
   mailerAutoconfirm: false,
   phoneAutoconfirm: false,
   smsProvider: "",
+  passkeysEnabled: false,
 };
 
 /** The HTTP app over the in-memory domain, plus JSON helpers. */

@@ -253,6 +253,7 @@ function mapFactor(row: GotrueRow, context: MapContext, dropped: Dropped): Facto
       sealedSecret,
       phone: phone === null ? null : phoneOf(phone, "a phone factor's number"),
       lastTotpStep: null,
+      webauthn: null,
       lastChallengedAt: dateOf(row["last_challenged_at"]),
       createdAt,
       updatedAt: dateOf(row["updated_at"]) ?? createdAt,

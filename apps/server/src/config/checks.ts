@@ -241,6 +241,47 @@ function hookProblem(uri: string, secrets: string | undefined): HttpHookSettings
   return checkHttpHookSettings({ uri, secrets: secrets?.split("|").filter((entry) => entry !== "") ?? [] });
 }
 
+const WEBAUTHN_SWITCHES = ["PASSKEY_ENABLED", "MFA_WEB_AUTHN_ENROLL_ENABLED", "MFA_WEB_AUTHN_VERIFY_ENABLED"] as const;
+const RELYING_PARTY = ["WEBAUTHN_RP_ID", "WEBAUTHN_RP_DISPLAY_NAME", "WEBAUTHN_RP_ORIGINS"] as const;
+
+/**
+ * Passkeys and WebAuthn factors need the relying party they are bound to. GoTrue only warns and then fails every
+ * ceremony; here the start says so. Each origin must be on the relying party's domain or under it, or browsers
+ * refuse every ceremony begun there.
+ */
+const requireRelyingParty: Check = (env) => {
+  const on = WEBAUTHN_SWITCHES.find((key) => isTrue(env, key));
+  if (on === undefined) return [];
+  const missing = RELYING_PARTY.filter((key) => (env.get(key)?.value.trim() ?? "") === "");
+  if (missing.length > 0) {
+    return missing.map((key) => `${displayName(env, key)} is required when ${env.get(on)?.name} is true`);
+  }
+  const rpId = env.get("WEBAUTHN_RP_ID")?.value.trim() ?? "";
+  const origins = env.get("WEBAUTHN_RP_ORIGINS");
+  const entries = origins?.value.split(",").map((entry) => entry.trim()) ?? [];
+  return entries
+    .filter((entry) => entry !== "")
+    .flatMap((origin) => {
+      const problem = relyingPartyOriginProblem(origin, rpId);
+      return problem === null ? [] : [`${origins?.name}: ${origin}: ${problem}`];
+    });
+};
+
+/** What is wrong with one of WEBAUTHN_RP_ORIGINS for the relying party `rpId`, or null. */
+function relyingPartyOriginProblem(origin: string, rpId: string): string | null {
+  if (!URL.canParse(origin) || new URL(origin).origin !== origin.replace(/\/$/, "")) {
+    return "expected an origin: a scheme, a host and an optional port, nothing after (https://app.example.com)";
+  }
+  const { protocol, hostname } = new URL(origin);
+  if (protocol !== "https:" && !(protocol === "http:" && hostname === "localhost")) {
+    return "must be https (http only for localhost): browsers run WebAuthn in secure contexts only";
+  }
+  if (hostname !== rpId && !hostname.endsWith(`.${rpId}`)) {
+    return `is not on WEBAUTHN_RP_ID (${rpId}) or under it`;
+  }
+  return null;
+}
+
 const CHECKS: readonly Check[] = [
   readingOf("MFA_TOTP_ENROLL_ENABLED", requireFactorSecretKey),
   readingOf("MULTI_INSTANCE_MODE", refuseMultiInstanceMode),
@@ -252,6 +293,7 @@ const CHECKS: readonly Check[] = [
   readingOf("TRACING_ENABLED", requireKnownOtlpProtocols),
   readingOf("EXTERNAL_GITHUB_ENABLED", requireCallbackOnApiOrigin),
   readingOf("HOOK_CUSTOM_ACCESS_TOKEN_URI", requireValidHooks),
+  readingOf("PASSKEY_ENABLED", requireRelyingParty),
 ];
 
 /** Every problem across settings; with `inScope`, only those of the settings read. */

@@ -9,13 +9,12 @@ import { parseGoBool } from "./env-values.ts";
 const NOT_BUILT: readonly { readonly name: RegExp; readonly feature: string }[] = [
   { name: /^EXTERNAL_/, feature: "This OAuth provider or setting" },
   { name: /^JWT_ADMIN_GROUP_NAME$/, feature: "Editing app_metadata through PUT /user" },
-  { name: /^MFA_WEB_AUTHN_/, feature: "WebAuthn factors" },
   { name: /^MFA_/, feature: "This MFA setting" },
   { name: /^SAML_/, feature: "SAML SSO" },
   { name: /^SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD$/, feature: "Asking for the current password" },
   { name: /^SESSIONS_/, feature: "Session time limits" },
   { name: /^PASSWORD_HIBP_/, feature: "Breached-password checks" },
-  { name: /^(WEB3|PASSKEY|OAUTH_SERVER|CUSTOM_OAUTH)_/, feature: "This sign-in method" },
+  { name: /^(WEB3|OAUTH_SERVER|CUSTOM_OAUTH)_/, feature: "This sign-in method" },
   { name: /^DB_CLEANUP_ENABLED$/, feature: "Database clean-up" },
 ];
 

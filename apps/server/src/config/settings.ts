@@ -646,6 +646,10 @@ export const SETTINGS = {
         "code of other people's (each dies after 5 wrong tries); behind one NAT (an office, a carrier), everyone " +
         "there shares it, so raise it where many people verify from one address.",
     }),
+    passkey: setting("RATE_LIMIT_PASSKEY", countPer(300), {
+      default: "30",
+      doc: "Passkey sign-ins begun (POST /passkeys/authentication/options) per client per 5 minutes.",
+    }),
     redisUrl: setting("REDIS_URL", redisUrl, {
       names: { unprefixed: true },
       doc: "A Redis every instance counts the limits in; this process's memory when unset.",
@@ -695,6 +699,49 @@ export const SETTINGS = {
     rateLimitChallengeAndVerify: setting("MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY", wholeNumber({ min: 1 }), {
       default: "15",
       doc: "Challenges, and verifications, per client per minute.",
+    }),
+    webAuthnEnrollEnabled: setting("MFA_WEB_AUTHN_ENROLL_ENABLED", flag, {
+      default: "false",
+      doc: "Users may enroll WebAuthn factors (security keys, a device's passkey as a second factor); needs WEBAUTHN_RP_*.",
+    }),
+    webAuthnVerifyEnabled: setting("MFA_WEB_AUTHN_VERIFY_ENABLED", flag, {
+      default: "false",
+      doc: "WebAuthn factors may be challenged and verified; needs WEBAUTHN_RP_*.",
+    }),
+  },
+  passkey: {
+    enabled: setting("PASSKEY_ENABLED", flag, {
+      default: "false",
+      doc: "Users may register passkeys and sign in with them, without a password (/passkeys); needs WEBAUTHN_RP_*.",
+    }),
+    maxPerUser: setting("PASSKEY_MAX_PASSKEYS_PER_USER", wholeNumber({ min: 1 }), {
+      default: "10",
+      doc: "Passkeys one user may register.",
+    }),
+  },
+  webauthn: {
+    rpId: setting("WEBAUTHN_RP_ID", text, {
+      doc:
+        "The relying party id: the domain passkeys and WebAuthn factors are bound to, the app's host or a parent " +
+        "domain of it (`example.com` for `https://app.example.com`). Required with passkeys or WebAuthn factors on.",
+    }),
+    rpDisplayName: setting("WEBAUTHN_RP_DISPLAY_NAME", text, {
+      doc: "The name authenticators show for the relying party. Required with passkeys or WebAuthn factors on.",
+    }),
+    rpOrigins: setting("WEBAUTHN_RP_ORIGINS", list, {
+      doc:
+        "The origins of the pages that run the ceremonies, comma-separated (`https://app.example.com`); each must be " +
+        "on WEBAUTHN_RP_ID or under it. Required with passkeys or WebAuthn factors on.",
+    }),
+    challengeExpirySeconds: setting("WEBAUTHN_CHALLENGE_EXPIRY_DURATION", seconds({ positive: true }), {
+      default: "5m",
+      doc: "How long a passkey ceremony begun can be answered.",
+    }),
+    userVerification: setting("WEBAUTHN_USER_VERIFICATION", oneOf(["required", "preferred", "discouraged"]), {
+      default: "preferred",
+      doc:
+        "Whether passkey ceremonies require the authenticator to verify its user (a PIN, a fingerprint), ours: " +
+        "`preferred` (GoTrue's) asks and accepts a passkey that did not; `required` refuses it.",
     }),
   },
   hooks: hooksSettings,

@@ -53,17 +53,30 @@ export function toPolicy(config: Config): AuthPolicy {
       anonymousSignIns: config.rateLimit.anonymousUsers,
       passwordFailures: config.rateLimit.passwordFailures,
       wrongCodes: config.rateLimit.wrongCodes,
+      passkey: config.rateLimit.passkey,
     },
-    mfa: {
-      totp: { enroll: config.mfa.totpEnrollEnabled, verify: config.mfa.totpVerifyEnabled },
-      phone: { enroll: config.mfa.phoneEnrollEnabled, verify: config.mfa.phoneVerifyEnabled },
-      maxEnrolledFactors: config.mfa.maxEnrolledFactors,
-      maxVerifiedFactors: config.mfa.maxVerifiedFactors,
-      challengeExpirySeconds: config.mfa.challengeExpirySeconds,
-      factorExpirySeconds: config.mfa.factorExpirySeconds,
-      phoneOtpLength: config.mfa.phoneOtpLength,
-      phoneMaxFrequencySeconds: config.mfa.phoneMaxFrequencySeconds,
-      challengeAndVerifyPerMinute: config.mfa.rateLimitChallengeAndVerify,
+    mfa: mfaPolicy(config),
+    passkeys: {
+      enabled: config.passkey.enabled,
+      maxPerUser: config.passkey.maxPerUser,
+      challengeExpirySeconds: config.webauthn.challengeExpirySeconds,
+      userVerification: config.webauthn.userVerification,
     },
+  };
+}
+
+/** MFA_*: which factors may be enrolled and verified, and their limits. */
+function mfaPolicy(config: Config): AuthPolicy["mfa"] {
+  return {
+    totp: { enroll: config.mfa.totpEnrollEnabled, verify: config.mfa.totpVerifyEnabled },
+    phone: { enroll: config.mfa.phoneEnrollEnabled, verify: config.mfa.phoneVerifyEnabled },
+    webauthn: { enroll: config.mfa.webAuthnEnrollEnabled, verify: config.mfa.webAuthnVerifyEnabled },
+    maxEnrolledFactors: config.mfa.maxEnrolledFactors,
+    maxVerifiedFactors: config.mfa.maxVerifiedFactors,
+    challengeExpirySeconds: config.mfa.challengeExpirySeconds,
+    factorExpirySeconds: config.mfa.factorExpirySeconds,
+    phoneOtpLength: config.mfa.phoneOtpLength,
+    phoneMaxFrequencySeconds: config.mfa.phoneMaxFrequencySeconds,
+    challengeAndVerifyPerMinute: config.mfa.rateLimitChallengeAndVerify,
   };
 }

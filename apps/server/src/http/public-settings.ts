@@ -25,5 +25,6 @@ export function publicSettings(config: Config): PublicSettings {
     mailerAutoconfirm: config.mailer.autoconfirm,
     phoneAutoconfirm: config.sms.autoconfirm,
     smsProvider: config.sms.provider ?? "",
+    passkeysEnabled: config.passkey.enabled,
   };
 }

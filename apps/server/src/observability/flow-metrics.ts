@@ -20,6 +20,10 @@ export function flowEventCounters(meter: Meter): FlowEvents {
   const reuses = counter("auth.refresh_token_reuses", "Revoked refresh tokens presented again.");
   const refusals = counter("auth.rate_limit_refusals", "Requests refused by a rate limit, by limit.");
   const captchaFailures = counter("auth.captcha_failures", "Requests refused by the captcha check.");
+  const counterRegressions = counter(
+    "auth.webauthn_counter_regressions",
+    "WebAuthn answers refused because the signature counter went backwards (a cloned key), by credential kind.",
+  );
   const deliveries = counter("auth.outbox.deliveries", "Messages the mail server or SMS provider accepted.");
   const failures = counter("auth.outbox.failures", "Delivery attempts that failed.");
   const emailSends = counter("global_auth_email_send_operations_total", "Number of email send operations");
@@ -46,6 +50,8 @@ export function flowEventCounters(meter: Meter): FlowEvents {
         return reuses.add(1, { session_revoked: event.familyRevoked });
       case "rate_limited":
         return refusals.add(1, { limit: event.limit });
+      case "webauthn_counter_regressed":
+        return counterRegressions.add(1, { credential: event.credential });
       case "captcha_failed":
         return captchaFailures.add(1, { reason: event.reason });
       case "message_delivered":

@@ -150,6 +150,7 @@ describe("defaults, with only the required production settings", () => {
       passwordFailures: { events: 20, perSeconds: 900 },
       // Ours: wrong codes per client at /verify.
       wrongCodes: { events: 10, perSeconds: 3600 },
+      passkey: { events: 30, perSeconds: 300 },
       // In memory, per instance, until REDIS_URL is set.
       redisUrl: undefined,
     });

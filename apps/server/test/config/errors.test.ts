@@ -98,7 +98,7 @@ describe("settings of features Latchkey does not have yet", () => {
     ],
     ["AUTH_SAML_ENABLED", "true", "SAML SSO", "remove this variable or set it to false"],
     ["AUTH_JWT_ADMIN_GROUP_NAME", "admin", "Editing app_metadata through PUT /user", "remove this variable"],
-    ["GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED", "true", "WebAuthn factors", "remove this variable or set it to false"],
+    ["GOTRUE_WEB3_SOLANA_ENABLED", "true", "This sign-in method", "remove this variable or set it to false"],
   ])("stop the start: %s", (name, value, feature, advice) => {
     expect(problemsOf({ [name]: value })).toEqual([`${name}: ${feature} is not built in Latchkey yet; ${advice}`]);
   });

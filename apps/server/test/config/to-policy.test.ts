@@ -110,10 +110,12 @@ describe("toPolicy", () => {
         anonymousSignIns: { events: 12, perSeconds: 3600 },
         passwordFailures: { events: 5, perSeconds: 900 },
         wrongCodes: { events: 40, perSeconds: 600 },
+        passkey: { events: 30, perSeconds: 300 },
       },
       mfa: {
         totp: { enroll: true, verify: false },
         phone: { enroll: true, verify: false },
+        webauthn: { enroll: false, verify: false },
         maxEnrolledFactors: 4,
         maxVerifiedFactors: 3,
         challengeExpirySeconds: 600,
@@ -122,6 +124,7 @@ describe("toPolicy", () => {
         phoneMaxFrequencySeconds: 30,
         challengeAndVerifyPerMinute: 5,
       },
+      passkeys: { enabled: false, maxPerUser: 10, challengeExpirySeconds: 300, userVerification: "preferred" },
     });
   });
 
@@ -150,6 +153,7 @@ describe("toPolicy", () => {
       anonymousSignIns: { events: 30, perSeconds: 3600 },
       passwordFailures: { events: 20, perSeconds: 900 },
       wrongCodes: { events: 10, perSeconds: 3600 },
+      passkey: { events: 30, perSeconds: 300 },
     });
     expect(policy.accessToken.issuer).toBe("https://auth.example.com");
     expect(policy.refresh).toEqual({ rotationEnabled: true, reuseIntervalSeconds: 10 });

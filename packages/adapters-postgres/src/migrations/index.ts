@@ -11,6 +11,7 @@ import { mfa } from "./0010_mfa.ts";
 import { tokenIdentity } from "./0011_token_identity.ts";
 import { usedIdTokens } from "./0012_used_id_tokens.ts";
 import { browserBoundFlows } from "./0013_browser_bound_flows.ts";
+import { webauthn } from "./0014_webauthn.ts";
 import type { Migration } from "./migration.ts";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -28,4 +29,5 @@ export const migrations: readonly Migration[] = [
   tokenIdentity,
   usedIdTokens,
   browserBoundFlows,
+  webauthn,
 ];

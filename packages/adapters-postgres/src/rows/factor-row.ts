@@ -1,4 +1,4 @@
-import type { Factor, FactorStatus, FactorType } from "@latchkey/domain";
+import type { Factor, FactorStatus, FactorType, WebAuthnKey } from "@latchkey/domain";
 import type { MfaFactorsTable } from "../schema/mfa-factors.ts";
 import { fromOptionalTimestampJson, fromTimestampJson } from "./timestamp-json.ts";
 
@@ -18,9 +18,21 @@ export interface FactorJson {
   readonly last_challenged_at: string | null;
   readonly created_at: string;
   readonly updated_at: string;
+  /** jsonb, which json renders as it is. */
+  readonly web_authn_credential: WebAuthnKey | null;
 }
 
-/** The factor's columns (GoTrue's names: `factor_type`, and `secret` for the sealed secret). */
+/**
+ * The WebAuthnKey of a factor's json column, with the domain's fields only: what the column holds is the store's
+ * own writing, but a factor is handed out as a copy of nothing else.
+ */
+function webAuthnKeyOf(json: WebAuthnKey | null): WebAuthnKey | null {
+  if (json === null) return null;
+  const { credentialId, publicKey, signCount, transports, aaguid, attestationType, backupEligible, backedUp } = json;
+  return { credentialId, publicKey, signCount, transports, aaguid, attestationType, backupEligible, backedUp };
+}
+
+/** The factor's columns (GoTrue's names: `factor_type`, `secret` for the sealed secret, `web_authn_credential`). */
 export function toFactorRow(factor: Factor): FactorRow {
   return {
     id: factor.id,
@@ -34,6 +46,7 @@ export function toFactorRow(factor: Factor): FactorRow {
     lastChallengedAt: factor.lastChallengedAt,
     createdAt: factor.createdAt,
     updatedAt: factor.updatedAt,
+    webAuthnCredential: webAuthnKeyOf(factor.webauthn),
   };
 }
 
@@ -48,6 +61,7 @@ export function fromFactorRow(row: FactorRow): Factor {
     sealedSecret: row.secret,
     phone: row.phone,
     lastTotpStep: row.lastTotpStep,
+    webauthn: webAuthnKeyOf(row.webAuthnCredential),
     lastChallengedAt: row.lastChallengedAt,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -65,6 +79,7 @@ export function fromFactorJson(json: FactorJson): Factor {
     sealedSecret: json.secret,
     phone: json.phone,
     lastTotpStep: json.last_totp_step,
+    webauthn: webAuthnKeyOf(json.web_authn_credential),
     lastChallengedAt: fromOptionalTimestampJson(json.last_challenged_at),
     createdAt: fromTimestampJson(json.created_at),
     updatedAt: fromTimestampJson(json.updated_at),

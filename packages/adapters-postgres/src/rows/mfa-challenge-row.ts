@@ -1,9 +1,19 @@
-import type { MfaChallenge } from "@latchkey/domain";
+import type { MfaChallenge, WebAuthnFactorChallenge } from "@latchkey/domain";
 import type { MfaChallengesTable } from "../schema/mfa-challenges.ts";
 
 export type MfaChallengeRow = MfaChallengesTable["$inferSelect"];
 
-/** The challenge's columns (GoTrue's names: `ip_address`, and `otp_code` for the code's digest). */
+/** What a WebAuthn factor's challenge expects, with the domain's fields only. */
+function expectationOf(json: WebAuthnFactorChallenge | null): WebAuthnFactorChallenge | null {
+  if (json === null) return null;
+  const { type, challenge, userVerification } = json;
+  return { type, challenge, userVerification };
+}
+
+/**
+ * The challenge's columns (GoTrue's names: `ip_address`, `otp_code` for the code's digest, and
+ * `web_authn_session_data` for what a WebAuthn challenge expects).
+ */
 export function toMfaChallengeRow(challenge: MfaChallenge): MfaChallengeRow {
   return {
     id: challenge.id,
@@ -12,6 +22,7 @@ export function toMfaChallengeRow(challenge: MfaChallenge): MfaChallengeRow {
     otpCode: challenge.codeDigest,
     createdAt: challenge.createdAt,
     verifiedAt: challenge.verifiedAt,
+    webAuthnSessionData: expectationOf(challenge.webauthn),
   };
 }
 
@@ -22,6 +33,7 @@ export function fromMfaChallengeRow(row: MfaChallengeRow): MfaChallenge {
     factorId: row.factorId,
     ip: row.ipAddress,
     codeDigest: row.otpCode,
+    webauthn: expectationOf(row.webAuthnSessionData),
     createdAt: row.createdAt,
     verifiedAt: row.verifiedAt,
   };

@@ -12,6 +12,8 @@ import { schemaMigrationsTable } from "./schema-migrations.ts";
 import { sessionsTable } from "./sessions.ts";
 import { usedIdTokensTable } from "./used-id-tokens.ts";
 import { usersTable } from "./users.ts";
+import { webauthnChallengesTable } from "./webauthn-challenges.ts";
+import { webauthnCredentialsTable } from "./webauthn-credentials.ts";
 
 /**
  * The tables, with `namespace` (DB_NAMESPACE) prefixed to every table, index and constraint name. Throws when the
@@ -29,6 +31,8 @@ export function createSchema(namespace: string) {
     identities,
     mfaFactors,
     mfaChallenges: mfaChallengesTable(ns, mfaFactors),
+    webauthnCredentials: webauthnCredentialsTable(ns, users),
+    webauthnChallenges: webauthnChallengesTable(ns, users),
     sessions,
     refreshTokens: refreshTokensTable(ns, sessions),
     oneTimeTokens: oneTimeTokensTable(ns, users, identities),
@@ -50,6 +54,8 @@ export function tablesOf(schema: Schema) {
     schema.identities,
     schema.mfaFactors,
     schema.mfaChallenges,
+    schema.webauthnCredentials,
+    schema.webauthnChallenges,
     schema.sessions,
     schema.refreshTokens,
     schema.oneTimeTokens,

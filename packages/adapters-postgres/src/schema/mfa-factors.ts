@@ -1,6 +1,6 @@
-import type { FactorStatus, FactorType } from "@latchkey/domain";
+import type { FactorStatus, FactorType, WebAuthnKey } from "@latchkey/domain";
 import { sql } from "drizzle-orm";
-import { bigint, foreignKey, index, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, foreignKey, index, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { timestamptz } from "./columns.ts";
 import type { UsersTable } from "./users.ts";
 
@@ -9,6 +9,7 @@ export function mfaFactorConstraints(ns: string) {
   return {
     friendlyName: `${ns}mfa_factors_user_friendly_name_key`,
     verifiedPhone: `${ns}mfa_factors_user_verified_phone_key`,
+    webauthnCredential: `${ns}mfa_factors_webauthn_credential_key`,
   } as const;
 }
 
@@ -16,6 +17,8 @@ export function mfaFactorConstraints(ns: string) {
  * `<ns>mfa_factors`: users' second factors (GoTrue's table). A friendly name, trimmed and when not empty, is unique
  * per user, and so is the phone number of a verified factor: partial unique indexes, since many factors have no name
  * and a number may be enrolled again while unverified. `secret` holds the TOTP secret sealed (never in clear).
+ * `web_authn_credential` (GoTrue's name, added last by a later migration) holds a WebAuthn factor's credential as
+ * json, the domain's WebAuthnKey; its credential id is unique across every user's factors.
  */
 export function mfaFactorsTable(ns: string, users: UsersTable) {
   return pgTable(
@@ -32,6 +35,7 @@ export function mfaFactorsTable(ns: string, users: UsersTable) {
       lastChallengedAt: timestamptz("last_challenged_at"),
       createdAt: timestamptz("created_at").notNull(),
       updatedAt: timestamptz("updated_at").notNull(),
+      webAuthnCredential: jsonb("web_authn_credential").$type<WebAuthnKey>(),
     },
     (t) => [
       primaryKey({ name: `${ns}mfa_factors_pkey`, columns: [t.id] }),
@@ -46,6 +50,10 @@ export function mfaFactorsTable(ns: string, users: UsersTable) {
       uniqueIndex(mfaFactorConstraints(ns).verifiedPhone)
         .on(t.userId, t.phone)
         .where(sql`${t.status} = 'verified' and ${t.phone} is not null`),
+      // A credential registers one factor (a verification answering with another's is no proof of this one).
+      uniqueIndex(mfaFactorConstraints(ns).webauthnCredential)
+        .on(sql`(${t.webAuthnCredential} ->> 'credentialId')`)
+        .where(sql`${t.webAuthnCredential} is not null`),
     ],
   );
 }

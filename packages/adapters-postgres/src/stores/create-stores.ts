@@ -11,18 +11,22 @@ import { createIdentityStore } from "./identity-store.ts";
 import { createOAuthFlowStore } from "./oauth-flow-store.ts";
 import { createOneTimeTokenStore } from "./one-time-token-store.ts";
 import { createOutboxStore } from "./outbox-store.ts";
+import { createPasskeyStore } from "./passkey-store.ts";
 import { createRefreshTokenStore } from "./refresh-token-store.ts";
 import { scopedStoresOf } from "./scoped-stores.ts";
 import { asServiceFailure } from "./service-failure.ts";
 import { createSessionStore } from "./session-store.ts";
 import { createUsedIdTokenStore } from "./used-id-token-store.ts";
 import { createUserStore } from "./user-store.ts";
+import { createWebAuthnChallengeStore } from "./webauthn-challenge-store.ts";
 
 /** Every store over `db`; `atomic` groups the statements of one method (see Atomic). */
 function createStores(db: Database, schema: Schema, atomic: Atomic): Stores {
   return {
     users: translatingErrors(createUserStore(db, schema, atomic)),
     factors: translatingErrors(createFactorStore(db, schema)),
+    passkeys: translatingErrors(createPasskeyStore(db, schema)),
+    webauthnChallenges: translatingErrors(createWebAuthnChallengeStore(db, schema)),
     identities: translatingErrors(createIdentityStore(db, schema)),
     sessions: translatingErrors(createSessionStore(db, schema)),
     refreshTokens: translatingErrors(createRefreshTokenStore(db, schema, atomic)),

@@ -28,6 +28,9 @@ function rethrowFactorConflict(namespace: string, factor: Factor): (error: unkno
         "A verified phone factor already exists, unenroll the existing factor to continue",
       );
     }
+    if (constraint === constraints.webauthnCredential) {
+      throw new AuthError("webauthn_credential_exists", "This credential is already registered");
+    }
     throw error;
   };
 }
@@ -41,10 +44,11 @@ export function createFactorStore(db: Database, schema: Schema): FactorStore {
     },
 
     async update(factor) {
-      const { status, friendlyName, phone, lastTotpStep, lastChallengedAt, updatedAt } = toFactorRow(factor);
+      const { status, friendlyName, phone, lastTotpStep, webAuthnCredential, lastChallengedAt, updatedAt } =
+        toFactorRow(factor);
       await db
         .update(factors)
-        .set({ status, friendlyName, phone, lastTotpStep, lastChallengedAt, updatedAt })
+        .set({ status, friendlyName, phone, lastTotpStep, webAuthnCredential, lastChallengedAt, updatedAt })
         .where(and(eq(factors.id, factor.id), eq(factors.userId, factor.userId)))
         .catch(rethrowFactorConflict(schema.namespace, factor));
     },

@@ -25,6 +25,9 @@ export const AUDIT_ACTIONS = [
   "verification_attempted",
   "factor_deleted",
   "factor_updated",
+  "passkey_created",
+  "passkey_updated",
+  "passkey_deleted",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -1,5 +1,7 @@
-/** The second factors Latchkey offers (GoTrue's `factor_type`; WebAuthn is not built). */
-export type FactorType = "totp" | "phone";
+import type { WebAuthnFactorChallenge, WebAuthnKey } from "./webauthn.ts";
+
+/** The second factors Latchkey offers (GoTrue's `factor_type`). */
+export type FactorType = "totp" | "phone" | "webauthn";
 
 export type FactorStatus = "unverified" | "verified";
 
@@ -23,14 +25,23 @@ export interface Factor {
    * seen over someone's shoulder cannot be used again.
    */
   readonly lastTotpStep: number | null;
+  /** WebAuthn: the credential its first verification registered; null until then. */
+  readonly webauthn: WebAuthnKey | null;
   readonly lastChallengedAt: Date | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }
 
 /** The `amr` method a factor's verification adds to a session (GoTrue's: `totp`, not `mfa/totp`). */
-export function amrMethodOf(type: FactorType): "totp" | "mfa/phone" {
-  return type === "totp" ? "totp" : "mfa/phone";
+export function amrMethodOf(type: FactorType): "totp" | "mfa/phone" | "mfa/webauthn" {
+  switch (type) {
+    case "totp":
+      return "totp";
+    case "phone":
+      return "mfa/phone";
+    case "webauthn":
+      return "mfa/webauthn";
+  }
 }
 
 /**
@@ -44,6 +55,8 @@ export interface MfaChallenge {
   readonly ip: string | null;
   /** Phone: the digest of the code texted (never the code). Null for TOTP, whose codes come from the app. */
   readonly codeDigest: string | null;
+  /** WebAuthn: what the ceremony the challenge began expects. Null for the other types. */
+  readonly webauthn: WebAuthnFactorChallenge | null;
   readonly createdAt: Date;
   readonly verifiedAt: Date | null;
 }

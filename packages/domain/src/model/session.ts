@@ -10,9 +10,12 @@ export type AuthMethod =
   | "sms"
   | "oauth"
   | "anonymous"
-  /** Second factors: a TOTP code, a code texted to a phone factor. */
+  /** A passkey sign-in. */
+  | "passkey"
+  /** Second factors: a TOTP code, a code texted to a phone factor, a WebAuthn factor's signature. */
   | "totp"
-  | "mfa/phone";
+  | "mfa/phone"
+  | "mfa/webauthn";
 
 export type Aal = "aal1" | "aal2";
 

@@ -17,6 +17,7 @@ export function presentFactor(factor: Factor) {
     factor_type: factor.type,
     phone: factor.phone ?? "",
     last_challenged_at: factor.lastChallengedAt === null ? null : timestamp(factor.lastChallengedAt),
+    ...(factor.webauthn?.aaguid ? { web_authn_aaguid: factor.webauthn.aaguid } : {}),
   };
 }
 

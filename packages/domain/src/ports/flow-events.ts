@@ -36,6 +36,14 @@ export type FlowEvent =
   | { readonly kind: "refresh_token_reused"; readonly familyRevoked: boolean }
   | { readonly kind: "rate_limited"; readonly limit: RateLimitName }
   /** `missing`: no token; `rejected`: the provider said no. A provider that cannot be asked is no captcha failure. */
+  /** A WebAuthn credential reported a signature counter at or below the last one: it may have been cloned. */
+  | {
+      readonly kind: "webauthn_counter_regressed";
+      readonly credential: "passkey" | "factor";
+      /** The passkey's or the factor's id, and its user's. */
+      readonly id: string;
+      readonly userId: string;
+    }
   | { readonly kind: "captcha_failed"; readonly reason: "missing" | "rejected" }
   /** `id`: the message's outbox entry (a mail's Message-ID). A code texted within its request counts at once. */
   | { readonly kind: "message_delivered"; readonly id: string; readonly message: MessageKind }

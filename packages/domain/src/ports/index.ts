@@ -14,6 +14,7 @@ import type { SmsSender } from "./sms-sender.ts";
 import type { Stores, Transactor } from "./stores.ts";
 import type { TokenSigner } from "./token-signer.ts";
 import type { TotpAuthenticator } from "./totp.ts";
+import type { WebAuthnCeremony } from "./webauthn.ts";
 
 export type { ProviderEmail, ProviderProfile, ProviderTokens } from "../model/provider-profile.ts";
 export type {
@@ -43,6 +44,15 @@ export type { RateCount, RateDecision } from "./rate-limiter.ts";
 export type { AuthSms, SmsChannel } from "./sms-sender.ts";
 export type * from "./stores.ts";
 export type { TotpAuthenticator, TotpEnrollment } from "./totp.ts";
+export type {
+  AssertionSubject,
+  AuthenticationRequest,
+  CeremonyOptions,
+  Expectation,
+  RegistrationRequest,
+  VerifiedAssertion,
+  WebAuthnCeremony,
+} from "./webauthn.ts";
 export type {
   Clock,
   Mailer,
@@ -86,6 +96,10 @@ export interface Ports {
   readonly totp: TotpAuthenticator;
   /** Seals TOTP secrets for storage, with a key of their own. */
   readonly factorSecrets: FactorSecrets;
+  /**
+   * The WebAuthn relying party (WEBAUTHN_RP_*), for passkeys and WebAuthn factors; null when neither is switched on.
+   */
+  readonly webauthn: WebAuthnCeremony | null;
   /** The hooks switched on (HOOK_*); none by default. */
   readonly hooks: Hooks;
   /** What the flows did, for metrics; ignoredFlowEvents when metrics are off. */

@@ -8,6 +8,7 @@ import type { OutboxEntry } from "../model/outbox.ts";
 import type { RefreshToken } from "../model/refresh-token.ts";
 import type { AuthMethod, Session } from "../model/session.ts";
 import type { User } from "../model/user.ts";
+import type { Passkey, PasskeyCeremony, WebAuthnChallenge } from "../model/webauthn.ts";
 
 /**
  * Users with their identities and factors. Emails are stored lower-cased and phones in E.164, so lookups are exact.
@@ -264,7 +265,10 @@ export interface FactorStore {
    * and `mfa_verified_factor_exists` when a verified factor of the user has that phone number.
    */
   insert(factor: Factor): Promise<void>;
-  /** Writes the mutable columns: status, friendlyName, phone, lastTotpStep, lastChallengedAt, updatedAt. */
+  /**
+   * Writes the mutable columns: status, friendlyName, phone, lastTotpStep, webauthn, lastChallengedAt, updatedAt.
+   * Throws AuthError `webauthn_credential_exists` when another WebAuthn factor has the credential id.
+   */
   update(factor: Factor): Promise<void>;
   /** The user's factor; null when there is none of that id, or it is another user's. `forUpdate` locks it. */
   find(userId: string, factorId: string, options?: { forUpdate?: boolean }): Promise<Factor | null>;
@@ -286,6 +290,36 @@ export interface FactorStore {
   /** Records that the challenge was answered: it answers nothing again. */
   markChallengeVerified(challengeId: string, at: Date): Promise<void>;
   deleteChallenge(challengeId: string): Promise<void>;
+}
+
+/** Passkeys. A credential id is unique among them, as among WebAuthn factors. Deleting a user deletes its passkeys. */
+export interface PasskeyStore {
+  /** Throws AuthError `webauthn_credential_exists` when its credential id is registered already. */
+  insert(passkey: Passkey): Promise<void>;
+  /** The user's passkeys, oldest first. */
+  listOfUser(userId: string): Promise<Passkey[]>;
+  countOfUser(userId: string): Promise<number>;
+  /** The user's passkey; null when there is none of that id, or it is another user's. */
+  find(userId: string, passkeyId: string): Promise<Passkey | null>;
+  /** The passkey of a credential id; `forUpdate` locks it until the transaction ends. */
+  findByCredentialId(credentialId: string, options?: { forUpdate?: boolean }): Promise<Passkey | null>;
+  /** Writes what a sign-in changed: signCount, backedUp, lastUsedAt, updatedAt. */
+  recordUse(passkey: Passkey): Promise<void>;
+  /** Writes friendlyName and updatedAt. */
+  rename(passkey: Passkey): Promise<void>;
+  /** Deletes the user's passkey; returns whether there was one. */
+  delete(userId: string, passkeyId: string): Promise<boolean>;
+}
+
+/** Passkey ceremonies begun and not yet answered. */
+export interface WebAuthnChallengeStore {
+  /** Stores a challenge, and forgets challenges that expired before `now` as it goes. */
+  insert(challenge: WebAuthnChallenge, now: Date): Promise<void>;
+  /**
+   * Deletes and returns the challenge of that id, ceremony and user (null: one bound to no user), expired or not; null
+   * when there is none. Of two concurrent takes of one challenge, one gets it.
+   */
+  take(id: string, ceremony: PasskeyCeremony, userId: string | null): Promise<WebAuthnChallenge | null>;
 }
 
 /** The id_tokens signed in with, by digest, each until it expires: one used twice is a replay. */
@@ -330,6 +364,8 @@ export interface HookFunctionStore {
 export interface Stores {
   readonly users: UserStore;
   readonly factors: FactorStore;
+  readonly passkeys: PasskeyStore;
+  readonly webauthnChallenges: WebAuthnChallengeStore;
   readonly identities: IdentityStore;
   readonly sessions: SessionStore;
   readonly refreshTokens: RefreshTokenStore;

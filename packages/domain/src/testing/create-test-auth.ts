@@ -4,6 +4,7 @@ import type { AuthEmail, AuthEmailKind } from "../model/mail.ts";
 import type { AuthSms } from "../model/sms.ts";
 import type { AuthPolicy } from "../policy.ts";
 import type { Ports } from "../ports/index.ts";
+import { fakeWebAuthn } from "./fake-webauthn.ts";
 import { FastPasswordHasher } from "./fast-password-hasher.ts";
 import { createInMemoryStores } from "./in-memory-stores.ts";
 import { nodeRandom } from "./node-random.ts";
@@ -46,6 +47,7 @@ export function createTestAuth(options: TestAuthOptions = {}) {
     captcha: null,
     totp: new TestTotp(),
     factorSecrets: testFactorSecrets,
+    webauthn: fakeWebAuthn,
     hooks: {},
     events,
     ...options.ports,

@@ -8,10 +8,12 @@ import { inMemoryIdentities } from "./in-memory/stores/identities.ts";
 import { inMemoryOAuthFlows } from "./in-memory/stores/oauth-flows.ts";
 import { inMemoryOneTimeTokens } from "./in-memory/stores/one-time-tokens.ts";
 import { inMemoryOutbox, readOutbox } from "./in-memory/stores/outbox.ts";
+import { inMemoryPasskeys } from "./in-memory/stores/passkeys.ts";
 import { inMemoryRefreshTokens, inMemorySessions } from "./in-memory/stores/sessions.ts";
 import { copy, emptyState } from "./in-memory/stores/state.ts";
 import { inMemoryUsedIdTokens } from "./in-memory/stores/used-id-tokens.ts";
 import { inMemoryUsers } from "./in-memory/stores/users.ts";
+import { inMemoryWebAuthnChallenges } from "./in-memory/stores/webauthn-challenges.ts";
 
 /**
  * The stores in memory, and `readOutbox`: what the outbox keeps of a message, for tests to look at. Each aggregate's
@@ -51,6 +53,8 @@ export function createInMemoryStores(): StoreContractSubject & {
   const bound: Stores = {
     users,
     factors: inMemoryFactors(state),
+    passkeys: inMemoryPasskeys(state),
+    webauthnChallenges: inMemoryWebAuthnChallenges(state),
     identities: inMemoryIdentities(state),
     sessions: inMemorySessions(state, { users, auditLog }),
     refreshTokens: inMemoryRefreshTokens(state),

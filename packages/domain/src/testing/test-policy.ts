@@ -66,6 +66,7 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       anonymousSignIns: { events: 30, perSeconds: 3600, ...overrides.requestLimits?.anonymousSignIns },
       passwordFailures: { events: 20, perSeconds: 900, ...overrides.requestLimits?.passwordFailures },
       wrongCodes: { events: 10, perSeconds: 3600, ...overrides.requestLimits?.wrongCodes },
+      passkey: { events: 30, perSeconds: 300, ...overrides.requestLimits?.passkey },
     },
     mfa: {
       maxEnrolledFactors: 10,
@@ -78,6 +79,14 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       ...(overrides.mfa as Partial<AuthPolicy["mfa"]> | undefined),
       totp: { enroll: true, verify: true, ...overrides.mfa?.totp },
       phone: { enroll: true, verify: true, ...overrides.mfa?.phone },
+      webauthn: { enroll: true, verify: true, ...overrides.mfa?.webauthn },
+    },
+    passkeys: {
+      enabled: true,
+      maxPerUser: 10,
+      challengeExpirySeconds: 300,
+      userVerification: "preferred",
+      ...overrides.passkeys,
     },
   };
 }

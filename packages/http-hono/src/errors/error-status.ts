@@ -80,6 +80,12 @@ const BY_CODE = {
   mfa_challenge_expired: 422,
   mfa_verification_failed: 422,
   mfa_verification_rejected: 403,
+  mfa_webauthn_verify_not_enabled: 422,
+  too_many_passkeys: 422,
+  webauthn_challenge_not_found: 400,
+  webauthn_challenge_expired: 400,
+  webauthn_verification_failed: 400,
+  webauthn_credential_exists: 422,
   hook_timeout: 422,
   hook_timeout_after_retry: 422,
   hook_payload_over_size_limit: 422,
@@ -98,6 +104,7 @@ const BY_CASE = {
   // An id in the path that cannot name anything: the resource is not found.
   malformed_id: 404,
   unknown_challenge: 422,
+  unknown_passkey: 404,
 } satisfies Record<ErrorCase, ContentfulStatusCode>;
 
 /** Endpoints whose handler in GoTrue answers a code with another status than elsewhere. */
@@ -109,6 +116,11 @@ export const BY_ENDPOINT: Partial<Record<Endpoint, Partial<Record<ErrorCode, Con
   // GoTrue's enroll refuses an aal1 session as forbidden and PUT /user as unauthorized; unenrolling answers 422.
   "POST /factors": { insufficient_aal: 403 },
   "PUT /user": { insufficient_aal: 401 },
+  // The passkey handlers refuse as forbidden: an aal1 session changing passkeys, an unconfirmed or banned user.
+  "POST /passkeys/registration/options": { insufficient_aal: 403 },
+  "POST /passkeys/registration/verify": { insufficient_aal: 403 },
+  "DELETE /passkeys/:passkey_id": { insufficient_aal: 403 },
+  "POST /passkeys/authentication/verify": { email_not_confirmed: 403, phone_not_confirmed: 403 },
 };
 
 /** The status of `error` raised while serving `endpoint` (none when no endpoint matched). */

@@ -25,12 +25,11 @@ export const enroll = (): Handler<AppEnv> => async (c) => {
   const { factor } = enrolled;
   const common = { id: factor.id, type: factor.type, friendly_name: factor.friendlyName ?? "" };
   // compat: qr_code is the SVG markup itself; auth-js makes the data: URL.
-  return "totp" in enrolled
-    ? c.json({
-        ...common,
-        totp: { qr_code: enrolled.totp.qrCode, secret: enrolled.totp.secret, uri: enrolled.totp.uri },
-      })
-    : c.json({ ...common, phone: enrolled.phone });
+  if ("totp" in enrolled) {
+    const { qrCode, secret, uri } = enrolled.totp;
+    return c.json({ ...common, totp: { qr_code: qrCode, secret, uri } });
+  }
+  return c.json("phone" in enrolled ? { ...common, phone: enrolled.phone } : common);
 };
 
 /** POST /factors/<id>/challenge */
@@ -42,7 +41,10 @@ export const challenge = (): Handler<AppEnv> => async (c) => {
     channel: body.channel,
     context: c.get("caller"),
   });
-  return c.json({ id: created.id, type: created.type, expires_at: seconds(created.expiresAt) });
+  const webauthn = created.webauthn
+    ? { webauthn: { type: created.webauthn.type, credential_options: created.webauthn.credentialOptions } }
+    : {};
+  return c.json({ id: created.id, type: created.type, expires_at: seconds(created.expiresAt), ...webauthn });
 };
 
 /** POST /factors/<id>/verify: the session at aal2, as a token response. */
@@ -53,6 +55,7 @@ export const verify = (): Handler<AppEnv> => async (c) => {
     factorId: c.req.param("factor_id") ?? "",
     challengeId: body.challenge_id ?? "",
     code: body.code ?? "",
+    webauthn: body.webauthn && { type: body.webauthn.type, credentialResponse: body.webauthn.credential_response },
     context: c.get("caller"),
   });
   return c.json(presentSession(grant));

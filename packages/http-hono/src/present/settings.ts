@@ -6,6 +6,8 @@ export interface PublicSettings {
   readonly mailerAutoconfirm: boolean;
   readonly phoneAutoconfirm: boolean;
   readonly smsProvider: string;
+  /** PASSKEY_ENABLED */
+  readonly passkeysEnabled: boolean;
 }
 
 /** The specification's fields (`autoconfirm`) and Supabase's, so both kinds of clients find theirs (docs/compatibility.md). */
@@ -19,6 +21,6 @@ export function presentSettings(settings: PublicSettings) {
     sms_provider: settings.smsProvider,
     saml_enabled: false,
     saml_private_key_next_configured: false,
-    passkeys_enabled: false,
+    passkeys_enabled: settings.passkeysEnabled,
   };
 }

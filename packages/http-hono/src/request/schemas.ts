@@ -173,5 +173,13 @@ export const GenerateLinkBody = v.object({
 export const EnrollFactorBody = v.object({ factor_type: text, friendly_name: text, issuer: text, phone: text });
 /** auth-js sends its whole params object, `factorId` included, which is ignored. */
 export const ChallengeFactorBody = v.object({ channel: text });
-export const VerifyFactorBody = v.object({ challenge_id: text, code: text });
+/**
+ * A WebAuthn factor's answer (auth-js also sends `rpId` and `rpOrigins`, which are ignored: the relying party is the
+ * server's WEBAUTHN_RP_* settings, as in GoTrue). The credential is the browser's JSON, read by the ceremony.
+ */
+const WebAuthnAnswer = absentIfNull(v.object({ type: text, credential_response: v.optional(v.unknown()) }));
+export const VerifyFactorBody = v.object({ challenge_id: text, code: text, webauthn: WebAuthnAnswer });
+/** A passkey ceremony's answer: the challenge's id and the browser's credential JSON, read by the ceremony. */
+export const PasskeyAnswerBody = v.object({ challenge_id: text, credential: v.optional(v.unknown()) });
+export const PasskeyUpdateBody = v.object({ friendly_name: text });
 export const AdminFactorBody = v.object({ friendly_name: text, phone: text });

@@ -17,6 +17,8 @@ export type RequestBucket =
   | "signup"
   | "user"
   | "anonymous_sign_ins"
+  /** RATE_LIMIT_PASSKEY: passkey sign-ins begun. */
+  | "passkey"
   /** MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY, counted apart for challenges and for verifications, as GoTrue does. */
   | "mfa_challenge"
   | "mfa_verify";
@@ -29,6 +31,8 @@ function rateOf(limits: RequestLimits, mfa: MfaPolicy, bucket: RequestBucket): R
       return limits.verify;
     case "anonymous_sign_ins":
       return limits.anonymousSignIns;
+    case "passkey":
+      return limits.passkey;
     case "mfa_challenge":
     case "mfa_verify":
       return { events: mfa.challengeAndVerifyPerMinute, perSeconds: 60 };

@@ -6,11 +6,13 @@ import { describeIdentitiesContract } from "./stores/identities.ts";
 import { describeOAuthFlowsContract } from "./stores/oauth-flows.ts";
 import { describeOneTimeTokensContract } from "./stores/one-time-tokens.ts";
 import { describeOutboxContract } from "./stores/outbox.ts";
+import { describePasskeysContract } from "./stores/passkeys.ts";
 import { describeSessionsContract } from "./stores/sessions.ts";
 import type { StoreContractSubject } from "./stores/support.ts";
 import { describeTransactionsContract } from "./stores/transactions.ts";
 import { describeUsedIdTokensContract } from "./stores/used-id-tokens.ts";
 import { describeUsersContract } from "./stores/users.ts";
+import { describeWebAuthnChallengesContract } from "./stores/webauthn-challenges.ts";
 
 export type { StoreContractSubject } from "./stores/support.ts";
 
@@ -34,6 +36,8 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
     describeUsersContract(harness);
     describeIdentitiesContract(harness);
     describeFactorsContract(harness);
+    describePasskeysContract(harness);
+    describeWebAuthnChallengesContract(harness);
     describeSessionsContract(harness);
     describeUsedIdTokensContract(harness);
     describeOneTimeTokensContract(harness);

@@ -13,6 +13,7 @@ import {
 } from "../../services/delivery/sms-codes.ts";
 import { mfaCodeDigest } from "../../services/tokens/digests.ts";
 import { assertVerifyEnabled, factorOf, sessionOf } from "./factors.ts";
+import { beginFactorCeremony, type FactorCeremony } from "./webauthn-factor.ts";
 
 export interface ChallengeFactorInput {
   readonly principal: Principal;
@@ -26,12 +27,15 @@ export interface FactorChallenge {
   readonly id: string;
   readonly type: FactorType;
   readonly expiresAt: Date;
+  /** WebAuthn: the ceremony for the browser to run (GoTrue's `webauthn`). */
+  readonly webauthn?: FactorCeremony["offer"];
 }
 
 /**
  * POST /factors/<id>/challenge: what the next verification answers. A TOTP challenge is a record to answer with
  * the app's code; a phone challenge texts a code (MFA_PHONE_OTP_LENGTH digits, at most one per
- * MFA_PHONE_MAX_FREQUENCY; SMS_TEST_OTP numbers get their fixed code and no SMS). Only the client address that
+ * MFA_PHONE_MAX_FREQUENCY; SMS_TEST_OTP numbers get their fixed code and no SMS); a WebAuthn challenge begins a
+ * WebAuthn ceremony (webauthn-factor.ts). Only the client address that
  * asked can answer it, once, within MFA_CHALLENGE_EXPIRY_DURATION.
  */
 export async function challengeFactor(deps: Deps, input: ChallengeFactorInput): Promise<FactorChallenge> {
@@ -58,11 +62,13 @@ export async function challengeFactor(deps: Deps, input: ChallengeFactorInput): 
       const user = input.principal.user;
       if (testOtp === null) text = () => textAtOnce(deps, stores, { sms, expiresAt, user });
     }
+    const ceremony = factor.type === "webauthn" ? await beginFactorCeremony(deps, input.principal.user, factor) : null;
     const created: MfaChallenge = {
       id,
       factorId: factor.id,
       ip: input.context.ip,
       codeDigest,
+      webauthn: ceremony?.expected ?? null,
       createdAt: now,
       verifiedAt: null,
     };
@@ -76,7 +82,7 @@ export async function challengeFactor(deps: Deps, input: ChallengeFactorInput): 
     });
     // Last: a provider refusing the number for good rolls all of it back (see textAtOnce).
     await text?.();
-    return { id, type: factor.type, expiresAt: expiryOf(deps, now) };
+    return { id, type: factor.type, expiresAt: expiryOf(deps, now), ...(ceremony ? { webauthn: ceremony.offer } : {}) };
   });
   return challenge;
 }

@@ -7,7 +7,7 @@ import { factorPhone, sessionOf } from "./factors.ts";
 
 export interface EnrollFactorInput {
   readonly principal: Principal;
-  /** `totp` (when absent), `phone`; `webauthn` is not built. */
+  /** `totp` (when absent), `phone`, `webauthn`. */
   readonly factorType: string | undefined;
   readonly friendlyName: string | undefined;
   /** TOTP: the name the authenticator app shows; SITE_URL's host when absent. */
@@ -23,7 +23,9 @@ export type EnrolledFactor =
       readonly totp: { readonly qrCode: string; readonly secret: string; readonly uri: string };
     }
   /** `phone` as the request sent it, as GoTrue echoes it. */
-  | { readonly factor: Factor; readonly phone: string };
+  | { readonly factor: Factor; readonly phone: string }
+  /** WebAuthn: its credential comes with its first challenge (a `create` ceremony) and verification. */
+  | { readonly factor: Factor };
 
 /**
  * POST /factors: a new unverified factor, which a first verified code will prove. Rules as GoTrue's: idle
@@ -71,6 +73,7 @@ export async function enrollFactor(deps: Deps, input: EnrollFactorInput): Promis
       sealedSecret: secret === null ? null : deps.factorSecrets.seal(id, secret),
       phone,
       lastTotpStep: null,
+      webauthn: null,
       lastChallengedAt: null,
       createdAt: now,
       updatedAt: now,
@@ -85,6 +88,7 @@ export async function enrollFactor(deps: Deps, input: EnrollFactorInput): Promis
     return created;
   });
 
+  if (type === "webauthn") return { factor };
   if (secret === null) return { factor, phone: input.phone ?? "" };
   const user = input.principal.user;
   const accountName = user.email ?? user.phone ?? user.id;
@@ -105,7 +109,10 @@ function enrollableType(deps: Deps, requested: string): FactorType {
       }
       return "phone";
     case "webauthn":
-      throw new AuthError("mfa_webauthn_enroll_not_enabled", "MFA enroll is disabled for WebAuthn");
+      if (!deps.policy.mfa.webauthn.enroll || deps.webauthn === null) {
+        throw new AuthError("mfa_webauthn_enroll_not_enabled", "MFA enroll is disabled for WebAuthn");
+      }
+      return "webauthn";
     default:
       throw new AuthError("validation_failed", "factor_type needs to be totp, phone, or webauthn");
   }

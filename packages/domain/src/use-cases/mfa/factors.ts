@@ -6,6 +6,7 @@ import type { Session } from "../../model/session.ts";
 import type { User } from "../../model/user.ts";
 import { isUuid } from "../../model/uuid.ts";
 import type { Stores } from "../../ports/stores.ts";
+import type { WebAuthnCeremony } from "../../ports/webauthn.ts";
 import { queueNotification } from "../../services/delivery/notifications.ts";
 
 /** The caller's session: factors are enrolled, challenged and verified for one. */
@@ -40,9 +41,24 @@ export function factorPhone(phone: string): string {
 /** MFA_<TYPE>_VERIFY_ENABLED: challenges and verifications of a type switched off are refused, as GoTrue does. */
 export function assertVerifyEnabled(deps: Deps, type: FactorType): void {
   if (deps.policy.mfa[type].verify) return;
-  throw type === "totp"
-    ? new AuthError("mfa_totp_verify_not_enabled", "MFA verification is disabled for TOTP")
-    : new AuthError("mfa_phone_verify_not_enabled", "MFA verification is disabled for Phone");
+  switch (type) {
+    case "totp":
+      throw new AuthError("mfa_totp_verify_not_enabled", "MFA verification is disabled for TOTP");
+    case "phone":
+      throw new AuthError("mfa_phone_verify_not_enabled", "MFA verification is disabled for Phone");
+    case "webauthn":
+      // compat: GoTrue answers a verification of a WebAuthn factor switched off with the enroll code; this is the
+      // code its challenge answers (docs/compatibility.md, "Passkeys").
+      throw new AuthError("mfa_webauthn_verify_not_enabled", "MFA verification is disabled for WebAuthn");
+  }
+}
+
+/** The relying party, for a WebAuthn factor (there whenever MFA_WEB_AUTHN_* is on: the configuration sees to it). */
+export function factorCeremony(deps: Deps): WebAuthnCeremony {
+  if (deps.webauthn === null) {
+    throw new AuthError("mfa_webauthn_verify_not_enabled", "MFA verification is disabled for WebAuthn");
+  }
+  return deps.webauthn;
 }
 
 /**

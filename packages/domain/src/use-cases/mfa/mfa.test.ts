@@ -81,7 +81,7 @@ describe("enrolling a TOTP factor", () => {
   });
 
   it("refuses switched-off and unknown types, and anything without a session", async () => {
-    const testAuth = await signedIn({ policy: { mfa: { totp: { enroll: false } } } });
+    const testAuth = await signedIn({ policy: { mfa: { totp: { enroll: false }, webauthn: { enroll: false } } } });
     await failsWith("mfa_totp_enroll_not_enabled", enrollTotp(testAuth, testAuth.grant));
     const principal = await principalOf(testAuth, testAuth.grant);
     const enroll = (factorType: string) =>

@@ -5,6 +5,7 @@ import type { RefreshToken } from "../../model/refresh-token.ts";
 import type { Session } from "../../model/session.ts";
 import type { User } from "../../model/user.ts";
 import { isUuid } from "../../model/uuid.ts";
+import type { WebAuthnKey } from "../../model/webauthn.ts";
 import type { Stores } from "../../ports/stores.ts";
 import { refusedBy } from "../../services/abuse/refusal.ts";
 import { limitPerClient } from "../../services/abuse/request-limits.ts";
@@ -13,12 +14,16 @@ import { mfaAttempt } from "../../services/hooks/verification-attempts.ts";
 import { accessClaims, grantSession, type OpenedSession } from "../../services/sessions.ts";
 import { mfaCodeDigest, refreshTokenDigest } from "../../services/tokens/digests.ts";
 import { assertVerifyEnabled, factorOf, notifyFactor, sessionOf } from "./factors.ts";
+import { verifiedFactorKey, type WebAuthnAnswer } from "./webauthn-factor.ts";
 
 export interface VerifyFactorInput {
   readonly principal: Principal;
   readonly factorId: string;
   readonly challengeId: string;
+  /** TOTP and phone: the code. */
   readonly code: string;
+  /** WebAuthn: the browser's answer to the challenge's ceremony. */
+  readonly webauthn?: WebAuthnAnswer | undefined;
   readonly context: RequestContext;
 }
 
@@ -34,13 +39,20 @@ type Outcome = ({ readonly kind: "verified"; readonly user: User } & OpenedSessi
 
 type Failed = { readonly kind: "failed"; readonly error: AuthError };
 
-/** A challenge of the factor answered: for TOTP, the time step of the code (null for phone). */
+/**
+ * A challenge of the factor answered: for TOTP, the time step of the code (null for the others); for WebAuthn, the
+ * factor's credential as the answer leaves it.
+ */
 interface Answered {
   readonly kind: "answered";
   readonly challenge: MfaChallenge;
   readonly step: number | null;
+  readonly webauthn: WebAuthnKey | null;
   readonly now: Date;
 }
+
+/** What a right answer proves; undefined for a wrong one. */
+type Acceptance = { readonly step: number | null; readonly webauthn: WebAuthnKey | null } | undefined;
 
 /**
  * POST /factors/<id>/verify: a code answering a challenge of the factor. On success, in one transaction, as
@@ -54,7 +66,9 @@ export async function verifyFactor(deps: Deps, input: VerifyFactorInput): Promis
   const session = sessionOf(input.principal);
   await limitPerClient(deps, "mfa_verify", input.context);
   if (!isUuid(input.challengeId)) throw new AuthError("validation_failed", "challenge_id must be an UUID");
-  if (input.code === "") throw new AuthError("validation_failed", "Code must be provided");
+  if (input.code === "" && input.webauthn === undefined) {
+    throw new AuthError("validation_failed", "Code must be provided");
+  }
 
   const userId = input.principal.user.id;
   // Failures are returned, so that an expired challenge's removal commits although the request fails.
@@ -108,20 +122,24 @@ async function checkAnswer(
     );
     return { kind: "failed", error };
   }
-  const step = acceptedStep(deps, factor, { challenge, code: input.code, now });
-  const attempt = { factorId: factor.id, factorType: factor.type, valid: step !== undefined, context: input.context };
+  const accepted = await acceptedAnswer(deps, { factor, challenge, input, now });
+  const attempt = {
+    factorId: factor.id,
+    factorType: factor.type,
+    valid: accepted !== undefined,
+    context: input.context,
+  };
   const rejected = await mfaAttempt(deps, stores, { userId: factor.userId, ...attempt });
   if (rejected !== null) {
     // GoTrue signs the user out everywhere; returned, so that it commits although the request fails.
     await stores.sessions.deleteAllOfUser(factor.userId);
     return { kind: "failed", error: rejected };
   }
-  if (step === undefined) {
+  if (accepted === undefined) {
     await deps.rateLimiter.consume(wrongCodes, MAX_WRONG_CODES, WRONG_CODES_WINDOW_SECONDS);
-    const message = factor.type === "totp" ? "Invalid TOTP code entered" : "Invalid MFA Phone code entered";
-    return { kind: "failed", error: new AuthError("mfa_verification_failed", message) };
+    return { kind: "failed", error: wrongAnswer(factor) };
   }
-  return { kind: "answered", challenge, step, now };
+  return { kind: "answered", challenge, ...accepted, now };
 }
 
 /** A verification that succeeded: the caller's session, the factor, and the challenge it answered. */
@@ -141,13 +159,14 @@ async function completeVerification(
   input: VerifyFactorInput,
   { session, factor, answered }: Verification,
 ): Promise<Outcome> {
-  const { challenge, step, now } = answered;
+  const { challenge, step, webauthn, now } = answered;
   const userId = input.principal.user.id;
   const first = factor.status === "unverified";
   const verified: Factor = {
     ...factor,
     status: "verified",
     lastTotpStep: step ?? factor.lastTotpStep,
+    webauthn: webauthn ?? factor.webauthn,
     updatedAt: now,
   };
   await stores.factors.markChallengeVerified(challenge.id, now);
@@ -181,6 +200,34 @@ async function completeVerification(
   };
 }
 
+/** Whether the answer is right: a code of the factor's challenge, or the WebAuthn ceremony it began. */
+async function acceptedAnswer(
+  deps: Deps,
+  { factor, challenge, input, now }: { factor: Factor; challenge: MfaChallenge; input: VerifyFactorInput; now: Date },
+): Promise<Acceptance> {
+  if (factor.type === "webauthn") {
+    const key = await verifiedFactorKey(deps, { factor, challenge, answer: input.webauthn });
+    return key === null ? undefined : { step: null, webauthn: key };
+  }
+  if (input.code === "") throw new AuthError("validation_failed", "Code must be provided");
+  const step = acceptedStep(deps, factor, { challenge, code: input.code, now });
+  return step === undefined ? undefined : { step, webauthn: null };
+}
+
+/** The answer to a wrong code or signature, in GoTrue's words. */
+function wrongAnswer(factor: Factor): AuthError {
+  switch (factor.type) {
+    case "totp":
+      return new AuthError("mfa_verification_failed", "Invalid TOTP code entered");
+    case "phone":
+      return new AuthError("mfa_verification_failed", "Invalid MFA Phone code entered");
+    case "webauthn":
+      // compat: GoTrue answers a signature that does not verify with a 500; this is the code its passkeys use
+      // (docs/compatibility.md, "Passkeys").
+      return new AuthError("webauthn_verification_failed", "Credential verification failed");
+  }
+}
+
 /**
  * Whether `code` answers the challenge: for TOTP, the time step it was computed for (a step after the last one
  * accepted), for phone null; undefined when it does not.
@@ -190,7 +237,7 @@ function acceptedStep(
   factor: Factor,
   { challenge, code, now }: { challenge: MfaChallenge; code: string; now: Date },
 ): number | null | undefined {
-  if (factor.type === "phone") {
+  if (factor.type !== "totp") {
     const expected = challenge.codeDigest;
     return expected !== null && deps.secrets.equal(mfaCodeDigest(deps.secrets, challenge.id, code), expected)
       ? null

@@ -3,12 +3,27 @@ import type { Factor, MfaChallenge } from "../../../model/factor.ts";
 import type { Stores, Transactor } from "../../../ports/stores.ts";
 import { aSession, aUser } from "../../builders.ts";
 import { failsWith } from "../../fails-with.ts";
-import { aFactor, digest, idsOf, type StoreContractHarness, sortedById, storeSession, t, uuid } from "./support.ts";
+import {
+  aFactor,
+  aWebAuthnKey,
+  digest,
+  idsOf,
+  type StoreContractHarness,
+  sortedById,
+  storeSession,
+  t,
+  uuid,
+} from "./support.ts";
 
 /** An unverified phone factor, of a number no other test uses. */
 function aPhoneFactor(userId: string, overrides: Partial<Factor> = {}): Factor {
   const phone = `+1555${Math.floor(Math.random() * 1e7)}`;
   return aFactor(userId, { type: "phone", sealedSecret: null, phone, ...overrides });
+}
+
+/** An unverified WebAuthn factor: its credential comes with its first verification. */
+function aWebAuthnFactor(userId: string, overrides: Partial<Factor> = {}): Factor {
+  return aFactor(userId, { type: "webauthn", sealedSecret: null, ...overrides });
 }
 
 function aChallenge(factorId: string, overrides: Partial<MfaChallenge> = {}): MfaChallenge {
@@ -17,6 +32,7 @@ function aChallenge(factorId: string, overrides: Partial<MfaChallenge> = {}): Mf
     factorId,
     ip: "203.0.113.7",
     codeDigest: null,
+    webauthn: null,
     createdAt: t("18:05:00.000"),
     verifiedAt: null,
     ...overrides,
@@ -83,6 +99,67 @@ export function describeFactorsContract(harness: StoreContractHarness): void {
       const cleared: Factor = { ...updated, friendlyName: null, lastChallengedAt: null, lastTotpStep: null };
       await stores.factors.update(cleared);
       expect(await stores.factors.find(user.id, factor.id)).toEqual(cleared);
+    });
+
+    it("round-trips a WebAuthn factor's credential through update, its reads and its user's, and its challenges' expectations", async () => {
+      const user = aUser();
+      await stores.users.insert(user);
+      const factor = aWebAuthnFactor(user.id, { friendlyName: "Security key" });
+      await stores.factors.insert(factor);
+      const create = aChallenge(factor.id, {
+        webauthn: { type: "create", challenge: digest(), userVerification: "required" },
+      });
+      const request = aChallenge(factor.id, {
+        webauthn: { type: "request", challenge: digest(), userVerification: "discouraged" },
+      });
+      for (const challenge of [create, request]) await stores.factors.insertChallenge(challenge);
+      expect(await tx.run((s) => s.factors.lockChallenge(factor.id, create.id))).toEqual(create);
+      expect(await tx.run((s) => s.factors.lockChallenge(factor.id, request.id))).toEqual(request);
+      expect(await stores.factors.find(user.id, factor.id)).toEqual(factor);
+
+      // A counter beyond 32 bits, no aaguid, no transports: every value as it was.
+      const webauthn = aWebAuthnKey({ signCount: 5_000_000_123, aaguid: null, transports: [], backedUp: false });
+      const verified: Factor = { ...factor, status: "verified", webauthn, updatedAt: t("18:02:00.250") };
+      await stores.factors.update(verified);
+      expect(await stores.factors.find(user.id, factor.id)).toEqual(verified);
+      expect(await tx.run((s) => s.factors.find(user.id, factor.id, { forUpdate: true }))).toEqual(verified);
+      expect(await factorsOf(user.id)).toEqual([verified]);
+
+      const used: Factor = { ...verified, webauthn: { ...webauthn, signCount: 5_000_000_124, backedUp: true } };
+      await stores.factors.update(used);
+      expect(await factorsOf(user.id)).toEqual([used]);
+      const listed = await stores.users.list({ page: 1, perPage: 10, order: "asc", email: user.email! });
+      expect(listed.users).toEqual([{ ...user, factors: [used] }]);
+    });
+
+    it("refuses a WebAuthn factor a credential another factor has, whoever's it is", async () => {
+      const [user, other] = [aUser(), aUser()];
+      await stores.users.insert(user);
+      await stores.users.insert(other);
+      const webauthn = aWebAuthnKey();
+      const first = aWebAuthnFactor(user.id, { status: "verified", webauthn });
+      const [mine, theirs] = [aWebAuthnFactor(user.id), aWebAuthnFactor(other.id)];
+      for (const factor of [first, mine, theirs]) await stores.factors.insert(factor);
+
+      for (const factor of [mine, theirs]) {
+        const claiming = {
+          ...factor,
+          status: "verified" as const,
+          webauthn: { ...aWebAuthnKey(), credentialId: webauthn.credentialId },
+        };
+        const error = await failsWith("webauthn_credential_exists", stores.factors.update(claiming));
+        expect(error.message).toBe("This credential is already registered");
+        expect(await stores.factors.find(factor.userId, factor.id)).toEqual(factor);
+      }
+      const inserted = aWebAuthnFactor(other.id, { status: "verified", webauthn });
+      await failsWith("webauthn_credential_exists", stores.factors.insert(inserted));
+      expect(await stores.factors.find(other.id, inserted.id)).toBeNull();
+
+      // Updating the factor that holds the credential is no conflict; once it is gone, the credential is free.
+      await stores.factors.update({ ...first, webauthn: { ...webauthn, signCount: 1 } });
+      expect(await stores.factors.delete(user.id, first.id)).toBe(true);
+      await stores.factors.update({ ...theirs, status: "verified", webauthn });
+      expect((await stores.factors.find(other.id, theirs.id))?.webauthn).toEqual(webauthn);
     });
 
     it("refuses a user a second factor of a friendly name, trimmed, and allows unnamed factors and other users'", async () => {

@@ -4,6 +4,7 @@ import type { OneTimeToken } from "../../../model/one-time-token.ts";
 import type { OutboxEntry } from "../../../model/outbox.ts";
 import type { RefreshToken } from "../../../model/refresh-token.ts";
 import type { Session } from "../../../model/session.ts";
+import type { Passkey, WebAuthnKey } from "../../../model/webauthn.ts";
 import type { Stores, Transactor } from "../../../ports/stores.ts";
 import { nodeRandom } from "../../node-random.ts";
 
@@ -43,9 +44,42 @@ export function aFactor(userId: string, overrides: Partial<Factor> = {}): Factor
     sealedSecret: `sealed-${uuid()}`,
     phone: null,
     lastTotpStep: null,
+    webauthn: null,
     lastChallengedAt: null,
     createdAt: t("18:00:00.000"),
     updatedAt: t("18:00:00.000"),
+    ...overrides,
+  };
+}
+
+/**
+ * A credential as a registration ceremony hands it over, of a credential id no other test uses. Binary values are
+ * random, base64url without padding, of lengths that leave bits over in the last character (as real ones do).
+ */
+export function aWebAuthnKey(overrides: Partial<WebAuthnKey> = {}): WebAuthnKey {
+  return {
+    credentialId: nodeRandom.token(16),
+    publicKey: nodeRandom.token(77),
+    signCount: 0,
+    transports: ["internal", "hybrid"],
+    aaguid: "ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4",
+    attestationType: "none",
+    backupEligible: true,
+    backedUp: true,
+    ...overrides,
+  };
+}
+
+/** A named passkey of the user, never used. */
+export function aPasskey(userId: string, overrides: Partial<Passkey> = {}): Passkey {
+  return {
+    ...aWebAuthnKey(),
+    id: uuid(),
+    userId,
+    friendlyName: "Laptop",
+    createdAt: t("19:00:00.000"),
+    updatedAt: t("19:00:00.000"),
+    lastUsedAt: null,
     ...overrides,
   };
 }

@@ -30,6 +30,12 @@ export const deleteFactors = (state: State, matches: (factor: Factor) => boolean
   return deleted;
 };
 
+/** Deletes the user's passkeys and the passkey ceremonies bound to it (ON DELETE CASCADE in the database). */
+export const deleteWebAuthnOfUser = (state: State, userId: string) => {
+  deleteWhere(state.passkeys, (passkey) => passkey.userId === userId);
+  deleteWhere(state.webauthnChallenges, (challenge) => challenge.userId === userId);
+};
+
 /** Deletes the sessions not kept, with their refresh tokens. */
 export const deleteSessions = (state: State, keep: (session: Session) => boolean) => {
   for (const session of [...state.sessions.values()]) {

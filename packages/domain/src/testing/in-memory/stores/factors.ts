@@ -9,6 +9,7 @@ const trimmedName = (factor: Factor) => factor.friendlyName?.replace(/^ +| +$/g,
 
 /** What the factors' partial unique indexes refuse, with GoTrue's answers. */
 const assertFactorUnique = (state: State, factor: Factor) => {
+  assertCredentialUnique(state, factor);
   for (const other of state.factors.values()) {
     if (other.id === factor.id || other.userId !== factor.userId) continue;
     const name = trimmedName(factor);
@@ -32,6 +33,17 @@ const assertFactorUnique = (state: State, factor: Factor) => {
   }
 };
 
+/** A WebAuthn credential belongs to one factor, whoever's it is: its id is unique across every user's factors. */
+const assertCredentialUnique = (state: State, factor: Factor) => {
+  const credentialId = factor.webauthn?.credentialId;
+  if (credentialId === undefined) return;
+  for (const other of state.factors.values()) {
+    if (other.id !== factor.id && other.webauthn?.credentialId === credentialId) {
+      throw new AuthError("webauthn_credential_exists", "This credential is already registered");
+    }
+  }
+};
+
 /** The factors and their challenges over `state`. */
 export const inMemoryFactors = (state: State): FactorStore => ({
   async insert(factor) {
@@ -44,8 +56,8 @@ export const inMemoryFactors = (state: State): FactorStore => ({
     const stored = state.factors.get(factor.id);
     if (!stored || stored.userId !== factor.userId) return;
     // The mutable columns only: type, secret and creation stay as inserted.
-    const { status, friendlyName, phone, lastTotpStep, lastChallengedAt, updatedAt } = factor;
-    const updated = { ...stored, status, friendlyName, phone, lastTotpStep, lastChallengedAt, updatedAt };
+    const { status, friendlyName, phone, lastTotpStep, webauthn, lastChallengedAt, updatedAt } = factor;
+    const updated = { ...stored, status, friendlyName, phone, lastTotpStep, webauthn, lastChallengedAt, updatedAt };
     assertFactorUnique(state, updated);
     state.factors.set(factor.id, copy(updated));
   },

@@ -8,6 +8,7 @@ import type { OutboxEntry } from "../../../model/outbox.ts";
 import type { RefreshToken } from "../../../model/refresh-token.ts";
 import type { Session } from "../../../model/session.ts";
 import type { User } from "../../../model/user.ts";
+import type { Passkey, WebAuthnChallenge } from "../../../model/webauthn.ts";
 
 /** A user as its row holds it: identities and factors are rows of their own. */
 export type UserRow = Omit<User, "identities" | "factors">;
@@ -21,6 +22,8 @@ export interface State {
   identities: Map<string, Identity>;
   factors: Map<string, Factor>;
   challenges: Map<string, MfaChallenge>;
+  passkeys: Map<string, Passkey>;
+  webauthnChallenges: Map<string, WebAuthnChallenge>;
   sessions: Map<string, Session>;
   refreshTokens: Map<string, RefreshToken>;
   oneTimeTokens: Map<string, OneTimeToken>;
@@ -36,6 +39,8 @@ export const emptyState = (): State => ({
   identities: new Map(),
   factors: new Map(),
   challenges: new Map(),
+  passkeys: new Map(),
+  webauthnChallenges: new Map(),
   sessions: new Map(),
   refreshTokens: new Map(),
   oneTimeTokens: new Map(),

@@ -2,7 +2,7 @@ import { AuthError, messages } from "../../../errors.ts";
 import { oldestFirst } from "../../../model/oldest-first.ts";
 import type { User } from "../../../model/user.ts";
 import type { UserStore } from "../../../ports/stores.ts";
-import { deleteFactors, deleteSessions } from "./cascades.ts";
+import { deleteFactors, deleteSessions, deleteWebAuthnOfUser } from "./cascades.ts";
 import { saveIdentity } from "./identities.ts";
 import { contains, copy, deleteWhere, type State, type UserRow } from "./state.ts";
 
@@ -85,6 +85,7 @@ export const inMemoryUsers = (state: State): UserStore => {
       // What ON DELETE CASCADE takes with the user in the database; audit entries stay.
       deleteWhere(state.identities, (identity) => identity.userId === id);
       deleteFactors(state, (factor) => factor.userId === id);
+      deleteWebAuthnOfUser(state, id);
       deleteSessions(state, (session) => session.userId !== id);
       deleteWhere(state.oneTimeTokens, (token) => token.userId === id);
       deleteWhere(state.flowStates, (flow) => flow.userId === id);

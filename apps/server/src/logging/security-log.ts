@@ -1,0 +1,19 @@
+import type { FlowEvents } from "@latchkey/domain";
+import type { Logger } from "pino";
+
+/**
+ * The flow events an operator must hear of at once, as warnings: a WebAuthn credential whose signature counter went
+ * backwards (a cloned authenticator key; the sign-in was refused).
+ */
+export function securityLog(log: Pick<Logger, "warn">): FlowEvents {
+  return {
+    record(event) {
+      if (event.kind !== "webauthn_counter_regressed") return;
+      const { credential, id, userId } = event;
+      log.warn(
+        { credential, credential_id: id, user_id: userId },
+        "WebAuthn signature counter went backwards: the credential may have been cloned; the attempt was refused",
+      );
+    },
+  };
+}
