@@ -1,27 +1,14 @@
 import { describe, expect, it } from "vitest";
-import type { Principal, RequestContext, SessionGrant } from "../../deps.ts";
+import type { RequestContext, SessionGrant } from "../../deps.ts";
 import { aUser } from "../../testing/builders.ts";
-import { createTestAuth, type TestAuth, type TestAuthOptions } from "../../testing/create-test-auth.ts";
+import type { TestAuth, TestAuthOptions } from "../../testing/create-test-auth.ts";
 import { context, failsWith } from "../../testing/fails-with.ts";
 import { RecordingSmsSender } from "../../testing/recording-senders.ts";
+import { principalOf, signedIn, TEST_PASSWORD } from "../../testing/signed-in.ts";
 import { totpCode, totpStep } from "../../testing/test-totp.ts";
 
-const password = "s3cret-pass";
+const password = TEST_PASSWORD;
 const admin = { role: "service_role", userId: null, claims: {} };
-
-/** A user with a password, signed in once. */
-async function signedIn(options: TestAuthOptions = {}) {
-  const testAuth = createTestAuth(options);
-  const user = aUser({ passwordHash: await testAuth.hasher.hash(password) });
-  await testAuth.stores.users.insert(user);
-  const grant = await testAuth.auth.signInWithPassword({ email: user.email!, password, context });
-  return { ...testAuth, user, grant };
-}
-
-/** Who the access token speaks for, as the HTTP layer finds out before each call. */
-function principalOf(testAuth: TestAuth, grant: SessionGrant): Promise<Principal> {
-  return testAuth.auth.authenticate({ accessToken: grant.accessToken });
-}
 
 async function enrollTotp(testAuth: TestAuth, grant: SessionGrant, friendlyName?: string) {
   const enrolled = await testAuth.auth.mfa.enroll({

@@ -1,22 +1,14 @@
 import { describe, expect, it } from "vitest";
-import type { Principal, SessionGrant } from "../../deps.ts";
-import { aUser } from "../../testing/builders.ts";
-import { createTestAuth, type TestAuth, type TestAuthOptions } from "../../testing/create-test-auth.ts";
+import type { SessionGrant } from "../../deps.ts";
+import type { TestAuth, TestAuthOptions } from "../../testing/create-test-auth.ts";
 import { context, failsWith } from "../../testing/fails-with.ts";
 import { FakeAuthenticator } from "../../testing/fake-webauthn.ts";
+import { principalOf, signedIn as signedInWithPassword } from "../../testing/signed-in.ts";
 
-const password = "s3cret-pass";
-
+/** A user signed in with a password, and an authenticator of theirs. */
 async function signedIn(options: TestAuthOptions = {}) {
-  const testAuth = createTestAuth(options);
-  const user = aUser({ passwordHash: await testAuth.hasher.hash(password) });
-  await testAuth.stores.users.insert(user);
-  const grant = await testAuth.auth.signInWithPassword({ email: user.email!, password, context });
-  return { ...testAuth, user, grant, authenticator: new FakeAuthenticator() };
+  return { ...(await signedInWithPassword(options)), authenticator: new FakeAuthenticator() };
 }
-
-const principalOf = (testAuth: TestAuth, grant: SessionGrant): Promise<Principal> =>
-  testAuth.auth.authenticate({ accessToken: grant.accessToken });
 
 async function enroll(testAuth: TestAuth, grant: SessionGrant, friendlyName = "Key") {
   const principal = await principalOf(testAuth, grant);

@@ -1,24 +1,19 @@
 import { describe, expect, it } from "vitest";
-import type { Principal, SessionGrant } from "../../deps.ts";
+import type { SessionGrant } from "../../deps.ts";
 import { aUser } from "../../testing/builders.ts";
-import { createTestAuth, type TestAuth, type TestAuthOptions } from "../../testing/create-test-auth.ts";
+import type { TestAuth, TestAuthOptions } from "../../testing/create-test-auth.ts";
 import { context, failsWith } from "../../testing/fails-with.ts";
 import { FakeAuthenticator } from "../../testing/fake-webauthn.ts";
+import { principalOf, signedIn as signedInWithPassword, TEST_PASSWORD } from "../../testing/signed-in.ts";
 
-const password = "s3cret-pass";
+const password = TEST_PASSWORD;
 const admin = { role: "service_role", userId: null, claims: {} };
 
 /** A confirmed user with a password, signed in once, and an authenticator of theirs. */
+/** A user signed in with a password, and an authenticator of theirs. */
 async function signedIn(options: TestAuthOptions = {}) {
-  const testAuth = createTestAuth(options);
-  const user = aUser({ passwordHash: await testAuth.hasher.hash(password) });
-  await testAuth.stores.users.insert(user);
-  const grant = await testAuth.auth.signInWithPassword({ email: user.email!, password, context });
-  return { ...testAuth, user, grant, authenticator: new FakeAuthenticator() };
+  return { ...(await signedInWithPassword(options)), authenticator: new FakeAuthenticator() };
 }
-
-const principalOf = (testAuth: TestAuth, grant: SessionGrant): Promise<Principal> =>
-  testAuth.auth.authenticate({ accessToken: grant.accessToken });
 
 /** Registers a passkey of `authenticator` for the grant's user. */
 async function register(testAuth: TestAuth, grant: SessionGrant, authenticator: FakeAuthenticator) {
