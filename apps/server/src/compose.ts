@@ -7,7 +7,7 @@ import {
 } from "@latchkey/adapters-crypto";
 import { oauthProviderCatalog } from "@latchkey/adapters-oauth";
 import { createPostgres, type Postgres } from "@latchkey/adapters-postgres";
-import { type Auth, type Clock, createAuth, type Mailer, type Ports } from "@latchkey/domain";
+import { type Auth, type Clock, createAuth, type Mailer, type Ports, type WebAuthnCeremony } from "@latchkey/domain";
 import { createHttpApp, type Readiness } from "@latchkey/http-hono";
 import type { Logger } from "pino";
 import packageJson from "../package.json" with { type: "json" };
@@ -123,7 +123,9 @@ async function compose(wiring: Wiring, { overrides = {}, sharedEmbeddedDatabase 
   const postgres = await openDatabase(wiring, sharedEmbeddedDatabase);
   const delivery = await startMailDelivery(wiring);
   const limits = await createRateLimiter(config, log);
-  const ports: Ports = { ...configuredPorts(wiring, { postgres, mailer: delivery.mailer, limits }), ...overrides };
+  const webauthn = await createConfiguredWebAuthn(config);
+  const configured = configuredPorts(wiring, { postgres, mailer: delivery.mailer, limits, webauthn });
+  const ports: Ports = { ...configured, ...overrides };
   const auth = createAuth(ports, toPolicy(config));
   metrics?.observeOutbox(auth.outboxDepth);
   const readiness = drainingReadiness(
@@ -173,7 +175,12 @@ async function startMailDelivery({ config, log, tracing, metrics }: Wiring): Pro
 /** The ports as the configuration asks for them, before a test's overrides. */
 function configuredPorts(
   { config, log, tracing, metrics }: Wiring,
-  { postgres, mailer, limits }: { postgres: Postgres; mailer: Mailer; limits: ConfiguredRateLimiter },
+  {
+    postgres,
+    mailer,
+    limits,
+    webauthn,
+  }: { postgres: Postgres; mailer: Mailer; limits: ConfiguredRateLimiter; webauthn: WebAuthnCeremony | null },
 ): Ports {
   return {
     stores: postgres.stores,
@@ -198,7 +205,7 @@ function configuredPorts(
     totp: totpAuthenticator,
     factorSecrets: factorSecretsOf(config),
     hooks: createConfiguredHooks(config, { tracer: tracing?.tracer, meter: metrics?.meter }),
-    webauthn: createConfiguredWebAuthn(config),
+    webauthn,
     events: eachOf(...(metrics ? [metrics.flowEvents] : []), deliveryLog(log), securityLog(log)),
   };
 }

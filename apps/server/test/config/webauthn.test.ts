@@ -10,7 +10,7 @@ const RELYING_PARTY = {
 };
 
 describe("passkey and WebAuthn settings", () => {
-  it("are off by default: no relying party, passkeys off, WebAuthn factors off", () => {
+  it("are off by default: no relying party, passkeys off, WebAuthn factors off", async () => {
     const config = load({});
     const policy = toPolicy(config);
     expect(policy.passkeys).toEqual({
@@ -20,10 +20,10 @@ describe("passkey and WebAuthn settings", () => {
       userVerification: "preferred",
     });
     expect(policy.mfa.webauthn).toEqual({ enroll: false, verify: false });
-    expect(createConfiguredWebAuthn(config)).toBeNull();
+    expect(await createConfiguredWebAuthn(config)).toBeNull();
   });
 
-  it("switch passkeys and WebAuthn factors on with a relying party, as GoTrue names them", () => {
+  it("switch passkeys and WebAuthn factors on with a relying party, as GoTrue names them", async () => {
     const config = load({
       ...RELYING_PARTY,
       GOTRUE_PASSKEY_ENABLED: "true",
@@ -43,7 +43,7 @@ describe("passkey and WebAuthn settings", () => {
     expect(policy.mfa.webauthn).toEqual({ enroll: true, verify: false });
     expect(policy.requestLimits.passkey).toEqual({ events: 5, perSeconds: 300 });
     expect(config.webauthn.rpOrigins).toEqual(["https://app.example.com", "https://example.com"]);
-    expect(createConfiguredWebAuthn(config)).not.toBeNull();
+    expect(await createConfiguredWebAuthn(config)).not.toBeNull();
   });
 
   it("stop the start without a complete relying party, or with an origin browsers would refuse for it", () => {
