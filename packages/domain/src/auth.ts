@@ -30,6 +30,17 @@ import { type SignInWithIdTokenInput, signInWithIdToken } from "./use-cases/oaut
 import { type StartOAuthInput, startOAuth } from "./use-cases/oauth/start-sign-in.ts";
 import { type UnlinkIdentityInput, unlinkIdentity } from "./use-cases/oauth/unlink-identity.ts";
 import {
+  type ClientMetadata,
+  type ClientUpdate,
+  deleteClient,
+  getClient,
+  listClients,
+  regenerateClientSecret,
+  registerClient,
+  registerClientDynamically,
+  updateClient,
+} from "./use-cases/oauth-server/clients.ts";
+import {
   type AdminDeletePasskeyInput,
   adminDeletePasskey,
   adminListPasskeys,
@@ -107,6 +118,7 @@ function useCasesOf(deps: Deps) {
       unenroll: (input: UnenrollFactorInput) => unenrollFactor(deps, input),
     },
     passkeys: passkeyUseCases(deps),
+    oauthServer: oauthServerUseCases(deps),
     sendSmsOtp: (input: SendSmsOtpInput) => sendSmsOtp(deps, input),
     recoverPassword: (input: RecoverPasswordInput) => recoverPassword(deps, input),
     resend: (input: ResendInput) => resend(deps, input),
@@ -150,6 +162,20 @@ function passkeyUseCases(deps: Deps) {
     list: (input: { principal: Principal }) => listPasskeys(deps, input),
     rename: (input: RenamePasskeyInput) => renamePasskey(deps, input),
     delete: (input: DeletePasskeyInput) => deletePasskey(deps, input),
+  };
+}
+
+/** Latchkey as an OAuth 2.1 authorization server (use-cases/oauth-server). */
+function oauthServerUseCases(deps: Deps) {
+  return {
+    registerClient: (input: { metadata: ClientMetadata }) => registerClient(deps, input),
+    registerClientDynamically: (input: { metadata: ClientMetadata; context: RequestContext }) =>
+      registerClientDynamically(deps, input),
+    listClients: () => listClients(deps),
+    getClient: (input: { clientId: string }) => getClient(deps, input),
+    updateClient: (input: { clientId: string; update: ClientUpdate }) => updateClient(deps, input),
+    deleteClient: (input: { clientId: string }) => deleteClient(deps, input),
+    regenerateClientSecret: (input: { clientId: string }) => regenerateClientSecret(deps, input),
   };
 }
 

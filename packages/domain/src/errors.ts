@@ -91,6 +91,9 @@ export type ErrorCode =
   | "webauthn_challenge_expired"
   | "webauthn_verification_failed"
   | "webauthn_credential_exists"
+  /** The OAuth server (use-cases/oauth-server). */
+  | "oauth_client_not_found"
+  | "oauth_dynamic_client_registration_disabled"
   /** Hooks (services/hooks): an MFA attempt the mfa_verification_attempt hook rejected. */
   | "mfa_verification_rejected"
   /** An HTTP hook that did not answer in time, or could not be reached on any attempt. */

@@ -24,6 +24,12 @@ export {
   type NotificationKind,
 } from "./model/mail.ts";
 export type { Metadata } from "./model/metadata.ts";
+export type {
+  OAuthClient,
+  OAuthClientType,
+  OAuthGrantType,
+  TokenEndpointAuthMethod,
+} from "./model/oauth-client.ts";
 export { OAUTH_FLOW_LIFETIME_SECONDS } from "./model/oauth-flow.ts";
 export { oldestFirst } from "./model/oldest-first.ts";
 export {
@@ -58,6 +64,7 @@ export {
 export type {
   AuthPolicy,
   EmailPolicy,
+  OAuthServerPolicy,
   OtpPolicy,
   PasskeyPolicy,
   RequestLimits,

@@ -32,6 +32,15 @@ export interface AuthPolicy {
   readonly requestLimits: RequestLimits;
   readonly mfa: MfaPolicy;
   readonly passkeys: PasskeyPolicy;
+  readonly oauthServer: OAuthServerPolicy;
+}
+
+/** OAUTH_SERVER_*: Latchkey as an OAuth 2.1 authorization server for third-party apps. */
+export interface OAuthServerPolicy {
+  /** OAUTH_SERVER_ENABLED */
+  readonly enabled: boolean;
+  /** OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION: clients may register themselves (RFC 7591). */
+  readonly allowDynamicRegistration: boolean;
 }
 
 /** PASSKEY_* and the WEBAUTHN_* settings the flows read. */
@@ -97,6 +106,8 @@ export interface RequestLimits {
   readonly wrongCodes: RequestRate;
   /** RATE_LIMIT_PASSKEY: passkey sign-ins begun (POST /passkeys/authentication/options). */
   readonly passkey: RequestRate;
+  /** RATE_LIMIT_OAUTH_DYNAMIC_CLIENT_REGISTER: clients registering themselves. */
+  readonly oauthClientRegistrations: RequestRate;
 }
 
 export interface EmailPolicy {

@@ -8,6 +8,7 @@ import * as factors from "./handlers/factors.ts";
 import * as health from "./handlers/health.ts";
 import * as invite from "./handlers/invite.ts";
 import * as oauth from "./handlers/oauth.ts";
+import * as oauthClients from "./handlers/oauth-clients.ts";
 import * as passkeys from "./handlers/passkeys.ts";
 import * as recovery from "./handlers/recovery.ts";
 import * as resend from "./handlers/resend.ts";
@@ -100,8 +101,17 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("GET /admin/users/:user_id/factors", admin, factors.adminList());
   route("PUT /admin/users/:user_id/factors/:factor_id", admin, factors.adminUpdate());
   route("DELETE /admin/users/:user_id/factors/:factor_id", admin, factors.adminDelete());
+  route("GET /admin/oauth/clients", admin, oauthClients.list());
+  route("POST /admin/oauth/clients", admin, oauthClients.register());
+  route("GET /admin/oauth/clients/:client_id", admin, oauthClients.get());
+  route("PUT /admin/oauth/clients/:client_id", admin, oauthClients.update());
+  route("DELETE /admin/oauth/clients/:client_id", admin, oauthClients.remove());
+  route("POST /admin/oauth/clients/:client_id/regenerate_secret", admin, oauthClients.regenerateSecret());
   route("GET /admin/users/:user_id/passkeys", admin, passkeys.adminList());
   route("DELETE /admin/users/:user_id/passkeys/:passkey_id", admin, passkeys.adminDelete());
+
+  // The OAuth server: clients registering themselves (the rest of /oauth is not built yet)
+  route("POST /oauth/clients/register", oauthClients.registerDynamically());
 
   // Features Latchkey does not have yet, answered as GoTrue answers them switched off (handlers/switched-off.ts)
   route("POST /sso", off.samlOff);

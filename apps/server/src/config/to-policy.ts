@@ -54,8 +54,12 @@ export function toPolicy(config: Config): AuthPolicy {
       passwordFailures: config.rateLimit.passwordFailures,
       wrongCodes: config.rateLimit.wrongCodes,
       passkey: config.rateLimit.passkey,
+      // GoTrue's default; its setting comes with the OAuth server (OAUTH_SERVER_* stops the start until then).
+      oauthClientRegistrations: { events: 10, perSeconds: 300 },
     },
     mfa: mfaPolicy(config),
+    // Off until the OAuth server is complete: OAUTH_SERVER_* stops the start (not-built.ts).
+    oauthServer: { enabled: false, allowDynamicRegistration: false },
     passkeys: {
       enabled: config.passkey.enabled,
       maxPerUser: config.passkey.maxPerUser,

@@ -111,6 +111,7 @@ describe("toPolicy", () => {
         passwordFailures: { events: 5, perSeconds: 900 },
         wrongCodes: { events: 40, perSeconds: 600 },
         passkey: { events: 30, perSeconds: 300 },
+        oauthClientRegistrations: { events: 10, perSeconds: 300 },
       },
       mfa: {
         totp: { enroll: true, verify: false },
@@ -125,6 +126,7 @@ describe("toPolicy", () => {
         challengeAndVerifyPerMinute: 5,
       },
       passkeys: { enabled: false, maxPerUser: 10, challengeExpirySeconds: 300, userVerification: "preferred" },
+      oauthServer: { enabled: false, allowDynamicRegistration: false },
     });
   });
 
@@ -154,6 +156,7 @@ describe("toPolicy", () => {
       passwordFailures: { events: 20, perSeconds: 900 },
       wrongCodes: { events: 10, perSeconds: 3600 },
       passkey: { events: 30, perSeconds: 300 },
+      oauthClientRegistrations: { events: 10, perSeconds: 300 },
     });
     expect(policy.accessToken.issuer).toBe("https://auth.example.com");
     expect(policy.refresh).toEqual({ rotationEnabled: true, reuseIntervalSeconds: 10 });

@@ -12,6 +12,7 @@ import { tokenIdentity } from "./0011_token_identity.ts";
 import { usedIdTokens } from "./0012_used_id_tokens.ts";
 import { browserBoundFlows } from "./0013_browser_bound_flows.ts";
 import { webauthn } from "./0014_webauthn.ts";
+import { oauthClients } from "./0015_oauth_clients.ts";
 import type { Migration } from "./migration.ts";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -30,4 +31,5 @@ export const migrations: readonly Migration[] = [
   usedIdTokens,
   browserBoundFlows,
   webauthn,
+  oauthClients,
 ];

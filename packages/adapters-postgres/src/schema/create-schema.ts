@@ -4,6 +4,7 @@ import { flowStatesTable } from "./flow-states.ts";
 import { identitiesTable } from "./identities.ts";
 import { mfaChallengesTable } from "./mfa-challenges.ts";
 import { mfaFactorsTable } from "./mfa-factors.ts";
+import { oauthClientsTable } from "./oauth-clients.ts";
 import { oauthFlowsTable } from "./oauth-flows.ts";
 import { oneTimeTokensTable } from "./one-time-tokens.ts";
 import { outboxTable } from "./outbox.ts";
@@ -33,6 +34,7 @@ export function createSchema(namespace: string) {
     mfaChallenges: mfaChallengesTable(ns, mfaFactors),
     webauthnCredentials: webauthnCredentialsTable(ns, users),
     webauthnChallenges: webauthnChallengesTable(ns, users),
+    oauthClients: oauthClientsTable(ns),
     sessions,
     refreshTokens: refreshTokensTable(ns, sessions),
     oneTimeTokens: oneTimeTokensTable(ns, users, identities),
@@ -56,6 +58,7 @@ export function tablesOf(schema: Schema) {
     schema.mfaChallenges,
     schema.webauthnCredentials,
     schema.webauthnChallenges,
+    schema.oauthClients,
     schema.sessions,
     schema.refreshTokens,
     schema.oneTimeTokens,

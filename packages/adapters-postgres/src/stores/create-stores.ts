@@ -8,6 +8,7 @@ import { createFactorStore } from "./factor-store.ts";
 import { createFlowStateStore } from "./flow-state-store.ts";
 import { createHookFunctionStore } from "./hook-function-store.ts";
 import { createIdentityStore } from "./identity-store.ts";
+import { createOAuthClientStore } from "./oauth-client-store.ts";
 import { createOAuthFlowStore } from "./oauth-flow-store.ts";
 import { createOneTimeTokenStore } from "./one-time-token-store.ts";
 import { createOutboxStore } from "./outbox-store.ts";
@@ -27,6 +28,7 @@ function createStores(db: Database, schema: Schema, atomic: Atomic): Stores {
     factors: translatingErrors(createFactorStore(db, schema)),
     passkeys: translatingErrors(createPasskeyStore(db, schema)),
     webauthnChallenges: translatingErrors(createWebAuthnChallengeStore(db, schema)),
+    oauthClients: translatingErrors(createOAuthClientStore(db, schema)),
     identities: translatingErrors(createIdentityStore(db, schema)),
     sessions: translatingErrors(createSessionStore(db, schema)),
     refreshTokens: translatingErrors(createRefreshTokenStore(db, schema, atomic)),

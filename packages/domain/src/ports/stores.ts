@@ -2,6 +2,7 @@ import type { AuditAction, AuditEntry } from "../model/audit.ts";
 import type { Factor, FactorType, MfaChallenge } from "../model/factor.ts";
 import type { FlowState } from "../model/flow-state.ts";
 import type { Identity } from "../model/identity.ts";
+import type { OAuthClient } from "../model/oauth-client.ts";
 import type { OAuthFlow } from "../model/oauth-flow.ts";
 import type { OneTimeToken, OneTimeTokenKind } from "../model/one-time-token.ts";
 import type { OutboxEntry } from "../model/outbox.ts";
@@ -322,6 +323,17 @@ export interface WebAuthnChallengeStore {
   take(id: string, ceremony: PasskeyCeremony, userId: string | null): Promise<WebAuthnChallenge | null>;
 }
 
+/** The OAuth server's registered clients (GoTrue's `oauth_clients`); deleted ones are kept, and found by nothing. */
+export interface OAuthClientStore {
+  insert(client: OAuthClient): Promise<void>;
+  /** The client of that id unless deleted; null too for an id that is no uuid. */
+  find(clientId: string): Promise<OAuthClient | null>;
+  /** Every client not deleted, newest first. */
+  list(): Promise<OAuthClient[]>;
+  /** Writes every field but the id, the type and createdAt (a deletion is a write of deletedAt). */
+  update(client: OAuthClient): Promise<void>;
+}
+
 /** The id_tokens signed in with, by digest, each until it expires: one used twice is a replay. */
 export interface UsedIdTokenStore {
   /**
@@ -366,6 +378,7 @@ export interface Stores {
   readonly factors: FactorStore;
   readonly passkeys: PasskeyStore;
   readonly webauthnChallenges: WebAuthnChallengeStore;
+  readonly oauthClients: OAuthClientStore;
   readonly identities: IdentityStore;
   readonly sessions: SessionStore;
   readonly refreshTokens: RefreshTokenStore;

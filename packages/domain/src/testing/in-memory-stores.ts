@@ -5,6 +5,7 @@ import { inMemoryFactors } from "./in-memory/stores/factors.ts";
 import { inMemoryFlowStates } from "./in-memory/stores/flow-states.ts";
 import { type InMemoryHookFunction, inMemoryHookFunctions } from "./in-memory/stores/hook-functions.ts";
 import { inMemoryIdentities } from "./in-memory/stores/identities.ts";
+import { inMemoryOAuthClients } from "./in-memory/stores/oauth-clients.ts";
 import { inMemoryOAuthFlows } from "./in-memory/stores/oauth-flows.ts";
 import { inMemoryOneTimeTokens } from "./in-memory/stores/one-time-tokens.ts";
 import { inMemoryOutbox, readOutbox } from "./in-memory/stores/outbox.ts";
@@ -55,6 +56,7 @@ export function createInMemoryStores(): StoreContractSubject & {
     factors: inMemoryFactors(state),
     passkeys: inMemoryPasskeys(state),
     webauthnChallenges: inMemoryWebAuthnChallenges(state),
+    oauthClients: inMemoryOAuthClients(state),
     identities: inMemoryIdentities(state),
     sessions: inMemorySessions(state, { users, auditLog }),
     refreshTokens: inMemoryRefreshTokens(state),

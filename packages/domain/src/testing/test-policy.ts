@@ -67,6 +67,7 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       passwordFailures: { events: 20, perSeconds: 900, ...overrides.requestLimits?.passwordFailures },
       wrongCodes: { events: 10, perSeconds: 3600, ...overrides.requestLimits?.wrongCodes },
       passkey: { events: 30, perSeconds: 300, ...overrides.requestLimits?.passkey },
+      oauthClientRegistrations: { events: 10, perSeconds: 300, ...overrides.requestLimits?.oauthClientRegistrations },
     },
     mfa: {
       maxEnrolledFactors: 10,
@@ -88,6 +89,7 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       userVerification: "preferred",
       ...overrides.passkeys,
     },
+    oauthServer: { enabled: true, allowDynamicRegistration: true, ...overrides.oauthServer },
   };
 }
 export type { DeepPartial };

@@ -86,6 +86,8 @@ const BY_CODE = {
   webauthn_challenge_expired: 400,
   webauthn_verification_failed: 400,
   webauthn_credential_exists: 422,
+  oauth_client_not_found: 404,
+  oauth_dynamic_client_registration_disabled: 403,
   hook_timeout: 422,
   hook_timeout_after_retry: 422,
   hook_payload_over_size_limit: 422,

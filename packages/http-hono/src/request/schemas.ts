@@ -182,4 +182,18 @@ export const VerifyFactorBody = v.object({ challenge_id: text, code: text, webau
 /** A passkey ceremony's answer: the challenge's id and the browser's credential JSON, read by the ceremony. */
 export const PasskeyAnswerBody = v.object({ challenge_id: text, credential: v.optional(v.unknown()) });
 export const PasskeyUpdateBody = v.object({ friendly_name: text });
+
+/** A list of strings; RFC 7591's arrays (`redirect_uris`, `grant_types`). */
+const textList = absentIfNull(v.pipe(v.array(v.pipe(v.string(), v.maxLength(MAX_TEXT_LENGTH))), v.maxLength(100)));
+
+/** An OAuth client's metadata (RFC 7591, GoTrue's subset), at registration and update. */
+export const OAuthClientBody = v.object({
+  redirect_uris: textList,
+  client_type: text,
+  token_endpoint_auth_method: text,
+  grant_types: textList,
+  client_name: text,
+  client_uri: text,
+  logo_uri: text,
+});
 export const AdminFactorBody = v.object({ friendly_name: text, phone: text });

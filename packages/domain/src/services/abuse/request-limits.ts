@@ -19,6 +19,8 @@ export type RequestBucket =
   | "anonymous_sign_ins"
   /** RATE_LIMIT_PASSKEY: passkey sign-ins begun. */
   | "passkey"
+  /** RATE_LIMIT_OAUTH_DYNAMIC_CLIENT_REGISTER: OAuth clients registering themselves. */
+  | "oauth_client_register"
   /** MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY, counted apart for challenges and for verifications, as GoTrue does. */
   | "mfa_challenge"
   | "mfa_verify";
@@ -33,6 +35,8 @@ function rateOf(limits: RequestLimits, mfa: MfaPolicy, bucket: RequestBucket): R
       return limits.anonymousSignIns;
     case "passkey":
       return limits.passkey;
+    case "oauth_client_register":
+      return limits.oauthClientRegistrations;
     case "mfa_challenge":
     case "mfa_verify":
       return { events: mfa.challengeAndVerifyPerMinute, perSeconds: 60 };

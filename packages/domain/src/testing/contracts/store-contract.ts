@@ -3,6 +3,7 @@ import { describeAuditLogContract } from "./stores/audit-log.ts";
 import { describeFactorsContract } from "./stores/factors.ts";
 import { describeFlowStatesContract } from "./stores/flow-states.ts";
 import { describeIdentitiesContract } from "./stores/identities.ts";
+import { describeOAuthClientsContract } from "./stores/oauth-clients.ts";
 import { describeOAuthFlowsContract } from "./stores/oauth-flows.ts";
 import { describeOneTimeTokensContract } from "./stores/one-time-tokens.ts";
 import { describeOutboxContract } from "./stores/outbox.ts";
@@ -43,6 +44,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
     describeOneTimeTokensContract(harness);
     describeFlowStatesContract(harness);
     describeOAuthFlowsContract(harness);
+    describeOAuthClientsContract(harness);
     describeAuditLogContract(harness);
     describeOutboxContract(harness);
     describeTransactionsContract(harness);

@@ -1,5 +1,6 @@
 // What the store contract's aggregates share: the subject under test, and the fixtures more than one of them builds.
 import type { Factor } from "../../../model/factor.ts";
+import type { OAuthClient } from "../../../model/oauth-client.ts";
 import type { OneTimeToken } from "../../../model/one-time-token.ts";
 import type { OutboxEntry } from "../../../model/outbox.ts";
 import type { RefreshToken } from "../../../model/refresh-token.ts";
@@ -80,6 +81,26 @@ export function aPasskey(userId: string, overrides: Partial<Passkey> = {}): Pass
     createdAt: t("19:00:00.000"),
     updatedAt: t("19:00:00.000"),
     lastUsedAt: null,
+    ...overrides,
+  };
+}
+
+/** A confidential client registered by an admin, of every optional field set, never deleted. */
+export function anOAuthClient(overrides: Partial<OAuthClient> = {}): OAuthClient {
+  return {
+    id: uuid(),
+    registrationType: "manual",
+    clientType: "confidential",
+    tokenEndpointAuthMethod: "client_secret_basic",
+    secretDigest: digest(),
+    redirectUris: ["https://app.example.com/callback"],
+    grantTypes: ["authorization_code", "refresh_token"],
+    name: "Example App",
+    uri: "https://app.example.com",
+    logoUri: "https://app.example.com/logo.png",
+    createdAt: t("20:00:00.000"),
+    updatedAt: t("20:00:00.000"),
+    deletedAt: null,
     ...overrides,
   };
 }

@@ -2,6 +2,7 @@ import type { AuditEntry } from "../../../model/audit.ts";
 import type { Factor, MfaChallenge } from "../../../model/factor.ts";
 import type { FlowState } from "../../../model/flow-state.ts";
 import type { Identity } from "../../../model/identity.ts";
+import type { OAuthClient } from "../../../model/oauth-client.ts";
 import type { OAuthFlow } from "../../../model/oauth-flow.ts";
 import type { OneTimeToken } from "../../../model/one-time-token.ts";
 import type { OutboxEntry } from "../../../model/outbox.ts";
@@ -24,6 +25,7 @@ export interface State {
   challenges: Map<string, MfaChallenge>;
   passkeys: Map<string, Passkey>;
   webauthnChallenges: Map<string, WebAuthnChallenge>;
+  oauthClients: Map<string, OAuthClient>;
   sessions: Map<string, Session>;
   refreshTokens: Map<string, RefreshToken>;
   oneTimeTokens: Map<string, OneTimeToken>;
@@ -41,6 +43,7 @@ export const emptyState = (): State => ({
   challenges: new Map(),
   passkeys: new Map(),
   webauthnChallenges: new Map(),
+  oauthClients: new Map(),
   sessions: new Map(),
   refreshTokens: new Map(),
   oneTimeTokens: new Map(),
