@@ -20,7 +20,48 @@ import { createClient } from "@supabase/supabase-js";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import ws from "ws";
-import { adminApi, claimsOf, client, memoryStorage, serviceRoleKey } from "./support.ts";
+import { SoftwareAuthenticator } from "../support/software-authenticator.ts";
+import { adminApi, anonKey, claimsOf, client, memoryStorage, serviceRoleKey } from "./support.ts";
+
+// The relying party of GoTrue and of Latchkey after it: the same, so that the credentials keep working.
+const RP_ID = "localhost";
+const ORIGIN = "http://localhost:5173";
+const WEBAUTHN_SETTINGS = {
+  AUTH_PASSKEY_ENABLED: "true",
+  AUTH_MFA_WEB_AUTHN_ENROLL_ENABLED: "true",
+  AUTH_MFA_WEB_AUTHN_VERIFY_ENABLED: "true",
+  AUTH_WEBAUTHN_RP_ID: RP_ID,
+  AUTH_WEBAUTHN_RP_DISPLAY_NAME: "Latchkey tests",
+  AUTH_WEBAUTHN_RP_ORIGINS: ORIGIN,
+};
+
+/**
+ * A credential the authenticator registered with GoTrue for the user (its user handle the UTF-8 of the user id, as
+ * GoTrue's): its bytes, for the fixture's GoTrue rows.
+ */
+function registeredWith(authenticator: SoftwareAuthenticator, userId: string) {
+  authenticator.create({
+    challenge: Buffer.from("a GoTrue registration").toString("base64url"),
+    rp: { id: RP_ID, name: "GoTrue" },
+    user: { id: Buffer.from(userId, "utf8").toString("base64url") },
+    pubKeyCredParams: [{ alg: -7, type: "public-key" }],
+  });
+  const { id, publicKey } = authenticator.credential;
+  return { id: Buffer.from(id, "base64url"), publicKey };
+}
+
+/** Options as the client deserialized them (ArrayBuffers), back to JSON for the software authenticator. */
+function asJson(value: unknown): unknown {
+  if (value instanceof ArrayBuffer) return Buffer.from(value).toString("base64url");
+  if (ArrayBuffer.isView(value)) {
+    return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64url");
+  }
+  if (Array.isArray(value)) return value.map(asJson);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, each]) => [key, asJson(each)]));
+  }
+  return value;
+}
 
 // A GoTrue database built from the schema facts, with every kind of row, imported by the real binary into the
 // database a running server uses; then the official clients do what apps did against GoTrue.
@@ -32,6 +73,9 @@ describeIfAvailable(missingPostgresServer(), "moving from Supabase Auth with `la
   let server: TestServer;
   let env: Record<string, string>;
   let firstRun: { exitCode: number | null; stdout: string; stderr: string };
+  // One for the passkey, one for the WebAuthn factor's key: a passkey sign-in asks for no credential in particular.
+  const passkeyAuthenticator = new SoftwareAuthenticator({ rpId: RP_ID, origin: ORIGIN });
+  const keyAuthenticator = new SoftwareAuthenticator({ rpId: RP_ID, origin: ORIGIN });
 
   const importOnce = async (...extra: string[]) => {
     const result = run(["import", "gotrue", "--from", gotrue.url, ...extra], env, tempDir());
@@ -41,12 +85,20 @@ describeIfAvailable(missingPostgresServer(), "moving from Supabase Auth with `la
 
   beforeAll(async () => {
     gotrue = await createGotrueDatabase({ adminUrl: databaseUrl! });
-    fixture = await seedAwkwardFixture(gotrue, { encryptionKey: gotrueKey });
+    fixture = await seedAwkwardFixture(gotrue, {
+      encryptionKey: gotrueKey,
+      credential: (userId, use) => registeredWith(use === "passkey" ? passkeyAuthenticator : keyAuthenticator, userId),
+    });
     // GoTrue's key, under the names GoTrue reads too: its sealed TOTP secrets and refresh keys open with it.
     const keys = { AUTH_SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS: `${gotrueKey.id}:${gotrueKey.keyBase64Url}` };
     // A reuse interval the import and the one-behind test fit in, however slow the machine.
     const interval = { AUTH_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL: "120" };
-    server = await startTestServer({ ...keys, ...interval, AUTH_EXTERNAL_PHONE_ENABLED: "true" });
+    server = await startTestServer({
+      ...keys,
+      ...interval,
+      ...WEBAUTHN_SETTINGS,
+      AUTH_EXTERNAL_PHONE_ENABLED: "true",
+    });
     env = {
       PATH: process.env["PATH"] ?? "",
       DATABASE_URL: databaseUrl!,
@@ -71,6 +123,51 @@ describeIfAvailable(missingPostgresServer(), "moving from Supabase Auth with `la
     );
     expect(firstRun.stdout).toContain("Soft-deleted in GoTrue, and here too: 1 user");
     expect(firstRun.stdout).not.toContain(fixture.withPassword.password);
+    expect(firstRun.stdout).toMatch(/^ {2}passkeys: 1 written$/m);
+    expect(firstRun.stdout).toContain(
+      `  ${fixture.withWebAuthn.unverifiedFactorId}: an unverified WebAuthn factor (no credential registered yet)`,
+    );
+  });
+
+  it("signs in with a passkey registered with GoTrue, through supabase-js, with no password", async () => {
+    const app = createClient(server.url, await anonKey(), {
+      auth: { storage: memoryStorage(), persistSession: true, autoRefreshToken: false },
+      realtime: { transport: ws as never },
+    });
+    const { data: options, error } = await app.auth.passkey.startAuthentication();
+    expect(error).toBeNull();
+    const assertion = passkeyAuthenticator.get(options!.options as never);
+    const signedIn = await app.auth.passkey.verifyAuthentication({
+      challengeId: options!.challenge_id,
+      credential: assertion as never,
+    });
+    expect(signedIn.error).toBeNull();
+    expect(signedIn.data!.user!.id).toBe(fixture.withWebAuthn.id);
+    const amr = claimsOf(signedIn.data!.session!.access_token)["amr"] as { method: string }[];
+    expect(amr[0]?.method).toBe("passkey");
+    const { data: listed } = await app.auth.passkey.list();
+    expect(listed?.map((passkey) => passkey.id)).toEqual([fixture.withWebAuthn.passkeyId]);
+  });
+
+  it("steps up to aal2 with a WebAuthn factor registered with GoTrue", async () => {
+    const app = createClient(server.url, await anonKey(), {
+      auth: { storage: memoryStorage(), persistSession: true, autoRefreshToken: false },
+      realtime: { transport: ws as never },
+    });
+    const { withWebAuthn } = fixture;
+    expect((await app.auth.signInWithPassword(withWebAuthn)).error).toBeNull();
+    const challenge = await app.auth.mfa.challenge({ factorId: withWebAuthn.factorId });
+    expect(challenge.data).toMatchObject({ type: "webauthn", webauthn: { type: "request" } });
+    const { publicKey } = (challenge.data as unknown as { webauthn: { credential_options: { publicKey: unknown } } })
+      .webauthn.credential_options;
+    const answer = keyAuthenticator.get(asJson(publicKey) as never);
+    const verified = await app.auth.mfa.verify({
+      factorId: withWebAuthn.factorId,
+      challengeId: challenge.data!.id,
+      webauthn: { type: "request", rpId: RP_ID, rpOrigins: [ORIGIN], credential_response: { toJSON: () => answer } },
+    } as never);
+    expect(verified.error).toBeNull();
+    expect(claimsOf(verified.data!.access_token)).toMatchObject({ aal: "aal2" });
   });
 
   it("keeps the session of a client one token behind right after the import, whose last answer was lost", async () => {

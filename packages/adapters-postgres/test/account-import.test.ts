@@ -1,4 +1,4 @@
-import type { ImportedAccount, RefreshToken, User } from "@latchkey/domain";
+import type { Factor, ImportedAccount, Passkey, RefreshToken, User, WebAuthnKey } from "@latchkey/domain";
 import { aSession, aUser, nodeRandom } from "@latchkey/domain/testing";
 import { describe, expect, it } from "vitest";
 import { createPostgres } from "../src/index.ts";
@@ -27,7 +27,61 @@ function anAccount(overrides: Partial<User> = {}): ImportedAccount {
     previousRefreshTokenId: first.id,
     rotatedAt: at,
   });
-  return { user, sessions: [{ session, refreshTokens: [first, second] }] };
+  return { user, passkeys: [], sessions: [{ session, refreshTokens: [first, second] }] };
+}
+
+/** A credential of random bytes, base64url without padding (as the mapping makes them). */
+function aKey(): WebAuthnKey {
+  return {
+    credentialId: nodeRandom.token(16),
+    publicKey: nodeRandom.token(77),
+    signCount: 3,
+    transports: ["internal", "hybrid"],
+    aaguid: "ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4",
+    attestationType: "none",
+    backupEligible: true,
+    backedUp: false,
+  };
+}
+
+function aPasskey(userId: string, overrides: Partial<Passkey> = {}): Passkey {
+  return {
+    ...aKey(),
+    id: nodeRandom.uuid(),
+    userId,
+    friendlyName: null,
+    createdAt: at,
+    updatedAt: at,
+    lastUsedAt: null,
+    ...overrides,
+  };
+}
+
+function aWebAuthnFactor(userId: string, webauthn = aKey()): Factor {
+  return {
+    id: nodeRandom.uuid(),
+    userId,
+    type: "webauthn",
+    friendlyName: "YubiKey",
+    status: "verified",
+    sealedSecret: null,
+    phone: null,
+    lastTotpStep: null,
+    webauthn,
+    lastChallengedAt: null,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+/** An account with a passkey and a verified WebAuthn factor. */
+function withWebAuthn(account = anAccount()): ImportedAccount {
+  const userId = account.user.id;
+  return {
+    ...account,
+    user: { ...account.user, factors: [aWebAuthnFactor(userId)] },
+    passkeys: [aPasskey(userId, { friendlyName: "Laptop", lastUsedAt: later(5) })],
+  };
 }
 
 describe.each(backends)("$name account import", (backend) => {
@@ -38,15 +92,15 @@ describe.each(backends)("$name account import", (backend) => {
   it("writes users, identities and sessions with their tokens, and a second run duplicates nothing", async () => {
     const accounts = [anAccount(), anAccount({ email: null, phone: "+15550100001" })];
     const first = await target().write(accounts);
-    const none = { users: 0, identities: 0, factors: 0, sessions: 0, refreshTokens: 0 };
+    const none = { users: 0, identities: 0, factors: 0, passkeys: 0, sessions: 0, refreshTokens: 0 };
     expect(first).toEqual({
-      written: { users: 2, identities: 1, factors: 0, sessions: 2, refreshTokens: 4 },
+      written: { users: 2, identities: 1, factors: 0, passkeys: 0, sessions: 2, refreshTokens: 4 },
       unchanged: none,
       kept: none,
       skipped: [],
     });
     // Nothing changed on either side: every row is unchanged, none written or kept, and a dry run says so too.
-    const unchanged = { users: 2, identities: 1, factors: 0, sessions: 2, refreshTokens: 4 };
+    const unchanged = { users: 2, identities: 1, factors: 0, passkeys: 0, sessions: 2, refreshTokens: 4 };
     expect(await target().check(accounts)).toEqual({ written: none, unchanged, kept: none, skipped: [] });
     expect(await target().write(accounts)).toEqual({ written: none, unchanged, kept: none, skipped: [] });
     // Same updated_at, another value: the source changed a column without touching updated_at; rewritten in place.
@@ -152,12 +206,68 @@ describe.each(backends)("$name account import", (backend) => {
     expect(await stores().users.findById(bad.user.id)).toBeNull();
   });
 
+  it("writes passkeys and WebAuthn factors as the stores read them, once, and keeps those used here since", async () => {
+    const account = withWebAuthn();
+    const [passkey] = account.passkeys;
+    const factor = account.user.factors[0]!;
+    const first = await target().write([account]);
+    expect(first.written).toMatchObject({ factors: 1, passkeys: 1 });
+    expect(await stores().passkeys.listOfUser(account.user.id)).toEqual([passkey]);
+    expect(await stores().passkeys.findByCredentialId(passkey!.credentialId)).toEqual(passkey);
+    expect((await stores().users.findById(account.user.id))?.factors).toEqual([factor]);
+    const again = await target().check([account]);
+    expect(again.written).toMatchObject({ factors: 0, passkeys: 0 });
+    expect(again.unchanged).toMatchObject({ factors: 1, passkeys: 1 });
+    expect((await target().write([account])).unchanged).toMatchObject({ factors: 1, passkeys: 1 });
+    // Signed in with here since: the counter and use moved on, and the source's older row does not undo them.
+    const used = { ...passkey!, signCount: 9, lastUsedAt: later(60), updatedAt: later(60) };
+    await stores().passkeys.recordUse(used);
+    const renamedThere = { ...passkey!, friendlyName: "Renamed", updatedAt: later(30) };
+    const kept = await target().write([{ ...account, passkeys: [renamedThere] }]);
+    expect(kept.kept).toMatchObject({ passkeys: 1 });
+    expect(await stores().passkeys.find(account.user.id, passkey!.id)).toEqual(used);
+    const newer = { ...passkey!, friendlyName: "Renamed", updatedAt: later(90) };
+    expect((await target().write([{ ...account, passkeys: [newer] }])).written.passkeys).toBe(1);
+    expect(await stores().passkeys.find(account.user.id, passkey!.id)).toEqual(newer);
+  });
+
+  it("skips an account whose passkey or WebAuthn factor credential another user holds here, or in the batch", async () => {
+    const holder = withWebAuthn();
+    await target().write([holder]);
+    const heldPasskey = holder.passkeys[0]!.credentialId;
+    const heldFactor = holder.user.factors[0]!.webauthn!.credentialId;
+    const other = anAccount();
+    const byPasskey = { ...other, passkeys: [aPasskey(other.user.id, { credentialId: heldPasskey })] };
+    // A credential is one key whether a passkey or a factor holds it: its user handle is its user's id.
+    const third = anAccount();
+    const asFactor = aWebAuthnFactor(third.user.id, { ...aKey(), credentialId: heldPasskey });
+    const byFactor = { ...third, user: { ...third.user, factors: [asFactor] } };
+    const fourth = anAccount();
+    const byFactorKey = { ...fourth, passkeys: [aPasskey(fourth.user.id, { credentialId: heldFactor })] };
+    const fine = withWebAuthn();
+    const twin = anAccount();
+    const byTwin = { ...twin, passkeys: [aPasskey(twin.user.id, { credentialId: fine.passkeys[0]!.credentialId })] };
+    const check = await target().check([byPasskey, byFactor, byFactorKey, fine, byTwin]);
+    const report = await target().write([byPasskey, byFactor, byFactorKey, fine, byTwin]);
+    const why = (id: string, holderId: string) => `WebAuthn credential ${id} belongs to another user (${holderId})`;
+    expect(report.skipped).toEqual([
+      { userId: other.user.id, reason: why(heldPasskey, holder.user.id) },
+      { userId: third.user.id, reason: why(heldPasskey, holder.user.id) },
+      { userId: fourth.user.id, reason: why(heldFactor, holder.user.id) },
+      { userId: twin.user.id, reason: why(fine.passkeys[0]!.credentialId, fine.user.id) },
+    ]);
+    expect(check.skipped).toEqual(report.skipped);
+    expect(report.written).toMatchObject({ users: 1, factors: 1, passkeys: 1 });
+    expect(await stores().users.findById(other.user.id)).toBeNull();
+    expect(await stores().passkeys.listOfUser(fine.user.id)).toEqual(fine.passkeys);
+  });
+
   it("checks without writing in a dry run", async () => {
     const holder = anAccount();
     await target().write([holder]);
     const fine = anAccount();
     const report = await target().check([anAccount({ email: holder.user.email }), fine]);
-    expect(report.written).toEqual({ users: 1, identities: 1, factors: 0, sessions: 1, refreshTokens: 2 });
+    expect(report.written).toEqual({ users: 1, identities: 1, factors: 0, passkeys: 0, sessions: 1, refreshTokens: 2 });
     expect(report.skipped).toHaveLength(1);
     expect(await stores().users.findById(fine.user.id)).toBeNull();
   });

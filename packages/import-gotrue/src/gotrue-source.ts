@@ -8,6 +8,8 @@ export interface GotrueBatch {
   readonly users: readonly GotrueRow[];
   readonly identities: readonly GotrueRow[];
   readonly factors: readonly GotrueRow[];
+  /** Passkeys (`webauthn_credentials`); none before GoTrue had them. */
+  readonly passkeys: readonly GotrueRow[];
   readonly sessions: readonly GotrueRow[];
   readonly refreshTokens: readonly GotrueRow[];
   readonly amrClaims: readonly GotrueRow[];
@@ -90,6 +92,7 @@ export async function openGotrueSource(url: string, schema = "auth"): Promise<Go
           users,
           identities: await rowsOf("identities", "user_id", userIds),
           factors: await rowsOf("mfa_factors", "user_id", userIds),
+          passkeys: await rowsOf("webauthn_credentials", "user_id", userIds),
           sessions,
           refreshTokens: await rowsOf("refresh_tokens", "session_id", sessionIds),
           amrClaims: await rowsOf("mfa_amr_claims", "session_id", sessionIds),
@@ -143,7 +146,16 @@ async function present(client: pg.Client, schema: string): Promise<Set<string>> 
      WHERE table_schema = $1 AND table_name = ANY($2)`,
     [
       schema,
-      ["users", "identities", "mfa_factors", "sessions", "refresh_tokens", "mfa_amr_claims", "audit_log_entries"],
+      [
+        "users",
+        "identities",
+        "mfa_factors",
+        "webauthn_credentials",
+        "sessions",
+        "refresh_tokens",
+        "mfa_amr_claims",
+        "audit_log_entries",
+      ],
     ],
   );
   return new Set(rows.map((row) => row.name));

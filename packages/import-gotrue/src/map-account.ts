@@ -9,6 +9,7 @@ import {
   isUuid,
   normalizeEmail,
   normalizePhone,
+  type Passkey,
   type RefreshToken,
   refreshTokenDigest,
   type Secrets,
@@ -16,6 +17,7 @@ import {
 } from "@latchkey/domain";
 import { importedTokenId, v2RefreshToken } from "./gotrue-refresh-tokens.ts";
 import type { GotrueBatch, GotrueRow } from "./gotrue-source.ts";
+import { mapPasskey, webauthnKeyOfFactor } from "./map-webauthn.ts";
 import { dateOf, nonEmpty, objectOf } from "./row-values.ts";
 
 /** What the mapping needs of this server: its keys for token digests and for TOTP secrets. */
@@ -38,8 +40,13 @@ export interface Dropped {
   endedSessions: number;
   /** Live sessions that cannot be carried over, with why (a refresh key sealed with a key not given). */
   sessions: string[];
-  /** WebAuthn factors (not built here), and factors whose secret cannot be opened: with why. */
+  /**
+   * Factors that cannot be used here, with why: unverified WebAuthn factors (no credential yet), verified ones whose
+   * credential cannot be read, and TOTP factors whose secret cannot be opened.
+   */
   factors: string[];
+  /** Passkeys whose credential id or public key holds no bytes, with why. */
+  passkeys: string[];
   /** Password hashes of a format this server cannot check: those users set a new one by recovery. */
   passwords: string[];
 }
@@ -64,7 +71,7 @@ const PENDING_TOKEN_COLUMNS = [
   "reauthentication_token",
 ];
 
-/** GoTrue's amr methods that are ours too; others (sso/saml, web3, mfa/webauthn, token_refresh) are left out. */
+/** GoTrue's amr methods that are ours too; others (sso/saml, web3, token_refresh) are left out. */
 const AMR_METHODS: ReadonlySet<string> = new Set<AuthMethod>([
   "password",
   "otp",
@@ -78,6 +85,8 @@ const AMR_METHODS: ReadonlySet<string> = new Set<AuthMethod>([
   "anonymous",
   "totp",
   "mfa/phone",
+  "mfa/webauthn",
+  "passkey",
 ]);
 
 /** Hashes argon2 and bcrypt verify here (the password check upgrades them at the next sign-in). */
@@ -85,10 +94,18 @@ const KNOWN_PASSWORD_HASH = /^(\$2[abxy]?\$\d{2}\$|\$argon2(id|i|d)\$)/;
 
 /** A batch of GoTrue rows as accounts; a user that cannot be brought is skipped with why, never failing the batch. */
 export function mapBatch(batch: GotrueBatch, context: MapContext): MappedBatch {
-  const dropped: Dropped = { pendingTokens: 0, endedSessions: 0, sessions: [], factors: [], passwords: [] };
+  const dropped: Dropped = {
+    pendingTokens: 0,
+    endedSessions: 0,
+    sessions: [],
+    factors: [],
+    passkeys: [],
+    passwords: [],
+  };
   const byUser = <T extends GotrueRow>(rows: readonly T[]) => groupBy(rows, (row) => String(row["user_id"]));
   const identities = byUser(batch.identities);
   const factors = byUser(batch.factors);
+  const passkeys = byUser(batch.passkeys);
   const sessions = byUser(batch.sessions);
   const tokens = groupBy(batch.refreshTokens, (row) => String(row["session_id"]));
   const claims = groupBy(batch.amrClaims, (row) => String(row["session_id"]));
@@ -121,7 +138,9 @@ export function mapBatch(batch: GotrueBatch, context: MapContext): MappedBatch {
           return [];
         }
       });
-      accounts.push({ user, sessions: userSessions });
+      // A deleted user signs in no more (GoTrue's soft delete deletes its passkeys too).
+      const userPasskeys = user.deletedAt === null ? passkeysOf(passkeys.get(userId) ?? [], dropped) : [];
+      accounts.push({ user, passkeys: userPasskeys, sessions: userSessions });
       if (user.deletedAt !== null) softDeleted.push(userId);
     } catch (error) {
       // A Skip says why; anything else the row held that could not be read says so itself.
@@ -215,50 +234,73 @@ function mapIdentity(row: GotrueRow, userId: string): Identity {
   };
 }
 
+function passkeysOf(rows: readonly GotrueRow[], dropped: Dropped): Passkey[] {
+  return rows.flatMap((row) => {
+    const passkey = mapPasskey(row);
+    if (passkey === null) dropped.passkeys.push(`${String(row["id"])}: its credential id or public key is empty`);
+    return passkey === null ? [] : [passkey];
+  });
+}
+
+/** What a factor brings besides its common fields: TOTP its sealed secret, WebAuthn its key. */
+type FactorParts = Pick<Factor, "sealedSecret" | "webauthn">;
+
+const NO_PARTS: FactorParts = { sealedSecret: null, webauthn: null };
+
 function mapFactor(row: GotrueRow, context: MapContext, dropped: Dropped): Factor[] {
-  const id = String(row["id"]);
   const type = String(row["factor_type"]);
-  if (type !== "totp" && type !== "phone") {
-    dropped.factors.push(`${id}: a ${type} factor (not built in Latchkey)`);
+  if (type !== "totp" && type !== "phone" && type !== "webauthn") {
+    dropped.factors.push(`${String(row["id"])}: a ${type} factor (not built in Latchkey)`);
     return [];
   }
-  let sealedSecret: string | null = null;
-  if (type === "totp") {
-    const stored = nonEmpty(row["secret"]);
-    if (stored === null) {
-      dropped.factors.push(`${id}: a TOTP factor without a secret`);
-      return [];
-    }
-    try {
-      // GoTrue keeps it in clear unless SECURITY_DB_ENCRYPTION_ENCRYPT; sealed, it is a JSON object.
-      const secret = stored.startsWith("{") ? context.factorSecrets.open(id, stored) : stored;
-      sealedSecret = context.factorSecrets.seal(id, secret);
-    } catch {
-      const keyId = keyIdOf(stored);
-      dropped.factors.push(
-        `${id}: its secret is sealed with key ${JSON.stringify(keyId)}, which SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS does not hold`,
-      );
-      return [];
-    }
+  const parts = type === "totp" ? totpParts(row, context) : type === "webauthn" ? webauthnParts(row) : NO_PARTS;
+  if (typeof parts === "string") {
+    dropped.factors.push(`${String(row["id"])}: ${parts}`);
+    return [];
   }
   const createdAt = dateOf(row["created_at"]) ?? new Date(0);
   const phone = type === "phone" ? nonEmpty(row["phone"]) : null;
   return [
     {
-      id,
+      id: String(row["id"]),
       userId: String(row["user_id"]),
       type,
       friendlyName: nonEmpty(row["friendly_name"]),
       status: row["status"] === "verified" ? "verified" : "unverified",
-      sealedSecret,
+      ...parts,
       phone: phone === null ? null : phoneOf(phone, "a phone factor's number"),
       lastTotpStep: null,
-      webauthn: null,
       lastChallengedAt: dateOf(row["last_challenged_at"]),
       createdAt,
       updatedAt: dateOf(row["updated_at"]) ?? createdAt,
     },
   ];
+}
+
+/** A TOTP factor's secret sealed with this server's key; or why it cannot be. */
+function totpParts(row: GotrueRow, context: MapContext): FactorParts | string {
+  const id = String(row["id"]);
+  const stored = nonEmpty(row["secret"]);
+  if (stored === null) return "a TOTP factor without a secret";
+  try {
+    // GoTrue keeps it in clear unless SECURITY_DB_ENCRYPTION_ENCRYPT; sealed, it is a JSON object.
+    const secret = stored.startsWith("{") ? context.factorSecrets.open(id, stored) : stored;
+    return { sealedSecret: context.factorSecrets.seal(id, secret), webauthn: null };
+  } catch {
+    const keyId = keyIdOf(stored);
+    return `its secret is sealed with key ${JSON.stringify(keyId)}, which SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS does not hold`;
+  }
+}
+
+/**
+ * A verified WebAuthn factor's key; or why it is left. An unverified one has no credential yet (GoTrue registers it
+ * at the first verification, whose ceremony under way is not brought): its user enrolls it again.
+ */
+function webauthnParts(row: GotrueRow): FactorParts | string {
+  if (row["status"] !== "verified") return "an unverified WebAuthn factor (no credential registered yet)";
+  const webauthn = webauthnKeyOfFactor(row);
+  if (webauthn === null) return "a WebAuthn factor whose credential (web_authn_credential) cannot be read";
+  return { sealedSecret: null, webauthn };
 }
 
 /** The batch's refresh tokens and amr claims, by session id. */

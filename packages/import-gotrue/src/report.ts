@@ -16,6 +16,7 @@ const KINDS: readonly [keyof ImportedCounts, string][] = [
   ["users", "users"],
   ["identities", "identities"],
   ["factors", "MFA factors"],
+  ["passkeys", "passkeys"],
   ["sessions", "sessions"],
   ["refreshTokens", "refresh tokens"],
 ];
@@ -63,6 +64,7 @@ export function summaryText(summary: ImportSummary): string {
   for (const [what, items] of [
     ["session", dropped.sessions],
     ["factor", dropped.factors],
+    ["passkey", dropped.passkeys],
     ["password", dropped.passwords],
   ] as const) {
     if (items.length === 0) continue;

@@ -62,6 +62,7 @@ const zero = (): Record<keyof ImportedCounts, number> => ({
   users: 0,
   identities: 0,
   factors: 0,
+  passkeys: 0,
   sessions: 0,
   refreshTokens: 0,
 });
@@ -93,7 +94,7 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     softDeleted: 0,
     skipped: [],
     skippedCount: 0,
-    dropped: { pendingTokens: 0, endedSessions: 0, sessions: [], factors: [], passwords: [] },
+    dropped: { pendingTokens: 0, endedSessions: 0, sessions: [], factors: [], passkeys: [], passwords: [] },
     usersRead: 0,
   };
   let beforeFirstWrite = options.dryRun ? undefined : options.beforeFirstWrite;
@@ -167,6 +168,7 @@ function countBatch(tally: Tally, mapped: MappedBatch, report: ImportBatchReport
   dropped.endedSessions += mapped.dropped.endedSessions;
   dropped.sessions.push(...mapped.dropped.sessions.slice(0, MAX_LISTED - dropped.sessions.length));
   dropped.factors.push(...mapped.dropped.factors.slice(0, MAX_LISTED - dropped.factors.length));
+  dropped.passkeys.push(...mapped.dropped.passkeys.slice(0, MAX_LISTED - dropped.passkeys.length));
   dropped.passwords.push(...mapped.dropped.passwords.slice(0, MAX_LISTED - dropped.passwords.length));
 }
 

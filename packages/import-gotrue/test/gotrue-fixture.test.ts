@@ -133,6 +133,7 @@ describeIfAvailable(missingPostgresServer(), "createGotrueDatabase and the awkwa
         "mfa_factors",
         "mfa_challenges",
         "mfa_amr_claims",
+        "webauthn_credentials",
         "one_time_tokens",
         "audit_log_entries",
       ]),

@@ -4,6 +4,7 @@ import { refreshTokenDigest } from "@latchkey/domain";
 import { describe, expect, it } from "vitest";
 import type { GotrueBatch, GotrueRow } from "../src/gotrue-source.ts";
 import { importedTokenId, type MapContext, mapBatch, v2RefreshToken } from "../src/index.ts";
+import { gotrueWebAuthnCredential } from "../src/testing/index.ts";
 
 const secrets = createSecrets("an-import-test-secret-of-some-length-0123");
 const ourKey = randomBytes(32);
@@ -41,6 +42,7 @@ const batch = (parts: Partial<GotrueBatch>): GotrueBatch => ({
   users: [],
   identities: [],
   factors: [],
+  passkeys: [],
   sessions: [],
   refreshTokens: [],
   amrClaims: [],
@@ -247,7 +249,155 @@ describe("mapping GoTrue's rows", () => {
     expect(factors[0]).toMatchObject({ friendlyName: null, status: "verified", lastTotpStep: null });
     expect(dropped.factors).toEqual([
       `${strangerId}: its secret is sealed with key "lost", which SECURITY_DB_ENCRYPTION_DECRYPTION_KEYS does not hold`,
-      `${webauthn.id}: a webauthn factor (not built in Latchkey)`,
+      `${webauthn.id}: a WebAuthn factor whose credential (web_authn_credential) cannot be read`,
     ]);
+  });
+
+  it("brings a verified WebAuthn factor with its key, base64url, and drops unverified and unreadable ones", () => {
+    const row = user();
+    const id = randomBytes(16);
+    const publicKey = randomBytes(77);
+    const aaguid = Buffer.from("ea9b8d664d011d213ce4b6b48cb575d4", "hex");
+    const factor = (fields: Record<string, unknown>) => ({
+      id: randomUUID(),
+      user_id: row["id"],
+      factor_type: "webauthn",
+      status: "verified",
+      friendly_name: "YubiKey",
+      created_at: at,
+      updated_at: at,
+      ...fields,
+    });
+    const verified = factor({
+      web_authn_credential: gotrueWebAuthnCredential({ id, publicKey, aaguid, signCount: 7 }),
+    });
+    // go-webauthn from v0.17 writes the format apart, and leaves out what is empty; json may arrive as text.
+    const newer = factor({
+      web_authn_credential: JSON.stringify({
+        id: randomBytes(32).toString("base64"),
+        publicKey: publicKey.toString("base64"),
+        attestationType: "self",
+        attestationFormat: "packed",
+        flags: { userPresent: true, backupEligible: true, backupState: true },
+        authenticator: { AAGUID: Buffer.alloc(16).toString("base64") },
+      }),
+    });
+    const unverified = factor({ status: "unverified", friendly_name: "" });
+    const unreadable = factor({ web_authn_credential: { id: "not base64!", publicKey: "AQID" } });
+    const session = { id: randomUUID(), user_id: row["id"], aal: "aal2", factor_id: verified.id };
+    const sessionKey = { refresh_token_hmac_key: randomBytes(32).toString("base64url"), refresh_token_counter: 1 };
+    const { accounts, dropped } = mapBatch(
+      batch({
+        users: [row],
+        factors: [verified, newer, unverified, unreadable],
+        sessions: [{ ...session, ...sessionKey }],
+      }),
+      context,
+    );
+    const factors = accounts[0]!.user.factors;
+    expect(factors.map((f) => f.id)).toEqual([verified.id, newer.id]);
+    expect(factors[0]).toMatchObject({
+      type: "webauthn",
+      status: "verified",
+      friendlyName: "YubiKey",
+      sealedSecret: null,
+    });
+    expect(factors[0]!.webauthn).toEqual({
+      credentialId: id.toString("base64url"),
+      publicKey: publicKey.toString("base64url"),
+      signCount: 7,
+      transports: ["internal"],
+      aaguid: "ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4",
+      attestationType: "none",
+      backupEligible: false,
+      backedUp: false,
+    });
+    expect(factors[1]!.webauthn).toMatchObject({
+      transports: [],
+      aaguid: null,
+      signCount: 0,
+      attestationType: "packed",
+      backupEligible: true,
+      backedUp: true,
+    });
+    expect(dropped.factors).toEqual([
+      `${unverified.id}: an unverified WebAuthn factor (no credential registered yet)`,
+      `${unreadable.id}: a WebAuthn factor whose credential (web_authn_credential) cannot be read`,
+    ]);
+    // A session GoTrue raised with the factor stays aal2 on it.
+    expect(accounts[0]!.sessions[0]!.session).toMatchObject({ aal: "aal2", factorId: verified.id });
+  });
+
+  it("brings passkeys, bytes as base64url, unnamed ones without a name, and none of a soft-deleted user", () => {
+    const row = user();
+    const deleted = user({ email: null, deleted_at: at });
+    const passkey = (userId: unknown, fields: Record<string, unknown> = {}) => ({
+      id: randomUUID(),
+      user_id: userId,
+      credential_id: randomBytes(16),
+      public_key: randomBytes(77),
+      attestation_type: "none",
+      aaguid: "00000000-0000-0000-0000-000000000000",
+      // bigint, as node-postgres hands it over.
+      sign_count: "5",
+      transports: ["internal", "hybrid"],
+      backup_eligible: true,
+      backed_up: true,
+      friendly_name: "",
+      created_at: at,
+      updated_at: new Date(at.getTime() + 1000),
+      last_used_at: null,
+      ...fields,
+    });
+    const unnamed = passkey(row["id"]);
+    const named = passkey(row["id"], {
+      friendly_name: "iCloud Keychain",
+      aaguid: "fbfc3007-154e-4ecc-8c0b-6e020557d7bd",
+    });
+    const empty = passkey(row["id"], { credential_id: Buffer.alloc(0) });
+    const { accounts, dropped } = mapBatch(
+      batch({ users: [row, deleted], passkeys: [unnamed, named, empty, passkey(deleted["id"])] }),
+      context,
+    );
+    expect(accounts[0]!.passkeys).toEqual([
+      {
+        id: unnamed.id,
+        userId: row["id"],
+        credentialId: unnamed.credential_id.toString("base64url"),
+        publicKey: unnamed.public_key.toString("base64url"),
+        signCount: 5,
+        transports: ["internal", "hybrid"],
+        aaguid: null,
+        attestationType: "none",
+        backupEligible: true,
+        backedUp: true,
+        friendlyName: null,
+        createdAt: at,
+        updatedAt: unnamed.updated_at,
+        lastUsedAt: null,
+      },
+      expect.objectContaining({ id: named.id, friendlyName: "iCloud Keychain", aaguid: named.aaguid }),
+    ]);
+    expect(accounts[1]!.passkeys).toEqual([]);
+    expect(dropped.passkeys).toEqual([`${empty.id}: its credential id or public key is empty`]);
+  });
+
+  it("brings the amr methods of passkeys and WebAuthn factors, and leaves out those Latchkey does not have", () => {
+    const row = user();
+    const session = {
+      id: randomUUID(),
+      user_id: row["id"],
+      refresh_token_hmac_key: randomBytes(32).toString("base64url"),
+      refresh_token_counter: 0,
+    };
+    const claim = (method: string, seconds: number) => ({
+      id: randomUUID(),
+      session_id: session.id,
+      authentication_method: method,
+      created_at: new Date(at.getTime() + seconds * 1000),
+    });
+    const claims = [claim("passkey", 1), claim("mfa/webauthn", 2), claim("sso/saml", 3)];
+    const { accounts } = mapBatch(batch({ users: [row], sessions: [session], amrClaims: claims }), context);
+    expect(accounts[0]!.sessions[0]!.session.amr.map((entry) => entry.method)).toEqual(["mfa/webauthn", "passkey"]);
   });
 });

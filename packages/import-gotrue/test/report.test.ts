@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { progressLine, summaryText } from "../src/index.ts";
 import type { ImportSummary } from "../src/run-import.ts";
 
-const counts = (users: number) => ({ users, identities: users, factors: 0, sessions: 1, refreshTokens: 2 });
+const counts = (users: number) => ({
+  users,
+  identities: users,
+  factors: 0,
+  passkeys: users,
+  sessions: 1,
+  refreshTokens: 2,
+});
 
 describe("what the import says", () => {
   it("shows progress with its rate, the time left and where to resume", () => {
@@ -17,7 +24,7 @@ describe("what the import says", () => {
       usersRead: 3,
       written: counts(1),
       unchanged: { ...counts(0), sessions: 0, refreshTokens: 0 },
-      kept: { ...counts(1), identities: 0, sessions: 0, refreshTokens: 0 },
+      kept: { ...counts(1), identities: 0, passkeys: 0, sessions: 0, refreshTokens: 0 },
       softDeleted: 0,
       skipped: [{ userId: "u-2", reason: "a SAML single sign-on user: SAML is not built in Latchkey" }],
       skippedCount: 1,
@@ -25,7 +32,8 @@ describe("what the import says", () => {
         pendingTokens: 2,
         endedSessions: 0,
         sessions: [],
-        factors: ["f-1: a webauthn factor (not built in Latchkey)"],
+        factors: ["f-1: an unverified WebAuthn factor (no credential registered yet)"],
+        passkeys: ["p-1: its credential id or public key is empty"],
         passwords: [],
       },
       lastUserId: "u-3",
@@ -37,13 +45,16 @@ describe("what the import says", () => {
       "  users: 1 would be written, 1 kept (changed here since)",
       "  identities: 1 would be written",
       "  MFA factors: 0 would be written",
+      "  passkeys: 1 would be written",
       "  sessions: 1 would be written",
       "  refresh tokens: 2 would be written",
       "Skipped 1 user:",
       "  u-2: a SAML single sign-on user: SAML is not built in Latchkey",
       "Dropped 2 pending links and codes (confirmations, recoveries, changes): GoTrue keeps only their digests; whoever waits for one asks again.",
       "Dropped 1 factor:",
-      "  f-1: a webauthn factor (not built in Latchkey)",
+      "  f-1: an unverified WebAuthn factor (no credential registered yet)",
+      "Dropped 1 passkey:",
+      "  p-1: its credential id or public key is empty",
       "Last user: u-3 (--after resumes from there).",
     ]);
   });
@@ -54,12 +65,12 @@ describe("what the import says", () => {
       dryRun: false,
       usersRead: 1_019,
       written: none,
-      unchanged: { users: 1_019, identities: 1_019, factors: 3, sessions: 40, refreshTokens: 1_019 },
+      unchanged: { users: 1_019, identities: 1_019, factors: 3, passkeys: 12, sessions: 40, refreshTokens: 1_019 },
       kept: { ...none, sessions: 1 },
       softDeleted: 2,
       skipped: [],
       skippedCount: 0,
-      dropped: { pendingTokens: 0, endedSessions: 0, sessions: [], factors: [], passwords: [] },
+      dropped: { pendingTokens: 0, endedSessions: 0, sessions: [], factors: [], passkeys: [], passwords: [] },
       lastUserId: "u-1019",
       audit: null,
       elapsedMs: 800,
@@ -69,6 +80,7 @@ describe("what the import says", () => {
       "  users: 0 written, 1,019 unchanged",
       "  identities: 0 written, 1,019 unchanged",
       "  MFA factors: 0 written, 3 unchanged",
+      "  passkeys: 0 written, 12 unchanged",
       "  sessions: 0 written, 40 unchanged, 1 kept (changed here since)",
       "  refresh tokens: 0 written, 1,019 unchanged",
       "Soft-deleted in GoTrue, and here too: 2 users (no sign-in; their email and phone are free for others, as in GoTrue).",

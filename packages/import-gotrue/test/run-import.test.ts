@@ -33,7 +33,7 @@ const context = {
   secrets: createSecrets("an-import-test-secret-of-some-length-0123"),
   factorSecrets: createFactorSecrets({ keyId: "ours", key: randomBytes(32), decryptionKeys: new Map() }),
 };
-const ZERO = { users: 0, identities: 0, factors: 0, sessions: 0, refreshTokens: 0 };
+const ZERO = { users: 0, identities: 0, factors: 0, passkeys: 0, sessions: 0, refreshTokens: 0 };
 
 /** Writes nothing: keeps the accounts, and says each was written. */
 function recordingTarget(write?: (accounts: readonly ImportedAccount[]) => Promise<void>) {
@@ -72,6 +72,7 @@ function pagedSource(pages: number, log: string[], failRead?: number): GotrueSou
         users: page.map((id) => ({ id, email: `${id}@example.com`, created_at: new Date() })),
         identities: [],
         factors: [],
+        passkeys: [],
         sessions: [],
         refreshTokens: [],
         amrClaims: [],
@@ -205,7 +206,7 @@ describeIfAvailable(missingPostgresServer(), "runImport into Latchkey's tables, 
     }
   };
   /** The summary's lines of counts, one per kind of row. */
-  const counts = (summary: ImportSummary) => summaryText(summary).split("\n").slice(1, 6);
+  const counts = (summary: ImportSummary) => summaryText(summary).split("\n").slice(1, 7);
 
   beforeAll(async () => {
     gotrue = await createGotrueDatabase({ adminUrl: testDatabaseUrl()! });
@@ -226,6 +227,7 @@ describeIfAvailable(missingPostgresServer(), "runImport into Latchkey's tables, 
       `  users: 0 written, ${written("users")} unchanged`,
       `  identities: 0 written, ${written("identities")} unchanged`,
       `  MFA factors: 0 written, ${written("factors")} unchanged`,
+      `  passkeys: 0 written, ${written("passkeys")} unchanged`,
       `  sessions: 0 written, ${written("sessions")} unchanged`,
       `  refresh tokens: 0 written, ${written("refreshTokens")} unchanged`,
     ]);
@@ -242,10 +244,40 @@ describeIfAvailable(missingPostgresServer(), "runImport into Latchkey's tables, 
     );
     const third = await importOnce();
     expect(third.written).toMatchObject({ users: 1, sessions: 0, refreshTokens: 0 });
-    expect(third.kept).toEqual({ users: 0, identities: 0, factors: 0, sessions: 1, refreshTokens: 0 });
-    expect(counts(third)[3]).toBe(
+    expect(third.kept).toEqual({ users: 0, identities: 0, factors: 0, passkeys: 0, sessions: 1, refreshTokens: 0 });
+    expect(counts(third)[4]).toBe(
       `  sessions: 0 written, ${first.written.sessions - 1} unchanged, 1 kept (changed here since)`,
     );
+  });
+
+  it("brings passkeys and verified WebAuthn factors from GoTrue's tables, and drops an unverified factor", async () => {
+    const summary = await importOnce();
+    const { withWebAuthn } = fixture;
+    const { stores } = latchkey.postgres;
+    expect(await stores.passkeys.listOfUser(withWebAuthn.id)).toEqual([
+      expect.objectContaining({
+        id: withWebAuthn.passkeyId,
+        credentialId: withWebAuthn.passkeyCredentialId,
+        friendlyName: null,
+        transports: ["internal"],
+        attestationType: "none",
+        lastUsedAt: expect.any(Date),
+      }),
+    ]);
+    const user = await stores.users.findById(withWebAuthn.id);
+    expect(user?.factors).toEqual([
+      expect.objectContaining({
+        id: withWebAuthn.factorId,
+        type: "webauthn",
+        status: "verified",
+        webauthn: expect.objectContaining({ credentialId: withWebAuthn.factorCredentialId, aaguid: null }),
+      }),
+    ]);
+    expect(summary.dropped.factors).toContain(
+      `${withWebAuthn.unverifiedFactorId}: an unverified WebAuthn factor (no credential registered yet)`,
+    );
+    const found = await stores.users.findWithSession(withWebAuthn.id, withWebAuthn.sessionId);
+    expect(found?.session?.amr.map((entry) => entry.method)).toEqual(["passkey"]);
   });
 
   it("brings GoTrue's soft-deleted user soft-deleted, counted, and names another instance's user as skipped", async () => {

@@ -1,15 +1,22 @@
-import type { AccountImportTarget, ImportBatchReport, ImportedAccount, ImportedCounts } from "@latchkey/domain";
+import type {
+  AccountImportTarget,
+  ImportBatchReport,
+  ImportedAccount,
+  ImportedCounts,
+  Passkey,
+} from "@latchkey/domain";
 import { getTableColumns, getTableName, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Database, RunInTransaction } from "../database.ts";
 import { toFactorRow } from "../rows/factor-row.ts";
 import { toIdentityRow } from "../rows/identity-row.ts";
+import { toPasskeyRow } from "../rows/passkey-row.ts";
 import { toRefreshTokenRow } from "../rows/refresh-token-row.ts";
 import { toSessionRow } from "../rows/session-row.ts";
 import { toUserRow } from "../rows/user-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
 
-const ZERO: ImportedCounts = { users: 0, identities: 0, factors: 0, sessions: 0, refreshTokens: 0 };
+const ZERO: ImportedCounts = { users: 0, identities: 0, factors: 0, passkeys: 0, sessions: 0, refreshTokens: 0 };
 
 interface Skip {
   readonly userId: string;
@@ -21,9 +28,9 @@ interface Skip {
  * row is replaced only when the imported one's updated_at is not older, so a second run brings what changed at the
  * source and keeps what changed here (a session refreshed here, a password changed here); a row as the source has it
  * is left alone, and counted unchanged. Refresh tokens are inserted once (their ids are derived from the tokens),
- * and not for a session kept here. Accounts whose address or identity another user here holds are skipped before
- * anything is written; should the batch still fail, each account is retried alone, so that one bad row costs only
- * itself.
+ * and not for a session kept here. Accounts whose address, identity or WebAuthn credential another user here holds
+ * are skipped before anything is written; should the batch still fail, each account is retried alone, so that one
+ * bad row costs only itself.
  */
 export function createAccountImport(db: Database, transaction: RunInTransaction, schema: Schema): AccountImportTarget {
   async function writeBatch(accounts: readonly ImportedAccount[]): Promise<ImportBatchReport> {
@@ -89,13 +96,17 @@ function allWritten(accounts: readonly ImportedAccount[]): ImportBatchReport {
     users: accounts.length,
     identities: accounts.reduce((sum, account) => sum + account.user.identities.length, 0),
     factors: accounts.reduce((sum, account) => sum + account.user.factors.length, 0),
+    passkeys: accounts.reduce((sum, account) => sum + account.passkeys.length, 0),
     sessions: sessions.length,
     refreshTokens: sessions.reduce((sum, imported) => sum + imported.refreshTokens.length, 0),
   };
   return { written, unchanged: ZERO, kept: ZERO, skipped: [] };
 }
 
-/** Accounts whose email, phone or identity is another user's here, or another account's of the batch. */
+/**
+ * Accounts whose email, phone, identity or WebAuthn credential is another user's here, or another account's of the
+ * batch.
+ */
 async function conflicts(runner: Database, schema: Schema, accounts: readonly ImportedAccount[]): Promise<Skip[]> {
   const taken = await takenHere(runner, schema, accounts);
   const skips: Skip[] = [];
@@ -114,10 +125,12 @@ async function conflicts(runner: Database, schema: Schema, accounts: readonly Im
 }
 
 /**
- * The account's email, phone and identities, each as [key, what a skip's reason calls it]. Provider names have no
- * colon, so `provider:id` names one identity whatever its id holds.
+ * The account's email, phone, identities and WebAuthn credentials, each as [key, what a skip's reason calls it].
+ * Provider names have no colon, so `provider:id` names one identity whatever its id holds. A credential is one key
+ * whether a passkey or a factor holds it: its user handle is its user's id, so it can be no one else's.
  */
-function contactKeys({ user }: ImportedAccount): [string, string][] {
+function contactKeys(account: ImportedAccount): [string, string][] {
+  const { user } = account;
   return [
     ...(user.email ? [[`email:${user.email}`, `email ${user.email}`]] : []),
     ...(user.phone ? [[`phone:${user.phone}`, `phone ${user.phone}`]] : []),
@@ -125,21 +138,33 @@ function contactKeys({ user }: ImportedAccount): [string, string][] {
       `identity:${identity.provider}:${identity.providerId}`,
       `${identity.provider} identity ${identity.providerId}`,
     ]),
+    ...credentialIdsOf(account).map((id) => [`webauthn:${id}`, `WebAuthn credential ${id}`]),
   ] as [string, string][];
 }
 
-/** The accounts' emails, phones and identities that a user here outside the batch holds: key -> holder's id. */
+/** The credential ids of the account's passkeys and WebAuthn factors. */
+function credentialIdsOf(account: ImportedAccount): string[] {
+  const ofFactors = account.user.factors.flatMap((factor) => (factor.webauthn ? [factor.webauthn.credentialId] : []));
+  return [...new Set([...account.passkeys.map((passkey) => passkey.credentialId), ...ofFactors])];
+}
+
+/**
+ * The accounts' emails, phones, identities and WebAuthn credentials that a user here outside the batch holds: key ->
+ * holder's id.
+ */
 async function takenHere(
   runner: Database,
-  { users, identities }: Schema,
+  schema: Schema,
   accounts: readonly ImportedAccount[],
 ): Promise<Map<string, string>> {
+  const { users, identities } = schema;
   const ids = accounts.map((account) => account.user.id);
   const emails = accounts.flatMap((account) => (account.user.email ? [account.user.email] : []));
   const phones = accounts.flatMap((account) => (account.user.phone ? [account.user.phone] : []));
   const pairs = accounts.flatMap((account) => account.user.identities);
+  const credentials = accounts.flatMap(credentialIdsOf);
   const taken = new Map<string, string>();
-  if (emails.length === 0 && phones.length === 0 && pairs.length === 0) return taken;
+  if (emails.length === 0 && phones.length === 0 && pairs.length === 0 && credentials.length === 0) return taken;
   // One statement, each list an array parameter, each entry one lookup in its unique index whatever the
   // tables' sizes: a lateral subquery of LIMIT 1 holds the planner to it, where `= ANY` of a batch's entries
   // scans the whole table while it has no statistics (as the import's first batches find it).
@@ -156,10 +181,29 @@ async function takenHere(
       CROSS JOIN LATERAL (
         SELECT ${identities.provider}, ${identities.providerId}, ${identities.userId} FROM ${identities}
         WHERE ${identities.provider} = w.provider AND ${identities.providerId} = w.provider_id LIMIT 1
-      ) AS h`)) as unknown as { rows: readonly { key: string; holder: string }[] };
+      ) AS h
+    UNION ALL
+    ${credentialHolders(schema, credentials)}`)) as unknown as { rows: readonly { key: string; holder: string }[] };
   const batch = new Set(ids);
   for (const row of rows) if (!batch.has(row.holder)) taken.set(row.key, row.holder);
   return taken;
+}
+
+/**
+ * The holders here of WebAuthn credentials (base64url ids), by passkey or by factor, as rows of `key` and `holder`:
+ * each an index lookup, as in takenHere (the passkeys' credential ids are bytes, passed as hex).
+ */
+function credentialHolders({ webauthnCredentials: passkeys, mfaFactors: factors }: Schema, credentials: string[]): SQL {
+  const hex = credentials.map((id) => Buffer.from(id, "base64url").toString("hex"));
+  const factorCredential = sql`(${factors.webAuthnCredential} ->> 'credentialId')`;
+  return sql`SELECT 'webauthn:' || w.credential, h.user_id
+      FROM unnest(${sql.param(credentials)}::text[], ${sql.param(hex)}::text[]) AS w(credential, hex)
+      CROSS JOIN LATERAL (
+        (SELECT ${passkeys.userId} FROM ${passkeys} WHERE ${passkeys.credentialId} = decode(w.hex, 'hex') LIMIT 1)
+        UNION ALL
+        (SELECT ${factors.userId} FROM ${factors}
+          WHERE ${factors.webAuthnCredential} IS NOT NULL AND ${factorCredential} = w.credential LIMIT 1)
+      ) AS h`;
 }
 
 /** Writes the accounts (or, for a dry run, only works out what that would do): what each kind of row came to. */
@@ -190,6 +234,12 @@ async function writeAll(
       accounts.flatMap((account) => account.user.factors.map(toFactorRow)),
       dryRun,
     ),
+    passkeys: await upsertRows(
+      runner,
+      schema.webauthnCredentials,
+      accounts.flatMap((account) => account.passkeys.map(toPasskeyJson)),
+      dryRun,
+    ),
     sessions: await upsert(
       runner,
       schema.sessions,
@@ -206,6 +256,7 @@ async function writeAll(
     users: outcomes.users[key],
     identities: outcomes.identities[key],
     factors: outcomes.factors[key],
+    passkeys: outcomes.passkeys[key],
     sessions: outcomes.sessions[key],
     refreshTokens: refreshTokenOutcome[key],
   });
@@ -235,10 +286,20 @@ const REMADE_BY_EACH_RUN: ReadonlySet<string> = new Set(["rotatedAt", "secret"])
  * rows: one statement of one parameter whatever the batch's size, where a VALUES list costs a parameter, and
  * drizzle's work on it, per value (bench/README.md, the import).
  */
-async function upsert<T extends PgTable>(
+function upsert<T extends PgTable>(
   runner: Database,
   table: T,
   rows: readonly T["$inferInsert"][],
+  dryRun: boolean,
+): Promise<Outcome> {
+  return upsertRows(runner, table, rows, dryRun);
+}
+
+/** upsert, of rows already in the form their JSON takes (see toPasskeyJson). */
+async function upsertRows(
+  runner: Database,
+  table: PgTable,
+  rows: readonly object[],
   dryRun: boolean,
 ): Promise<Outcome> {
   if (rows.length === 0) return NOTHING;
@@ -287,6 +348,16 @@ async function insertNew<T extends PgTable>(
 
 // Dates become ISO 8601 strings and jsonb columns' values nested JSON, as the columns' input functions read them.
 const json = (rows: readonly unknown[]) => sql.param(JSON.stringify(rows));
+
+/**
+ * A passkey's row as its JSON must be: its bytea columns in the hex form bytea's input function reads (`\x0a1b`),
+ * where JSON.stringify would write a Buffer as an object.
+ */
+function toPasskeyJson(passkey: Passkey): object {
+  const hex = (bytes: Uint8Array) => `\\x${Buffer.from(bytes).toString("hex")}`;
+  const row = toPasskeyRow(passkey);
+  return { ...row, credentialId: hex(row.credentialId), publicKey: hex(row.publicKey) };
+}
 
 /** Runs a statement that selects `written` and `unchanged` (and the kept rows' ids); the rest were kept. */
 async function outcomeOf(runner: Database, total: number, statement: SQL): Promise<Outcome> {

@@ -2,14 +2,16 @@ import type { AuditEntry } from "../model/audit.ts";
 import type { RefreshToken } from "../model/refresh-token.ts";
 import type { Session } from "../model/session.ts";
 import type { User } from "../model/user.ts";
+import type { Passkey } from "../model/webauthn.ts";
 
 /**
  * One account brought from another system: the user with its identities and factors (TOTP secrets sealed with this
- * server's FactorSecrets), and its live sessions with the digests of their refresh tokens, every token of each
- * session so that a replayed old one is detected as reuse.
+ * server's FactorSecrets), its passkeys, and its live sessions with the digests of their refresh tokens, every token
+ * of each session so that a replayed old one is detected as reuse.
  */
 export interface ImportedAccount {
   readonly user: User;
+  readonly passkeys: readonly Passkey[];
   readonly sessions: readonly ImportedSession[];
 }
 
@@ -23,6 +25,7 @@ export interface ImportedCounts {
   readonly users: number;
   readonly identities: number;
   readonly factors: number;
+  readonly passkeys: number;
   readonly sessions: number;
   readonly refreshTokens: number;
 }
@@ -37,7 +40,10 @@ export interface ImportBatchReport {
    * when its session is: the session here has moved on from the source's.
    */
   readonly kept: ImportedCounts;
-  /** Accounts not written, with why (an address another user here has, an identity another user holds, …). */
+  /**
+   * Accounts not written, with why (an address another user here has, an identity or a credential another user
+   * holds, …).
+   */
   readonly skipped: readonly { readonly userId: string; readonly reason: string }[];
 }
 

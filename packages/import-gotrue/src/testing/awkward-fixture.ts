@@ -8,6 +8,7 @@ import {
   gotrueTokenHash,
   gotrueTotpSecret,
   gotrueV2RefreshToken,
+  gotrueWebAuthnCredential,
 } from "./gotrue-formats.ts";
 import type { GotrueSession, GotrueUser, Json, OneTimeTokenType } from "./gotrue-rows.ts";
 
@@ -134,6 +135,18 @@ export interface AwkwardFixture {
     readonly challengeId: string;
     readonly otp: string;
   };
+  /**
+   * A passkey (unnamed, as GoTrue's column defaults to ''), a verified WebAuthn factor with its credential, and an
+   * unverified one (no credential yet); a session signed in with the passkey. Credential ids base64url.
+   */
+  readonly withWebAuthn: FixtureAccount & {
+    readonly passkeyId: string;
+    readonly passkeyCredentialId: string;
+    readonly factorId: string;
+    readonly factorCredentialId: string;
+    readonly unverifiedFactorId: string;
+    readonly sessionId: string;
+  };
   /** is_sso_user, with the same email as `withPassword` (SSO users may share one): the importer skips it. */
   readonly sso: { readonly id: string; readonly email: string };
   /** A user of another (legacy) instance: GoTrue ignores it; the importer skips it, saying so. */
@@ -145,10 +158,24 @@ const DAY_MS = 86_400_000;
 const EMAIL_APP_METADATA = { provider: "email", providers: ["email"] };
 const PHONE_APP_METADATA = { provider: "phone", providers: ["phone"] };
 
+/** A WebAuthn credential's bytes: its id and its public key (a COSE_Key). */
+export interface CredentialBytes {
+  readonly id: Uint8Array;
+  readonly publicKey: Uint8Array;
+}
+
+/**
+ * Makes the credentials of `withWebAuthn`, for its user (whose id is the user handle): an e2e test gives its
+ * authenticator's, so that they sign in after the import. Random bytes unless given.
+ */
+export type CredentialMaker = (userId: string, use: "passkey" | "factor") => CredentialBytes;
+
+const randomCredential: CredentialMaker = () => ({ id: randomBytes(16), publicKey: randomBytes(77) });
+
 /** The awkward fixture the importer's tests and the e2e test use: every kind of row, and what a client would hold. */
 export async function seedAwkwardFixture(
   db: GotrueDatabase,
-  options: { encryptionKey?: { id: string; keyBase64Url: string } } = {},
+  options: { encryptionKey?: { id: string; keyBase64Url: string }; credential?: CredentialMaker } = {},
 ): Promise<AwkwardFixture> {
   const s = createSeeder(db, options.encryptionKey);
   // In this order, which is that of the users' created_at.
@@ -170,6 +197,7 @@ export async function seedAwkwardFixture(
   const oneBehind = await seedOneBehind(s);
   const withFactor = await seedWithFactor(s);
   const withPhoneFactor = await seedWithPhoneFactor(s);
+  const withWebAuthn = await seedWithWebAuthn(s, options.credential ?? randomCredential);
   const sso = await seedSso(s, withPassword.email);
   const otherInstance = await seedOtherInstance(s);
   const auditEntryIds = await seedAuditEntries(s, withPassword, withSession);
@@ -192,6 +220,7 @@ export async function seedAwkwardFixture(
     withV2Session,
     withFactor,
     withPhoneFactor,
+    withWebAuthn,
     sso,
     otherInstance,
     auditEntryIds,
@@ -633,6 +662,39 @@ async function seedWithPhoneFactor(s: Seeder): Promise<AwkwardFixture["withPhone
     otp_code: s.seal(challengeId, otp),
   });
   return { ...account, factorId: factor.id, phone, challengeId, otp };
+}
+
+async function seedWithWebAuthn(s: Seeder, credential: CredentialMaker): Promise<AwkwardFixture["withWebAuthn"]> {
+  const account = await emailAccount(s, "with-webauthn");
+  const passkey = credential(account.id, "passkey");
+  const { id: passkeyId } = await s.db.insertPasskey({
+    user_id: account.id,
+    credential_id: Buffer.from(passkey.id),
+    public_key: Buffer.from(passkey.publicKey),
+    sign_count: 0,
+    last_used_at: s.ago(3_600_000),
+  });
+  const key = credential(account.id, "factor");
+  const factor = await s.db.insertFactor({
+    user_id: account.id,
+    friendly_name: "Security key",
+    factor_type: "webauthn",
+    web_authn_credential: gotrueWebAuthnCredential(key),
+    // GoTrue's column is unique: not withFactor's.
+    last_challenged_at: s.ago(3 * 3_600_000),
+  });
+  const unverified = await s.db.insertFactor({ user_id: account.id, factor_type: "webauthn", status: "unverified" });
+  const session = await signIn(s, account.id, ["passkey"]);
+  await s.db.insertRefreshToken({ session_id: session.id, user_id: account.id });
+  return {
+    ...account,
+    passkeyId,
+    passkeyCredentialId: Buffer.from(passkey.id).toString("base64url"),
+    factorId: factor.id,
+    factorCredentialId: Buffer.from(key.id).toString("base64url"),
+    unverifiedFactorId: unverified.id,
+    sessionId: session.id,
+  };
 }
 
 async function seedSso(s: Seeder, email: string): Promise<AwkwardFixture["sso"]> {

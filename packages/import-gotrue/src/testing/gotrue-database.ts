@@ -8,6 +8,7 @@ import {
   type GotrueFactor,
   type GotrueIdentity,
   type GotrueOneTimeToken,
+  type GotruePasskey,
   type GotrueRefreshToken,
   type GotrueSession,
   type GotrueUser,
@@ -41,6 +42,8 @@ export interface GotrueDatabase {
   /** A verified TOTP factor unless told otherwise. */
   insertFactor(factor: Insert<GotrueFactor, "user_id">): Promise<GotrueFactor>;
   insertChallenge(challenge: Insert<GotrueChallenge, "factor_id">): Promise<GotrueChallenge>;
+  /** A passkey as GoTrue's registration writes it: attestation `none`, transports ["internal"], unnamed. */
+  insertPasskey(passkey: Insert<GotruePasskey, "user_id" | "credential_id" | "public_key">): Promise<GotruePasskey>;
   insertOneTimeToken(
     token: Insert<GotrueOneTimeToken, "user_id" | "token_type" | "token_hash" | "relates_to">,
   ): Promise<GotrueOneTimeToken>;
@@ -71,6 +74,7 @@ const JSON_COLUMNS = new Set([
   "web_authn_credential",
   "last_webauthn_challenge_data",
   "web_authn_session_data",
+  "transports",
 ]);
 
 /** A fresh database on the server of `adminUrl` (TEST_DATABASE_URL), holding GoTrue's tables in `schema`. */
@@ -171,6 +175,7 @@ function rowInserters(insert: InsertRow): RowInserters {
         ip_address: "127.0.0.1",
         ...challenge,
       }),
+    insertPasskey: (passkey) => insertPasskey(insert, passkey),
     insertOneTimeToken: (token) => {
       const now = new Date();
       return insert<GotrueOneTimeToken>("one_time_tokens", {
@@ -231,6 +236,23 @@ async function insertSession(insert: InsertRow, session: Insert<GotrueSession, "
     ...row,
     refresh_token_counter: row.refresh_token_counter === null ? null : Number(row.refresh_token_counter),
   };
+}
+
+// sign_count is a bigint, which pg hands over as a string.
+async function insertPasskey(
+  insert: InsertRow,
+  passkey: Insert<GotruePasskey, "user_id" | "credential_id" | "public_key">,
+): Promise<GotruePasskey> {
+  const now = new Date();
+  const row = await insert<GotruePasskey & { sign_count: string }>("webauthn_credentials", {
+    id: randomUUID(),
+    attestation_type: "none",
+    transports: ["internal"],
+    created_at: now,
+    updated_at: now,
+    ...passkey,
+  });
+  return { ...row, sign_count: Number(row.sign_count) };
 }
 
 // The id is a bigserial, which pg hands over as a string.

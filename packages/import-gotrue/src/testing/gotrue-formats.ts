@@ -1,6 +1,7 @@
 import { createCipheriv, createHash, createHmac, hkdfSync, randomBytes } from "node:crypto";
 import { hash as hashArgon2 } from "@node-rs/argon2";
 import { hash as hashBcrypt } from "@node-rs/bcrypt";
+import type { GotrueWebAuthnCredential } from "./gotrue-rows.ts";
 
 // What GoTrue writes into its token, secret and password columns, so that the fixture holds what GoTrue would have.
 
@@ -60,6 +61,34 @@ export function gotrueSealedSecret(rowId: string, secret: string, key: { id: str
     data: data.toString("base64"),
     nonce: nonce.toString("base64"),
   });
+}
+
+/**
+ * A verified WebAuthn factor's `web_authn_credential` as GoTrue writes it (go-webauthn v0.16's Credential through
+ * encoding/json: []byte as standard base64), for a credential of those bytes; an authenticator of no model (AAGUID of
+ * zeros) unless told.
+ */
+export function gotrueWebAuthnCredential(credential: {
+  id: Uint8Array;
+  publicKey: Uint8Array;
+  aaguid?: Uint8Array;
+  signCount?: number;
+}): GotrueWebAuthnCredential {
+  const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
+  return {
+    id: base64(credential.id),
+    publicKey: base64(credential.publicKey),
+    attestationType: "none",
+    transport: ["internal"],
+    flags: { userPresent: true, userVerified: true, backupEligible: false, backupState: false },
+    authenticator: {
+      AAGUID: base64(credential.aaguid ?? new Uint8Array(16)),
+      signCount: credential.signCount ?? 0,
+      cloneWarning: false,
+      attachment: "platform",
+    },
+    attestation: { clientDataJSON: "", clientDataHash: "", authenticatorData: "", publicKeyAlgorithm: -7, object: "" },
+  };
 }
 
 /** What GoTrue stores for an emailed or texted OTP, in the user's token column and in `one_time_tokens`. */

@@ -119,9 +119,45 @@ export interface GotrueFactor {
   secret: string | null;
   phone: string | null;
   last_challenged_at: Date | null;
-  web_authn_credential: Json | null;
+  web_authn_credential: GotrueWebAuthnCredential | Json | null;
   web_authn_aaguid: string | null;
   last_webauthn_challenge_data: Json | null;
+}
+
+/**
+ * A `webauthn_credentials` row (a passkey) as node-postgres reads it: bytea as Buffer, sign_count (bigint) as a
+ * number here (pg hands over a string), transports parsed.
+ */
+export interface GotruePasskey {
+  id: string;
+  user_id: string;
+  credential_id: Buffer;
+  public_key: Buffer;
+  attestation_type: string;
+  aaguid: string | null;
+  sign_count: number;
+  transports: string[];
+  backup_eligible: boolean;
+  backed_up: boolean;
+  /** '' when unnamed. */
+  friendly_name: string;
+  created_at: Date;
+  updated_at: Date;
+  last_used_at: Date | null;
+}
+
+/**
+ * What a verified WebAuthn factor's `web_authn_credential` holds: go-webauthn's webauthn.Credential as Go's
+ * encoding/json writes it (v0.16), []byte as standard base64 (nil as null).
+ */
+export interface GotrueWebAuthnCredential {
+  id: string;
+  publicKey: string;
+  attestationType: string;
+  transport: string[] | null;
+  flags: { userPresent: boolean; userVerified: boolean; backupEligible: boolean; backupState: boolean };
+  authenticator: { AAGUID: string | null; signCount: number; cloneWarning: boolean; attachment: string };
+  attestation: Json;
 }
 
 export interface GotrueChallenge {

@@ -1,7 +1,8 @@
 // A GoTrue (Supabase Auth) database as GoTrue's migrations leave it, written from the schema facts
 // (shared/reference/gotrue-contract.md §9, keys-otel-captcha-mfa.md D): the tables, columns and types the importer
 // reads, with GoTrue's defaults, generated columns, enums and constraints. Not a copy of the migrations: no RLS, no
-// SQL functions, no SAML, OAuth-server, flow-state or passkey tables.
+// SQL functions, no SAML, OAuth-server, flow-state or WebAuthn challenge tables. Passkeys (`webauthn_credentials`)
+// as 20260302000000_add_passkeys makes them.
 
 /** The newest migration of GoTrue at the time of writing (20260625000000_add_custom_claims_allowlist). */
 export const GOTRUE_SCHEMA_VERSION = "20260625000000";
@@ -135,6 +136,26 @@ create table ${s}.mfa_factors (
 create unique index mfa_factors_user_friendly_name_unique on ${s}.mfa_factors (friendly_name, user_id)
   where trim(friendly_name) <> '';
 create unique index unique_phone_factor_per_user on ${s}.mfa_factors (user_id, phone);
+
+create table ${s}.webauthn_credentials (
+  id uuid not null default gen_random_uuid(),
+  user_id uuid not null references ${s}.users (id) on delete cascade,
+  credential_id bytea not null,
+  public_key bytea not null,
+  attestation_type text not null default '',
+  aaguid uuid,
+  sign_count bigint not null default 0,
+  transports jsonb not null default '[]'::jsonb,
+  backup_eligible boolean not null default false,
+  backed_up boolean not null default false,
+  friendly_name text not null default '',
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now(),
+  last_used_at timestamptz,
+  constraint webauthn_credentials_pkey primary key (id)
+);
+create unique index webauthn_credentials_credential_id_key on ${s}.webauthn_credentials (credential_id);
+create index webauthn_credentials_user_id_idx on ${s}.webauthn_credentials (user_id);
 
 create table ${s}.mfa_challenges (
   id uuid not null primary key,

@@ -2,6 +2,8 @@
 
 export {
   type AwkwardFixture,
+  type CredentialBytes,
+  type CredentialMaker,
   type FixtureAccount,
   seedAwkwardFixture,
 } from "./awkward-fixture.ts";
@@ -13,6 +15,7 @@ export {
   gotrueTokenHash,
   gotrueTotpSecret,
   gotrueV2RefreshToken,
+  gotrueWebAuthnCredential,
 } from "./gotrue-formats.ts";
 export {
   type Aal,
@@ -24,9 +27,11 @@ export {
   type GotrueFactor,
   type GotrueIdentity,
   type GotrueOneTimeToken,
+  type GotruePasskey,
   type GotrueRefreshToken,
   type GotrueSession,
   type GotrueUser,
+  type GotrueWebAuthnCredential,
   NIL_UUID,
   type OneTimeTokenType,
 } from "./gotrue-rows.ts";
