@@ -33,6 +33,7 @@ import { type ConfiguredRateLimiter, createRateLimiter } from "./rate-limiting/c
 import { factorSecretsOf, storedSecretsOf } from "./secrets/stored-secrets.ts";
 import { createConfiguredCaptcha } from "./sign-in/captcha.ts";
 import { createConfiguredOAuthProviders, oauthFlowCookie } from "./sign-in/oauth-providers.ts";
+import { createConfiguredPwnedPasswords } from "./sign-in/pwned-passwords.ts";
 import { createConfiguredWebAuthn } from "./sign-in/webauthn.ts";
 
 export const version = packageJson.version;
@@ -202,6 +203,7 @@ function configuredPorts(
     oauthProviders: createConfiguredOAuthProviders(config),
     oauthCatalog: oauthProviderCatalog,
     captcha: createConfiguredCaptcha(config),
+    pwnedPasswords: createConfiguredPwnedPasswords(config),
     totp: totpAuthenticator,
     factorSecrets: factorSecretsOf(config),
     hooks: createConfiguredHooks(config, { tracer: tracing?.tracer, meter: metrics?.meter }),

@@ -2,6 +2,7 @@ import type { Deps, Principal, RequestContext } from "./deps.ts";
 import { createDurationEstimates } from "./model/duration-estimate.ts";
 import type { AuthPolicy } from "./policy.ts";
 import type { Ports } from "./ports/index.ts";
+import { type RefreshSessionInput, refreshSession } from "./services/refresh-session.ts";
 import { calibrateTimings } from "./use-cases/abuse/calibrate-timings.ts";
 import { type CheckCaptchaInput, checkCaptcha } from "./use-cases/abuse/captcha.ts";
 import { type AdminCreateUserInput, adminCreateUser } from "./use-cases/admin/create-user.ts";
@@ -29,6 +30,8 @@ import { type CompleteOAuthInput, completeOAuth } from "./use-cases/oauth/comple
 import { type SignInWithIdTokenInput, signInWithIdToken } from "./use-cases/oauth/sign-in-with-id-token.ts";
 import { type StartOAuthInput, startOAuth } from "./use-cases/oauth/start-sign-in.ts";
 import { type UnlinkIdentityInput, unlinkIdentity } from "./use-cases/oauth/unlink-identity.ts";
+import { type AuthorizeRequest, startAuthorization } from "./use-cases/oauth-server/authorize.ts";
+import type { ClientCredentials } from "./use-cases/oauth-server/client-authentication.ts";
 import {
   type ClientMetadata,
   type ClientUpdate,
@@ -40,6 +43,9 @@ import {
   registerClientDynamically,
   updateClient,
 } from "./use-cases/oauth-server/clients.ts";
+import { type ConsentCaller, decideConsent, getAuthorization } from "./use-cases/oauth-server/consent.ts";
+import { listGrants, revokeGrant, userInfo } from "./use-cases/oauth-server/grants.ts";
+import { issueOAuthTokens, type OAuthTokenRequest } from "./use-cases/oauth-server/token.ts";
 import {
   type AdminDeletePasskeyInput,
   adminDeletePasskey,
@@ -65,7 +71,6 @@ import { reauthenticate } from "./use-cases/recovery/reauthenticate.ts";
 import { type RecoverPasswordInput, recoverPassword } from "./use-cases/recovery/recover-password.ts";
 import { type AuthenticateInput, authenticate } from "./use-cases/sessions/authenticate.ts";
 import { authorizeAdmin } from "./use-cases/sessions/authorize-admin.ts";
-import { type RefreshSessionInput, refreshSession } from "./use-cases/sessions/refresh-session.ts";
 import { type SignOutInput, signOut } from "./use-cases/sessions/sign-out.ts";
 import { type ExchangeAuthCodeInput, exchangeAuthCode } from "./use-cases/sign-in/exchange-auth-code.ts";
 import { type SendMagicLinkInput, sendMagicLink } from "./use-cases/sign-in/send-magic-link.ts";
@@ -176,6 +181,15 @@ function oauthServerUseCases(deps: Deps) {
     updateClient: (input: { clientId: string; update: ClientUpdate }) => updateClient(deps, input),
     deleteClient: (input: { clientId: string }) => deleteClient(deps, input),
     regenerateClientSecret: (input: { clientId: string }) => regenerateClientSecret(deps, input),
+    authorize: (request: AuthorizeRequest) => startAuthorization(deps, request),
+    getAuthorization: (caller: ConsentCaller) => getAuthorization(deps, caller),
+    consent: (caller: ConsentCaller & { action: string | undefined }) => decideConsent(deps, caller),
+    token: (input: { credentials: ClientCredentials; request: OAuthTokenRequest; context: RequestContext }) =>
+      issueOAuthTokens(deps, input),
+    userInfo: (input: { principal: Principal }) => userInfo(deps, input),
+    listGrants: (input: { principal: Principal }) => listGrants(deps, input),
+    revokeGrant: (input: { principal: Principal; clientId: string | undefined; context: RequestContext }) =>
+      revokeGrant(deps, input),
   };
 }
 

@@ -94,6 +94,13 @@ export type ErrorCode =
   /** The OAuth server (use-cases/oauth-server). */
   | "oauth_client_not_found"
   | "oauth_dynamic_client_registration_disabled"
+  | "oauth_authorization_not_found"
+  | "oauth_consent_not_found"
+  /** RFC 6749's errors of the token endpoint, answered in its shape ({ error, error_description }). */
+  | "invalid_client"
+  | "invalid_grant"
+  | "unsupported_grant_type"
+  | "access_denied"
   /** Hooks (services/hooks): an MFA attempt the mfa_verification_attempt hook rejected. */
   | "mfa_verification_rejected"
   /** An HTTP hook that did not answer in time, or could not be reached on any attempt. */

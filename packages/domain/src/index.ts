@@ -24,6 +24,12 @@ export {
   type NotificationKind,
 } from "./model/mail.ts";
 export type { Metadata } from "./model/metadata.ts";
+export {
+  OAUTH_SCOPES,
+  type OAuthAuthorization,
+  type OAuthAuthorizationStatus,
+  type OAuthConsent,
+} from "./model/oauth-authorization.ts";
 export type {
   OAuthClient,
   OAuthClientType,
@@ -75,6 +81,7 @@ export type {
 export { HOOK_NAMES } from "./ports/hooks.ts";
 export type * from "./ports/index.ts";
 export { OAuthProviderFailure } from "./ports/oauth-provider.ts";
+export type { RefreshSessionInput } from "./services/refresh-session.ts";
 /** The digest a refresh token is stored under: what an import of another system's tokens stores. */
 export { refreshTokenDigest } from "./services/tokens/digests.ts";
 // The use cases' inputs and results.
@@ -108,7 +115,6 @@ export type { CompleteOAuthInput, CompleteOAuthResult } from "./use-cases/oauth/
 export type { StartOAuthInput } from "./use-cases/oauth/start-sign-in.ts";
 export type { RecoverPasswordInput } from "./use-cases/recovery/recover-password.ts";
 export type { AuthenticateInput } from "./use-cases/sessions/authenticate.ts";
-export type { RefreshSessionInput } from "./use-cases/sessions/refresh-session.ts";
 export type { SignOutInput } from "./use-cases/sessions/sign-out.ts";
 export type { ExchangeAuthCodeInput } from "./use-cases/sign-in/exchange-auth-code.ts";
 export type { SendMagicLinkInput } from "./use-cases/sign-in/send-magic-link.ts";

@@ -41,6 +41,12 @@ export interface OAuthServerPolicy {
   readonly enabled: boolean;
   /** OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION: clients may register themselves (RFC 7591). */
   readonly allowDynamicRegistration: boolean;
+  /** OAUTH_SERVER_AUTHORIZATION_PATH: the app's consent page, on SITE_URL; null when unset. */
+  readonly authorizationPath: string | null;
+  /** OAUTH_SERVER_AUTHORIZATION_TTL: how long an authorization request can be answered and exchanged. */
+  readonly authorizationTtlSeconds: number;
+  /** OAUTH_SERVER_DEFAULT_SCOPE: the scope of a request that names none. */
+  readonly defaultScope: string;
 }
 
 /** PASSKEY_* and the WEBAUTHN_* settings the flows read. */

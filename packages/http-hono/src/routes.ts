@@ -9,6 +9,7 @@ import * as health from "./handlers/health.ts";
 import * as invite from "./handlers/invite.ts";
 import * as oauth from "./handlers/oauth.ts";
 import * as oauthClients from "./handlers/oauth-clients.ts";
+import * as oauthServer from "./handlers/oauth-server.ts";
 import * as passkeys from "./handlers/passkeys.ts";
 import * as recovery from "./handlers/recovery.ts";
 import * as resend from "./handlers/resend.ts";
@@ -39,6 +40,8 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
     api.on(method, path, named, ...handlers);
   };
   const signedIn = requireUser(deps.auth);
+  /** Also a third-party client's token (the OAuth server's): its userinfo, and signing its session out. */
+  const signedInAnyClient = requireUser(deps.auth, { thirdParty: true });
   const admin = requireAdmin();
   const captcha = requireCaptcha(deps.auth);
 
@@ -63,7 +66,7 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("GET /user", signedIn, user.getUser());
   route("PUT /user", signedIn, user.updateUser());
   route("GET /reauthenticate", noHead("GET"), signedIn, user.reauthenticate());
-  route("POST /logout", signedIn, user.logout());
+  route("POST /logout", signedInAnyClient, user.logout());
 
   // External providers
   route("GET /authorize", oauth.authorize(deps));
@@ -110,17 +113,24 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("GET /admin/users/:user_id/passkeys", admin, passkeys.adminList());
   route("DELETE /admin/users/:user_id/passkeys/:passkey_id", admin, passkeys.adminDelete());
 
-  // The OAuth server: clients registering themselves (the rest of /oauth is not built yet)
-  route("POST /oauth/clients/register", oauthClients.registerDynamically());
+  // The OAuth server: third-party clients, the app's consent page, and the user's grants
+  const serverOn = oauthServer.serverOn(deps.auth);
+  route("GET /.well-known/oauth-authorization-server", serverOn, wellKnown.oauthAuthorizationServer(deps));
+  route("POST /oauth/clients/register", serverOn, oauthClients.registerDynamically());
+  route("GET /oauth/authorize", serverOn, oauthServer.authorize());
+  route("GET /oauth/authorizations/:authorization_id", serverOn, signedIn, oauthServer.getAuthorization());
+  route("POST /oauth/authorizations/:authorization_id/consent", serverOn, signedIn, oauthServer.consent());
+  route("POST /oauth/token", serverOn, oauthServer.token());
+  route("GET /oauth/userinfo", serverOn, signedInAnyClient, oauthServer.userInfo());
+  route("GET /user/oauth/grants", signedIn, oauthServer.listGrants());
+  route("DELETE /user/oauth/grants", signedIn, oauthServer.revokeGrant());
 
   // Features Latchkey does not have yet, answered as GoTrue answers them switched off (handlers/switched-off.ts)
   route("POST /sso", off.samlOff);
   route("GET /sso/saml/metadata", off.samlOff);
   route("POST /sso/saml/acs", off.samlOff);
-  route("GET /.well-known/oauth-authorization-server", off.oauthServerOff);
   route("ALL /oauth/*", off.oauthServerOff);
   route("ALL /scim/v2/*", off.scimOff);
-  route("ALL /user/oauth/grants", signedIn, off.oauthServerOff);
   route("ALL /admin/sso/*", admin, off.samlOff);
   route("ALL /admin/oauth/*", admin, off.oauthServerOff);
   route("ALL /admin/custom-providers", admin, off.customProvidersOff);

@@ -101,6 +101,13 @@ describe("clients registering themselves (RFC 7591)", () => {
     expect(body.client_secret).toBeUndefined();
   });
 
+  it("tells a confidential client its secret never expires, as RFC 7591 requires with a secret", async () => {
+    const { send } = await oauthApp();
+    const body = await json(await send("POST", "/oauth/clients/register", registration));
+    expect(body).toMatchObject({ client_type: "confidential", client_secret_expires_at: 0 });
+    expect(body.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
   it("is refused with 403 when dynamic registration is off", async () => {
     const { send } = await oauthApp({ policy: { oauthServer: { allowDynamicRegistration: false } } });
     const response = await send("POST", "/oauth/clients/register", registration);

@@ -323,6 +323,12 @@ function mapSession(
   const id = String(row["id"]);
   const notAfter = dateOf(row["not_after"]);
   if (notAfter !== null && notAfter.getTime() <= context.now.getTime()) return null;
+  // security: a third-party client's session brought over as a first-party one would let that client refresh it
+  // without authenticating, with the user's whole access; its clients are not brought yet, so it stays behind.
+  const oauthClientId = nonEmpty(row["oauth_client_id"]);
+  if (oauthClientId !== null) {
+    throw new Error(`session ${id}: held by the OAuth client ${oauthClientId}, and OAuth clients are not brought over`);
+  }
   const createdAt = dateOf(row["created_at"]) ?? new Date(0);
   const updatedAt = dateOf(row["updated_at"]) ?? createdAt;
   const chain = tokenChain(row, tokens.get(id) ?? [], updatedAt, context.factorSecrets);
@@ -361,6 +367,8 @@ function mapSession(
       ip: nonEmpty(row["ip"])?.replace(/\/(32|128)$/, "") ?? null,
       notAfter,
       factorId: factorId !== null && factorIds.has(factorId) ? factorId : null,
+      oauthClientId: null,
+      scopes: null,
       createdAt,
       updatedAt,
     },

@@ -187,6 +187,35 @@ describe("mapping GoTrue's rows", () => {
     ]);
   });
 
+  it("leaves a third-party OAuth client's session behind, with why: it must not become a first-party one", () => {
+    const row = user();
+    const clientId = randomUUID();
+    const session = {
+      id: randomUUID(),
+      user_id: row["id"],
+      aal: "aal1",
+      oauth_client_id: clientId,
+      created_at: at,
+      updated_at: at,
+    };
+    const token = {
+      id: "1",
+      session_id: session.id,
+      user_id: row["id"],
+      token: "dddddddddddd",
+      revoked: false,
+      parent: null,
+      created_at: at,
+      updated_at: at,
+    };
+    const { accounts, dropped } = mapBatch(
+      batch({ users: [row], sessions: [session], refreshTokens: [token] }),
+      context,
+    );
+    expect(accounts[0]!.sessions).toEqual([]);
+    expect(dropped.sessions).toEqual([expect.stringContaining(`held by the OAuth client ${clientId}`)]);
+  });
+
   it("works out a v2 session's token from its key and counter, and leaves out sessions nothing can refresh", () => {
     const row = user();
     const key = randomBytes(32).toString("base64url");

@@ -13,8 +13,8 @@ const NOT_BUILT: readonly { readonly name: RegExp; readonly feature: string }[] 
   { name: /^SAML_/, feature: "SAML SSO" },
   { name: /^SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD$/, feature: "Asking for the current password" },
   { name: /^SESSIONS_/, feature: "Session time limits" },
-  { name: /^PASSWORD_HIBP_/, feature: "Breached-password checks" },
-  { name: /^(WEB3|OAUTH_SERVER|CUSTOM_OAUTH)_/, feature: "This sign-in method" },
+  { name: /^PASSWORD_HIBP_BLOOM_/, feature: "The bloom-filter cache of leaked-password checks" },
+  { name: /^(WEB3|CUSTOM_OAUTH)_/, feature: "This sign-in method" },
   { name: /^DB_CLEANUP_ENABLED$/, feature: "Database clean-up" },
 ];
 

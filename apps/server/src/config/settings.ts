@@ -496,6 +496,26 @@ export const SETTINGS = {
       default: "",
       doc: "Sets of characters a password must use one of each, separated by `:`.",
     }),
+    hibpEnabled: setting("PASSWORD_HIBP_ENABLED", flag, {
+      default: "false",
+      doc:
+        "Refuse passwords known from breaches (`weak_password`, reason `pwned`), asking HaveIBeenPwned's Pwned " +
+        "Passwords by k-anonymity: only the first 5 hex digits of the password's SHA-1 leave the server.",
+    }),
+    hibpFailClosed: setting("PASSWORD_HIBP_FAIL_CLOSED", flag, {
+      default: "false",
+      doc:
+        "When the service cannot be asked within 5 seconds, refuse the password (503 `service_unavailable`) rather " +
+        "than let it pass unchecked with a logged warning. Never fails a sign-in.",
+    }),
+    hibpUserAgent: setting("PASSWORD_HIBP_USER_AGENT", text, {
+      default: "https://github.com/supabase/gotrue",
+      doc: "The User-Agent of requests to the service, which refuses requests without one.",
+    }),
+    hibpUrl: setting("PASSWORD_HIBP_URL", httpUrl, {
+      default: "https://api.pwnedpasswords.com",
+      doc: "Where the range API is (ours): the service, a mirror of it, a stand-in in tests.",
+    }),
   },
   mailer: {
     autoconfirm: setting("MAILER_AUTOCONFIRM", flag, { default: "false", doc: "Email sign-ups need no confirmation." }),
@@ -646,6 +666,10 @@ export const SETTINGS = {
         "code of other people's (each dies after 5 wrong tries); behind one NAT (an office, a carrier), everyone " +
         "there shares it, so raise it where many people verify from one address.",
     }),
+    oauthDynamicClientRegister: setting("RATE_LIMIT_OAUTH_DYNAMIC_CLIENT_REGISTER", countPer(300), {
+      default: "10",
+      doc: "OAuth clients registering themselves (POST /oauth/clients/register) per client address per 5 minutes.",
+    }),
     passkey: setting("RATE_LIMIT_PASSKEY", countPer(300), {
       default: "30",
       doc: "Passkey sign-ins begun (POST /passkeys/authentication/options) per client per 5 minutes.",
@@ -707,6 +731,32 @@ export const SETTINGS = {
     webAuthnVerifyEnabled: setting("MFA_WEB_AUTHN_VERIFY_ENABLED", flag, {
       default: "false",
       doc: "WebAuthn factors may be challenged and verified; needs WEBAUTHN_RP_*.",
+    }),
+  },
+  oauthServer: {
+    enabled: setting("OAUTH_SERVER_ENABLED", flag, {
+      default: "false",
+      doc:
+        "Latchkey acts as an OAuth 2.1 and OpenID Connect provider for third-party apps, CLIs and MCP clients " +
+        "(/oauth/*, /admin/oauth/clients); needs OAUTH_SERVER_AUTHORIZATION_PATH.",
+    }),
+    allowDynamicRegistration: setting("OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION", flag, {
+      default: "false",
+      doc: "Clients may register themselves at POST /oauth/clients/register (RFC 7591), as MCP clients do.",
+    }),
+    authorizationPath: setting("OAUTH_SERVER_AUTHORIZATION_PATH", text, {
+      required: { when: "OAUTH_SERVER_ENABLED", is: true },
+      doc:
+        "The app's consent page, a path on SITE_URL (`/oauth/consent`): /oauth/authorize sends the browser there " +
+        "with `?authorization_id=`, and the page approves or denies through auth.oauth.",
+    }),
+    authorizationTtlSeconds: setting("OAUTH_SERVER_AUTHORIZATION_TTL", seconds({ positive: true }), {
+      default: "10m",
+      doc: "How long an authorization request can be consented to and its code exchanged.",
+    }),
+    defaultScope: setting("OAUTH_SERVER_DEFAULT_SCOPE", text, {
+      default: "email",
+      doc: "The scope of an authorization request that names none.",
     }),
   },
   passkey: {

@@ -18,7 +18,11 @@ export function toPolicy(config: Config): AuthPolicy {
       allowUnverifiedEmailSignIns: config.mailer.allowUnverifiedEmailSignIns,
       phoneAutoconfirm: config.sms.autoconfirm,
     },
-    password: config.password,
+    password: {
+      minLength: config.password.minLength,
+      requiredCharacters: config.password.requiredCharacters,
+      pwnedFailClosed: config.password.hibpFailClosed,
+    },
     refresh: {
       rotationEnabled: config.security.refreshTokenRotationEnabled,
       reuseIntervalSeconds: config.security.refreshTokenReuseIntervalSeconds,
@@ -54,12 +58,10 @@ export function toPolicy(config: Config): AuthPolicy {
       passwordFailures: config.rateLimit.passwordFailures,
       wrongCodes: config.rateLimit.wrongCodes,
       passkey: config.rateLimit.passkey,
-      // GoTrue's default; its setting comes with the OAuth server (OAUTH_SERVER_* stops the start until then).
-      oauthClientRegistrations: { events: 10, perSeconds: 300 },
+      oauthClientRegistrations: config.rateLimit.oauthDynamicClientRegister,
     },
     mfa: mfaPolicy(config),
-    // Off until the OAuth server is complete: OAUTH_SERVER_* stops the start (not-built.ts).
-    oauthServer: { enabled: false, allowDynamicRegistration: false },
+    oauthServer: { ...config.oauthServer, authorizationPath: config.oauthServer.authorizationPath ?? null },
     passkeys: {
       enabled: config.passkey.enabled,
       maxPerUser: config.passkey.maxPerUser,

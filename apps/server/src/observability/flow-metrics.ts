@@ -24,6 +24,10 @@ export function flowEventCounters(meter: Meter): FlowEvents {
     "auth.webauthn_counter_regressions",
     "WebAuthn answers refused because the signature counter went backwards (a cloned key), by credential kind.",
   );
+  const pwnedCheckFailures = counter(
+    "auth.pwned_password_check_failures",
+    "Passwords the leaked-password service could not be asked about, by whether the request was refused for it.",
+  );
   const deliveries = counter("auth.outbox.deliveries", "Messages the mail server or SMS provider accepted.");
   const failures = counter("auth.outbox.failures", "Delivery attempts that failed.");
   const emailSends = counter("global_auth_email_send_operations_total", "Number of email send operations");
@@ -54,6 +58,8 @@ export function flowEventCounters(meter: Meter): FlowEvents {
         return counterRegressions.add(1, { credential: event.credential });
       case "captcha_failed":
         return captchaFailures.add(1, { reason: event.reason });
+      case "pwned_check_failed":
+        return pwnedCheckFailures.add(1, { refused: event.refused });
       case "message_delivered":
         return countMessage(event.message, true, {});
       case "message_failed":

@@ -70,8 +70,15 @@ describe("defaults, with only the required production settings", () => {
     });
   });
 
-  it("asks for passwords of 6 characters with no required character sets", () => {
-    expect(config.password).toEqual({ minLength: 6, requiredCharacters: [] });
+  it("asks for passwords of 6 characters with no required character sets, and no leaked-password check", () => {
+    expect(config.password).toEqual({
+      minLength: 6,
+      requiredCharacters: [],
+      hibpEnabled: false,
+      hibpFailClosed: false,
+      hibpUserAgent: "https://github.com/supabase/gotrue",
+      hibpUrl: "https://api.pwnedpasswords.com",
+    });
   });
 
   it("sends confirmations every 900 s but magic links and recoveries every 60 s", () => {
@@ -150,6 +157,7 @@ describe("defaults, with only the required production settings", () => {
       passwordFailures: { events: 20, perSeconds: 900 },
       // Ours: wrong codes per client at /verify.
       wrongCodes: { events: 10, perSeconds: 3600 },
+      oauthDynamicClientRegister: { events: 10, perSeconds: 300 },
       passkey: { events: 30, perSeconds: 300 },
       // In memory, per instance, until REDIS_URL is set.
       redisUrl: undefined,

@@ -70,7 +70,7 @@ describe("toPolicy", () => {
         allowUnverifiedEmailSignIns: false,
         phoneAutoconfirm: true,
       },
-      password: { minLength: 10, requiredCharacters: ["abc", "123"] },
+      password: { minLength: 10, requiredCharacters: ["abc", "123"], pwnedFailClosed: false },
       refresh: { rotationEnabled: false, reuseIntervalSeconds: 30 },
       otp: {
         emailOtpLength: 8,
@@ -126,7 +126,13 @@ describe("toPolicy", () => {
         challengeAndVerifyPerMinute: 5,
       },
       passkeys: { enabled: false, maxPerUser: 10, challengeExpirySeconds: 300, userVerification: "preferred" },
-      oauthServer: { enabled: false, allowDynamicRegistration: false },
+      oauthServer: {
+        enabled: false,
+        allowDynamicRegistration: false,
+        authorizationPath: null,
+        authorizationTtlSeconds: 600,
+        defaultScope: "email",
+      },
     });
   });
 

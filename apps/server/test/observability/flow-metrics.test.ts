@@ -41,6 +41,7 @@ describe("the flows' counters", () => {
       { kind: "rate_limited", limit: "client_verify" },
       { kind: "captcha_failed", reason: "missing" },
       { kind: "webauthn_counter_regressed", credential: "passkey", id: "p1", userId: "u1" },
+      { kind: "pwned_check_failed", refused: false, reason: "fetch failed" },
       { kind: "message_delivered", id: "m1", message: { channel: "sms", kind: "otp" } },
       { kind: "message_delivered", id: "m2", message: { channel: "email", kind: "password_changed" } },
       { kind: "message_failed", message: { channel: "email", kind: "recovery" }, willRetry: false },
@@ -58,6 +59,7 @@ describe("the flows' counters", () => {
     expect(await points("auth.rate_limit_refusals")).toEqual([[{ limit: "client_verify" }, 1]]);
     expect(await points("auth.captcha_failures")).toEqual([[{ reason: "missing" }, 1]]);
     expect(await points("auth.webauthn_counter_regressions")).toEqual([[{ credential: "passkey" }, 1]]);
+    expect(await points("auth.pwned_password_check_failures")).toEqual([[{ refused: false }, 1]]);
     expect(await points("auth.outbox.deliveries")).toEqual([
       [{ channel: "sms", kind: "otp" }, 1],
       [{ channel: "email", kind: "password_changed" }, 1],

@@ -82,6 +82,7 @@ export function createJwtSigner(options: JwtSignerOptions): TokenSigner {
 
   return {
     sign: async (claims) => sign(claims),
+    publiclyVerifiable: ring !== undefined && ring.signer.alg !== "HS256",
 
     async verify(token) {
       const verify = verifierFor(token);

@@ -13,6 +13,7 @@ import { usedIdTokens } from "./0012_used_id_tokens.ts";
 import { browserBoundFlows } from "./0013_browser_bound_flows.ts";
 import { webauthn } from "./0014_webauthn.ts";
 import { oauthClients } from "./0015_oauth_clients.ts";
+import { oauthAuthorizations } from "./0016_oauth_authorizations.ts";
 import type { Migration } from "./migration.ts";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -32,4 +33,5 @@ export const migrations: readonly Migration[] = [
   browserBoundFlows,
   webauthn,
   oauthClients,
+  oauthAuthorizations,
 ];

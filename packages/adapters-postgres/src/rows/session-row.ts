@@ -19,6 +19,8 @@ export interface SessionJson {
   readonly created_at: string;
   readonly updated_at: string;
   readonly factor_id: string | null;
+  readonly oauth_client_id: string | null;
+  readonly scopes: string | null;
 }
 
 /** The session's columns; amr times as ISO 8601 strings inside the jsonb. */
@@ -37,6 +39,8 @@ export function toSessionRow(session: Session): SessionRow {
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
     factorId: session.factorId,
+    oauthClientId: session.oauthClientId,
+    scopes: session.scopes,
   };
 }
 
@@ -64,5 +68,7 @@ export function fromSessionJson(json: SessionJson): SessionRow {
     createdAt: fromTimestampJson(json.created_at),
     updatedAt: fromTimestampJson(json.updated_at),
     factorId: json.factor_id,
+    oauthClientId: json.oauth_client_id,
+    scopes: json.scopes,
   };
 }

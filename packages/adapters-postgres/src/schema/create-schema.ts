@@ -4,7 +4,9 @@ import { flowStatesTable } from "./flow-states.ts";
 import { identitiesTable } from "./identities.ts";
 import { mfaChallengesTable } from "./mfa-challenges.ts";
 import { mfaFactorsTable } from "./mfa-factors.ts";
+import { oauthAuthorizationsTable } from "./oauth-authorizations.ts";
 import { oauthClientsTable } from "./oauth-clients.ts";
+import { oauthConsentsTable } from "./oauth-consents.ts";
 import { oauthFlowsTable } from "./oauth-flows.ts";
 import { oneTimeTokensTable } from "./one-time-tokens.ts";
 import { outboxTable } from "./outbox.ts";
@@ -23,7 +25,8 @@ import { webauthnCredentialsTable } from "./webauthn-credentials.ts";
 export function createSchema(namespace: string) {
   const ns = validateNamespace(namespace);
   const users = usersTable(ns);
-  const sessions = sessionsTable(ns, users);
+  const oauthClients = oauthClientsTable(ns);
+  const sessions = sessionsTable(ns, users, oauthClients);
   const mfaFactors = mfaFactorsTable(ns, users);
   const identities = identitiesTable(ns, users);
   return {
@@ -34,7 +37,9 @@ export function createSchema(namespace: string) {
     mfaChallenges: mfaChallengesTable(ns, mfaFactors),
     webauthnCredentials: webauthnCredentialsTable(ns, users),
     webauthnChallenges: webauthnChallengesTable(ns, users),
-    oauthClients: oauthClientsTable(ns),
+    oauthClients,
+    oauthAuthorizations: oauthAuthorizationsTable(ns, users, oauthClients),
+    oauthConsents: oauthConsentsTable(ns, users, oauthClients),
     sessions,
     refreshTokens: refreshTokensTable(ns, sessions),
     oneTimeTokens: oneTimeTokensTable(ns, users, identities),
@@ -59,6 +64,8 @@ export function tablesOf(schema: Schema) {
     schema.webauthnCredentials,
     schema.webauthnChallenges,
     schema.oauthClients,
+    schema.oauthAuthorizations,
+    schema.oauthConsents,
     schema.sessions,
     schema.refreshTokens,
     schema.oneTimeTokens,

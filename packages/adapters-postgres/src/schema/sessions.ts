@@ -1,6 +1,8 @@
 import type { Aal, AuthMethod } from "@latchkey/domain";
+import { sql } from "drizzle-orm";
 import { foreignKey, index, jsonb, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
 import { timestamptz } from "./columns.ts";
+import type { OAuthClientsTable } from "./oauth-clients.ts";
 import type { UsersTable } from "./users.ts";
 
 /** One entry of `sessions.amr`, as stored: the time as an ISO 8601 string. */
@@ -15,9 +17,11 @@ export interface AmrJson {
  * has none either): SessionStore.downgradeFactor finds the sessions a factor raised to aal2 by it, and must still
  * find them when the factor was deleted first in the same transaction, which ON DELETE SET NULL would prevent
  * (and CASCADE would sign them out). Factor ids are random uuids, never reused, so a stale pointer names no other factor.
- * `factor_id` comes last: a later migration added it, and ADD COLUMN appends.
+ * A session a third-party client holds names it in `oauth_client_id`, with the scopes granted; the key's ON DELETE
+ * CASCADE is GoTrue's, and never fires, as a client is only ever soft-deleted. `factor_id`, then those two, come
+ * last: later migrations added them, and ADD COLUMN appends.
  */
-export function sessionsTable(ns: string, users: UsersTable) {
+export function sessionsTable(ns: string, users: UsersTable, clients: OAuthClientsTable) {
   return pgTable(
     `${ns}sessions`,
     {
@@ -34,13 +38,22 @@ export function sessionsTable(ns: string, users: UsersTable) {
       createdAt: timestamptz("created_at").notNull(),
       updatedAt: timestamptz("updated_at").notNull(),
       factorId: uuid("factor_id"),
+      oauthClientId: uuid("oauth_client_id"),
+      scopes: text("scopes"),
     },
     (t) => [
       primaryKey({ name: `${ns}sessions_pkey`, columns: [t.id] }),
       foreignKey({ name: `${ns}sessions_user_id_fkey`, columns: [t.userId], foreignColumns: [users.id] }).onDelete(
         "cascade",
       ),
+      foreignKey({
+        name: `${ns}sessions_oauth_client_id_fkey`,
+        columns: [t.oauthClientId],
+        foreignColumns: [clients.id],
+      }).onDelete("cascade"),
       index(`${ns}sessions_user_id_idx`).on(t.userId),
+      // A client's sessions of a user (SessionStore.deleteOfClient); first-party sessions are left out.
+      index(`${ns}sessions_oauth_client_idx`).on(t.userId, t.oauthClientId).where(sql`${t.oauthClientId} is not null`),
     ],
   );
 }

@@ -8,7 +8,9 @@ import { createFactorStore } from "./factor-store.ts";
 import { createFlowStateStore } from "./flow-state-store.ts";
 import { createHookFunctionStore } from "./hook-function-store.ts";
 import { createIdentityStore } from "./identity-store.ts";
+import { createOAuthAuthorizationStore } from "./oauth-authorization-store.ts";
 import { createOAuthClientStore } from "./oauth-client-store.ts";
+import { createOAuthConsentStore } from "./oauth-consent-store.ts";
 import { createOAuthFlowStore } from "./oauth-flow-store.ts";
 import { createOneTimeTokenStore } from "./one-time-token-store.ts";
 import { createOutboxStore } from "./outbox-store.ts";
@@ -29,6 +31,8 @@ function createStores(db: Database, schema: Schema, atomic: Atomic): Stores {
     passkeys: translatingErrors(createPasskeyStore(db, schema)),
     webauthnChallenges: translatingErrors(createWebAuthnChallengeStore(db, schema)),
     oauthClients: translatingErrors(createOAuthClientStore(db, schema)),
+    oauthAuthorizations: translatingErrors(createOAuthAuthorizationStore(db, schema)),
+    oauthConsents: translatingErrors(createOAuthConsentStore(db, schema)),
     identities: translatingErrors(createIdentityStore(db, schema)),
     sessions: translatingErrors(createSessionStore(db, schema)),
     refreshTokens: translatingErrors(createRefreshTokenStore(db, schema, atomic)),

@@ -22,6 +22,7 @@ import {
 } from "./one-statement.ts";
 import { prepared } from "./prepared.ts";
 
+/** What an update writes: what a session's life changes (never its client or scopes, fixed at its opening). */
 const UPDATED_COLUMNS = [
   "refreshTokenId",
   "previousRefreshTokenId",
@@ -200,6 +201,12 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
 
     async deleteOne(userId, sessionId) {
       await db.delete(sessions).where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId)));
+    },
+
+    async deleteOfClient(userId, oauthClientId) {
+      if (!isUuid(userId) || !isUuid(oauthClientId)) return;
+      // Found through the partial index on (user_id, oauth_client_id); their refresh tokens go by ON DELETE CASCADE.
+      await db.delete(sessions).where(and(eq(sessions.userId, userId), eq(sessions.oauthClientId, oauthClientId)));
     },
 
     async endAllOfUser(userId, at) {

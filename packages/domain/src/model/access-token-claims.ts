@@ -27,6 +27,9 @@ export type AccessTokenClaims = {
   readonly amr: readonly { readonly method: string; readonly timestamp: number }[];
   readonly session_id: string;
   readonly is_anonymous: boolean;
+  /** A session of a third-party client (the OAuth server): that client, and the scopes granted to it. */
+  readonly client_id?: string;
+  readonly scope?: string;
 };
 
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
@@ -53,6 +56,7 @@ export function buildAccessTokenClaims(
     amr: session.amr.map((entry) => ({ method: entry.method, timestamp: seconds(entry.at) })),
     session_id: session.id,
     is_anonymous: user.isAnonymous,
+    ...(session.oauthClientId === null ? {} : { client_id: session.oauthClientId, scope: session.scopes ?? "" }),
   };
 }
 

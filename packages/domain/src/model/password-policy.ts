@@ -5,7 +5,15 @@ export interface PasswordPolicy {
   readonly minLength: number;
   /** PASSWORD_REQUIRED_CHARACTERS: the password needs at least one character of each set. */
   readonly requiredCharacters: readonly string[];
+  /**
+   * PASSWORD_HIBP_FAIL_CLOSED: a password is refused when the leaked-password service cannot be asked, rather than
+   * passing unchecked (with PASSWORD_HIBP_ENABLED).
+   */
+  readonly pwnedFailClosed: boolean;
 }
+
+/** What the length and character rules read; the leaked-password check is the flows' (services/password-strength.ts). */
+type StrengthRules = Pick<PasswordPolicy, "minLength" | "requiredCharacters">;
 
 /**
  * Longest password accepted, in characters. GoTrue stops at bcrypt's 72 bytes; argon2id has no such limit and
@@ -33,7 +41,14 @@ export function parseRequiredCharacters(spec: string): string[] {
   return sets.filter((set) => set !== "");
 }
 
-type WeakPasswordReason = "length" | "characters";
+/** Why a password is weak, as GoTrue's `weak_password.reasons` says it. */
+type WeakPasswordReason = "length" | "characters" | "pwned";
+
+/** One rule a password fails, with the sentence the answer's message gives for it. */
+export interface Weakness {
+  readonly reason: WeakPasswordReason;
+  readonly sentence: string;
+}
 
 /**
  * Whether the password can be verified exactly as received. A lone surrogate has no UTF-8 encoding: hashers replace
@@ -44,7 +59,12 @@ export function isVerifiablePassword(password: string): boolean {
 }
 
 /** Throws validation_failed for an over-long or unencodable password, weak_password (with reasons) for one below the policy. */
-export function assertPasswordAcceptable(password: string, policy: PasswordPolicy): void {
+export function assertPasswordAcceptable(password: string, policy: StrengthRules): void {
+  assertWeakPassword(weaknessesOf(password, policy));
+}
+
+/** Throws validation_failed for an over-long or unencodable password; else the rules it fails, in GoTrue's order. */
+export function weaknessesOf(password: string, policy: StrengthRules): Weakness[] {
   if (!isVerifiablePassword(password)) {
     throw new AuthError("validation_failed", "Password must be valid Unicode text (it contains an unpaired surrogate)");
   }
@@ -52,18 +72,25 @@ export function assertPasswordAcceptable(password: string, policy: PasswordPolic
   if (characters.length > MAX_PASSWORD_LENGTH) {
     throw new AuthError("validation_failed", `Password cannot be longer than ${MAX_PASSWORD_LENGTH} characters`);
   }
-  const reasons: WeakPasswordReason[] = [];
-  const sentences: string[] = [];
+  const weaknesses: Weakness[] = [];
   if (characters.length < policy.minLength) {
-    reasons.push("length");
-    sentences.push(`Password should be at least ${policy.minLength} characters.`);
+    weaknesses.push({ reason: "length", sentence: `Password should be at least ${policy.minLength} characters.` });
   }
   const missesASet = policy.requiredCharacters.some((set) => !characters.some((char) => set.includes(char)));
   if (missesASet) {
-    reasons.push("characters");
-    sentences.push(`Password should contain at least one character of each: ${policy.requiredCharacters.join(", ")}.`);
+    const sets = policy.requiredCharacters.join(", ");
+    weaknesses.push({
+      reason: "characters",
+      sentence: `Password should contain at least one character of each: ${sets}.`,
+    });
   }
-  if (reasons.length > 0) {
-    throw new AuthError("weak_password", sentences.join(" "), { details: { reasons } });
-  }
+  return weaknesses;
+}
+
+/** Throws weak_password with every reason and sentence, in order, when there is any. */
+export function assertWeakPassword(weaknesses: readonly Weakness[]): void {
+  if (weaknesses.length === 0) return;
+  const reasons = weaknesses.map((weakness) => weakness.reason);
+  const message = weaknesses.map((weakness) => weakness.sentence).join(" ");
+  throw new AuthError("weak_password", message, { details: { reasons } });
 }

@@ -12,6 +12,8 @@ export type AuthMethod =
   | "anonymous"
   /** A passkey sign-in. */
   | "passkey"
+  /** A third-party client's session, from an authorization code of the OAuth server. */
+  | "oauth_provider/authorization_code"
   /** Second factors: a TOTP code, a code texted to a phone factor, a WebAuthn factor's signature. */
   | "totp"
   | "mfa/phone"
@@ -46,6 +48,10 @@ export interface Session {
   readonly notAfter: Date | null;
   /** The factor whose verification took the session to aal2; null at aal1. */
   readonly factorId: string | null;
+  /** A session a third-party client holds through the OAuth server: that client; null for first-party sessions. */
+  readonly oauthClientId: string | null;
+  /** The scopes granted to that client, space-separated; null for first-party sessions. */
+  readonly scopes: string | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }

@@ -45,6 +45,11 @@ export type FlowEvent =
       readonly userId: string;
     }
   | { readonly kind: "captcha_failed"; readonly reason: "missing" | "rejected" }
+  /**
+   * The leaked-password service could not be asked (PASSWORD_HIBP_*): `refused`, the request was refused for it
+   * (PASSWORD_HIBP_FAIL_CLOSED); else the password passed unchecked. `reason` says why, for the operator.
+   */
+  | { readonly kind: "pwned_check_failed"; readonly refused: boolean; readonly reason: string }
   /** `id`: the message's outbox entry (a mail's Message-ID). A code texted within its request counts at once. */
   | { readonly kind: "message_delivered"; readonly id: string; readonly message: MessageKind }
   | { readonly kind: "message_failed"; readonly message: MessageKind | null; readonly willRetry: boolean };

@@ -7,6 +7,7 @@ import type { Hooks } from "./hooks.ts";
 import type { Mailer } from "./mailer.ts";
 import type { OAuthProvider } from "./oauth-provider.ts";
 import type { PasswordHasher } from "./password-hasher.ts";
+import type { PwnedPasswords } from "./pwned-passwords.ts";
 import type { Random } from "./random.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
 import type { Secrets } from "./secrets.ts";
@@ -58,6 +59,7 @@ export type {
   Mailer,
   OAuthProviderCatalog,
   PasswordHasher,
+  PwnedPasswords,
   Random,
   RateLimiter,
   Secrets,
@@ -88,6 +90,8 @@ export interface Ports {
   readonly rateLimiter: RateLimiter;
   /** SECURITY_CAPTCHA_*: null when captcha protection is off. */
   readonly captcha: CaptchaVerifier | null;
+  /** PASSWORD_HIBP_*: null when leaked-password protection is off. */
+  readonly pwnedPasswords: PwnedPasswords | null;
   /** The enabled OAuth providers, by canonical name. */
   readonly oauthProviders: ReadonlyMap<string, OAuthProvider>;
   /** Every OAuth provider there is, enabled or not, and the other names they are reached under. */

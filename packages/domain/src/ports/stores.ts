@@ -2,6 +2,7 @@ import type { AuditAction, AuditEntry } from "../model/audit.ts";
 import type { Factor, FactorType, MfaChallenge } from "../model/factor.ts";
 import type { FlowState } from "../model/flow-state.ts";
 import type { Identity } from "../model/identity.ts";
+import type { OAuthAuthorization, OAuthConsent } from "../model/oauth-authorization.ts";
 import type { OAuthClient } from "../model/oauth-client.ts";
 import type { OAuthFlow } from "../model/oauth-flow.ts";
 import type { OneTimeToken, OneTimeTokenKind } from "../model/one-time-token.ts";
@@ -81,7 +82,10 @@ export interface IdentityStore {
 }
 
 export interface SessionStore {
-  /** Writes the mutable columns: refresh-token pointers, rotatedAt, aal, amr, factorId, ip, userAgent, updatedAt. */
+  /**
+   * Writes the mutable columns: refresh-token pointers, rotatedAt, aal, amr, factorId, ip, userAgent, updatedAt
+   * (never oauthClientId or scopes, which a session keeps from its opening).
+   */
   update(session: Session): Promise<void>;
   /** Inserts a session and the first refresh token of its family, and the audit entries that record it, as one write. */
   open(session: Session, firstToken: RefreshToken, audit?: readonly AuditEntry[]): Promise<void>;
@@ -124,6 +128,8 @@ export interface SessionStore {
   downgradeFactor(userId: string, factorId: string, method: AuthMethod, at: Date): Promise<void>;
   /** Deletes one session of the user; a session of another user is left alone. */
   deleteOne(userId: string, sessionId: string): Promise<void>;
+  /** Deletes the user's sessions held by a third-party client (and their refresh tokens). */
+  deleteOfClient(userId: string, oauthClientId: string): Promise<void>;
   /** Ends the user's sessions at `at` (their `notAfter`), unless they already end sooner. */
   endAllOfUser(userId: string, at: Date): Promise<void>;
 }
@@ -334,6 +340,30 @@ export interface OAuthClientStore {
   update(client: OAuthClient): Promise<void>;
 }
 
+/** Authorization requests of third-party clients, until exchanged or expired. */
+export interface OAuthAuthorizationStore {
+  /** Stores a request, and forgets requests that expired before `now` as it goes. */
+  insert(authorization: OAuthAuthorization, now: Date): Promise<void>;
+  /** The request of that id, locked until the transaction ends; null when there is none. */
+  lock(id: string): Promise<OAuthAuthorization | null>;
+  /** Writes userId, status, codeDigest, sessionId and approvedAt. */
+  update(authorization: OAuthAuthorization): Promise<void>;
+  /** The request whose code has that digest, locked until the transaction ends; null when there is none. */
+  lockByCode(codeDigest: string): Promise<OAuthAuthorization | null>;
+}
+
+/** What users allowed clients: one consent per user and client. */
+export interface OAuthConsentStore {
+  /** The user's consent to the client unless revoked. */
+  findActive(userId: string, clientId: string): Promise<OAuthConsent | null>;
+  /** The user's consents not revoked, oldest grant first. */
+  listActive(userId: string): Promise<OAuthConsent[]>;
+  /** Stores the user's consent to the client, replacing the one before (revoked or not). */
+  save(consent: OAuthConsent): Promise<void>;
+  /** Revokes the user's consent to the client at `at`; returns whether there was an active one. */
+  revoke(userId: string, clientId: string, at: Date): Promise<boolean>;
+}
+
 /** The id_tokens signed in with, by digest, each until it expires: one used twice is a replay. */
 export interface UsedIdTokenStore {
   /**
@@ -379,6 +409,8 @@ export interface Stores {
   readonly passkeys: PasskeyStore;
   readonly webauthnChallenges: WebAuthnChallengeStore;
   readonly oauthClients: OAuthClientStore;
+  readonly oauthAuthorizations: OAuthAuthorizationStore;
+  readonly oauthConsents: OAuthConsentStore;
   readonly identities: IdentityStore;
   readonly sessions: SessionStore;
   readonly refreshTokens: RefreshTokenStore;

@@ -5,6 +5,11 @@
 export interface TokenSigner {
   sign(claims: Readonly<Record<string, unknown>>): Promise<string>;
   /**
+   * Whether tokens are signed with a key others can verify (an asymmetric key of JWT_KEYS, published in the JWKS):
+   * what an OpenID Connect id_token needs, since its client must verify it without knowing JWT_SECRET.
+   */
+  readonly publiclyVerifiable: boolean;
+  /**
    * Returns the claims of a token whose signature and algorithm check out, and whose `exp`, when it has one, has
    * not passed. Throws AuthError `bad_jwt` for anything else.
    */

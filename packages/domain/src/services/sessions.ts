@@ -39,9 +39,21 @@ interface SessionOpening {
   readonly method: AuthMethod;
   readonly context: RequestContext;
   readonly audit?: readonly AuditEvent[];
+  /** A third-party client's session (the OAuth server): the client, and the scopes granted to it. */
+  readonly oauth?: OAuthHolder;
 }
 
-export function newSession(deps: Deps, user: User, method: AuthMethod, context: RequestContext): NewSession {
+/** The third-party client a session is held by, and what it may do. */
+export interface OAuthHolder {
+  readonly clientId: string;
+  readonly scopes: string;
+}
+
+export function newSession(
+  deps: Deps,
+  user: User,
+  { method, context, oauth }: { method: AuthMethod; context: RequestContext; oauth?: OAuthHolder | undefined },
+): NewSession {
   // Every sign-in passes here: a deleted user, whatever path still led to it, gets no session.
   if (user.deletedAt !== null) throw new AuthError("user_not_found", "User not found");
   const now = deps.clock.now();
@@ -59,6 +71,8 @@ export function newSession(deps: Deps, user: User, method: AuthMethod, context: 
     ip: context.ip,
     notAfter: null,
     factorId: null,
+    oauthClientId: oauth?.clientId ?? null,
+    scopes: oauth?.scopes ?? null,
     createdAt: now,
     updatedAt: now,
   };
@@ -80,9 +94,9 @@ export async function openSession(
   deps: Deps,
   stores: Stores,
   user: User,
-  { method, context, audit = [] }: SessionOpening,
+  { method, context, audit = [], oauth }: SessionOpening,
 ): Promise<OpenedSession> {
-  const { session, firstToken, refreshToken } = newSession(deps, user, method, context);
+  const { session, firstToken, refreshToken } = newSession(deps, user, { method, context, oauth });
   await stores.sessions.open(
     session,
     firstToken,

@@ -47,6 +47,8 @@ export function aSession(userId: string, overrides: Partial<Session> = {}): Sess
     ip: "127.0.0.1",
     notAfter: null,
     factorId: null,
+    oauthClientId: null,
+    scopes: null,
     createdAt: at,
     updatedAt: at,
     ...overrides,

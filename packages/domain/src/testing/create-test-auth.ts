@@ -45,6 +45,7 @@ export function createTestAuth(options: TestAuthOptions = {}) {
     oauthProviders: new Map(),
     oauthCatalog: testOAuthCatalog,
     captcha: null,
+    pwnedPasswords: null,
     totp: new TestTotp(),
     factorSecrets: testFactorSecrets,
     webauthn: fakeWebAuthn,

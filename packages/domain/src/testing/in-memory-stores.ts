@@ -5,7 +5,9 @@ import { inMemoryFactors } from "./in-memory/stores/factors.ts";
 import { inMemoryFlowStates } from "./in-memory/stores/flow-states.ts";
 import { type InMemoryHookFunction, inMemoryHookFunctions } from "./in-memory/stores/hook-functions.ts";
 import { inMemoryIdentities } from "./in-memory/stores/identities.ts";
+import { inMemoryOAuthAuthorizations } from "./in-memory/stores/oauth-authorizations.ts";
 import { inMemoryOAuthClients } from "./in-memory/stores/oauth-clients.ts";
+import { inMemoryOAuthConsents } from "./in-memory/stores/oauth-consents.ts";
 import { inMemoryOAuthFlows } from "./in-memory/stores/oauth-flows.ts";
 import { inMemoryOneTimeTokens } from "./in-memory/stores/one-time-tokens.ts";
 import { inMemoryOutbox, readOutbox } from "./in-memory/stores/outbox.ts";
@@ -57,6 +59,8 @@ export function createInMemoryStores(): StoreContractSubject & {
     passkeys: inMemoryPasskeys(state),
     webauthnChallenges: inMemoryWebAuthnChallenges(state),
     oauthClients: inMemoryOAuthClients(state),
+    oauthAuthorizations: inMemoryOAuthAuthorizations(state),
+    oauthConsents: inMemoryOAuthConsents(state),
     identities: inMemoryIdentities(state),
     sessions: inMemorySessions(state, { users, auditLog }),
     refreshTokens: inMemoryRefreshTokens(state),

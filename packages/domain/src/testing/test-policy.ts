@@ -22,7 +22,7 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       phoneAutoconfirm: false,
       ...overrides.signup,
     },
-    password: { minLength: 6, requiredCharacters: [], ...overrides.password },
+    password: { minLength: 6, requiredCharacters: [], pwnedFailClosed: false, ...overrides.password },
     refresh: { rotationEnabled: true, reuseIntervalSeconds: 10, ...overrides.refresh },
     otp: {
       emailOtpLength: 6,
@@ -89,7 +89,14 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       userVerification: "preferred",
       ...overrides.passkeys,
     },
-    oauthServer: { enabled: true, allowDynamicRegistration: true, ...overrides.oauthServer },
+    oauthServer: {
+      enabled: true,
+      allowDynamicRegistration: true,
+      authorizationPath: "/oauth/consent",
+      authorizationTtlSeconds: 600,
+      defaultScope: "email",
+      ...overrides.oauthServer,
+    },
   };
 }
 export type { DeepPartial };

@@ -12,6 +12,9 @@ const refused = (reason: string) => new AuthError("bad_jwt", `invalid JWT: ${rea
  * accepts only the header it writes, so it passes the same contract as the real signers.
  */
 export class TestTokenSigner implements TokenSigner {
+  /** Stands for a key of JWT_KEYS, so that the OAuth server's id_tokens can be tested; a test may turn it off. */
+  publiclyVerifiable = true;
+
   constructor(
     private readonly clock: Clock,
     private readonly key = "test-token-signer-key",

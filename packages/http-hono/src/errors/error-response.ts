@@ -21,7 +21,7 @@ function asAuthError(error: unknown): AuthError {
 export function errorResponse(c: Context<AppEnv>, error: AuthError, status: ContentfulStatusCode): Response {
   c.set("errorCode", error.code);
   if (error.retryAfterSeconds !== undefined) c.header("Retry-After", String(error.retryAfterSeconds));
-  if (oauthShaped.has(error.code)) return c.json({ error: error.code, error_description: error.message }, 400);
+  if (oauthShaped.has(error.code)) return c.json({ error: error.code, error_description: error.message }, status);
 
   // An error that is no AuthError already carries UNEXPECTED (asAuthError); one the code raised says what GoTrue says.
   const message = error.message;

@@ -87,6 +87,13 @@ const BY_CODE = {
   webauthn_verification_failed: 400,
   webauthn_credential_exists: 422,
   oauth_client_not_found: 404,
+  oauth_authorization_not_found: 404,
+  oauth_consent_not_found: 404,
+  // RFC 6749 5.2: a client that failed to authenticate is 401, every other token error 400.
+  invalid_client: 401,
+  invalid_grant: 400,
+  unsupported_grant_type: 400,
+  access_denied: 400,
   oauth_dynamic_client_registration_disabled: 403,
   hook_timeout: 422,
   hook_timeout_after_retry: 422,
@@ -123,6 +130,8 @@ export const BY_ENDPOINT: Partial<Record<Endpoint, Partial<Record<ErrorCode, Con
   "POST /passkeys/registration/verify": { insufficient_aal: 403 },
   "DELETE /passkeys/:passkey_id": { insufficient_aal: 403 },
   "POST /passkeys/authentication/verify": { email_not_confirmed: 403, phone_not_confirmed: 403 },
+  // An unknown client at the authorization endpoint is a bad request (never redirected), as GoTrue answers it.
+  "GET /oauth/authorize": { oauth_client_not_found: 400 },
 };
 
 /** The status of `error` raised while serving `endpoint` (none when no endpoint matched). */
@@ -132,5 +141,11 @@ export function statusOf(error: AuthError, endpoint?: Endpoint): ContentfulStatu
   return (endpoint && BY_ENDPOINT[endpoint]?.[error.code]) ?? BY_CODE[error.code];
 }
 
-/** Codes answered in the OAuth shape `{error, error_description}`, always with status 400. */
-export const oauthShaped: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["invalid_request"]);
+/** Codes answered in the OAuth shape `{error, error_description}` (RFC 6749 5.2), with their status. */
+export const oauthShaped: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  "invalid_request",
+  "invalid_client",
+  "invalid_grant",
+  "unsupported_grant_type",
+  "access_denied",
+]);

@@ -54,7 +54,8 @@ export const registerDynamically = (): Handler<AppEnv> => async (c) => {
     metadata: metadataOf(body),
     context: c.get("caller"),
   });
-  return c.json(presentClient(client, secret), 201);
+  // RFC 7591 3.2.1: with a secret, when it expires is required (0: never); GoTrue leaves it out, and clients refuse.
+  return c.json({ ...presentClient(client, secret), ...(secret === null ? {} : { client_secret_expires_at: 0 }) }, 201);
 };
 
 /** GET /admin/oauth/clients: `{ clients }`, newest first. */

@@ -15,12 +15,13 @@ export function bearerToken(c: Context): string {
  * Admits requests whose bearer token resolves to a live user and session, for the request's audience (X-JWT-AUD
  * when sent, else JWT_AUD); sets `principal`. security: every route a user's token opens checks the audience,
  * where GoTrue checks it on GET and PUT /user only, so a token made for another audience ends no session
- * (docs/compatibility.md, "Tokens and sessions").
+ * (docs/compatibility.md, "Tokens and sessions"). A third-party client's token only where `thirdParty` says so.
  */
-export function requireUser(auth: Auth): MiddlewareHandler<AppEnv> {
+export function requireUser(auth: Auth, options: { thirdParty?: boolean } = {}): MiddlewareHandler<AppEnv> {
+  const thirdParty = options.thirdParty ?? false;
   return async (c, next) => {
     const audience = requestAudience(c) ?? auth.policy.defaultAudience;
-    c.set("principal", await c.var.auth.authenticate({ accessToken: bearerToken(c), audience }));
+    c.set("principal", await c.var.auth.authenticate({ accessToken: bearerToken(c), audience, thirdParty }));
     await next();
   };
 }

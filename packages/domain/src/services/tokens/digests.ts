@@ -23,3 +23,6 @@ export const oauthBindingDigest = (secrets: Secrets, secret: string): string =>
 /** A phone factor's texted code, bound to its challenge. */
 export const mfaCodeDigest = (secrets: Secrets, challengeId: string, code: string): string =>
   secrets.digest(`mfa:${challengeId}:${code}`);
+
+/** An authorization code the OAuth server handed a third-party client, exchanged at POST /oauth/token. */
+export const oauthCodeDigest = (secrets: Secrets, code: string): string => secrets.digest(`oauth-code:${code}`);

@@ -3,7 +3,9 @@ import { describeAuditLogContract } from "./stores/audit-log.ts";
 import { describeFactorsContract } from "./stores/factors.ts";
 import { describeFlowStatesContract } from "./stores/flow-states.ts";
 import { describeIdentitiesContract } from "./stores/identities.ts";
+import { describeOAuthAuthorizationsContract } from "./stores/oauth-authorizations.ts";
 import { describeOAuthClientsContract } from "./stores/oauth-clients.ts";
+import { describeOAuthConsentsContract } from "./stores/oauth-consents.ts";
 import { describeOAuthFlowsContract } from "./stores/oauth-flows.ts";
 import { describeOneTimeTokensContract } from "./stores/one-time-tokens.ts";
 import { describeOutboxContract } from "./stores/outbox.ts";
@@ -45,6 +47,8 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
     describeFlowStatesContract(harness);
     describeOAuthFlowsContract(harness);
     describeOAuthClientsContract(harness);
+    describeOAuthAuthorizationsContract(harness);
+    describeOAuthConsentsContract(harness);
     describeAuditLogContract(harness);
     describeOutboxContract(harness);
     describeTransactionsContract(harness);

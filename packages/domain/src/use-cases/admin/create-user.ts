@@ -5,10 +5,10 @@ import { normalizeEmail } from "../../model/email.ts";
 import { assertImportableHash } from "../../model/imported-hash.ts";
 import { assertMetadataFits, type Metadata, mergeMetadata } from "../../model/metadata.ts";
 import { oldestFirst } from "../../model/oldest-first.ts";
-import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { confirmEmail, confirmPhone, newUser, type User, withContactIdentity } from "../../model/user.ts";
 import { isUuid } from "../../model/uuid.ts";
+import { assertPasswordStrong } from "../../services/accounts/password-strength.ts";
 import { NO_USER_ID, recordAdminAudit } from "../../services/audit.ts";
 
 export interface AdminCreateUserInput {
@@ -47,7 +47,7 @@ export async function adminCreateUser(deps: Deps, input: AdminCreateUserInput): 
   if (input.password !== undefined && input.passwordHash !== undefined) {
     throw new AuthError("validation_failed", "Only a password or a password hash should be provided");
   }
-  if (input.password !== undefined) assertPasswordAcceptable(input.password, deps.policy.password);
+  if (input.password !== undefined) await assertPasswordStrong(deps, input.password);
   if (input.passwordHash !== undefined) assertImportableHash(input.passwordHash);
   const ban = input.banDuration === undefined ? null : parseBanDuration(input.banDuration);
   if (input.id !== undefined && (await deps.stores.users.findById(input.id))) {

@@ -5,11 +5,11 @@ import { normalizeEmail } from "../../model/email.ts";
 import type { LinkEmail } from "../../model/mail.ts";
 import { assertMetadataFits, type Metadata, mergeMetadata } from "../../model/metadata.ts";
 import type { OneTimeTokenKind, PendingChoices } from "../../model/one-time-token.ts";
-import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
 import { isEmailConfirmed, type User, withEmailChangeRequested } from "../../model/user.ts";
 import type { Stores } from "../../ports/stores.ts";
 import { newAccountForAdmin } from "../../services/accounts/new-account.ts";
+import { assertPasswordStrong } from "../../services/accounts/password-strength.ts";
 import { recordAdminAudit } from "../../services/audit.ts";
 import { assertContactFree } from "../../services/contacts/contact-holders.ts";
 import { type LinkTokenKind, linkEmail } from "../../services/delivery/link-email.ts";
@@ -71,7 +71,7 @@ export async function generateLink(deps: Deps, input: GenerateLinkInput): Promis
 
   let passwordHash: string | null = null;
   if (decision.hashPassword) {
-    assertPasswordAcceptable(input.password!, deps.policy.password);
+    await assertPasswordStrong(deps, input.password!);
     passwordHash = await deps.hasher.hash(input.password!);
   }
   let newEmail: string | null = null;

@@ -2,7 +2,6 @@ import type { AdminPrincipal, Deps, RequestContext } from "../../deps.ts";
 import { bannedUntil, parseBanDuration } from "../../model/ban.ts";
 import { normalizeEmail } from "../../model/email.ts";
 import { type Metadata, mergeWithinLimit } from "../../model/metadata.ts";
-import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import {
   confirmEmail,
@@ -15,6 +14,7 @@ import {
 } from "../../model/user.ts";
 import { forgetAccountPasswordFailures } from "../../services/abuse/password-failures.ts";
 import { findUserOrFail } from "../../services/accounts/find-user.ts";
+import { assertPasswordStrong } from "../../services/accounts/password-strength.ts";
 import { recordAdminAudit } from "../../services/audit.ts";
 
 export interface AdminUpdateUserInput {
@@ -43,7 +43,7 @@ export interface AdminUpdateUserInput {
 export async function adminUpdateUser(deps: Deps, input: AdminUpdateUserInput): Promise<User> {
   const email = input.email ? normalizeEmail(input.email) : undefined;
   const phone = input.phone ? normalizePhone(input.phone) : undefined;
-  if (input.password !== undefined) assertPasswordAcceptable(input.password, deps.policy.password);
+  if (input.password !== undefined) await assertPasswordStrong(deps, input.password);
   const ban = input.banDuration === undefined ? undefined : parseBanDuration(input.banDuration);
   await findUserOrFail(deps.stores, input.userId);
   const passwordHash = input.password === undefined ? undefined : await deps.hasher.hash(input.password);

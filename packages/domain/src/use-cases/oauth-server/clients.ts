@@ -14,6 +14,7 @@ import {
 } from "../../model/oauth-client-metadata.ts";
 import { isUuid } from "../../model/uuid.ts";
 import { limitPerClient } from "../../services/abuse/request-limits.ts";
+import { assertServerEnabled } from "./server.ts";
 
 /** A client's secret: 256 random bits, shown once, at registration or regeneration. */
 const SECRET_BYTES = 32;
@@ -185,9 +186,4 @@ async function clientOf(deps: Deps, clientId: string): Promise<OAuthClient> {
   const client = await deps.stores.oauthClients.find(clientId);
   if (!client) throw new AuthError("oauth_client_not_found", "OAuth client not found");
   return client;
-}
-
-/** OAUTH_SERVER_ENABLED, as GoTrue's middleware answers it off. */
-function assertServerEnabled(deps: Deps): void {
-  if (!deps.policy.oauthServer.enabled) throw new AuthError("feature_disabled", "OAuth server is disabled");
 }

@@ -11,6 +11,8 @@ export interface AuthenticateInput {
   readonly accessToken: string;
   /** X-JWT-AUD: when the caller names an audience, the token must be for it. */
   readonly audience?: string | undefined;
+  /** Whether the endpoint serves third-party clients' tokens (the OAuth server's): /oauth/userinfo and /logout. */
+  readonly thirdParty?: boolean;
 }
 
 /**
@@ -42,6 +44,12 @@ export async function authenticate(deps: Deps, input: AuthenticateInput): Promis
     principal = { user: found.user, session: found.session, claims };
   }
   if (isBanned(principal.user, deps.clock.now())) throw new AuthError("user_banned", messages.userBanned);
+  // security: a third-party client holds a token scoped to what the user allowed it; the account's own endpoints
+  // (changing the password or email, factors, passkeys, identities, grants) are the user's, not the client's.
+  // GoTrue accepts them anywhere (docs/compatibility.md, "OAuth server").
+  if (principal.session?.oauthClientId && !input.thirdParty) {
+    throw new AuthError("bad_jwt", "This token was issued to a third-party application: use it at /oauth/userinfo");
+  }
   // After the user and session: GoTrue's middleware admits the token first, and the route then compares audiences.
   if (input.audience !== undefined && claims["aud"] !== input.audience) {
     throw new AuthError("validation_failed", "Token audience doesn't match request audience");

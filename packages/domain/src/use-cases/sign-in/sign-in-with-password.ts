@@ -1,7 +1,7 @@
 import type { Deps, RequestContext, SessionGrant } from "../../deps.ts";
 import { AuthError, isAuthError, messages } from "../../errors.ts";
 import { normalizeEmail } from "../../model/email.ts";
-import { assertPasswordAcceptable, isVerifiablePassword } from "../../model/password-policy.ts";
+import { isVerifiablePassword } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { isBanned, isEmailConfirmed, isPhoneConfirmed, type User } from "../../model/user.ts";
 import {
@@ -10,6 +10,7 @@ import {
   takePasswordAttempt,
 } from "../../services/abuse/password-failures.ts";
 import { limitPerClient } from "../../services/abuse/request-limits.ts";
+import { signInWeakness } from "../../services/accounts/password-strength.ts";
 import { auditEntry } from "../../services/audit.ts";
 import { passwordAttempt } from "../../services/hooks/verification-attempts.ts";
 import { accessClaims, grantSignIn, inSessionWrite, newSession } from "../../services/sessions.ts";
@@ -50,7 +51,7 @@ export async function signInWithPassword(deps: Deps, input: SignInWithPasswordIn
   const signedIn: User = { ...user, passwordHash: rehash ?? checked.verifiedHash, lastSignInAt: now };
   const grant = await openPasswordSession(deps, { signedIn, verifiedHash: checked.verifiedHash, rehash, input });
   await forgetPasswordFailures(deps, attempt);
-  const weakPassword = weaknessOf(deps, input.password);
+  const weakPassword = await signInWeakness(deps, input.password);
   return weakPassword ? { ...grant, weakPassword } : grant;
 }
 
@@ -107,7 +108,7 @@ interface PasswordSession {
  */
 async function openPasswordSession(deps: Deps, request: PasswordSession): Promise<SessionGrant> {
   const { signedIn, verifiedHash, rehash, input } = request;
-  const opened = newSession(deps, signedIn, "password", input.context);
+  const opened = newSession(deps, signedIn, { method: "password", context: input.context });
   const traits = { provider: input.email ? "email" : "phone" };
   const audit = auditEntry(deps, { action: "login", actor: signedIn, context: input.context, traits });
   const written = { at: signedIn.lastSignInAt!, verifiedHash, rehash };
@@ -129,16 +130,5 @@ async function findUser(deps: Deps, by: { email: string } | { phone: string }): 
   } catch (error) {
     if (isAuthError(error, "validation_failed")) return null;
     throw error;
-  }
-}
-
-function weaknessOf(deps: Deps, password: string): SessionGrant["weakPassword"] {
-  try {
-    assertPasswordAcceptable(password, deps.policy.password);
-    return undefined;
-  } catch (error) {
-    if (!isAuthError(error)) throw error;
-    const reasons = error.details?.["reasons"];
-    return { message: error.message, reasons: Array.isArray(reasons) ? reasons : [] };
   }
 }

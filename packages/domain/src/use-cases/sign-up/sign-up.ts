@@ -4,7 +4,6 @@ import type { Contact } from "../../model/contact.ts";
 import { normalizeEmail } from "../../model/email.ts";
 import { assertMetadataFits, type Metadata } from "../../model/metadata.ts";
 import { NO_CHOICES, type PendingChoices } from "../../model/one-time-token.ts";
-import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
@@ -13,6 +12,7 @@ import { limitPerClient } from "../../services/abuse/request-limits.ts";
 import { limitFrequency } from "../../services/abuse/send-frequency.ts";
 import { observeDuration, type PaddedOperation, padDuration } from "../../services/abuse/timing.ts";
 import { assertNewAccountMetadataFits, newAccount } from "../../services/accounts/new-account.ts";
+import { assertPasswordStrong } from "../../services/accounts/password-strength.ts";
 import { type AuditEvent, auditEntry, recordAudit } from "../../services/audit.ts";
 import { findUserByContact } from "../../services/contacts/contact-holders.ts";
 import { type ConfirmationRequest, sendConfirmation } from "../../services/delivery/confirmation.ts";
@@ -52,7 +52,7 @@ export async function signUp(deps: Deps, input: SignUpInput): Promise<SignUpResu
   }
   const password = input.password ?? "";
   if (password === "") throw new AuthError("validation_failed", "Signup requires a valid password");
-  assertPasswordAcceptable(password, deps.policy.password);
+  await assertPasswordStrong(deps, password);
   if (hasEmail && !signup.emailEnabled) throw new AuthError("email_provider_disabled", "Email signups are disabled");
   if (hasPhone && !signup.phoneEnabled) throw new AuthError("phone_provider_disabled", "Phone signups are disabled");
 
@@ -155,7 +155,7 @@ async function createConfirmed(deps: Deps, request: SignUpRequest): Promise<Sign
   const now = deps.clock.now();
   const user = newAccount(deps, { contact, passwordHash, data: input.data, audience: input.audience });
   const confirmed = { ...confirm(user, contact, now), lastSignInAt: now };
-  const opened = newSession(deps, confirmed, "password", input.context);
+  const opened = newSession(deps, confirmed, { method: "password", context: input.context });
   const audit = signedUp(confirmed, contact.provider, input.context).map((event) => auditEntry(deps, event));
   await beforeUserCreated(deps, deps.stores, { user: confirmed, context: input.context });
   // One write for the account, its identity, its session and the log, with no transaction round trips around it

@@ -3,7 +3,6 @@ import { AuthError } from "../../errors.ts";
 import { normalizeEmail } from "../../model/email.ts";
 import { type Metadata, mergeWithinLimit } from "../../model/metadata.ts";
 import { hasExpired, MAX_FAILED_ATTEMPTS } from "../../model/one-time-token.ts";
-import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
@@ -12,6 +11,7 @@ import type { Stores } from "../../ports/stores.ts";
 import { forgetAccountPasswordFailures } from "../../services/abuse/password-failures.ts";
 import { limitPerClient } from "../../services/abuse/request-limits.ts";
 import { limitFrequency } from "../../services/abuse/send-frequency.ts";
+import { assertPasswordStrong } from "../../services/accounts/password-strength.ts";
 import { recordAudit } from "../../services/audit.ts";
 import { assertContactFree } from "../../services/contacts/contact-holders.ts";
 import { sendEmailChange } from "../../services/contacts/email-change.ts";
@@ -45,7 +45,7 @@ export interface UpdateUserInput extends LinkRequest {
 export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<User> {
   await limitPerClient(deps, "user", input.context);
   const { user: caller, session } = input.principal;
-  const { email, phone, pkce } = readUpdateRequest(deps, input);
+  const { email, phone, pkce } = await readUpdateRequest(deps, input);
   const decision = decideUserUpdate({
     caller,
     aal: session?.aal ?? null,
@@ -83,10 +83,10 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
 }
 
 /** The request's addresses normalized and its values checked, before anything is spent on it. */
-function readUpdateRequest(deps: Deps, input: UpdateUserInput) {
+async function readUpdateRequest(deps: Deps, input: UpdateUserInput) {
   const email = input.email ? normalizeEmail(input.email) : undefined;
   const phone = input.phone ? normalizePhone(input.phone) : undefined;
-  if (input.password !== undefined) assertPasswordAcceptable(input.password, deps.policy.password);
+  if (input.password !== undefined) await assertPasswordStrong(deps, input.password);
   const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
   // Checked again under the lock; here, so that a refused request spends no nonce attempt or send.
   if (input.data) mergeWithinLimit("user_metadata", input.principal.user.userMetadata, input.data);

@@ -10,12 +10,12 @@ import {
   PKCE_PREFIX,
   type VerifyType,
 } from "../../model/one-time-token.ts";
-import { assertPasswordAcceptable } from "../../model/password-policy.ts";
 import { normalizePhone } from "../../model/phone.ts";
 import { isBanned, type User } from "../../model/user.ts";
 import type { Stores } from "../../ports/stores.ts";
 import { refusedBy } from "../../services/abuse/refusal.ts";
 import { limitPerClient } from "../../services/abuse/request-limits.ts";
+import { assertPasswordStrong } from "../../services/accounts/password-strength.ts";
 import { grantSignIn, type OpenedSession, openSession } from "../../services/sessions.ts";
 import { issueAuthCode } from "../../services/tokens/auth-code.ts";
 import { linkTokenDigest, otpDigest } from "../../services/tokens/digests.ts";
@@ -126,7 +126,7 @@ export async function verify(deps: Deps, input: VerifyInput): Promise<VerifyResu
 }
 
 async function hashNewPassword(deps: Deps, password: string): Promise<string> {
-  assertPasswordAcceptable(password, deps.policy.password);
+  await assertPasswordStrong(deps, password);
   return deps.hasher.hash(password);
 }
 

@@ -1,12 +1,14 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { isAuthError } from "../../../errors.ts";
 import type { AuditEntry } from "../../../model/audit.ts";
+import type { RefreshToken } from "../../../model/refresh-token.ts";
 import type { Session } from "../../../model/session.ts";
 import type { User } from "../../../model/user.ts";
 import type { Stores, Transactor } from "../../../ports/stores.ts";
 import { aSession, aUser } from "../../builders.ts";
 import {
   aFactor,
+  anOAuthClient,
   aRefreshToken,
   digest,
   type StoreContractHarness,
@@ -561,6 +563,76 @@ export function describeSessionsContract(harness: StoreContractHarness): void {
         await s.sessions.downgradeFactor(user.id, otherFactor.id, "totp", t("19:01:00.000"));
       });
       expect(await sessionOf(byOtherFactor)).toEqual(downgraded(byOtherFactor, [], t("19:01:00.000")));
+    });
+
+    it("keeps the client and scopes a session was opened with, through every opening, update and rotation", async () => {
+      const client = anOAuthClient();
+      await stores.oauthClients.insert(client);
+      const user = aUser({ passwordHash: "hash-1" });
+      const held = { oauthClientId: client.id, scopes: "openid email offline_access" };
+      const opened = async (session: Session) =>
+        (await stores.users.findWithSession(session.userId, session.id))?.session;
+      // Each session's first token, made once.
+      const tokens = new Map<string, RefreshToken>();
+      const tokenOf = (session: Session) => {
+        const token = tokens.get(session.id) ?? aRefreshToken(session.id, { id: session.refreshTokenId! });
+        tokens.set(session.id, token);
+        return token;
+      };
+      const withToken = (session: Session) => ({ ...session, refreshTokenId: uuid() });
+
+      const [signedUp, signedIn] = [withToken(aSession(user.id, held)), withToken(aSession(user.id, held))];
+      await stores.sessions.openForNewUser(user, signedUp, tokenOf(signedUp), []);
+      const passwordSignIn = { at: t("16:00:00.000"), verifiedHash: "hash-1" };
+      expect(await stores.sessions.openWithPassword(passwordSignIn, signedIn, tokenOf(signedIn), [])).toBe(true);
+      const plain = withToken(aSession(user.id, { ...held, scopes: "" }));
+      await stores.sessions.open(plain, tokenOf(plain));
+      const firstParty = withToken(aSession(user.id, { oauthClientId: null, scopes: null }));
+      await stores.sessions.open(firstParty, tokenOf(firstParty));
+      for (const session of [signedUp, signedIn, plain, firstParty]) expect(await opened(session)).toEqual(session);
+      expect((await stores.refreshTokens.findForRefresh(tokenOf(signedIn).tokenHash))?.session).toEqual(signedIn);
+
+      // Neither an update nor a rotation moves a session to another client, nor makes one first-party.
+      const changed = { ...signedIn, aal: "aal2" as const, factorId: uuid(), updatedAt: t("16:01:00.000") };
+      await stores.sessions.update({ ...changed, oauthClientId: null, scopes: null });
+      expect(await opened(signedIn)).toEqual(changed);
+      const child = aRefreshToken(signedIn.id, { parentId: signedIn.refreshTokenId });
+      const rotated = { ...changed, refreshTokenId: child.id, previousRefreshTokenId: signedIn.refreshTokenId };
+      const elsewhere = { oauthClientId: uuid(), scopes: "phone" };
+      expect(await stores.sessions.rotate({ ...rotated, ...elsewhere }, child)).toBe(true);
+      expect(await opened(signedIn)).toEqual(rotated);
+      expect((await tx.run((s) => s.refreshTokens.lockForRefresh(child.tokenHash)))?.session).toEqual(rotated);
+      await stores.sessions.update({ ...firstParty, ...held });
+      expect(await opened(firstParty)).toEqual(firstParty);
+    });
+
+    it("deletes the sessions a client holds for the user, with their tokens, and no other", async () => {
+      const [client, otherClient] = [anOAuthClient(), anOAuthClient()];
+      for (const each of [client, otherClient]) await stores.oauthClients.insert(each);
+      const [user, other] = [aUser(), aUser()];
+      await stores.users.insert(user);
+      await stores.users.insert(other);
+      const of = (userId: string, oauthClientId: string | null) =>
+        aSession(userId, { oauthClientId, scopes: oauthClientId === null ? null : "openid" });
+      const [held, alsoHeld] = [of(user.id, client.id), of(user.id, client.id)];
+      const kept = [of(user.id, otherClient.id), of(user.id, null), of(other.id, client.id)];
+      const tokens = new Map<string, string>();
+      for (const session of [held, alsoHeld, ...kept]) {
+        tokens.set(session.id, (await storeSession(stores, session)).tokenHash);
+      }
+      const found = (session: Session) => stores.refreshTokens.findForRefresh(tokens.get(session.id)!);
+
+      await stores.sessions.deleteOfClient(user.id, client.id);
+      for (const session of [held, alsoHeld]) {
+        expect((await stores.users.findWithSession(user.id, session.id))?.session).toBeNull();
+        expect(await found(session)).toBeNull();
+        expect(await tx.run((s) => s.refreshTokens.lockForRefresh(tokens.get(session.id)!))).toBeNull();
+      }
+      for (const session of kept) expect((await found(session))?.session.id).toBe(session.id);
+      // Ids from requests: one that is no uuid names nothing, and throws nothing.
+      await stores.sessions.deleteOfClient("not-a-uuid", client.id);
+      await stores.sessions.deleteOfClient(user.id, "not-a-uuid");
+      for (const session of kept) expect((await found(session))?.session.id).toBe(session.id);
     });
 
     it("ends every session of a user at a moment, keeping an earlier end and other users' sessions", async () => {

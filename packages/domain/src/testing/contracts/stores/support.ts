@@ -1,5 +1,6 @@
 // What the store contract's aggregates share: the subject under test, and the fixtures more than one of them builds.
 import type { Factor } from "../../../model/factor.ts";
+import type { OAuthAuthorization, OAuthConsent } from "../../../model/oauth-authorization.ts";
 import type { OAuthClient } from "../../../model/oauth-client.ts";
 import type { OneTimeToken } from "../../../model/one-time-token.ts";
 import type { OutboxEntry } from "../../../model/outbox.ts";
@@ -101,6 +102,47 @@ export function anOAuthClient(overrides: Partial<OAuthClient> = {}): OAuthClient
     createdAt: t("20:00:00.000"),
     updatedAt: t("20:00:00.000"),
     deletedAt: null,
+    ...overrides,
+  };
+}
+
+/** An authorization request's id as the server makes them: 32 random alphanumerics, no uuid. */
+export const anAuthorizationId = () => uuid().replaceAll("-", "");
+
+/** A pending request of the client, bound to no user yet, of every optional field set; three minutes to live. */
+export function anOAuthAuthorization(
+  clientId: string,
+  overrides: Partial<OAuthAuthorization> = {},
+): OAuthAuthorization {
+  return {
+    id: anAuthorizationId(),
+    clientId,
+    userId: null,
+    redirectUri: "https://app.example.com/callback",
+    scope: "openid email offline_access",
+    state: `state-${uniqueTag()}`,
+    resource: "https://api.example.com/",
+    codeChallenge: digest(),
+    nonce: `nonce-${uniqueTag()}`,
+    status: "pending",
+    codeDigest: null,
+    sessionId: null,
+    createdAt: t("21:00:00.000"),
+    expiresAt: t("21:03:00.000"),
+    approvedAt: null,
+    ...overrides,
+  };
+}
+
+/** The user's consent to the client, to two scopes, not revoked. */
+export function anOAuthConsent(userId: string, clientId: string, overrides: Partial<OAuthConsent> = {}): OAuthConsent {
+  return {
+    id: uuid(),
+    userId,
+    clientId,
+    scopes: ["openid", "email"],
+    grantedAt: t("21:01:00.000"),
+    revokedAt: null,
     ...overrides,
   };
 }

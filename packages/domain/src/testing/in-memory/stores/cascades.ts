@@ -36,6 +36,15 @@ export const deleteWebAuthnOfUser = (state: State, userId: string) => {
   deleteWhere(state.webauthnChallenges, (challenge) => challenge.userId === userId);
 };
 
+/**
+ * Deletes the user's consents and the authorization requests bound to it (ON DELETE CASCADE in the database). Clients
+ * are only ever soft-deleted, so nothing goes with them.
+ */
+export const deleteOAuthOfUser = (state: State, userId: string) => {
+  deleteWhere(state.oauthAuthorizations, (authorization) => authorization.userId === userId);
+  deleteWhere(state.oauthConsents, (consent) => consent.userId === userId);
+};
+
 /** Deletes the sessions not kept, with their refresh tokens. */
 export const deleteSessions = (state: State, keep: (session: Session) => boolean) => {
   for (const session of [...state.sessions.values()]) {

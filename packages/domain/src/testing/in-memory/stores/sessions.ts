@@ -7,6 +7,10 @@ import { withIdentities } from "./users.ts";
 
 const insertSession = (state: State, session: Session) => {
   if (!state.users.has(session.userId)) throw new Error(`no user ${session.userId}`);
+  // A deleted client keeps its row, so a key to it still holds.
+  if (session.oauthClientId !== null && !state.oauthClients.has(session.oauthClientId)) {
+    throw new Error(`no OAuth client ${session.oauthClientId}`);
+  }
   state.sessions.set(session.id, copy(session));
 };
 
@@ -29,7 +33,11 @@ export const inMemorySessions = (
 ): SessionStore => {
   const sessions: SessionStore = {
     async update(session) {
-      if (state.sessions.has(session.id)) state.sessions.set(session.id, copy(session));
+      const stored = state.sessions.get(session.id);
+      if (!stored) return;
+      // The client and its scopes are the session's from its opening.
+      const { oauthClientId, scopes } = stored;
+      state.sessions.set(session.id, copy({ ...session, oauthClientId, scopes }));
     },
     async open(session, firstToken, audit) {
       insertSession(state, session);
@@ -80,6 +88,9 @@ export const inMemorySessions = (
     },
     async deleteOne(userId, sessionId) {
       deleteSessions(state, (session) => session.userId !== userId || session.id !== sessionId);
+    },
+    async deleteOfClient(userId, oauthClientId) {
+      deleteSessions(state, (session) => session.userId !== userId || session.oauthClientId !== oauthClientId);
     },
     async endAllOfUser(userId, at) {
       for (const [id, session] of state.sessions) {

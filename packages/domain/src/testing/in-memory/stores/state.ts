@@ -2,6 +2,7 @@ import type { AuditEntry } from "../../../model/audit.ts";
 import type { Factor, MfaChallenge } from "../../../model/factor.ts";
 import type { FlowState } from "../../../model/flow-state.ts";
 import type { Identity } from "../../../model/identity.ts";
+import type { OAuthAuthorization, OAuthConsent } from "../../../model/oauth-authorization.ts";
 import type { OAuthClient } from "../../../model/oauth-client.ts";
 import type { OAuthFlow } from "../../../model/oauth-flow.ts";
 import type { OneTimeToken } from "../../../model/one-time-token.ts";
@@ -26,6 +27,8 @@ export interface State {
   passkeys: Map<string, Passkey>;
   webauthnChallenges: Map<string, WebAuthnChallenge>;
   oauthClients: Map<string, OAuthClient>;
+  oauthAuthorizations: Map<string, OAuthAuthorization>;
+  oauthConsents: Map<string, OAuthConsent>;
   sessions: Map<string, Session>;
   refreshTokens: Map<string, RefreshToken>;
   oneTimeTokens: Map<string, OneTimeToken>;
@@ -44,6 +47,8 @@ export const emptyState = (): State => ({
   passkeys: new Map(),
   webauthnChallenges: new Map(),
   oauthClients: new Map(),
+  oauthAuthorizations: new Map(),
+  oauthConsents: new Map(),
   sessions: new Map(),
   refreshTokens: new Map(),
   oneTimeTokens: new Map(),

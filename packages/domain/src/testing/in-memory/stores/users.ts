@@ -2,7 +2,7 @@ import { AuthError, messages } from "../../../errors.ts";
 import { oldestFirst } from "../../../model/oldest-first.ts";
 import type { User } from "../../../model/user.ts";
 import type { UserStore } from "../../../ports/stores.ts";
-import { deleteFactors, deleteSessions, deleteWebAuthnOfUser } from "./cascades.ts";
+import { deleteFactors, deleteOAuthOfUser, deleteSessions, deleteWebAuthnOfUser } from "./cascades.ts";
 import { saveIdentity } from "./identities.ts";
 import { contains, copy, deleteWhere, type State, type UserRow } from "./state.ts";
 
@@ -86,6 +86,7 @@ export const inMemoryUsers = (state: State): UserStore => {
       deleteWhere(state.identities, (identity) => identity.userId === id);
       deleteFactors(state, (factor) => factor.userId === id);
       deleteWebAuthnOfUser(state, id);
+      deleteOAuthOfUser(state, id);
       deleteSessions(state, (session) => session.userId !== id);
       deleteWhere(state.oneTimeTokens, (token) => token.userId === id);
       deleteWhere(state.flowStates, (flow) => flow.userId === id);

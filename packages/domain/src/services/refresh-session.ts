@@ -1,17 +1,19 @@
-import type { Deps, RequestContext, SessionGrant } from "../../deps.ts";
-import { AuthError, messages } from "../../errors.ts";
-import { decideRefresh, type RefreshToken } from "../../model/refresh-token.ts";
-import { hasEnded, type Session } from "../../model/session.ts";
-import { isBanned, type User } from "../../model/user.ts";
-import type { RefreshTokenFound, Stores } from "../../ports/stores.ts";
-import { limitPerClient } from "../../services/abuse/request-limits.ts";
-import { auditEntry, recordAudit } from "../../services/audit.ts";
-import { accessClaims, grantSession, type OpenedSession } from "../../services/sessions.ts";
-import { refreshTokenDigest } from "../../services/tokens/digests.ts";
+import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
+import { AuthError, messages } from "../errors.ts";
+import { decideRefresh, type RefreshToken } from "../model/refresh-token.ts";
+import { hasEnded, type Session } from "../model/session.ts";
+import { isBanned, type User } from "../model/user.ts";
+import type { RefreshTokenFound, Stores } from "../ports/stores.ts";
+import { limitPerClient } from "./abuse/request-limits.ts";
+import { auditEntry, recordAudit } from "./audit.ts";
+import { accessClaims, grantSession, type OpenedSession } from "./sessions.ts";
+import { refreshTokenDigest } from "./tokens/digests.ts";
 
 export interface RefreshSessionInput {
   readonly refreshToken: string;
   readonly context: RequestContext;
+  /** The authenticated client of a refresh at POST /oauth/token; absent at POST /token (first-party). */
+  readonly oauthClientId?: string;
 }
 
 /** A refresh granted: the session, the refresh token and claims to answer with, and whether the session rotated. */
@@ -35,6 +37,7 @@ interface Refresh {
 }
 
 /**
+ * POST /token?grant_type=refresh_token, and the OAuth server's refresh grant (a service, as both use it).
  * Exchanges a refresh token for a new session grant, following the state table of model/refresh-token.ts.
  * Most refreshes present their session's current token with nobody else refreshing it: those read without a lock
  * and rotate in one guarded write. The rest, and a rotation whose guard finds the session changed since the read,
@@ -72,6 +75,7 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
 async function rotateUnlocked(deps: Deps, input: RefreshSessionInput, presentedHash: string): Promise<Granted | null> {
   const seen = await deps.stores.refreshTokens.findForRefresh(presentedHash);
   if (!seen) throw new AuthError("refresh_token_not_found", messages.refreshTokenNotFound);
+  assertHolder(seen.session, input);
   const now = deps.clock.now();
   if (isBanned(seen.user, now)) throw new AuthError("user_banned", messages.userBanned);
   if (
@@ -98,6 +102,7 @@ async function refreshLocked(
   const found = await stores.refreshTokens.lockForRefresh(presentedHash);
   if (!found) return { kind: "not_found" };
   const { token, session, user } = found;
+  assertHolder(session, input);
   const now = deps.clock.now();
   if (isBanned(user, now)) return { kind: "banned" };
   // Ended by a ban since lifted: its tokens stay dead. Returned, so the cleanup commits.
@@ -157,6 +162,24 @@ async function returnCurrent(deps: Deps, stores: Stores, refresh: Refresh): Prom
   await recordAudit(deps, stores, { action: "token_refreshed", actor: user, context: input.context, traits });
   const claims = await accessClaims(deps, stores, refreshed(user, touched, input));
   return { kind: "granted", user, session: touched, refreshToken: answer, claims, rotated: false };
+}
+
+/**
+ * security: a session refreshes only for whoever holds it, as GoTrue checks: a third-party client's session at the
+ * OAuth token endpoint with that client authenticated, a first-party one at /token only. Otherwise a client could
+ * turn its scoped session into a first-party one, or another client's into its own.
+ */
+function assertHolder(session: Session, input: RefreshSessionInput): void {
+  const holder = session.oauthClientId;
+  const client = input.oauthClientId ?? null;
+  if (holder === client) return;
+  const message =
+    client === null
+      ? "Client authentication required for OAuth session"
+      : holder === null
+        ? "Client authentication not allowed for non-OAuth session"
+        : "Client does not match the session's OAuth client";
+  throw new AuthError("invalid_client", message);
 }
 
 /** An access token issued by a refresh: GoTrue's `token_refresh`. */
