@@ -38,6 +38,9 @@ export type ErrorCode =
   | "invalid_credentials"
   | "weak_password"
   | "same_password"
+  /** SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD: PUT /user without, or with a wrong, current password. */
+  | "current_password_required"
+  | "current_password_invalid"
   | "reauthentication_needed"
   | "reauthentication_not_valid"
   | "over_email_send_rate_limit"

@@ -22,6 +22,8 @@ export interface AuthPolicy {
   readonly otp: OtpPolicy;
   /** SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION */
   readonly passwordChangeRequiresReauthentication: boolean;
+  /** SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD: a password change needs the current one (not in recovery). */
+  readonly passwordChangeRequiresCurrentPassword: boolean;
   /** SECURITY_MANUAL_LINKING_ENABLED: signed-in users may link and unlink identities (/user/identities/*). */
   readonly manualLinkingEnabled: boolean;
   readonly email: EmailPolicy;

@@ -11,7 +11,6 @@ const NOT_BUILT: readonly { readonly name: RegExp; readonly feature: string }[] 
   { name: /^JWT_ADMIN_GROUP_NAME$/, feature: "Editing app_metadata through PUT /user" },
   { name: /^MFA_/, feature: "This MFA setting" },
   { name: /^SAML_/, feature: "SAML SSO" },
-  { name: /^SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD$/, feature: "Asking for the current password" },
   { name: /^SESSIONS_/, feature: "Session time limits" },
   { name: /^PASSWORD_HIBP_BLOOM_/, feature: "The bloom-filter cache of leaked-password checks" },
   { name: /^(WEB3|CUSTOM_OAUTH)_/, feature: "This sign-in method" },

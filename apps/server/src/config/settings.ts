@@ -465,6 +465,12 @@ export const SETTINGS = {
       default: "false",
       doc: "A password change needs the nonce of GET /reauthenticate.",
     }),
+    updatePasswordRequireCurrentPassword: setting("SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD", flag, {
+      default: "false",
+      doc:
+        "A password change (PUT /user) needs the current password as `current_password`, unless the user has none " +
+        "or signed in by a recovery link, magic link or code (the recovery flow).",
+    }),
     manualLinkingEnabled: setting("SECURITY_MANUAL_LINKING_ENABLED", flag, {
       default: "false",
       doc: "Signed-in users may link identities of other providers to their account, and unlink them.",

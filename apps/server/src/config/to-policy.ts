@@ -37,6 +37,7 @@ export function toPolicy(config: Config): AuthPolicy {
       smsFrequencySeconds: config.sms.maxFrequencySeconds,
     },
     passwordChangeRequiresReauthentication: config.security.updatePasswordRequireReauthentication,
+    passwordChangeRequiresCurrentPassword: config.security.updatePasswordRequireCurrentPassword,
     manualLinkingEnabled: config.security.manualLinkingEnabled,
     email: {
       magicLinkEnabled: config.signup.emailMagicLinkEnabled,

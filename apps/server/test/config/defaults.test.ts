@@ -62,6 +62,7 @@ describe("defaults, with only the required production settings", () => {
       refreshTokenRotationEnabled: true,
       refreshTokenReuseIntervalSeconds: 10,
       updatePasswordRequireReauthentication: false,
+      updatePasswordRequireCurrentPassword: false,
       manualLinkingEnabled: false,
       sbForwardedForEnabled: false,
       encryptionKeyId: undefined,

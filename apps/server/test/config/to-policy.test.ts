@@ -82,6 +82,7 @@ describe("toPolicy", () => {
         smsFrequencySeconds: 20,
       },
       passwordChangeRequiresReauthentication: true,
+      passwordChangeRequiresCurrentPassword: false,
       manualLinkingEnabled: true,
       email: {
         magicLinkEnabled: false,

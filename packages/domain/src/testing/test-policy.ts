@@ -35,6 +35,7 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       ...overrides.otp,
     },
     passwordChangeRequiresReauthentication: overrides.passwordChangeRequiresReauthentication ?? false,
+    passwordChangeRequiresCurrentPassword: overrides.passwordChangeRequiresCurrentPassword ?? false,
     manualLinkingEnabled: overrides.manualLinkingEnabled ?? false,
     email: {
       magicLinkEnabled: true,

@@ -38,6 +38,8 @@ const BY_CODE = {
   invalid_credentials: 400,
   weak_password: 422,
   same_password: 422,
+  current_password_required: 400,
+  current_password_invalid: 400,
   reauthentication_needed: 400,
   reauthentication_not_valid: 422,
   over_email_send_rate_limit: 429,

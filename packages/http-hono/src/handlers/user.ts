@@ -22,6 +22,7 @@ export const updateUser = (): Handler<AppEnv> => async (c) => {
     password: body.password,
     data: body.data,
     nonce: body.nonce,
+    currentPassword: body.current_password,
     channel: body.channel,
     ...linkRequest(c, body),
     context: c.get("caller"),

@@ -91,6 +91,7 @@ export const UpdateUserBody = v.object({
   password: text,
   data: metadata,
   nonce: text,
+  current_password: text,
   channel: text,
   code_challenge: text,
   code_challenge_method: text,

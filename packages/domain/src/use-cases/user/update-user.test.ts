@@ -49,6 +49,39 @@ describe("update the user", () => {
     await failsWith("weak_password", auth.updateUser({ principal, password: "short", context }));
   });
 
+  it("asks for the current password with SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD, but not in recovery", async () => {
+    const { auth, principal, user } = await signedIn({ policy: { passwordChangeRequiresCurrentPassword: true } });
+    const update = (fields: { currentPassword?: string }) =>
+      auth.updateUser({ principal, password: "a brand new one", context, ...fields });
+    const missing = await failsWith("current_password_required", update({}));
+    expect(missing.message).toBe("Current password required when setting new password.");
+    await failsWith("current_password_invalid", update({ currentPassword: "not it" }));
+    await update({ currentPassword: password });
+    expect((await auth.signInWithPassword({ email: user.email!, password: "a brand new one", context })).user.id).toBe(
+      user.id,
+    );
+    // A session of the recovery flow (a recovery link, a magic link, a code) sets one without it.
+    const recovering = {
+      ...principal,
+      session: { ...principal.session!, amr: [{ method: "recovery" as const, at: new Date() }] },
+    };
+    await auth.updateUser({ principal: recovering, password: "yet another one", context });
+  });
+
+  it("counts wrong current passwords against the account, as failed sign-ins", async () => {
+    const options = {
+      policy: {
+        passwordChangeRequiresCurrentPassword: true,
+        requestLimits: { passwordFailures: { events: 2, perSeconds: 900 } },
+      },
+    };
+    const { auth, principal } = await signedIn(options);
+    const wrong = () => auth.updateUser({ principal, password: "a brand new one", currentPassword: "guess", context });
+    await failsWith("current_password_invalid", wrong());
+    await failsWith("current_password_invalid", wrong());
+    await failsWith("over_request_rate_limit", wrong());
+  });
+
   it("records an email change as pending, and refuses an address another user holds", async () => {
     const { auth, principal, stores } = await signedIn();
     const other = aUser();

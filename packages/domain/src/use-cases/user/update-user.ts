@@ -8,7 +8,11 @@ import { readPkceChallenge } from "../../model/pkce.ts";
 import { chooseRedirect } from "../../model/redirect.ts";
 import { type User, withEmailChangeRequested } from "../../model/user.ts";
 import type { Stores } from "../../ports/stores.ts";
-import { forgetAccountPasswordFailures } from "../../services/abuse/password-failures.ts";
+import {
+  forgetAccountPasswordFailures,
+  refundPasswordAttempt,
+  takePasswordAttempt,
+} from "../../services/abuse/password-failures.ts";
 import { limitPerClient } from "../../services/abuse/request-limits.ts";
 import { limitFrequency } from "../../services/abuse/send-frequency.ts";
 import { assertPasswordStrong } from "../../services/accounts/password-strength.ts";
@@ -34,6 +38,8 @@ export interface UpdateUserInput extends LinkRequest {
   readonly channel?: string | undefined;
   /** From GET /reauthenticate, when password changes require it. */
   readonly nonce?: string | undefined;
+  /** The password the user has now, when SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD asks for it. */
+  readonly currentPassword?: string | undefined;
   readonly context: RequestContext;
 }
 
@@ -93,15 +99,44 @@ async function readUpdateRequest(deps: Deps, input: UpdateUserInput) {
   return { email, phone, pkce };
 }
 
-/** The hash of the new password, once the nonce (when required) is valid and the password is new. */
+/**
+ * The hash of the new password, once the nonce and the current password (when required) are valid and the password
+ * is new.
+ */
 async function newPasswordHash(deps: Deps, caller: User, input: UpdateUserInput): Promise<string> {
   const password = input.password!;
   if (deps.policy.passwordChangeRequiresReauthentication) await assertNonceValid(deps, caller, input.nonce);
+  if (deps.policy.passwordChangeRequiresCurrentPassword) await assertCurrentPassword(deps, caller, input);
   if (caller.passwordHash !== null && (await deps.hasher.verify(caller.passwordHash, password)).ok) {
     throw new AuthError("same_password", "New password should be different from the old password.");
   }
   return deps.hasher.hash(password);
 }
+
+/**
+ * GoTrue's rule: a user who has a password gives it to set another, unless the session came from a recovery link, a
+ * magic link or a code (the recovery flow: whoever forgot it signs in that way to set a new one). No session (a
+ * service key naming the user) is no recovery. A wrong one counts against the account like a failed sign-in.
+ */
+async function assertCurrentPassword(deps: Deps, caller: User, input: UpdateUserInput): Promise<void> {
+  if (caller.passwordHash === null || input.password === "") return;
+  const session = input.principal.session;
+  if (session?.amr.some((entry) => RECOVERY_METHODS.has(entry.method))) return;
+  if (!input.currentPassword) {
+    throw new AuthError("current_password_required", "Current password required when setting new password.");
+  }
+  // security: a stolen session must not guess the password here faster than at sign-in.
+  const address =
+    caller.email !== null ? { email: caller.email } : caller.phone !== null ? { phone: caller.phone } : null;
+  const attempt = address === null ? null : await takePasswordAttempt(deps, address);
+  if (!(await deps.hasher.verify(caller.passwordHash, input.currentPassword)).ok) {
+    throw new AuthError("current_password_invalid", "Current password required when setting new password.");
+  }
+  if (attempt !== null) await refundPasswordAttempt(deps, attempt);
+}
+
+/** GoTrue's recovery methods (its AuthenticationMethod.IsRecovery). */
+const RECOVERY_METHODS: ReadonlySet<string> = new Set(["otp", "magiclink", "recovery"]);
 
 /** Limited once the request is known to be acceptable: a refused one (a wrong nonce) spends no send. */
 async function limitSends(deps: Deps, caller: User, decision: UpdateDecision): Promise<void> {
