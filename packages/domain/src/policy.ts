@@ -3,6 +3,7 @@ import type { NotificationKind } from "./model/mail.ts";
 import type { PasswordPolicy } from "./model/password-policy.ts";
 import type { RedirectPolicy } from "./model/redirect.ts";
 import type { RefreshPolicy } from "./model/refresh-token.ts";
+import type { SessionLimits } from "./model/session.ts";
 import type { UserVerification } from "./model/webauthn.ts";
 
 /** The slice of configuration the domain reads; durations carry their unit. */
@@ -33,6 +34,8 @@ export interface AuthPolicy {
   /** Per client IP (failed passwords per account), across every instance when the rate limiter is shared. */
   readonly requestLimits: RequestLimits;
   readonly mfa: MfaPolicy;
+  /** SESSIONS_TIMEBOX, SESSIONS_INACTIVITY_TIMEOUT */
+  readonly sessions: SessionLimits;
   readonly passkeys: PasskeyPolicy;
   readonly oauthServer: OAuthServerPolicy;
 }

@@ -11,7 +11,7 @@ const NOT_BUILT: readonly { readonly name: RegExp; readonly feature: string }[] 
   { name: /^JWT_ADMIN_GROUP_NAME$/, feature: "Editing app_metadata through PUT /user" },
   { name: /^MFA_/, feature: "This MFA setting" },
   { name: /^SAML_/, feature: "SAML SSO" },
-  { name: /^SESSIONS_/, feature: "Session time limits" },
+  { name: /^SESSIONS_/, feature: "This session setting (one session per user, tags, low-AAL limits)" },
   { name: /^PASSWORD_HIBP_BLOOM_/, feature: "The bloom-filter cache of leaked-password checks" },
   { name: /^(WEB3|CUSTOM_OAUTH)_/, feature: "This sign-in method" },
   { name: /^DB_CLEANUP_ENABLED$/, feature: "Database clean-up" },

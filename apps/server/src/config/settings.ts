@@ -739,6 +739,18 @@ export const SETTINGS = {
       doc: "WebAuthn factors may be challenged and verified; needs WEBAUTHN_RP_*.",
     }),
   },
+  sessions: {
+    timeboxSeconds: setting("SESSIONS_TIMEBOX", seconds(), {
+      doc:
+        "How long a session may live from its sign-in (`24h`, `7d` as `168h`); past it, its refresh token is refused " +
+        "(`session_expired`) and its access tokens stop being accepted. None when unset or 0.",
+    }),
+    inactivityTimeoutSeconds: setting("SESSIONS_INACTIVITY_TIMEOUT", seconds(), {
+      doc:
+        "How long a session may go without a refresh; past it, its refresh token is refused (`session_expired`, " +
+        "Inactivity). None when unset or 0.",
+    }),
+  },
   oauthServer: {
     enabled: setting("OAUTH_SERVER_ENABLED", flag, {
       default: "false",

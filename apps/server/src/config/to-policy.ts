@@ -62,6 +62,7 @@ export function toPolicy(config: Config): AuthPolicy {
       oauthClientRegistrations: config.rateLimit.oauthDynamicClientRegister,
     },
     mfa: mfaPolicy(config),
+    sessions: sessionLimits(config),
     oauthServer: { ...config.oauthServer, authorizationPath: config.oauthServer.authorizationPath ?? null },
     passkeys: {
       enabled: config.passkey.enabled,
@@ -85,5 +86,13 @@ function mfaPolicy(config: Config): AuthPolicy["mfa"] {
     phoneOtpLength: config.mfa.phoneOtpLength,
     phoneMaxFrequencySeconds: config.mfa.phoneMaxFrequencySeconds,
     challengeAndVerifyPerMinute: config.mfa.rateLimitChallengeAndVerify,
+  };
+}
+
+/** SESSIONS_*: GoTrue reads 0 as no limit. */
+function sessionLimits(config: Config): AuthPolicy["sessions"] {
+  return {
+    timeboxSeconds: config.sessions.timeboxSeconds || null,
+    inactivityTimeoutSeconds: config.sessions.inactivityTimeoutSeconds || null,
   };
 }

@@ -126,6 +126,7 @@ describe("toPolicy", () => {
         phoneMaxFrequencySeconds: 30,
         challengeAndVerifyPerMinute: 5,
       },
+      sessions: { timeboxSeconds: null, inactivityTimeoutSeconds: null },
       passkeys: { enabled: false, maxPerUser: 10, challengeExpirySeconds: 300, userVerification: "preferred" },
       oauthServer: {
         enabled: false,

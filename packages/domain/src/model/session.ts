@@ -56,6 +56,28 @@ export interface Session {
   readonly updatedAt: Date;
 }
 
+/** SESSIONS_TIMEBOX, SESSIONS_INACTIVITY_TIMEOUT: how long a session may live, and go unrefreshed; null: no limit. */
+export interface SessionLimits {
+  readonly timeboxSeconds: number | null;
+  readonly inactivityTimeoutSeconds: number | null;
+}
+
+/**
+ * Why the session limits end a session now, or null (GoTrue's CheckValidity): past its whole life (`timebox`,
+ * from its creation), or unrefreshed for too long (`inactivity`, from its last rotation, else its creation).
+ */
+export function endedByLimits(session: Session, now: Date, limits: SessionLimits): "timebox" | "inactivity" | null {
+  const at = now.getTime();
+  if (limits.timeboxSeconds !== null && at > session.createdAt.getTime() + limits.timeboxSeconds * 1000) {
+    return "timebox";
+  }
+  const lastRefresh = (session.rotatedAt ?? session.createdAt).getTime();
+  if (limits.inactivityTimeoutSeconds !== null && at > lastRefresh + limits.inactivityTimeoutSeconds * 1000) {
+    return "inactivity";
+  }
+  return null;
+}
+
 export function hasEnded(session: Session, now: Date): boolean {
   return session.notAfter !== null && session.notAfter.getTime() <= now.getTime();
 }

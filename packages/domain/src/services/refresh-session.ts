@@ -1,7 +1,7 @@
 import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
 import { AuthError, messages } from "../errors.ts";
 import { decideRefresh, type RefreshToken } from "../model/refresh-token.ts";
-import { hasEnded, type Session } from "../model/session.ts";
+import { endedByLimits, hasEnded, type Session } from "../model/session.ts";
 import { isBanned, type User } from "../model/user.ts";
 import type { RefreshTokenFound, Stores } from "../ports/stores.ts";
 import { limitPerClient } from "./abuse/request-limits.ts";
@@ -26,7 +26,7 @@ type Outcome =
   | ({ readonly kind: "granted" } & Granted)
   | { readonly kind: "not_found" }
   | { readonly kind: "banned" }
-  | { readonly kind: "session_ended" }
+  | { readonly kind: "session_ended"; readonly by?: "timebox" | "inactivity" }
   | { readonly kind: "reuse_detected"; readonly familyRevoked: boolean };
 
 /** A refresh being carried out: the request, what its token found, and when it was read. */
@@ -59,7 +59,13 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
     case "banned":
       throw new AuthError("user_banned", messages.userBanned);
     case "session_ended":
-      throw new AuthError("session_expired", "Invalid Refresh Token: Session Expired");
+      // GoTrue's words, which say why.
+      throw new AuthError(
+        "session_expired",
+        outcome.by === "inactivity"
+          ? "Invalid Refresh Token: Session Expired (Inactivity)"
+          : "Invalid Refresh Token: Session Expired",
+      );
     case "reuse_detected":
       deps.events.record({ kind: "refresh_token_reused", familyRevoked: outcome.familyRevoked });
       throw new AuthError("refresh_token_already_used", messages.refreshTokenAlreadyUsed);
@@ -82,6 +88,7 @@ async function rotateUnlocked(deps: Deps, input: RefreshSessionInput, presentedH
     // A hook's claims are made in the transaction that moves the session: the locked path's.
     deps.hooks.custom_access_token !== undefined ||
     hasEnded(seen.session, now) ||
+    endedByLimits(seen.session, now, deps.policy.sessions) !== null ||
     decideRefresh(seen.session, seen.token, now, deps.policy.refresh).kind !== "rotate"
   )
     return null;
@@ -109,6 +116,14 @@ async function refreshLocked(
   if (hasEnded(session, now)) {
     await stores.sessions.deleteOne(session.userId, session.id);
     return { kind: "session_ended" };
+  }
+  // Past SESSIONS_TIMEBOX or SESSIONS_INACTIVITY_TIMEOUT: it ends for good, recorded. Returned, so that commits.
+  const by = endedByLimits(session, now, deps.policy.sessions);
+  if (by !== null) {
+    await stores.sessions.deleteOne(session.userId, session.id);
+    const traits = { reason: `session_${by}`, session_id: session.id };
+    await recordAudit(deps, stores, { action: "token_revoked", actor: user, context: input.context, traits });
+    return { kind: "session_ended", by };
   }
 
   const decision = decideRefresh(session, token, now, deps.policy.refresh);

@@ -83,6 +83,7 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       phone: { enroll: true, verify: true, ...overrides.mfa?.phone },
       webauthn: { enroll: true, verify: true, ...overrides.mfa?.webauthn },
     },
+    sessions: { timeboxSeconds: null, inactivityTimeoutSeconds: null, ...overrides.sessions },
     passkeys: {
       enabled: true,
       maxPerUser: 10,

@@ -1,7 +1,7 @@
 import type { Deps, Principal } from "../../deps.ts";
 import { AuthError, messages } from "../../errors.ts";
 import { assertTokenTimes, readTokenSubject } from "../../model/access-token-claims.ts";
-import { hasEnded } from "../../model/session.ts";
+import { endedByLimits, hasEnded } from "../../model/session.ts";
 import { isBanned } from "../../model/user.ts";
 
 /** Whoever holds a token whose user or session is gone is no one now: GoTrue refuses them with a 403. */
@@ -39,7 +39,9 @@ export async function authenticate(deps: Deps, input: AuthenticateInput): Promis
     if (isBanned(found.user, deps.clock.now())) throw new AuthError("user_banned", messages.userBanned);
     if (!found.session)
       throw new AuthError("session_not_found", "Session from session_id claim in JWT does not exist", HOLDER_GONE);
-    if (hasEnded(found.session, deps.clock.now()))
+    // A session past SESSIONS_TIMEBOX ends with its access tokens; inactivity is judged at the refresh (GoTrue's).
+    const now = deps.clock.now();
+    if (hasEnded(found.session, now) || endedByLimits(found.session, now, deps.policy.sessions) === "timebox")
       throw new AuthError("session_expired", "Session has expired", HOLDER_GONE);
     principal = { user: found.user, session: found.session, claims };
   }

@@ -1,0 +1,63 @@
+import { startTestServer, type TestServer } from "@latchkey/server/testing";
+import { createClient } from "@supabase/supabase-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import ws from "ws";
+import { anonKey, memoryStorage } from "./support.ts";
+
+// SESSIONS_TIMEBOX and SESSIONS_INACTIVITY_TIMEOUT through supabase-js, with durations of seconds.
+
+let timeboxed: TestServer;
+let inactive: TestServer;
+let anon: string;
+
+beforeAll(async () => {
+  [timeboxed, inactive] = await Promise.all([
+    startTestServer({ AUTH_MAILER_AUTOCONFIRM: "true", AUTH_SESSIONS_TIMEBOX: "2s" }),
+    startTestServer({ AUTH_MAILER_AUTOCONFIRM: "true", AUTH_SESSIONS_INACTIVITY_TIMEOUT: "2s" }),
+  ]);
+  anon = await anonKey();
+});
+afterAll(async () => {
+  await Promise.all([timeboxed?.close(), inactive?.close()]);
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function signedUp(server: TestServer) {
+  const app = createClient(server.url, anon, {
+    realtime: { transport: ws as never },
+    auth: { storage: memoryStorage(), persistSession: true, autoRefreshToken: false, detectSessionInUrl: false },
+  });
+  const { error } = await app.auth.signUp({
+    email: `limits-${crypto.randomUUID()}@example.com`,
+    password: "pass-word-1",
+  });
+  expect(error).toBeNull();
+  return app;
+}
+
+describe("session limits", () => {
+  it("end a session at SESSIONS_TIMEBOX: refreshes and GET /user are refused after it", async () => {
+    const app = await signedUp(timeboxed);
+    expect((await app.auth.refreshSession()).error).toBeNull();
+    const { data } = await app.auth.getSession();
+    const accessToken = data.session!.access_token;
+    await sleep(2200);
+    const user = await app.auth.getUser(accessToken);
+    expect(user.error).toMatchObject({ status: 403, code: "session_expired" });
+    const refreshed = await app.auth.refreshSession({ refresh_token: data.session!.refresh_token });
+    expect(refreshed.error).toMatchObject({ status: 400, code: "session_expired" });
+  });
+
+  it("end a session unrefreshed for SESSIONS_INACTIVITY_TIMEOUT, and keep one refreshed in time", async () => {
+    const app = await signedUp(inactive);
+    await sleep(1200);
+    expect((await app.auth.refreshSession()).error).toBeNull();
+    await sleep(1200);
+    expect((await app.auth.refreshSession()).error).toBeNull();
+    await sleep(2200);
+    const ended = await app.auth.refreshSession();
+    expect(ended.error).toMatchObject({ status: 400, code: "session_expired" });
+    expect(ended.error?.message).toBe("Invalid Refresh Token: Session Expired (Inactivity)");
+  });
+});
