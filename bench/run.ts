@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { newKeyRing } from "@latchkey/adapters-crypto";
 import { DEFAULT_BATCH_SIZE } from "@latchkey/import-gotrue";
+import { type SoakFigures, soakCleanup, soakTable } from "./lib/cleanup-soak.ts";
 import {
   createBenchDatabase,
   createFloorTables,
@@ -47,6 +48,10 @@ const settings = {
   /** The GoTrue users `import gotrue` reads, and how many it reads at a time. */
   importUsers: Number(env["BENCH_IMPORT_USERS"] || "100000"),
   importBatchSize: Number(env["BENCH_IMPORT_BATCH_SIZE"] || String(DEFAULT_BATCH_SIZE)),
+  /** The clean-up soak: refreshes over its sessions, and the length of its two timed windows. */
+  soakRefreshes: Number(env["BENCH_SOAK_REFRESHES"] || "1000000"),
+  soakSessions: Number(env["BENCH_SOAK_SESSIONS"] || "1000"),
+  soakWindowSeconds: Number(env["BENCH_SOAK_WINDOW_SECONDS"] || "20"),
   updateReadme: process.argv.includes("--update-readme"),
 };
 
@@ -54,8 +59,10 @@ const work = mkdtempSync(join(tmpdir(), "latchkey-bench-"));
 const started: Started[] = [];
 const log = (message: string) => process.stderr.write(`${message}\n`);
 const wanted = (name: string) => settings.only.length === 0 || settings.only.includes(name);
-/** The one row measured without load: run last, and alone with BENCH_ONLY="import gotrue". */
+/** The rows measured on their own, after the rows under load: alone with BENCH_ONLY="import gotrue" (or the soak). */
 const IMPORT_ROW = "import gotrue";
+const SOAK_ROW = "cleanup soak";
+const ownRows = [IMPORT_ROW, SOAK_ROW];
 
 async function main(): Promise<void> {
   log("bench: building the server (pnpm build)");
@@ -68,19 +75,25 @@ async function main(): Promise<void> {
   const machine = await describeMachine(databaseUrl);
   log(`bench: ${machine}`);
   const jwtSecret = randomBytes(32).toString("hex");
-  const underLoad = settings.only.length === 0 || settings.only.some((name) => name !== IMPORT_ROW);
+  const underLoad = settings.only.length === 0 || settings.only.some((name) => !ownRows.includes(name));
   const rows = underLoad ? await measureUnderLoad(databaseUrl, jwtSecret) : [];
   const imported = wanted(IMPORT_ROW) ? await measureImportRow(databaseUrl, jwtSecret) : undefined;
+  const soaked = wanted(SOAK_ROW) ? await measureSoak(databaseUrl, jwtSecret) : undefined;
   await dropBenchDatabase(settings.adminUrl, settings.database);
 
-  const report = reportOf(machine, rows, imported);
+  const report = reportOf(machine, rows, imported, soaked);
   process.stdout.write(`\n${report}`);
   if (settings.updateReadme) updateReadme(report);
   if (rows.some((row) => row.load.failures > 0)) process.exitCode = 1;
 }
 
 /** The machine, the rows under load with their timing and verdict, and the import's own table: each when measured. */
-function reportOf(machine: string, rows: readonly Row[], imported: ImportFigures | undefined): string {
+function reportOf(
+  machine: string,
+  rows: readonly Row[],
+  imported: ImportFigures | undefined,
+  soaked: SoakFigures | undefined,
+): string {
   const sections: string[] = [];
   if (rows.length === 0) sections.push(machine);
   else {
@@ -101,6 +114,16 @@ function reportOf(machine: string, rows: readonly Row[], imported: ImportFigures
         `seeded users, ${imported.batchSize} at a time, into a namespace of its own; its wall time from start to ` +
         "exit and its peak RSS. It has no ceiling, nor a target.",
       importTable(imported),
+    );
+  }
+  if (soaked) {
+    sections.push(
+      `The clean-up soak (\`DB_CLEANUP_ENABLED\`): refreshes over sessions of its own, every token used once, at ` +
+        `16 connections; then every refresh token is made 25 hours older in one statement, and refreshes go on for ` +
+        `${settings.soakWindowSeconds} s while the server's clean-up takes the backlog, until only the sessions' ` +
+        "tokens of the last day are left. The refresh rate while cleaning is compared with a run of the same length " +
+        "just before the aging, with nothing to clean.",
+      soakTable(soaked),
     );
   }
   return `${sections.join("\n\n")}\n`;
@@ -373,6 +396,33 @@ async function measureImportRow(databaseUrl: string, jwtSecret: string): Promise
   });
   log(figures.summary);
   return figures;
+}
+
+/** The clean-up soak, on a server of its own with the clean-up on, into a namespace of its own. */
+async function measureSoak(databaseUrl: string, jwtSecret: string): Promise<SoakFigures> {
+  const server = await startServer(databaseUrl, jwtSecret, {
+    AUTH_DB_NAMESPACE: "bench_soak",
+    AUTH_DB_CLEANUP_ENABLED: "true",
+    AUTH_DB_CLEANUP_INTERVAL: "5s",
+  });
+  try {
+    log(`bench: ${SOAK_ROW}: signing in ${settings.soakSessions} sessions`);
+    const fixtures = await createFixtures(server.url, jwtSecret, { users: 8, refreshSessions: settings.soakSessions });
+    const figures = await soakCleanup({
+      url: server.url,
+      databaseUrl,
+      namespace: "bench_soak",
+      refreshTokens: fixtures.refreshTokens,
+      refreshes: settings.soakRefreshes,
+      connections: 16,
+      windowSeconds: settings.soakWindowSeconds,
+      log,
+    });
+    log(`bench: ${SOAK_ROW}: ${JSON.stringify(figures)}`);
+    return figures;
+  } finally {
+    await stop(server);
+  }
 }
 
 interface Scenario {

@@ -4,34 +4,38 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import ws from "ws";
 import { anonKey, memoryStorage } from "./support.ts";
 
-// SESSIONS_TIMEBOX and SESSIONS_INACTIVITY_TIMEOUT through supabase-js, with durations of seconds.
+// SESSIONS_TIMEBOX, SESSIONS_INACTIVITY_TIMEOUT (durations of seconds) and SESSIONS_SINGLE_PER_USER through supabase-js.
 
 let timeboxed: TestServer;
 let inactive: TestServer;
+let single: TestServer;
 let anon: string;
 
 beforeAll(async () => {
-  [timeboxed, inactive] = await Promise.all([
+  [timeboxed, inactive, single] = await Promise.all([
     startTestServer({ AUTH_MAILER_AUTOCONFIRM: "true", AUTH_SESSIONS_TIMEBOX: "2s" }),
     startTestServer({ AUTH_MAILER_AUTOCONFIRM: "true", AUTH_SESSIONS_INACTIVITY_TIMEOUT: "2s" }),
+    startTestServer({ AUTH_MAILER_AUTOCONFIRM: "true", AUTH_SESSIONS_SINGLE_PER_USER: "true" }),
   ]);
   anon = await anonKey();
 });
 afterAll(async () => {
-  await Promise.all([timeboxed?.close(), inactive?.close()]);
+  await Promise.all([timeboxed?.close(), inactive?.close(), single?.close()]);
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function signedUp(server: TestServer) {
-  const app = createClient(server.url, anon, {
+const client = (server: TestServer) =>
+  createClient(server.url, anon, {
     realtime: { transport: ws as never },
     auth: { storage: memoryStorage(), persistSession: true, autoRefreshToken: false, detectSessionInUrl: false },
   });
-  const { error } = await app.auth.signUp({
-    email: `limits-${crypto.randomUUID()}@example.com`,
-    password: "pass-word-1",
-  });
+
+const PASSWORD = "pass-word-1";
+
+async function signedUp(server: TestServer, email = `limits-${crypto.randomUUID()}@example.com`) {
+  const app = client(server);
+  const { error } = await app.auth.signUp({ email, password: PASSWORD });
   expect(error).toBeNull();
   return app;
 }
@@ -59,5 +63,19 @@ describe("session limits", () => {
     const ended = await app.auth.refreshSession();
     expect(ended.error).toMatchObject({ status: 400, code: "session_expired" });
     expect(ended.error?.message).toBe("Invalid Refresh Token: Session Expired (Inactivity)");
+  });
+
+  it("keep one session per user with SESSIONS_SINGLE_PER_USER: a newer sign-in ends the older at its refresh", async () => {
+    const email = `single-${crypto.randomUUID()}@example.com`;
+    const laptop = await signedUp(single, email);
+    await sleep(20);
+    const phone = client(single);
+    expect((await phone.auth.signInWithPassword({ email, password: PASSWORD })).error).toBeNull();
+
+    const ended = await laptop.auth.refreshSession();
+    expect(ended.error).toMatchObject({ status: 400, code: "session_expired" });
+    expect(ended.error?.message).toBe("Invalid Refresh Token: Session Expired (Revoked by Newer Login)");
+    expect((await phone.auth.refreshSession()).error).toBeNull();
+    expect((await phone.auth.refreshSession()).error).toBeNull();
   });
 });

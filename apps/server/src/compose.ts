@@ -27,6 +27,7 @@ import { configuredReadiness } from "./http/readiness.ts";
 import { deliveryLog, eachOf } from "./logging/delivery-log.ts";
 import { failureFields } from "./logging/outage-log.ts";
 import { securityLog } from "./logging/security-log.ts";
+import { type CleanupWorker, startCleanupWorker } from "./maintenance/cleanup-worker.ts";
 import { type Metrics, startMetrics } from "./observability/metrics.ts";
 import { startTracing, type Tracing } from "./observability/tracing.ts";
 import { type ConfiguredRateLimiter, createRateLimiter } from "./rate-limiting/create-rate-limiter.ts";
@@ -43,11 +44,17 @@ const systemClock: Clock = {
   sleep: (milliseconds) => new Promise((resolve) => setTimeout(resolve, Math.max(0, milliseconds))),
 };
 
+/** Supabase Auth's 100 rows per statement; up to 5,000 of a kind per pass before the next pass. */
+const CLEANUP_BATCHES = { batchSize: 100, batchesPerKind: 50 } as const;
+
 export interface Server {
   readonly app: ReturnType<typeof createHttpApp>;
   readonly postgres: Postgres;
-  /** Starts delivering queued mail and SMS; call once the schema is migrated. */
-  startDelivery(): Promise<void>;
+  /**
+   * Starts delivering queued mail and SMS, and the clean-up of stale rows when DB_CLEANUP_ENABLED; call once the
+   * schema is migrated.
+   */
+  startWorkers(): Promise<void>;
   /** Times a password hash and a write here, for the timing pads that hide accounts; call once migrated. */
   calibrateTimings(): Promise<void>;
   /** Turns GET /ready to 503 for good: the server is draining on its way out (README, "Shutdown"). */
@@ -239,9 +246,10 @@ function createApp(
 }
 
 /** The server's life after wiring: calibration, delivery, draining, and closing in the order each part needs. */
-function serverOf({ log, tracing, metrics }: Wiring, parts: Parts): Server {
+function serverOf({ config, log, tracing, metrics }: Wiring, parts: Parts): Server {
   const { app, postgres, auth, delivery, limits, readiness } = parts;
   let worker: OutboxWorker | undefined;
+  let cleanup: CleanupWorker | undefined;
   return {
     app,
     postgres,
@@ -249,7 +257,14 @@ function serverOf({ log, tracing, metrics }: Wiring, parts: Parts): Server {
       const measured = await auth.calibrateTimings();
       log.info({ hash_ms: measured.hashMs, write_ms: measured.writeMs }, "timing pads calibrated");
     },
-    startDelivery: async () => {
+    startWorkers: async () => {
+      if (config.db.cleanupEnabled) {
+        cleanup ??= startCleanupWorker({
+          pass: () => auth.cleanUpStaleRows(CLEANUP_BATCHES),
+          intervalMs: config.db.cleanupIntervalSeconds * 1000,
+          log,
+        });
+      }
       worker ??= await startOutboxWorker({
         claim: (limit) => auth.claimDueMessages({ limit }),
         deliver: (message) => auth.deliverClaimedMessage(message),
@@ -264,6 +279,7 @@ function serverOf({ log, tracing, metrics }: Wiring, parts: Parts): Server {
     close: async () => {
       try {
         await worker?.stop();
+        await cleanup?.stop();
         delivery.smtp?.stop();
         await delivery.mail.close();
         await limits.close();

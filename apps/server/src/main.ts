@@ -68,7 +68,7 @@ async function serveCommand(): Promise<void> {
     try {
       await migrateOnce(server.postgres, config.db, log);
       await server.calibrateTimings();
-      await server.startDelivery();
+      await server.startWorkers();
       await listen(server, config, log);
     } catch (error) {
       await server.close();

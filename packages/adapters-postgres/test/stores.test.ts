@@ -338,3 +338,33 @@ describe.each(backends)("$name stores under concurrent transactions", (backend) 
     expect(await second).toBeNull();
   });
 });
+
+// Only a server has other connections whose locks a statement can skip; PGlite runs one transaction at a time.
+describe.each(backends.filter((backend) => backend.name === "postgres"))("$name clean-up", (backend) => {
+  const database = openedFor(backend, { maxPoolSize: 4 });
+
+  it("skips a stale row another transaction holds, without waiting for it, and takes it once free", async () => {
+    const { stores, tx } = database();
+    const old = new Date("2001-01-01T00:00:00.000Z");
+    const held = aUser({ isAnonymous: true, email: null, identities: [], createdAt: old });
+    const free = aUser({ isAnonymous: true, email: null, identities: [], createdAt: old });
+    await stores.users.insert(held);
+    await stores.users.insert(free);
+    const locked = gate();
+    const release = gate();
+    const holder = tx.run(async (s) => {
+      await s.users.findById(held.id, { forUpdate: true });
+      locked.open();
+      await release.opened;
+    });
+    await locked.opened;
+    const cutoff = new Date("2001-02-01T00:00:00.000Z");
+    // Waiting for the held row would never end: the holder lets go only after this.
+    expect(await stores.staleRows.deleteStale("anonymous_users", cutoff, 10)).toBe(1);
+    expect(await stores.users.findById(free.id)).toBeNull();
+    release.open();
+    await holder;
+    expect(await stores.staleRows.deleteStale("anonymous_users", cutoff, 10)).toBe(1);
+    expect(await stores.users.findById(held.id)).toBeNull();
+  });
+});

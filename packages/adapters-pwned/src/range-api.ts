@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { PwnedPasswords } from "@latchkey/domain";
+import { BloomFilter } from "./bloom-filter.ts";
 import { PrefixCache, type PrefixCacheLimits } from "./prefix-cache.ts";
 
 /** PASSWORD_HIBP_URL's default: HaveIBeenPwned's Pwned Passwords API. */
@@ -13,6 +14,14 @@ export const DEFAULT_PWNED_PASSWORDS_TIMEOUT_MS = 5_000;
 const MAX_ANSWER_BYTES = 512 * 1024;
 const DEFAULT_CACHE: PrefixCacheLimits = { ttlMs: 5 * 60_000, maxEntries: 100 };
 const RANGE_LINE = /^([0-9A-F]{35}):(\d+)$/i;
+/** GoTrue clears its filter once more than 80% of its items were added, to keep the real false-positive rate low. */
+const BLOOM_FILL_LIMIT = 0.8;
+
+/** PASSWORD_HIBP_BLOOM_*: how many breached hashes the filter is sized for, and at what false-positive rate. */
+interface BloomOptions {
+  readonly items: number;
+  readonly falsePositives: number;
+}
 
 export interface RangeApiOptions {
   /** PASSWORD_HIBP_URL: the service, or a stand-in of its range API. */
@@ -22,6 +31,11 @@ export interface RangeApiOptions {
   readonly timeoutMs?: number;
   /** How long and how many range answers are kept (5 minutes, 100 ranges); 0 keeps none. */
   readonly cache?: Partial<PrefixCacheLimits>;
+  /**
+   * GoTrue's bloom-filter cache, in front of the ranges: every breached hash of a range fetched is remembered, and
+   * a password whose hash the filter holds is pwned without a request. Off when absent.
+   */
+  readonly bloom?: BloomOptions;
   readonly fetch?: typeof globalThis.fetch;
   /** For tests of the cache's expiry; Date.now by default. */
   readonly now?: () => number;
@@ -47,6 +61,7 @@ interface RangeRequest {
 export function createRangeApiPwnedPasswords(options: RangeApiOptions = {}): PwnedPasswords {
   const base = (options.url ?? DEFAULT_PWNED_PASSWORDS_URL).replace(/\/+$/, "");
   const cache = new PrefixCache({ ...DEFAULT_CACHE, ...options.cache }, options.now ?? Date.now);
+  const bloom = options.bloom === undefined ? undefined : bloomCache(options.bloom);
   const request: RangeRequest = {
     userAgent: options.userAgent ?? DEFAULT_PWNED_PASSWORDS_USER_AGENT,
     timeoutMs: options.timeoutMs ?? DEFAULT_PWNED_PASSWORDS_TIMEOUT_MS,
@@ -55,9 +70,38 @@ export function createRangeApiPwnedPasswords(options: RangeApiOptions = {}): Pwn
   return {
     async check(password) {
       const hash = createHash("sha1").update(password, "utf8").digest("hex").toUpperCase();
+      // As in GoTrue, a hash the filter holds is pwned even while the service cannot be asked.
+      if (bloom?.has(hash)) return "pwned";
       const prefix = hash.slice(0, 5);
-      const suffixes = await cache.suffixesOf(prefix, () => fetchRange(`${base}/range/${prefix}`, request));
+      const suffixes = await cache.suffixesOf(prefix, async () => {
+        const fetched = await fetchRange(`${base}/range/${prefix}`, request);
+        bloom?.addRange(prefix, fetched);
+        return fetched;
+      });
       return suffixes.includes(`\n${hash.slice(5)}\n`) ? "pwned" : "clean";
+    },
+  };
+}
+
+/**
+ * GoTrue's HIBPBloomCache: the filter, and a count of the hashes added since it was last cleared. A range that
+ * would take the count past 80% of `items` clears the filter first (the count starts again from that range), so
+ * the filter stays below the fill it was sized for. Per process, in memory.
+ */
+function bloomCache(options: BloomOptions) {
+  const filter = new BloomFilter(options.items, options.falsePositives);
+  let added = 0;
+  return {
+    has: (hash: string) => filter.has(hash),
+    /** Adds a range's breached suffixes, as returned by breachedSuffixes, under their prefix. */
+    addRange(prefix: string, suffixes: string) {
+      const breached = suffixes.split("\n").filter((suffix) => suffix !== "");
+      added += breached.length;
+      if (added > options.items * BLOOM_FILL_LIMIT) {
+        filter.clear();
+        added = breached.length;
+      }
+      for (const suffix of breached) filter.add(prefix + suffix);
     },
   };
 }

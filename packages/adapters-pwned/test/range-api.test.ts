@@ -152,3 +152,92 @@ describe("the Pwned Passwords range API", () => {
     expect((await rejection(pwned.check(LEAKED))).message).toMatch(/larger than \d+ bytes/);
   });
 });
+
+describe("the bloom-filter cache of leaked-password checks", () => {
+  const bloom = { items: 100_000, falsePositives: 0.0000099 };
+
+  it("finds a password of a range fetched once pwned without a request, even while the service is down", async () => {
+    let down = false;
+    const api = await rangeApi((path) => (down ? { status: 503, body: "down" } : { body: rangeOf(path.slice(7)) }));
+    // No prefix cache: what answers after the first check is the filter alone.
+    const pwned = createRangeApiPwnedPasswords({ url: api.url, bloom, cache: { maxEntries: 0 } });
+    expect(await pwned.check(LEAKED)).toBe("pwned");
+    down = true;
+    expect(await pwned.check(LEAKED)).toBe("pwned");
+    expect(await pwned.check(LEAKED)).toBe("pwned");
+    expect(api.received).toHaveLength(1);
+
+    // Without the filter, the same check needs the service.
+    const plain = createRangeApiPwnedPasswords({ url: api.url, cache: { maxEntries: 0 } });
+    await rejection(plain.check(LEAKED));
+  });
+
+  it("still asks about a clean password (padding lines are no breach), or lets the prefix cache answer", async () => {
+    const api = await rangeApi();
+    const uncached = createRangeApiPwnedPasswords({ url: api.url, bloom, cache: { maxEntries: 0 } });
+    expect(await uncached.check(CLEAN)).toBe("clean");
+    expect(await uncached.check(CLEAN)).toBe("clean");
+    expect(api.received).toHaveLength(2);
+
+    const cached = createRangeApiPwnedPasswords({ url: api.url, bloom });
+    expect(await cached.check(CLEAN)).toBe("clean");
+    expect(await cached.check(CLEAN)).toBe("clean");
+    expect(api.received).toHaveLength(3);
+  });
+
+  it("adds a range shared by concurrent checks once, and a failed one not at all", async () => {
+    let failing = true;
+    const api = await rangeApi((path) => (failing ? { status: 503, body: "busy" } : { body: rangeOf(path.slice(7)) }));
+    const pwned = createRangeApiPwnedPasswords({ url: api.url, bloom });
+    await rejection(pwned.check(LEAKED));
+    failing = false;
+    expect(await Promise.all([pwned.check(LEAKED), pwned.check(LEAKED)])).toEqual(["pwned", "pwned"]);
+    expect(api.received).toHaveLength(2);
+  });
+
+  it("clears the filter when a range would take it past 80% of its items, then adds that range", async () => {
+    // Three leaked passwords of three ranges; each range has 4 breached suffixes, the last 1.
+    const [first, second, third] = ["first leaked", "second leaked", "third leaked"].map(sha1) as [
+      string,
+      string,
+      string,
+    ];
+    const filler = (n: number) => Array.from({ length: n }, (_, i) => `${String(i + 1).padStart(35, "0")}:1`);
+    const ranges = new Map([
+      [first.slice(0, 5), [`${first.slice(5)}:9`, ...filler(3)]],
+      [second.slice(0, 5), [`${second.slice(5)}:9`, ...filler(3)]],
+      [third.slice(0, 5), [`${third.slice(5)}:9`]],
+    ]);
+    expect(ranges.size).toBe(3);
+    let down = false;
+    const api = await rangeApi((path) =>
+      down
+        ? { status: 503, body: "down" }
+        : { body: [...(ranges.get(path.slice(7)) ?? []), `${"F".repeat(35)}:0`].join("\r\n") },
+    );
+    // 10 items: 8 may be added before the filter is cleared.
+    const pwned = createRangeApiPwnedPasswords({
+      url: api.url,
+      bloom: { items: 10, falsePositives: 0.01 },
+      cache: { maxEntries: 0 },
+    });
+    const known = async () => {
+      down = true;
+      const answers = await Promise.all(
+        ["first leaked", "second leaked", "third leaked"].map((password) =>
+          pwned.check(password).catch(() => "not known"),
+        ),
+      );
+      down = false;
+      return answers;
+    };
+
+    expect(await pwned.check("first leaked")).toBe("pwned");
+    expect(await pwned.check("second leaked")).toBe("pwned");
+    // 8 of 10 items: not past 80%, both ranges remembered.
+    expect(await known()).toEqual(["pwned", "pwned", "not known"]);
+    expect(await pwned.check("third leaked")).toBe("pwned");
+    // 9: cleared, then the third range added.
+    expect(await known()).toEqual(["not known", "not known", "pwned"]);
+  });
+});

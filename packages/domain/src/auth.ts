@@ -15,6 +15,7 @@ import { type AdminUpdateUserInput, adminUpdateUser } from "./use-cases/admin/up
 import { type ClaimedMessage, deliverClaimedMessage } from "./use-cases/delivery/deliver-message.ts";
 import { claimDueMessages, deliverDueMessages, outboxDepth, renewClaims } from "./use-cases/delivery/outbox.ts";
 import { type ResendInput, resend } from "./use-cases/delivery/resend.ts";
+import { type CleanUpOptions, cleanUpStaleRows } from "./use-cases/maintenance/clean-up-stale-rows.ts";
 import {
   type AdminDeleteFactorInput,
   type AdminUpdateFactorInput,
@@ -147,6 +148,7 @@ function useCasesOf(deps: Deps) {
     },
     deliverDueMessages: (options?: { limit?: number }) => deliverDueMessages(deps, options),
     claimDueMessages: (options: { limit: number }) => claimDueMessages(deps, options),
+    cleanUpStaleRows: (options: CleanUpOptions) => cleanUpStaleRows(deps, options),
     deliverClaimedMessage: (message: ClaimedMessage) => deliverClaimedMessage(deps, message),
     /** Every OUTBOX_RENEWAL_SECONDS, for the messages still being sent: keeps their leases; returns those kept. */
     renewClaims: (held: readonly ClaimedMessage[]) => renewClaims(deps, held),

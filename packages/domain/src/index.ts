@@ -106,6 +106,7 @@ export {
   type OutboxDepth,
 } from "./use-cases/delivery/outbox.ts";
 export type { ResendInput } from "./use-cases/delivery/resend.ts";
+export type { CleanUpOptions, CleanUpPass } from "./use-cases/maintenance/clean-up-stale-rows.ts";
 export type { AdminDeleteFactorInput, AdminUpdateFactorInput } from "./use-cases/mfa/admin-factors.ts";
 export type { ChallengeFactorInput, FactorChallenge } from "./use-cases/mfa/challenge-factor.ts";
 export type { EnrolledFactor, EnrollFactorInput } from "./use-cases/mfa/enroll-factor.ts";

@@ -34,10 +34,17 @@ export interface AuthPolicy {
   /** Per client IP (failed passwords per account), across every instance when the rate limiter is shared. */
   readonly requestLimits: RequestLimits;
   readonly mfa: MfaPolicy;
-  /** SESSIONS_TIMEBOX, SESSIONS_INACTIVITY_TIMEOUT */
+  /** SESSIONS_* */
   readonly sessions: SessionLimits;
   readonly passkeys: PasskeyPolicy;
   readonly oauthServer: OAuthServerPolicy;
+  readonly cleanup: CleanupPolicy;
+}
+
+/** DB_CLEANUP_*: what the clean-up keeps that is Latchkey's to choose (the rest is Supabase Auth's). */
+interface CleanupPolicy {
+  /** DB_CLEANUP_OUTBOX_RETENTION: how long finished outbox messages stay, for an operator's questions. */
+  readonly outboxRetentionSeconds: number;
 }
 
 /** OAUTH_SERVER_*: Latchkey as an OAuth 2.1 authorization server for third-party apps. */

@@ -71,6 +71,9 @@ export function buildDb(db: Settings["db"], cwd: string): DbConfig {
     startupWaitSeconds: db.startupWaitSeconds,
     namespace: db.namespace ?? "",
     secret: db.secret,
+    cleanupEnabled: db.cleanupEnabled,
+    cleanupIntervalSeconds: db.cleanupIntervalSeconds,
+    cleanupOutboxRetentionSeconds: db.cleanupOutboxRetentionSeconds,
   } as const;
   return db.url === undefined
     ? { ...settings, url: undefined, embeddedDataDir: embeddedDatabaseDir(cwd) }

@@ -95,6 +95,13 @@ export const listenPort = wholeNumber({ min: 0, max: 65_535 });
 
 const nonNegativeNumber = parsed(parseNonNegativeNumber, "expected a number of at least 0");
 
+/** A rate strictly between 0 and 1, in decimals (0.0000099) or, as Go's ParseFloat reads it too, exponent (1e-5). */
+export const probability = parsed((input) => {
+  if (!/^(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(input)) return undefined;
+  const value = Number(input);
+  return value > 0 && value < 1 ? value : undefined;
+}, "expected a number between 0 and 1, both excluded");
+
 /** A duration kept as seconds; `positive` refuses 0 where 0 would disable the feature or expire at once. */
 export function seconds(options: { positive?: boolean; whole?: boolean } = {}) {
   const expected = `expected ${options.whole ? "whole " : ""}seconds${

@@ -6,15 +6,19 @@ import { parseGoBool } from "./env-values.ts";
  * A setting exists when its feature does: until then, one of these set under AUTH_ or GOTRUE_ stops the start,
  * rather than being accepted and ignored. A switch set to false asks for nothing, and passes.
  */
-const NOT_BUILT: readonly { readonly name: RegExp; readonly feature: string }[] = [
+const NOT_BUILT: readonly { readonly name: RegExp; readonly feature: string; readonly why?: string }[] = [
   { name: /^EXTERNAL_/, feature: "This OAuth provider or setting" },
   { name: /^JWT_ADMIN_GROUP_NAME$/, feature: "Editing app_metadata through PUT /user" },
   { name: /^MFA_/, feature: "This MFA setting" },
   { name: /^SAML_/, feature: "SAML SSO" },
-  { name: /^SESSIONS_/, feature: "This session setting (one session per user, tags, low-AAL limits)" },
-  { name: /^PASSWORD_HIBP_BLOOM_/, feature: "The bloom-filter cache of leaked-password checks" },
+  // Supabase Auth reads it, but nothing there gives a session a tag, so every session has the first one and the
+  // setting changes nothing (docs/compatibility.md, "Tokens and sessions").
+  {
+    name: /^SESSIONS_TAGS$/,
+    feature: "Session tags",
+    why: "has no effect in Supabase Auth (no session is ever given a tag), and Latchkey does not take it",
+  },
   { name: /^(WEB3|CUSTOM_OAUTH)_/, feature: "This sign-in method" },
-  { name: /^DB_CLEANUP_ENABLED$/, feature: "Database clean-up" },
 ];
 
 /** Whether a setting's bare name belongs to a feature not built (and is refused when set). */
@@ -32,12 +36,12 @@ export function notBuiltProblems(sources: readonly Readonly<Record<string, strin
     for (const [name, value] of Object.entries(variables)) {
       const bare = /^(AUTH|GOTRUE)_(.+)$/.exec(name)?.[2];
       if (bare === undefined || problems.has(name) || DECLARED_NAMES.has(bare)) continue;
-      const feature = NOT_BUILT.find((entry) => entry.name.test(bare))?.feature;
-      if (feature === undefined) continue;
+      const entry = NOT_BUILT.find((each) => each.name.test(bare));
+      if (entry === undefined) continue;
       const isSwitch = bare.endsWith("_ENABLED");
       if (isSwitch && parseGoBool(value) === false) continue;
       const advice = isSwitch ? "remove this variable or set it to false" : "remove this variable";
-      problems.set(name, `${name}: ${feature} is not built in Latchkey yet; ${advice}`);
+      problems.set(name, `${name}: ${entry.feature} ${entry.why ?? "is not built in Latchkey yet"}; ${advice}`);
     }
   }
   return [...problems.values()];

@@ -21,6 +21,7 @@ import {
   pipeList,
   port,
   postgresUrl,
+  probability,
   ratePerHourOrWindow,
   redisUrl,
   requiredCharacters,
@@ -297,6 +298,23 @@ export const SETTINGS = {
         "The key of what is kept in the database: the digests of refresh tokens and codes, and queued mail and SMS, " +
         "sealed. Unset, JWT_SECRET stands in for it; set it to JWT_SECRET's value before rotating JWT_SECRET.",
     }),
+    cleanupEnabled: setting("DB_CLEANUP_ENABLED", flag, {
+      default: "false",
+      doc:
+        "Every instance deletes, in small batches, rows no longer of use: rotated refresh tokens (after 24h), ended " +
+        "sessions, expired codes, flows and challenges, unverified factors, finished outbox messages, and anonymous " +
+        "users after 30 days while anonymous sign-ins are on. Off (Supabase Auth's default), those tables only grow.",
+    }),
+    cleanupIntervalSeconds: setting("DB_CLEANUP_INTERVAL", seconds({ positive: true }), {
+      default: "60s",
+      doc: "How often the clean-up looks for stale rows; while it finds more than a pass takes, it goes on at once.",
+    }),
+    cleanupOutboxRetentionSeconds: setting("DB_CLEANUP_OUTBOX_RETENTION", seconds(), {
+      default: "168h",
+      doc:
+        "How long the clean-up keeps delivered and abandoned outbox messages (their content is erased at delivery), " +
+        "for an operator's questions about what was sent.",
+    }),
   },
   log: {
     level: setting("LOG_LEVEL", oneOf(LOG_LEVELS, { ignoreCase: true }), {
@@ -521,6 +539,22 @@ export const SETTINGS = {
     hibpUrl: setting("PASSWORD_HIBP_URL", httpUrl, {
       default: "https://api.pwnedpasswords.com",
       doc: "Where the range API is (ours): the service, a mirror of it, a stand-in in tests.",
+    }),
+    hibpBloomEnabled: setting("PASSWORD_HIBP_BLOOM_ENABLED", flag, {
+      default: "false",
+      doc:
+        "Remember the breached hashes of every range fetched in a bloom filter (per process, in memory): a password " +
+        "whose hash it holds is refused without asking the service, even while the service cannot be asked.",
+    }),
+    hibpBloomItems: setting("PASSWORD_HIBP_BLOOM_ITEMS", wholeNumber({ min: 1 }), {
+      default: "100000",
+      doc:
+        "How many hashes the bloom filter is sized for (at the default rate, 100,000 take 300 kB); it is cleared " +
+        "when more than 80% of them were added.",
+    }),
+    hibpBloomFalsePositives: setting("PASSWORD_HIBP_BLOOM_FALSE_POSITIVES", probability, {
+      default: "0.0000099",
+      doc: "The bloom filter's false-positive rate when full: how often a password never breached is refused.",
     }),
   },
   mailer: {
@@ -749,6 +783,18 @@ export const SETTINGS = {
       doc:
         "How long a session may go without a refresh; past it, its refresh token is refused (`session_expired`, " +
         "Inactivity). None when unset or 0.",
+    }),
+    allowLowAalSeconds: setting("SESSIONS_ALLOW_LOW_AAL", seconds(), {
+      doc:
+        "How long a session may stay at aal1 once its user has a verified MFA factor; past it, its refresh token " +
+        "is refused (`session_expired`, Low AAL) until the user signs in again and verifies. None when unset or 0.",
+    }),
+    singlePerUser: setting("SESSIONS_SINGLE_PER_USER", flag, {
+      default: "false",
+      doc:
+        "A user keeps one session: the one refreshed (else signed in) last; any other is refused at its next refresh " +
+        "(`session_expired`, Revoked by Newer Login), and its access tokens last until they expire. A third-party " +
+        "app's session (the OAuth server's) is counted only against that app's.",
     }),
   },
   oauthServer: {

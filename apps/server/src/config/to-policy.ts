@@ -70,6 +70,7 @@ export function toPolicy(config: Config): AuthPolicy {
       challengeExpirySeconds: config.webauthn.challengeExpirySeconds,
       userVerification: config.webauthn.userVerification,
     },
+    cleanup: { outboxRetentionSeconds: config.db.cleanupOutboxRetentionSeconds },
   };
 }
 
@@ -94,5 +95,7 @@ function sessionLimits(config: Config): AuthPolicy["sessions"] {
   return {
     timeboxSeconds: config.sessions.timeboxSeconds || null,
     inactivityTimeoutSeconds: config.sessions.inactivityTimeoutSeconds || null,
+    allowLowAalSeconds: config.sessions.allowLowAalSeconds || null,
+    singlePerUser: config.sessions.singlePerUser,
   };
 }

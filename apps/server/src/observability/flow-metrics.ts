@@ -28,6 +28,8 @@ export function flowEventCounters(meter: Meter): FlowEvents {
     "auth.pwned_password_check_failures",
     "Passwords the leaked-password service could not be asked about, by whether the request was refused for it.",
   );
+  // GoTrue's name and meaning (its total), with the kind of row as an attribute of ours.
+  const cleaned = counter("gotrue_cleanup_affected_rows", "Number of affected rows from cleaning up stale entities");
   const deliveries = counter("auth.outbox.deliveries", "Messages the mail server or SMS provider accepted.");
   const failures = counter("auth.outbox.failures", "Delivery attempts that failed.");
   const emailSends = counter("global_auth_email_send_operations_total", "Number of email send operations");
@@ -60,6 +62,8 @@ export function flowEventCounters(meter: Meter): FlowEvents {
         return captchaFailures.add(1, { reason: event.reason });
       case "pwned_check_failed":
         return pwnedCheckFailures.add(1, { refused: event.refused });
+      case "stale_rows_deleted":
+        return cleaned.add(event.count, { kind: event.rows });
       case "message_delivered":
         return countMessage(event.message, true, {});
       case "message_failed":

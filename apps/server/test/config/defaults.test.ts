@@ -21,6 +21,10 @@ describe("defaults, with only the required production settings", () => {
       maxPoolSize: 0,
       startupWaitSeconds: 30,
       namespace: "",
+      secret: undefined,
+      cleanupEnabled: false,
+      cleanupIntervalSeconds: 60,
+      cleanupOutboxRetentionSeconds: 604_800,
     });
     expect(config.log).toEqual({ level: "info", file: undefined });
     expect(config.tracing).toEqual({
@@ -79,6 +83,9 @@ describe("defaults, with only the required production settings", () => {
       hibpFailClosed: false,
       hibpUserAgent: "https://github.com/supabase/gotrue",
       hibpUrl: "https://api.pwnedpasswords.com",
+      hibpBloomEnabled: false,
+      hibpBloomItems: 100_000,
+      hibpBloomFalsePositives: 0.0000099,
     });
   });
 

@@ -126,8 +126,14 @@ describe("toPolicy", () => {
         phoneMaxFrequencySeconds: 30,
         challengeAndVerifyPerMinute: 5,
       },
-      sessions: { timeboxSeconds: null, inactivityTimeoutSeconds: null },
+      sessions: {
+        timeboxSeconds: null,
+        inactivityTimeoutSeconds: null,
+        allowLowAalSeconds: null,
+        singlePerUser: false,
+      },
       passkeys: { enabled: false, maxPerUser: 10, challengeExpirySeconds: 300, userVerification: "preferred" },
+      cleanup: { outboxRetentionSeconds: 604_800 },
       oauthServer: {
         enabled: false,
         allowDynamicRegistration: false,

@@ -42,6 +42,9 @@ describe("the flows' counters", () => {
       { kind: "captcha_failed", reason: "missing" },
       { kind: "webauthn_counter_regressed", credential: "passkey", id: "p1", userId: "u1" },
       { kind: "pwned_check_failed", refused: false, reason: "fetch failed" },
+      { kind: "stale_rows_deleted", rows: "rotated_refresh_tokens", count: 250 },
+      { kind: "stale_rows_deleted", rows: "rotated_refresh_tokens", count: 3 },
+      { kind: "stale_rows_deleted", rows: "ended_sessions", count: 7 },
       { kind: "message_delivered", id: "m1", message: { channel: "sms", kind: "otp" } },
       { kind: "message_delivered", id: "m2", message: { channel: "email", kind: "password_changed" } },
       { kind: "message_failed", message: { channel: "email", kind: "recovery" }, willRetry: false },
@@ -58,6 +61,10 @@ describe("the flows' counters", () => {
     expect(await points("auth.refresh_token_reuses")).toEqual([[{ session_revoked: true }, 1]]);
     expect(await points("auth.rate_limit_refusals")).toEqual([[{ limit: "client_verify" }, 1]]);
     expect(await points("auth.captcha_failures")).toEqual([[{ reason: "missing" }, 1]]);
+    expect(await points("gotrue_cleanup_affected_rows")).toEqual([
+      [{ kind: "rotated_refresh_tokens" }, 253],
+      [{ kind: "ended_sessions" }, 7],
+    ]);
     expect(await points("auth.webauthn_counter_regressions")).toEqual([[{ credential: "passkey" }, 1]]);
     expect(await points("auth.pwned_password_check_failures")).toEqual([[{ refused: false }, 1]]);
     expect(await points("auth.outbox.deliveries")).toEqual([

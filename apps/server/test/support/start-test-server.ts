@@ -128,7 +128,7 @@ export async function startTestServer(
   const server = await createServer(runtimeConfig, log, { overrides, sharedEmbeddedDatabase: embedded });
   await server.postgres.migrate();
   await server.calibrateTimings();
-  await server.startDelivery();
+  await server.startWorkers();
 
   const http = await new Promise<HttpServer>((resolve) => {
     const listening = serve(

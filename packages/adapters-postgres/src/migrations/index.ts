@@ -14,6 +14,7 @@ import { browserBoundFlows } from "./0013_browser_bound_flows.ts";
 import { webauthn } from "./0014_webauthn.ts";
 import { oauthClients } from "./0015_oauth_clients.ts";
 import { oauthAuthorizations } from "./0016_oauth_authorizations.ts";
+import { cleanupIndexes } from "./0017_cleanup_indexes.ts";
 import type { Migration } from "./migration.ts";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -34,4 +35,5 @@ export const migrations: readonly Migration[] = [
   webauthn,
   oauthClients,
   oauthAuthorizations,
+  cleanupIndexes,
 ];

@@ -33,6 +33,8 @@ export function flowStatesTable(ns: string, users: UsersTable) {
         "cascade",
       ),
       index(`${ns}flow_states_user_id_idx`).on(t.userId),
+      // The clean-up removes them by age (0017).
+      index(`${ns}flow_states_created_at_idx`).on(t.createdAt),
     ],
   );
 }

@@ -28,6 +28,8 @@ export function mfaChallengesTable(ns: string, factors: MfaFactorsTable) {
         foreignColumns: [factors.id],
       }).onDelete("cascade"),
       index(`${ns}mfa_challenges_factor_id_idx`).on(t.factorId),
+      // The clean-up removes them by age (0017).
+      index(`${ns}mfa_challenges_created_at_idx`).on(t.createdAt),
     ],
   );
 }

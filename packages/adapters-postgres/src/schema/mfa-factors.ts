@@ -54,6 +54,8 @@ export function mfaFactorsTable(ns: string, users: UsersTable) {
       uniqueIndex(mfaFactorConstraints(ns).webauthnCredential)
         .on(sql`(${t.webAuthnCredential} ->> 'credentialId')`)
         .where(sql`${t.webAuthnCredential} is not null`),
+      // The clean-up removes factors left unverified by age (0017).
+      index(`${ns}mfa_factors_unverified_created_idx`).on(t.createdAt).where(sql`${t.status} = 'unverified'`),
     ],
   );
 }

@@ -46,6 +46,8 @@ export function oneTimeTokensTable(ns: string, users: UsersTable, identities: Id
       index(`${ns}one_time_tokens_relates_to_idx`).on(t.relatesTo),
       // For the foreign key: deleting an identity finds the few tokens that carry one without reading them all.
       index(`${ns}one_time_tokens_identity_id_idx`).on(t.identityId).where(sql`${t.identityId} is not null`),
+      // The clean-up removes them by age (0017).
+      index(`${ns}one_time_tokens_created_at_idx`).on(t.createdAt),
     ],
   );
 }

@@ -27,6 +27,8 @@ export function outboxTable(ns: string) {
     (t) => [
       primaryKey({ name: `${ns}outbox_pkey`, columns: [t.id] }),
       index(`${ns}outbox_due_idx`).on(t.nextAttemptAt).where(sql`${t.nextAttemptAt} IS NOT NULL`),
+      // The clean-up removes finished messages (no attempt left) by age (0017).
+      index(`${ns}outbox_finished_idx`).on(t.createdAt).where(sql`${t.nextAttemptAt} IS NULL`),
     ],
   );
 }

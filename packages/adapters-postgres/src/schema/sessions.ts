@@ -54,6 +54,9 @@ export function sessionsTable(ns: string, users: UsersTable, clients: OAuthClien
       index(`${ns}sessions_user_id_idx`).on(t.userId),
       // A client's sessions of a user (SessionStore.deleteOfClient); first-party sessions are left out.
       index(`${ns}sessions_oauth_client_idx`).on(t.userId, t.oauthClientId).where(sql`${t.oauthClientId} is not null`),
+      // The clean-up: sessions past their timebox, and ended ones (0017). Never rotated_at, which a refresh writes.
+      index(`${ns}sessions_created_at_idx`).on(t.createdAt),
+      index(`${ns}sessions_not_after_idx`).on(t.notAfter).where(sql`${t.notAfter} is not null`),
     ],
   );
 }

@@ -1,4 +1,5 @@
 import type { Metadata } from "@latchkey/domain";
+import { sql } from "drizzle-orm";
 import { boolean, index, jsonb, pgTable, primaryKey, text, unique, uuid } from "drizzle-orm/pg-core";
 import { timestamptz } from "./columns.ts";
 
@@ -45,6 +46,8 @@ export function usersTable(ns: string) {
       unique(userAddressConstraints(ns).phone).on(t.phone),
       // The admin list's order, both ways.
       index(`${ns}users_created_at_id_idx`).on(t.createdAt, t.id),
+      // The clean-up removes anonymous users by age (0017).
+      index(`${ns}users_anonymous_created_at_idx`).on(t.createdAt).where(sql`${t.isAnonymous}`),
     ],
   );
 }

@@ -19,6 +19,7 @@ import { createRefreshTokenStore } from "./refresh-token-store.ts";
 import { scopedStoresOf } from "./scoped-stores.ts";
 import { asServiceFailure } from "./service-failure.ts";
 import { createSessionStore } from "./session-store.ts";
+import { createStaleRowStore } from "./stale-row-store.ts";
 import { createUsedIdTokenStore } from "./used-id-token-store.ts";
 import { createUserStore } from "./user-store.ts";
 import { createWebAuthnChallengeStore } from "./webauthn-challenge-store.ts";
@@ -43,6 +44,7 @@ function createStores(db: Database, schema: Schema, atomic: Atomic): Stores {
     oauthFlows: translatingErrors(createOAuthFlowStore(db, schema)),
     usedIdTokens: translatingErrors(createUsedIdTokenStore(db, schema)),
     hookFunctions: translatingErrors(createHookFunctionStore(atomic)),
+    staleRows: translatingErrors(createStaleRowStore(db, schema)),
   };
 }
 

@@ -3,7 +3,7 @@ import { and, eq, gt, isNull, ne, or, type SQLWrapper, sql } from "drizzle-orm";
 import type { Database } from "../database.ts";
 import { toIdentityRow } from "../rows/identity-row.ts";
 import { toRefreshTokenRow } from "../rows/refresh-token-row.ts";
-import { type SessionRow, toSessionRow } from "../rows/session-row.ts";
+import { fromSessionRow, type SessionRow, toSessionRow } from "../rows/session-row.ts";
 import { toUserRow } from "../rows/user-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import type { AmrJson } from "../schema/sessions.ts";
@@ -214,6 +214,12 @@ export function createSessionStore(db: Database, schema: Schema): SessionStore {
         .update(sessions)
         .set({ notAfter: at })
         .where(and(eq(sessions.userId, userId), or(isNull(sessions.notAfter), gt(sessions.notAfter, at))));
+    },
+
+    async listOfUser(userId) {
+      if (!isUuid(userId)) return [];
+      const rows = await db.select().from(sessions).where(eq(sessions.userId, userId));
+      return rows.map(fromSessionRow);
     },
   };
 }

@@ -1,3 +1,5 @@
+import { hasVerifiedFactor, type User } from "./user.ts";
+
 /** How a session was authenticated, as it appears in the `amr` claim. */
 export type AuthMethod =
   | "password"
@@ -56,24 +58,42 @@ export interface Session {
   readonly updatedAt: Date;
 }
 
-/** SESSIONS_TIMEBOX, SESSIONS_INACTIVITY_TIMEOUT: how long a session may live, and go unrefreshed; null: no limit. */
+/**
+ * SESSIONS_*: how long a session may live, and go unrefreshed, and stay below the level its user can reach (null: no
+ * limit); and whether a user keeps one session only.
+ */
 export interface SessionLimits {
   readonly timeboxSeconds: number | null;
   readonly inactivityTimeoutSeconds: number | null;
+  readonly allowLowAalSeconds: number | null;
+  readonly singlePerUser: boolean;
+}
+
+export type SessionLimitEnd = "timebox" | "inactivity" | "low_aal";
+
+/** When the session last moved: its last rotation, else its opening (GoTrue's LastRefreshedAt). */
+export function lastRefreshedAt(session: Session): Date {
+  return session.rotatedAt ?? session.createdAt;
 }
 
 /**
  * Why the session limits end a session now, or null (GoTrue's CheckValidity): past its whole life (`timebox`,
- * from its creation), or unrefreshed for too long (`inactivity`, from its last rotation, else its creation).
+ * from its creation), unrefreshed for too long (`inactivity`, from its last rotation, else its creation), or still
+ * at aal1 too long after its creation while its user has a verified factor (`low_aal`: judged only when `user` is
+ * given).
  */
-export function endedByLimits(session: Session, now: Date, limits: SessionLimits): "timebox" | "inactivity" | null {
+export function endedByLimits(session: Session, now: Date, limits: SessionLimits, user?: User): SessionLimitEnd | null {
   const at = now.getTime();
-  if (limits.timeboxSeconds !== null && at > session.createdAt.getTime() + limits.timeboxSeconds * 1000) {
-    return "timebox";
-  }
-  const lastRefresh = (session.rotatedAt ?? session.createdAt).getTime();
-  if (limits.inactivityTimeoutSeconds !== null && at > lastRefresh + limits.inactivityTimeoutSeconds * 1000) {
-    return "inactivity";
+  const since = (from: Date, seconds: number | null) => seconds !== null && at > from.getTime() + seconds * 1000;
+  if (since(session.createdAt, limits.timeboxSeconds)) return "timebox";
+  if (since(lastRefreshedAt(session), limits.inactivityTimeoutSeconds)) return "inactivity";
+  if (
+    user &&
+    session.aal === "aal1" &&
+    hasVerifiedFactor(user) &&
+    since(session.createdAt, limits.allowLowAalSeconds)
+  ) {
+    return "low_aal";
   }
   return null;
 }

@@ -1,6 +1,7 @@
 import type { AuthEmailKind } from "../model/mail.ts";
 import type { AuthMethod } from "../model/session.ts";
 import type { AuthSms } from "../model/sms.ts";
+import type { StaleRowKind } from "./stale-rows.ts";
 
 /**
  * The limits a request can be refused by: a client's requests per route group (`client_<bucket>`, see
@@ -50,6 +51,8 @@ export type FlowEvent =
    * (PASSWORD_HIBP_FAIL_CLOSED); else the password passed unchecked. `reason` says why, for the operator.
    */
   | { readonly kind: "pwned_check_failed"; readonly refused: boolean; readonly reason: string }
+  /** The clean-up deleted `count` stale rows of a kind (DB_CLEANUP_ENABLED). */
+  | { readonly kind: "stale_rows_deleted"; readonly rows: StaleRowKind; readonly count: number }
   /** `id`: the message's outbox entry (a mail's Message-ID). A code texted within its request counts at once. */
   | { readonly kind: "message_delivered"; readonly id: string; readonly message: MessageKind }
   | { readonly kind: "message_failed"; readonly message: MessageKind | null; readonly willRetry: boolean };

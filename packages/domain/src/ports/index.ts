@@ -43,6 +43,7 @@ export type {
 export type { PasswordVerification } from "./password-hasher.ts";
 export type { RateCount, RateDecision } from "./rate-limiter.ts";
 export type { AuthSms, SmsChannel } from "./sms-sender.ts";
+export type { StaleRowKind, StaleRowStore } from "./stale-rows.ts";
 export type * from "./stores.ts";
 export type { TotpAuthenticator, TotpEnrollment } from "./totp.ts";
 export type {

@@ -11,6 +11,7 @@ import type { RefreshToken } from "../model/refresh-token.ts";
 import type { AuthMethod, Session } from "../model/session.ts";
 import type { User } from "../model/user.ts";
 import type { Passkey, PasskeyCeremony, WebAuthnChallenge } from "../model/webauthn.ts";
+import type { StaleRowStore } from "./stale-rows.ts";
 
 /**
  * Users with their identities and factors. Emails are stored lower-cased and phones in E.164, so lookups are exact.
@@ -132,6 +133,8 @@ export interface SessionStore {
   deleteOfClient(userId: string, oauthClientId: string): Promise<void>;
   /** Ends the user's sessions at `at` (their `notAfter`), unless they already end sooner. */
   endAllOfUser(userId: string, at: Date): Promise<void>;
+  /** Every session of the user, ended or not, in no particular order. */
+  listOfUser(userId: string): Promise<Session[]>;
 }
 
 /** What a sign-in by password records on the user. */
@@ -421,6 +424,7 @@ export interface Stores {
   readonly oauthFlows: OAuthFlowStore;
   readonly usedIdTokens: UsedIdTokenStore;
   readonly hookFunctions: HookFunctionStore;
+  readonly staleRows: StaleRowStore;
 }
 
 /** Runs `work` in one transaction: it commits when `work` resolves and rolls back when it throws. */

@@ -1,7 +1,7 @@
 import type { Deps, RequestContext, SessionGrant } from "../deps.ts";
 import { AuthError, messages } from "../errors.ts";
 import { decideRefresh, type RefreshToken } from "../model/refresh-token.ts";
-import { endedByLimits, hasEnded, type Session } from "../model/session.ts";
+import { endedByLimits, hasEnded, lastRefreshedAt, type Session, type SessionLimitEnd } from "../model/session.ts";
 import { isBanned, type User } from "../model/user.ts";
 import type { RefreshTokenFound, Stores } from "../ports/stores.ts";
 import { limitPerClient } from "./abuse/request-limits.ts";
@@ -26,7 +26,7 @@ type Outcome =
   | ({ readonly kind: "granted" } & Granted)
   | { readonly kind: "not_found" }
   | { readonly kind: "banned" }
-  | { readonly kind: "session_ended"; readonly by?: "timebox" | "inactivity" }
+  | { readonly kind: "session_ended"; readonly by?: SessionEnd }
   | { readonly kind: "reuse_detected"; readonly familyRevoked: boolean };
 
 /** A refresh being carried out: the request, what its token found, and when it was read. */
@@ -59,13 +59,7 @@ export async function refreshSession(deps: Deps, input: RefreshSessionInput): Pr
     case "banned":
       throw new AuthError("user_banned", messages.userBanned);
     case "session_ended":
-      // GoTrue's words, which say why.
-      throw new AuthError(
-        "session_expired",
-        outcome.by === "inactivity"
-          ? "Invalid Refresh Token: Session Expired (Inactivity)"
-          : "Invalid Refresh Token: Session Expired",
-      );
+      throw new AuthError("session_expired", sessionEndedMessage(outcome.by));
     case "reuse_detected":
       deps.events.record({ kind: "refresh_token_reused", familyRevoked: outcome.familyRevoked });
       throw new AuthError("refresh_token_already_used", messages.refreshTokenAlreadyUsed);
@@ -88,7 +82,9 @@ async function rotateUnlocked(deps: Deps, input: RefreshSessionInput, presentedH
     // A hook's claims are made in the transaction that moves the session: the locked path's.
     deps.hooks.custom_access_token !== undefined ||
     hasEnded(seen.session, now) ||
-    endedByLimits(seen.session, now, deps.policy.sessions) !== null ||
+    endedByLimits(seen.session, now, deps.policy.sessions, seen.user) !== null ||
+    // Whether a newer sign-in has superseded this one is judged under the lock.
+    deps.policy.sessions.singlePerUser ||
     decideRefresh(seen.session, seen.token, now, deps.policy.refresh).kind !== "rotate"
   )
     return null;
@@ -117,8 +113,9 @@ async function refreshLocked(
     await stores.sessions.deleteOne(session.userId, session.id);
     return { kind: "session_ended" };
   }
-  // Past SESSIONS_TIMEBOX or SESSIONS_INACTIVITY_TIMEOUT: it ends for good, recorded. Returned, so that commits.
-  const by = endedByLimits(session, now, deps.policy.sessions);
+  // Past SESSIONS_TIMEBOX, SESSIONS_INACTIVITY_TIMEOUT or SESSIONS_ALLOW_LOW_AAL, or superseded by a newer sign-in
+  // (SESSIONS_SINGLE_PER_USER): it ends for good, recorded. Returned, so that commits.
+  const by = endedByLimits(session, now, deps.policy.sessions, user) ?? (await supersededBy(deps, stores, found, now));
   if (by !== null) {
     await stores.sessions.deleteOne(session.userId, session.id);
     const traits = { reason: `session_${by}`, session_id: session.id };
@@ -142,6 +139,50 @@ async function refreshLocked(
       }
       return { kind: "reuse_detected", familyRevoked: decision.revokeFamily };
   }
+}
+
+/** Why a session's refresh is refused for good: its limits, or a newer sign-in of its user. */
+type SessionEnd = SessionLimitEnd | "newer_login";
+
+/** GoTrue's words, which say why. */
+function sessionEndedMessage(by: SessionEnd | undefined): string {
+  switch (by) {
+    case "inactivity":
+      return "Invalid Refresh Token: Session Expired (Inactivity)";
+    case "low_aal":
+      return "Invalid Refresh Token: Session Expired (Low AAL: User Needs MFA Verification)";
+    case "newer_login":
+      return "Invalid Refresh Token: Session Expired (Revoked by Newer Login)";
+    default:
+      return "Invalid Refresh Token: Session Expired";
+  }
+}
+
+/**
+ * SESSIONS_SINGLE_PER_USER, as GoTrue chooses: a user keeps the session refreshed (else opened) last, and any other
+ * is refused at its next refresh. Sessions that have ended anyway do not count, nor, a departure, sessions of
+ * another holder: a third-party app's session (the OAuth server's) is not a sign-in to the app, and does not end it
+ * (docs/compatibility.md, "Tokens and sessions"). The user's other sessions are read, not locked: a refresh of one
+ * racing this one can only make it the newer, and the next refresh of the older settles it.
+ */
+async function supersededBy(
+  deps: Deps,
+  stores: Stores,
+  { session, user }: RefreshTokenFound,
+  now: Date,
+): Promise<"newer_login" | null> {
+  if (!deps.policy.sessions.singlePerUser) return null;
+  const last = lastRefreshedAt(session).getTime();
+  const others = await stores.sessions.listOfUser(user.id);
+  const newer = others.some(
+    (other) =>
+      other.id !== session.id &&
+      other.oauthClientId === session.oauthClientId &&
+      !hasEnded(other, now) &&
+      endedByLimits(other, now, deps.policy.sessions, user) === null &&
+      lastRefreshedAt(other).getTime() > last,
+  );
+  return newer ? "newer_login" : null;
 }
 
 /** `rotate` under the lock: the session moves to the presented token's child. */

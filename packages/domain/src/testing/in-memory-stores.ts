@@ -13,6 +13,7 @@ import { inMemoryOneTimeTokens } from "./in-memory/stores/one-time-tokens.ts";
 import { inMemoryOutbox, readOutbox } from "./in-memory/stores/outbox.ts";
 import { inMemoryPasskeys } from "./in-memory/stores/passkeys.ts";
 import { inMemoryRefreshTokens, inMemorySessions } from "./in-memory/stores/sessions.ts";
+import { inMemoryStaleRows } from "./in-memory/stores/stale-rows.ts";
 import { copy, emptyState } from "./in-memory/stores/state.ts";
 import { inMemoryUsedIdTokens } from "./in-memory/stores/used-id-tokens.ts";
 import { inMemoryUsers } from "./in-memory/stores/users.ts";
@@ -71,6 +72,7 @@ export function createInMemoryStores(): StoreContractSubject & {
     oauthFlows: inMemoryOAuthFlows(state),
     usedIdTokens: inMemoryUsedIdTokens(state),
     hookFunctions: inMemoryHookFunctions(hookFunctions),
+    staleRows: inMemoryStaleRows(state),
   };
 
   return {

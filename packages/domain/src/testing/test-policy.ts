@@ -83,7 +83,13 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       phone: { enroll: true, verify: true, ...overrides.mfa?.phone },
       webauthn: { enroll: true, verify: true, ...overrides.mfa?.webauthn },
     },
-    sessions: { timeboxSeconds: null, inactivityTimeoutSeconds: null, ...overrides.sessions },
+    sessions: {
+      timeboxSeconds: null,
+      inactivityTimeoutSeconds: null,
+      allowLowAalSeconds: null,
+      singlePerUser: false,
+      ...overrides.sessions,
+    },
     passkeys: {
       enabled: true,
       maxPerUser: 10,
@@ -99,6 +105,7 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       defaultScope: "email",
       ...overrides.oauthServer,
     },
+    cleanup: { outboxRetentionSeconds: 7 * 24 * 3600, ...overrides.cleanup },
   };
 }
 export type { DeepPartial };

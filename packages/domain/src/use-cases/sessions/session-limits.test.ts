@@ -1,8 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { aFactor } from "../../testing/contracts/stores/support.ts";
 import { context, failsWith } from "../../testing/fails-with.ts";
-import { signedIn } from "../../testing/signed-in.ts";
+import { signedIn, TEST_PASSWORD } from "../../testing/signed-in.ts";
 
-// SESSIONS_TIMEBOX and SESSIONS_INACTIVITY_TIMEOUT: GoTrue's CheckValidity, at the refresh and for access tokens.
+// SESSIONS_*: GoTrue's CheckValidity, at the refresh and for access tokens, and its one session per user.
+
+async function auditReasons(world: Awaited<ReturnType<typeof signedIn>>): Promise<unknown[]> {
+  const audit = await world.stores.auditLog.list({ page: 1, perPage: 50 });
+  return audit.entries.filter((entry) => entry.action === "token_revoked").map((entry) => entry.traits["reason"]);
+}
 
 describe("session limits", () => {
   it("end a session at SESSIONS_TIMEBOX, however often it is refreshed: its refresh and access tokens both", async () => {
@@ -40,6 +46,55 @@ describe("session limits", () => {
       auth.refreshSession({ refreshToken: again.refreshToken, context }),
     );
     expect(ended.message).toBe("Invalid Refresh Token: Session Expired (Inactivity)");
+  });
+
+  it("end an aal1 session at SESSIONS_ALLOW_LOW_AAL once its user has a verified factor, and not before", async () => {
+    const world = await signedIn({ policy: { sessions: { allowLowAalSeconds: 60 } } });
+    const { auth, clock, user } = world;
+    clock.advance({ seconds: 61 });
+    // No verified factor: aal1 is the most this user can reach.
+    const refreshed = await auth.refreshSession({ refreshToken: world.grant.refreshToken, context });
+    await world.stores.factors.insert(aFactor(user.id, { status: "verified" }));
+    const ended = await failsWith(
+      "session_expired",
+      auth.refreshSession({ refreshToken: refreshed.refreshToken, context }),
+    );
+    expect(ended.message).toBe("Invalid Refresh Token: Session Expired (Low AAL: User Needs MFA Verification)");
+    expect(await auditReasons(world)).toEqual(["session_low_aal"]);
+  });
+
+  it("keep one session per user with SESSIONS_SINGLE_PER_USER: the one refreshed or opened last", async () => {
+    const world = await signedIn({ policy: { sessions: { singlePerUser: true } } });
+    const { auth, clock, user } = world;
+    clock.advance({ seconds: 10 });
+    const second = await auth.signInWithPassword({ email: user.email!, password: TEST_PASSWORD, context });
+    clock.advance({ seconds: 10 });
+    // The newer sign-in wins; the first is refused at its refresh, and ends for good.
+    const ended = await failsWith(
+      "session_expired",
+      auth.refreshSession({ refreshToken: world.grant.refreshToken, context }),
+    );
+    expect(ended.message).toBe("Invalid Refresh Token: Session Expired (Revoked by Newer Login)");
+    await failsWith(
+      "refresh_token_not_found",
+      auth.refreshSession({ refreshToken: world.grant.refreshToken, context }),
+    );
+    expect(await auditReasons(world)).toEqual(["session_newer_login"]);
+    // The newest goes on refreshing, again and again.
+    const next = await auth.refreshSession({ refreshToken: second.refreshToken, context });
+    clock.advance({ seconds: 10 });
+    await auth.refreshSession({ refreshToken: next.refreshToken, context });
+  });
+
+  it("count ended sessions out of SESSIONS_SINGLE_PER_USER: a signed-out newer session supersedes nothing", async () => {
+    const world = await signedIn({ policy: { sessions: { singlePerUser: true } } });
+    const { auth, clock, user } = world;
+    clock.advance({ seconds: 10 });
+    const second = await auth.signInWithPassword({ email: user.email!, password: TEST_PASSWORD, context });
+    const principal = await auth.authenticate({ accessToken: second.accessToken });
+    await auth.signOut({ principal, scope: "local", context });
+    clock.advance({ seconds: 10 });
+    await auth.refreshSession({ refreshToken: world.grant.refreshToken, context });
   });
 
   it("leave sessions alone when unset", async () => {

@@ -653,5 +653,23 @@ export function describeSessionsContract(harness: StoreContractHarness): void {
       );
       expect((await stores.users.findWithSession(other.id, theirs.id))?.session?.notAfter).toBeNull();
     });
+
+    it("lists every session of a user, ended ones too, and no one else's", async () => {
+      const user = aUser();
+      const other = aUser();
+      await stores.users.insert(user);
+      await stores.users.insert(other);
+      const open = aSession(user.id, { rotatedAt: t("09:00:00.250") });
+      const ended = { ...aSession(user.id), notAfter: t("08:00:00.000") };
+      const theirs = aSession(other.id);
+      for (const session of [open, ended, theirs]) await storeSession(stores, session);
+
+      const listed = await stores.sessions.listOfUser(user.id);
+      expect(listed.map((session) => session.id).sort()).toEqual([open.id, ended.id].sort());
+      expect(listed.find((session) => session.id === open.id)?.rotatedAt).toEqual(t("09:00:00.250"));
+      expect(listed.find((session) => session.id === ended.id)?.notAfter).toEqual(t("08:00:00.000"));
+      expect(await stores.sessions.listOfUser(uuid())).toEqual([]);
+      expect(await stores.sessions.listOfUser("not-a-uuid")).toEqual([]);
+    });
   });
 }

@@ -98,6 +98,10 @@ export const inMemorySessions = (
         state.sessions.set(id, copy({ ...session, notAfter: at }));
       }
     },
+
+    async listOfUser(userId) {
+      return [...state.sessions.values()].filter((session) => session.userId === userId).map(copy);
+    },
   };
   return sessions;
 };
