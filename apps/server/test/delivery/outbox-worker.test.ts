@@ -1,12 +1,11 @@
-import { Writable } from "node:stream";
 import { createSmtpMailer, type SmtpMailerOptions } from "@latchkey/adapters-smtp";
 import { type SmtpSink, type SmtpSinkOptions, startSmtpSink } from "@latchkey/adapters-smtp/testing";
 import { type Clock, OUTBOX_LEASE_SECONDS, OUTBOX_RENEWAL_SECONDS, type OutboxStore } from "@latchkey/domain";
 import { context, createTestAuth } from "@latchkey/domain/testing";
-import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { type OutboxWorkerOptions, startOutboxWorker } from "../../src/delivery/outbox-worker.ts";
 import { deliveryLog } from "../../src/logging/delivery-log.ts";
+import { capturedLog } from "../support/captured-log.ts";
 
 const password = "correct horse battery";
 
@@ -50,21 +49,7 @@ async function startDelivery(setup: Setup = {}) {
     ...setup.smtp,
   });
   cleanups.push(() => mailer.close());
-  const lines: Record<string, unknown>[] = [];
-  const log = pino(
-    { level: "debug" },
-    new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(
-          ...String(chunk)
-            .split("\n")
-            .filter(Boolean)
-            .map((line) => JSON.parse(line)),
-        );
-        done();
-      },
-    }),
-  );
+  const { log, lines } = capturedLog();
   const clock = new ShiftedClock();
   const base = createTestAuth({ ports: { clock } });
   const { auth, stores } = createTestAuth({

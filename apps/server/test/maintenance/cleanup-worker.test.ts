@@ -1,27 +1,7 @@
-import { Writable } from "node:stream";
 import type { CleanUpPass } from "@latchkey/domain";
-import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { startCleanupWorker } from "../../src/maintenance/cleanup-worker.ts";
-
-function capturedLog() {
-  const lines: Record<string, unknown>[] = [];
-  const log = pino(
-    { level: "debug" },
-    new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(
-          ...String(chunk)
-            .split("\n")
-            .filter(Boolean)
-            .map((line) => JSON.parse(line)),
-        );
-        done();
-      },
-    }),
-  );
-  return { log, lines };
-}
+import { capturedLog } from "../support/captured-log.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const none: CleanUpPass = { deleted: {}, more: false };

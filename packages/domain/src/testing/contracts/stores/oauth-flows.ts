@@ -1,24 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { OAuthFlow } from "../../../model/oauth-flow.ts";
 import type { Stores } from "../../../ports/stores.ts";
 import { aUser } from "../../builders.ts";
-import { digest, type StoreContractHarness, t, uuid } from "./support.ts";
-
-function anOAuthFlow(overrides: Partial<OAuthFlow> = {}): OAuthFlow {
-  return {
-    id: uuid(),
-    provider: "github",
-    redirectTo: "https://app.example.com/welcome",
-    codeChallenge: null,
-    codeChallengeMethod: null,
-    inviteUserId: null,
-    linkingTargetId: null,
-    sealedSecret: null,
-    browserBindingHash: null,
-    createdAt: t("17:00:00.000"),
-    ...overrides,
-  };
-}
+import { anOAuthFlow, digest, type StoreContractHarness, t, uuid } from "./support.ts";
 
 /** What an `OAuthFlowStore` must do: a state is taken once, and abandoned flows do not pile up. */
 export function describeOAuthFlowsContract(harness: StoreContractHarness): void {

@@ -13,6 +13,7 @@ import {
   aFactor,
   anOAuthAuthorization,
   anOAuthClient,
+  anOAuthFlow,
   anOtt,
   aRefreshToken,
   digest,
@@ -282,18 +283,7 @@ export function describeStaleRowsContract(harness: StoreContractHarness): void {
 
     it("deletes OAuth flows created before the cutoff, and no younger one", async () => {
       const { at, cutoff } = era();
-      const aFlow = (day: string) => ({
-        id: uuid(),
-        provider: "github",
-        redirectTo: "https://app.example.com/welcome",
-        codeChallenge: null,
-        codeChallengeMethod: null,
-        inviteUserId: null,
-        linkingTargetId: null,
-        sealedSecret: null,
-        browserBindingHash: null,
-        createdAt: at(day),
-      });
+      const aFlow = (day: string) => anOAuthFlow({ createdAt: at(day) });
       const old = ["02-01", "03-01", "04-01"].map(aFlow);
       const young = aFlow("07-01");
       // Newest first: an insert forgets the flows begun more than a day before it.

@@ -2,6 +2,7 @@
 import type { Factor } from "../../../model/factor.ts";
 import type { OAuthAuthorization, OAuthConsent } from "../../../model/oauth-authorization.ts";
 import type { OAuthClient } from "../../../model/oauth-client.ts";
+import type { OAuthFlow } from "../../../model/oauth-flow.ts";
 import type { OneTimeToken } from "../../../model/one-time-token.ts";
 import type { OutboxEntry } from "../../../model/outbox.ts";
 import type { RefreshToken } from "../../../model/refresh-token.ts";
@@ -187,4 +188,20 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
     return error;
   }
   throw new Error("expected the promise to reject");
+}
+
+export function anOAuthFlow(overrides: Partial<OAuthFlow> = {}): OAuthFlow {
+  return {
+    id: uuid(),
+    provider: "github",
+    redirectTo: "https://app.example.com/welcome",
+    codeChallenge: null,
+    codeChallengeMethod: null,
+    inviteUserId: null,
+    linkingTargetId: null,
+    sealedSecret: null,
+    browserBindingHash: null,
+    createdAt: t("17:00:00.000"),
+    ...overrides,
+  };
 }
