@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { FlowState } from "../../../model/flow-state.ts";
 import type { Stores } from "../../../ports/stores.ts";
 import { aUser } from "../../builders.ts";
-import { digest, type StoreContractHarness, t, uuid } from "./support.ts";
+import { aFlowState, digest, type StoreContractHarness, t } from "./support.ts";
 
 /** What a `FlowStateStore` must do: a PKCE flow is handed out once, by its code, with all it carries. */
 export function describeFlowStatesContract(harness: StoreContractHarness): void {
@@ -15,17 +15,11 @@ export function describeFlowStatesContract(harness: StoreContractHarness): void 
     it("hands a flow out once, by the digest of its code", async () => {
       const user = aUser();
       await stores.users.insert(user);
-      const flow: FlowState = {
-        id: uuid(),
-        authCodeHash: digest(),
-        userId: user.id,
+      const flow = aFlowState(user.id, {
         codeChallenge: "b".repeat(43),
         codeChallengeMethod: "plain",
-        authenticationMethod: "magiclink",
-        provider: null,
-        pendingLink: null,
         createdAt: t("16:00:00.123"),
-      };
+      });
       await stores.flowStates.insert(flow);
       expect(await stores.flowStates.consume(digest())).toBeNull();
       const consumed = await Promise.all([
@@ -38,17 +32,8 @@ export function describeFlowStatesContract(harness: StoreContractHarness): void 
     it("keeps the provider of an OAuth sign-in with its sealed tokens, or none", async () => {
       const user = aUser();
       await stores.users.insert(user);
-      const aFlow = (provider: FlowState["provider"]): FlowState => ({
-        id: uuid(),
-        authCodeHash: digest(),
-        userId: user.id,
-        codeChallenge: "d".repeat(43),
-        codeChallengeMethod: "s256",
-        authenticationMethod: "oauth",
-        provider,
-        pendingLink: null,
-        createdAt: t("16:30:00.789"),
-      });
+      const aFlow = (provider: FlowState["provider"]) =>
+        aFlowState(user.id, { authenticationMethod: "oauth", provider, createdAt: t("16:30:00.789") });
       const flows = [
         aFlow({ name: "github", sealedAccessToken: "sealed-access", sealedRefreshToken: "sealed-refresh" }),
         aFlow({ name: "google", sealedAccessToken: "sealed-access-only", sealedRefreshToken: null }),
@@ -69,17 +54,12 @@ export function describeFlowStatesContract(harness: StoreContractHarness): void 
           { address: "Zoe@Work.Example", verified: false, primary: false },
         ],
       };
-      const flow: FlowState = {
-        id: uuid(),
-        authCodeHash: digest(),
-        userId: user.id,
-        codeChallenge: "f".repeat(43),
-        codeChallengeMethod: "s256",
+      const flow = aFlowState(user.id, {
         authenticationMethod: "oauth",
         provider: { name: "github", sealedAccessToken: "sealed-access", sealedRefreshToken: null },
         pendingLink: { provider: "github", profile },
         createdAt: t("16:40:00.001"),
-      };
+      });
       await stores.flowStates.insert(flow);
       expect(await stores.flowStates.consume(flow.authCodeHash)).toEqual(flow);
     });

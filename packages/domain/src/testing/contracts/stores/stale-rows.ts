@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { FlowState } from "../../../model/flow-state.ts";
 import type { Identity } from "../../../model/identity.ts";
 import type { OneTimeTokenKind } from "../../../model/one-time-token.ts";
 import type { OutboxEntry } from "../../../model/outbox.ts";
@@ -11,6 +10,7 @@ import type { Stores, Transactor } from "../../../ports/stores.ts";
 import { aSession, aUser } from "../../builders.ts";
 import {
   aFactor,
+  aFlowState,
   anOAuthAuthorization,
   anOAuthClient,
   anOAuthFlow,
@@ -260,17 +260,7 @@ export function describeStaleRowsContract(harness: StoreContractHarness): void {
       const { at, cutoff } = era();
       const user = aUser();
       await stores.users.insert(user);
-      const aFlow = (day: string): FlowState => ({
-        id: uuid(),
-        authCodeHash: digest(),
-        userId: user.id,
-        codeChallenge: "c".repeat(43),
-        codeChallengeMethod: "s256",
-        authenticationMethod: "magiclink",
-        provider: null,
-        pendingLink: null,
-        createdAt: at(day),
-      });
+      const aFlow = (day: string) => aFlowState(user.id, { createdAt: at(day) });
       const old = ["02-01", "03-01", "04-01"].map(aFlow);
       const young = aFlow("07-01");
       for (const flow of [...old, young]) await stores.flowStates.insert(flow);

@@ -1,5 +1,6 @@
 // What the store contract's aggregates share: the subject under test, and the fixtures more than one of them builds.
 import type { Factor } from "../../../model/factor.ts";
+import type { FlowState } from "../../../model/flow-state.ts";
 import type { OAuthAuthorization, OAuthConsent } from "../../../model/oauth-authorization.ts";
 import type { OAuthClient } from "../../../model/oauth-client.ts";
 import type { OAuthFlow } from "../../../model/oauth-flow.ts";
@@ -202,6 +203,22 @@ export function anOAuthFlow(overrides: Partial<OAuthFlow> = {}): OAuthFlow {
     sealedSecret: null,
     browserBindingHash: null,
     createdAt: t("17:00:00.000"),
+    ...overrides,
+  };
+}
+
+/** A PKCE flow of the user's, waiting for its code: a magic link's, with a fresh code digest. */
+export function aFlowState(userId: string, overrides: Partial<FlowState> = {}): FlowState {
+  return {
+    id: uuid(),
+    authCodeHash: digest(),
+    userId,
+    codeChallenge: "c".repeat(43),
+    codeChallengeMethod: "s256",
+    authenticationMethod: "magiclink",
+    provider: null,
+    pendingLink: null,
+    createdAt: t("16:00:00.000"),
     ...overrides,
   };
 }

@@ -1,15 +1,14 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { isAuthError } from "../../../errors.ts";
 import type { AuditEntry } from "../../../model/audit.ts";
-import type { FlowState } from "../../../model/flow-state.ts";
 import type { Identity } from "../../../model/identity.ts";
 import type { User } from "../../../model/user.ts";
 import type { Stores, Transactor } from "../../../ports/stores.ts";
 import { aSession, aUser } from "../../builders.ts";
 import {
+  aFlowState,
   anOtt,
   aRefreshToken,
-  digest,
   idsOf,
   rejection,
   type StoreContractHarness,
@@ -301,17 +300,7 @@ export function describeUsersContract(harness: StoreContractHarness): void {
       await storeSession(stores, session, token);
       const ott = anOtt(user.id);
       await stores.oneTimeTokens.replace(ott);
-      const flow: FlowState = {
-        id: uuid(),
-        authCodeHash: digest(),
-        userId: user.id,
-        codeChallenge: "c".repeat(43),
-        codeChallengeMethod: "s256",
-        authenticationMethod: "magiclink",
-        provider: null,
-        pendingLink: null,
-        createdAt: t("16:00:00.000"),
-      };
+      const flow = aFlowState(user.id);
       await stores.flowStates.insert(flow);
       const entry: AuditEntry = {
         id: uuid(),
