@@ -44,8 +44,11 @@ const systemClock: Clock = {
   sleep: (milliseconds) => new Promise((resolve) => setTimeout(resolve, Math.max(0, milliseconds))),
 };
 
-/** Supabase Auth's 100 rows per statement; up to 5,000 of a kind per pass before the next pass. */
-const CLEANUP_BATCHES = { batchSize: 100, batchesPerKind: 50 } as const;
+/**
+ * Supabase Auth's 100 rows per statement; up to 5,000 of a kind per pass before the next pass; after each statement
+ * a pause as long as it took, so that a backlog holds at most half of one connection.
+ */
+const CLEANUP_BATCHES = { batchSize: 100, batchesPerKind: 50, pause: 1 } as const;
 
 export interface Server {
   readonly app: ReturnType<typeof createHttpApp>;

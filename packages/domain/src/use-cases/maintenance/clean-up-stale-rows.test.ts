@@ -75,4 +75,31 @@ describe("the clean-up", () => {
     expect((await auth.cleanUpStaleRows({ batchSize: 100, batchesPerKind: 10 })).deleted).toEqual({});
     await auth.refreshSession({ refreshToken: fourth.refreshToken, context });
   });
+
+  it("pauses after each statement for the time it took, times `pause`", async () => {
+    const world = await signedIn();
+    const { auth, clock } = world;
+    let refresh = world.grant.refreshToken;
+    for (let i = 0; i < 3; i++) {
+      clock.advance({ seconds: 1 });
+      refresh = (await auth.refreshSession({ refreshToken: refresh, context })).refreshToken;
+    }
+    clock.advance({ hours: 25 });
+    // Each statement takes 40 ms of this clock; the pauses are what else it moved.
+    const sleeps: number[] = [];
+    const statementMs = 40;
+    const deleteStale = world.stores.staleRows.deleteStale.bind(world.stores.staleRows);
+    world.stores.staleRows.deleteStale = async (...args) => {
+      clock.advance({ milliseconds: statementMs });
+      return deleteStale(...args);
+    };
+    const sleep = clock.sleep.bind(clock);
+    clock.sleep = async (ms) => {
+      sleeps.push(ms);
+      return sleep(ms);
+    };
+    await auth.cleanUpStaleRows({ batchSize: 1, batchesPerKind: 2, pause: 1.5 });
+    expect(sleeps.length).toBeGreaterThan(2);
+    expect(new Set(sleeps)).toEqual(new Set([statementMs * 1.5]));
+  });
 });

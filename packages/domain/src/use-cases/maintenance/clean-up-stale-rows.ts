@@ -50,6 +50,12 @@ export interface CleanUpOptions {
   readonly batchSize: number;
   /** Statements per kind in one pass; a kind with more to go says so (`more`), and the next pass goes on. */
   readonly batchesPerKind: number;
+  /**
+   * After each statement, a pause of this many times the time it took, so that a backlog taken at full speed holds
+   * at most 1 / (1 + pause) of one connection, and the requests beside it keep the rest of the database. 0 or
+   * absent: none.
+   */
+  readonly pause?: number;
 }
 
 export interface CleanUpPass {
@@ -70,7 +76,9 @@ export async function cleanUpStaleRows(deps: Deps, options: CleanUpOptions): Pro
     let count = 0;
     let full = false;
     for (let batch = 0; batch < options.batchesPerKind; batch++) {
+      const started = deps.clock.now().getTime();
       const rows = await deps.stores.staleRows.deleteStale(kind, cutoff, options.batchSize);
+      if (options.pause) await deps.clock.sleep((deps.clock.now().getTime() - started) * options.pause);
       count += rows;
       full = rows === options.batchSize;
       if (!full) break;
