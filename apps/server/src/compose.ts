@@ -263,7 +263,7 @@ function serverOf({ config, log, tracing, metrics }: Wiring, parts: Parts): Serv
     startWorkers: async () => {
       if (config.db.cleanupEnabled) {
         cleanup ??= startCleanupWorker({
-          pass: () => auth.cleanUpStaleRows(CLEANUP_BATCHES),
+          pass: (stopping) => auth.cleanUpStaleRows({ ...CLEANUP_BATCHES, stopping }),
           intervalMs: config.db.cleanupIntervalSeconds * 1000,
           log,
         });

@@ -3,8 +3,8 @@ import type { Logger } from "pino";
 import { createOutageLog } from "../logging/outage-log.ts";
 
 export interface CleanupWorkerOptions {
-  /** One pass of the clean-up (the domain's cleanUpStaleRows). */
-  readonly pass: () => Promise<CleanUpPass>;
+  /** One pass of the clean-up (the domain's cleanUpStaleRows), which asks `stopping` before each statement. */
+  readonly pass: (stopping: () => boolean) => Promise<CleanUpPass>;
   /** DB_CLEANUP_INTERVAL: the wait after a pass that found no more than it could take. */
   readonly intervalMs: number;
   readonly log: Logger;
@@ -13,7 +13,7 @@ export interface CleanupWorkerOptions {
 }
 
 export interface CleanupWorker {
-  /** Runs no more passes, and resolves once the pass under way, if any, has ended. */
+  /** Runs no more passes, ends the one under way before its next statement, and resolves once it has ended. */
   stop(): Promise<void>;
 }
 
@@ -44,7 +44,7 @@ export function startCleanupWorker(options: CleanupWorkerOptions): CleanupWorker
   const runPass = async () => {
     let more = false;
     try {
-      const pass = await options.pass();
+      const pass = await options.pass(() => stopped);
       outage.up();
       more = pass.more;
       if (Object.keys(pass.deleted).length > 0) log.debug({ deleted: pass.deleted }, "cleanup: stale rows deleted");

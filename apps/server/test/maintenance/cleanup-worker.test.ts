@@ -57,14 +57,16 @@ describe("the clean-up worker", () => {
     expect(calls).toBeGreaterThan(4);
   });
 
-  it("stops: waits for the pass under way, and runs no more", async () => {
+  it("stops: tells the pass under way to stop, waits for it, and runs no more", async () => {
     const { log } = capturedLog();
     let calls = 0;
     let finished = false;
+    let toldToStop = false;
     const worker = startCleanupWorker({
-      pass: async () => {
+      pass: async (stopping) => {
         calls++;
         await sleep(100);
+        toldToStop = stopping();
         finished = true;
         return { deleted: {}, more: true };
       },
@@ -75,6 +77,7 @@ describe("the clean-up worker", () => {
     await sleep(30);
     await worker.stop();
     expect(finished).toBe(true);
+    expect(toldToStop).toBe(true);
     await sleep(50);
     expect(calls).toBe(1);
   });

@@ -102,4 +102,21 @@ describe("the clean-up", () => {
     expect(sleeps.length).toBeGreaterThan(2);
     expect(new Set(sleeps)).toEqual(new Set([statementMs * 1.5]));
   });
+
+  it("ends a pass before its next statement once asked to stop", async () => {
+    const world = await signedIn();
+    let statements = 0;
+    const deleteStale = world.stores.staleRows.deleteStale.bind(world.stores.staleRows);
+    world.stores.staleRows.deleteStale = async (...args) => {
+      statements++;
+      return deleteStale(...args);
+    };
+    const pass = await world.auth.cleanUpStaleRows({
+      batchSize: 1,
+      batchesPerKind: 5,
+      stopping: () => statements >= 2,
+    });
+    expect(statements).toBe(2);
+    expect(pass).toEqual({ deleted: {}, more: false });
+  });
 });

@@ -11,8 +11,8 @@ const DAY_MS = 24 * HOUR_MS;
  * - a rotated refresh token, 24 hours from its rotation: long past the reuse interval, and the window in which
  *   presenting it again is caught as reuse and ends its session; after it, it is an unknown token
  *   (`refresh_token_not_found`), and its session lives on;
- * - a session past its `notAfter`, 72 hours; past SESSIONS_TIMEBOX or SESSIONS_INACTIVITY_TIMEOUT, 24 hours, so its
- *   refresh token hears `session_expired` for a day;
+ * - a session past its `notAfter`, 72 hours; past SESSIONS_TIMEBOX or SESSIONS_INACTIVITY_TIMEOUT, 24 hours, so a
+ *   refresh within that day hears `session_expired` (and ends it then);
  * - PKCE and provider flows, MFA challenges and factors never verified, 24 hours from their start;
  * - a one-time token, a day past the longest life one can have (MAILER_OTP_EXP, SMS_OTP_EXP);
  * - what has an expiry of its own (OAuth server authorizations, passkey challenges, used id_tokens), until it;
@@ -56,6 +56,8 @@ export interface CleanUpOptions {
    * absent: none.
    */
   readonly pause?: number;
+  /** Asked before each statement: once true, the pass ends there (the server is shutting down). */
+  readonly stopping?: () => boolean;
 }
 
 export interface CleanUpPass {
@@ -76,6 +78,7 @@ export async function cleanUpStaleRows(deps: Deps, options: CleanUpOptions): Pro
     let count = 0;
     let full = false;
     for (let batch = 0; batch < options.batchesPerKind; batch++) {
+      if (options.stopping?.()) return { deleted, more: false };
       const started = deps.clock.now().getTime();
       const rows = await deps.stores.staleRows.deleteStale(kind, cutoff, options.batchSize);
       if (options.pause) await deps.clock.sleep((deps.clock.now().getTime() - started) * options.pause);
