@@ -122,7 +122,8 @@ function reportOf(
         `16 connections; then every refresh token is made 25 hours older in one statement, and refreshes go on for ` +
         `${settings.soakWindowSeconds} s while the server's clean-up takes the backlog, until only the sessions' ` +
         "tokens of the last day are left. The refresh rate while cleaning is compared with a run of the same length " +
-        "just before the aging, with nothing to clean.",
+        "just before the aging, with nothing to clean. Then refreshes at a fixed rate, half the quiet one (a server " +
+        "below its limit): their latency just before the aging, and after the first window while the clean-up goes on.",
       soakTable(soaked),
     );
   }

@@ -18,7 +18,21 @@ export interface SoakFigures {
   readonly cleaningRate: number;
   /** Rows deleted a second while those refreshes ran. */
   readonly deletedPerSecondInWindow: number;
+  /**
+   * Refreshes at a fixed rate, half the quiet one (a server not at its limit, as most are): their latency with
+   * nothing to clean, and while the clean-up went on with the backlog; `backlogLasted`, whether it did to the end.
+   */
+  readonly pacedRate: number;
+  readonly quietLatency: Latency;
+  readonly cleaningLatency: Latency;
+  readonly backlogLasted: boolean;
   readonly failures: number;
+}
+
+/** Milliseconds. */
+interface Latency {
+  readonly p50: number;
+  readonly p99: number;
 }
 
 export interface SoakOptions {
@@ -57,14 +71,15 @@ export async function soakCleanup(options: SoakOptions): Promise<SoakFigures> {
     const rowsGrown = await count();
 
     const quiet = await fire(options.url, shape.requests, options.connections, { duration: options.windowSeconds });
-    // Taken before the statement: a token an answer still in flight writes meanwhile is either aged by it or younger.
-    const agedAt = new Date();
-    const agedAtMs = Date.now();
-    await client.query(`UPDATE ${tokens} SET created_at = created_at - interval '25 hours'`);
-    // The aging's own dead rows are the soak's doing, not the clean-up's: vacuumed before the refreshes measure.
-    await client.query(`VACUUM ${tokens}`);
+    const pacedRate = Math.round(quiet.requests.total / options.windowSeconds / 2);
+    const paced = { duration: options.windowSeconds, overallRate: pacedRate };
+    const quietPaced = await fire(options.url, shape.requests, options.connections, paced);
+    // The quiet windows' refreshes added tokens too: every token there is when it runs is aged.
+    const rowsAged = await count();
+    const agedAt = await ageADay(client, tokens);
+    const agedAtMs = agedAt.getTime();
     options.log(
-      `bench: cleanup soak, ${rowsGrown} rows aged a day and vacuumed; refreshes go on while the clean-up runs`,
+      `bench: cleanup soak, ${rowsAged} rows aged a day and vacuumed; refreshes go on while the clean-up runs`,
     );
 
     // Aged tokens are a day older than the aging; a token an answer in flight wrote as the aging ran may be a
@@ -72,23 +87,23 @@ export async function soakCleanup(options: SoakOptions): Promise<SoakFigures> {
     // current one, or the parent of its first young one); the fixtures' users have a session each besides the soak's.
     const aged = `created_at < '${new Date(agedAt.getTime() - 3_600_000).toISOString()}'`;
     const sessions = await count("true", table("sessions"));
-    const cleaning = fire(options.url, shape.requests, options.connections, { duration: options.windowSeconds });
-    let doneAtMs: number | undefined;
-    let agedAtWindowEnd: number | undefined;
-    void cleaning.then(async () => {
-      agedAtWindowEnd = await count(aged);
-    });
-    while (doneAtMs === undefined || agedAtWindowEnd === undefined) {
-      if (doneAtMs === undefined && (await count(aged)) <= sessions) doneAtMs = Date.now();
-      if (Date.now() - agedAtMs > 30 * 60_000) throw new Error("the clean-up left aged tokens after 30 minutes");
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    const window = await cleaning;
+    // Watched through both windows and after them (a pg client runs one query at a time, in turn): whether more than
+    // a token a session is aged, found through the index on creation, reading a thousand entries rather than the
+    // table, so that watching costs the refreshes measured meanwhile nothing to speak of.
+    const beyondSessions = async () =>
+      (await client.query(`SELECT 1 FROM ${tokens} WHERE ${aged} ORDER BY created_at OFFSET ${sessions} LIMIT 1`))
+        .rowCount === 1;
+    const done = whenCleaned(beyondSessions, agedAtMs);
+    const window = await fire(options.url, shape.requests, options.connections, { duration: options.windowSeconds });
+    const agedAtWindowEnd = await count(aged);
+    const cleaningPaced = await fire(options.url, shape.requests, options.connections, paced);
+    const backlogLasted = await beyondSessions();
+    const doneAtMs = await done;
     const cleanSeconds = (doneAtMs - agedAtMs) / 1000;
     const rowsLeft = await count();
     const rowsYoung = await count(`NOT (${aged})`);
     // Rows the clean-up deleted a second while the refreshes ran (all of them, if it was done before their end).
-    const deletedInWindow = rowsGrown - Math.max(agedAtWindowEnd, sessions);
+    const deletedInWindow = rowsAged - Math.max(agedAtWindowEnd, sessions);
     return {
       sessions,
       refreshes: options.refreshes,
@@ -96,22 +111,52 @@ export async function soakCleanup(options: SoakOptions): Promise<SoakFigures> {
       rowsLeft,
       rowsYoung,
       cleanSeconds,
-      deletedPerSecond: (rowsGrown - sessions) / cleanSeconds,
+      deletedPerSecond: (rowsAged - sessions) / cleanSeconds,
       quietRate: quiet.requests.total / options.windowSeconds,
       cleaningRate: window.requests.total / options.windowSeconds,
       deletedPerSecondInWindow: deletedInWindow / Math.min(options.windowSeconds, cleanSeconds),
-      failures: [grown, quiet, window].reduce((sum, run) => sum + run.non2xx + run.errors + run.timeouts, 0),
+      pacedRate,
+      quietLatency: latencyOf(quietPaced),
+      cleaningLatency: latencyOf(cleaningPaced),
+      backlogLasted,
+      failures: failuresOf([grown, quiet, window, quietPaced, cleaningPaced]),
     };
   } finally {
     await client.end();
   }
 }
 
+/** Every token a day and an hour older, as of the time returned, and the aging's own work put behind it. */
+async function ageADay(client: pg.Client, tokens: string): Promise<Date> {
+  // Taken before the statement: a token an answer still in flight writes meanwhile is either aged by it or younger.
+  const agedAt = new Date();
+  await client.query(`UPDATE ${tokens} SET created_at = created_at - interval '25 hours'`);
+  // The aging's own dead rows and dirty pages are the soak's doing, not the clean-up's: vacuumed, and written out by
+  // a checkpoint (else the refreshes measured next pay for it in full-page writes), before the refreshes measure.
+  await client.query(`VACUUM ANALYZE ${tokens}`);
+  await client.query("CHECKPOINT");
+  return agedAt;
+}
+
+const failuresOf = (runs: readonly autocannon.Result[]) =>
+  runs.reduce((sum, run) => sum + run.non2xx + run.errors + run.timeouts, 0);
+
+/** When no more than a token a session is aged: the clean-up is done. */
+async function whenCleaned(beyondSessions: () => Promise<boolean>, sinceMs: number): Promise<number> {
+  for (;;) {
+    if (!(await beyondSessions())) return Date.now();
+    if (Date.now() - sinceMs > 30 * 60_000) throw new Error("the clean-up left aged tokens after 30 minutes");
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+const latencyOf = (result: autocannon.Result): Latency => ({ p50: result.latency.p50, p99: result.latency.p99 });
+
 function fire(
   url: string,
   requests: autocannon.Request[],
   connections: number,
-  until: { amount: number } | { duration: number },
+  until: { amount: number } | { duration: number; overallRate?: number },
 ): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     autocannon({ url, connections, requests, ...until }, (error, result) => (error ? reject(error) : resolve(result)));
@@ -126,5 +171,9 @@ export function soakTable(figures: SoakFigures): string {
     "| sessions | refreshes | token rows after them | left after clean-up (of them a day young) | clean-up s | rows deleted/s (while refreshing) | refresh/s quiet | refresh/s while cleaning | ratio | refreshes lost per 100 rows deleted |",
     "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     `| ${round(figures.sessions)} | ${round(figures.refreshes)} | ${round(figures.rowsGrown)} | ${round(figures.rowsLeft)} (${round(figures.rowsYoung)}) | ${figures.cleanSeconds.toFixed(1)} | ${round(figures.deletedPerSecond)} (${round(figures.deletedPerSecondInWindow)}) | ${round(figures.quietRate)} | ${round(figures.cleaningRate)} | ${(figures.cleaningRate / figures.quietRate).toFixed(2)} | ${(costPerRow * 100).toFixed(1)} |`,
+    "",
+    "| refreshes at a fixed rate | p50 ms quiet | p50 ms while cleaning | p99 ms quiet | p99 ms while cleaning | backlog lasted the window |",
+    "|---:|---:|---:|---:|---:|---|",
+    `| ${round(figures.pacedRate)}/s | ${figures.quietLatency.p50} | ${figures.cleaningLatency.p50} | ${figures.quietLatency.p99} | ${figures.cleaningLatency.p99} | ${figures.backlogLasted ? "yes" : "no"} |`,
   ].join("\n");
 }

@@ -46,9 +46,10 @@ const systemClock: Clock = {
 
 /**
  * Supabase Auth's 100 rows per statement; up to 5,000 of a kind per pass before the next pass; after each statement
- * a pause as long as it took, so that a backlog holds at most half of one connection.
+ * a pause three times as long as it took, so that a backlog holds at most a quarter of one connection, which still
+ * deletes thousands of rows a second beside a server at its limit (bench/README.md, "The clean-up").
  */
-const CLEANUP_BATCHES = { batchSize: 100, batchesPerKind: 50, pause: 1 } as const;
+const CLEANUP_BATCHES = { batchSize: 100, batchesPerKind: 50, pause: 3 } as const;
 
 export interface Server {
   readonly app: ReturnType<typeof createHttpApp>;

@@ -1,6 +1,7 @@
+import type { RefreshToken } from "@latchkey/domain";
 import { isAuthError } from "@latchkey/domain";
 import { aSession, aUser, nodeRandom } from "@latchkey/domain/testing";
-import { eq, sql } from "drizzle-orm";
+import { eq, type SQL, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { DatabaseError } from "../src/index.ts";
 import { aFlowState, anOAuthFlow, aOneTimeToken, aRefreshToken, backends, gate, openedFor, sleep } from "./support.ts";
@@ -366,5 +367,61 @@ describe.each(backends.filter((backend) => backend.name === "postgres"))("$name 
     await holder;
     expect(await stores.staleRows.deleteStale("anonymous_users", cutoff, 10)).toBe(1);
     expect(await stores.users.findById(held.id)).toBeNull();
+  });
+
+  it("walks past a rotated token another transaction holds, and deletes it once free; one instance at a time", async () => {
+    const { stores, db, schema } = database();
+    const at = (monthDay: string) => new Date(`2002-${monthDay}T00:00:00.000Z`);
+    const cutoff = at("06-01");
+    const user = aUser();
+    await stores.users.insert(user);
+    const session = aSession(user.id, { createdAt: at("01-01") });
+    const chain = [aRefreshToken(session.id, { createdAt: at("01-01") })];
+    for (const day of ["02-01", "03-01", "04-01"]) {
+      chain.push(aRefreshToken(session.id, { parentId: chain.at(-1)!.id, createdAt: at(day) }));
+    }
+    await stores.sessions.open({ ...session, refreshTokenId: chain[0]!.id }, chain[0]!);
+    for (const child of chain.slice(1)) {
+      const rotated = {
+        ...session,
+        refreshTokenId: child.id,
+        previousRefreshTokenId: child.parentId,
+        rotatedAt: child.createdAt,
+      };
+      expect(await stores.sessions.rotate(rotated, child)).toBe(true);
+    }
+    const exists = async (token: RefreshToken) => (await stores.refreshTokens.findForRefresh(token.tokenHash)) !== null;
+    /** Runs `statement` in a transaction of its own that holds its locks until the returned release is called. */
+    const holding = async (statement: SQL) => {
+      const locked = gate();
+      const release = gate();
+      const holder = db.transaction(async (t) => {
+        await t.execute(statement);
+        locked.open();
+        await release.opened;
+      });
+      await locked.opened;
+      return async () => {
+        release.open();
+        await holder;
+      };
+    };
+
+    // Another instance's batch holds the mark: this one skips the kind at once.
+    let release = await holding(sql`select 1 from ${schema.cleanupMarks} for update`);
+    expect(await stores.staleRows.deleteStale("rotated_refresh_tokens", cutoff, 10)).toBe(0);
+    await release();
+
+    // A reuse ending the session holds the second token: the first goes, and the walk stops before the second's
+    // child, which is what finds it; the third (the current token's parent) waits with it.
+    const [first, second, third, current] = chain as [RefreshToken, RefreshToken, RefreshToken, RefreshToken];
+    release = await holding(sql`select 1 from ${schema.refreshTokens} where id = ${second.id} for update`);
+    expect(await stores.staleRows.deleteStale("rotated_refresh_tokens", cutoff, 10)).toBe(1);
+    expect([await exists(first), await exists(second), await exists(third)]).toEqual([false, true, true]);
+    await release();
+    expect(await stores.staleRows.deleteStale("rotated_refresh_tokens", cutoff, 10)).toBe(2);
+    expect([await exists(second), await exists(third)]).toEqual([false, false]);
+    expect(await exists(current)).toBe(true);
+    expect(await stores.staleRows.deleteStale("rotated_refresh_tokens", cutoff, 10)).toBe(0);
   });
 });

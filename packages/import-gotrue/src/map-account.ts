@@ -331,18 +331,22 @@ function mapSession(
   }
   const createdAt = dateOf(row["created_at"]) ?? new Date(0);
   const updatedAt = dateOf(row["updated_at"]) ?? createdAt;
-  const chain = tokenChain(row, tokens.get(id) ?? [], updatedAt, context.factorSecrets);
+  const chain = tokenChain(row, tokens.get(id) ?? [], context.factorSecrets);
   if (chain === null) return null;
-  const digestOf = (token: string, parentId: string | null, at: Date): RefreshToken => ({
+  // Each token linked to the one before it, oldest first, and written as created now: the clean-up deletes a
+  // rotated token a day after its child's creation, and walks rotations in that order, never behind where it got
+  // (docs/compatibility.md, "Moving from Supabase Auth"), so the session's old tokens go a day after the import.
+  const digestOf = (token: string, parentId: string | null): RefreshToken => ({
     id: importedTokenId(token),
     sessionId: id,
     parentId,
     tokenHash: refreshTokenDigest(context.secrets, token),
-    createdAt: at,
+    createdAt: context.now,
   });
-  const previous = chain.previous === null ? null : digestOf(chain.previous.token, null, chain.previous.at);
-  const current = digestOf(chain.current.token, previous?.id ?? null, chain.current.at);
-  const others = chain.others.map((other) => digestOf(other.token, null, other.at));
+  const others: RefreshToken[] = [];
+  for (const other of chain.others) others.push(digestOf(other, others.at(-1)?.id ?? null));
+  const previous = chain.previous === null ? null : digestOf(chain.previous, others.at(-1)?.id ?? null);
+  const current = digestOf(chain.current, previous?.id ?? others.at(-1)?.id ?? null);
   const factorId = nonEmpty(row["factor_id"]);
   const aal2 = row["aal"] === "aal2" || row["aal"] === "aal3";
   const amr: AmrEntry[] = (claims.get(id) ?? [])
@@ -376,26 +380,20 @@ function mapSession(
   };
 }
 
-interface Held {
-  readonly token: string;
-  readonly at: Date;
-}
-
-/** The session's current token, the one it replaced and the rest, in GoTrue's format of that session. */
+/** The session's current token, the one it replaced and the rest (oldest first), in GoTrue's format of that session. */
 function tokenChain(
   session: GotrueRow,
   rows: readonly GotrueRow[],
-  updatedAt: Date,
   sealed: FactorSecrets,
-): { current: Held; previous: Held | null; others: Held[] } | null {
+): { current: string; previous: string | null; others: string[] } | null {
   const key = hmacKeyOf(session, sealed);
   const counter = session["refresh_token_counter"];
   if (key !== null && counter !== null && counter !== undefined) {
     const at = Number(counter);
     return {
-      current: { token: v2RefreshToken(String(session["id"]), key, at), at: updatedAt },
+      current: v2RefreshToken(String(session["id"]), key, at),
       // A client one token behind (its last answer lost) is answered again, within the reuse interval.
-      previous: at > 0 ? { token: v2RefreshToken(String(session["id"]), key, at - 1), at: updatedAt } : null,
+      previous: at > 0 ? v2RefreshToken(String(session["id"]), key, at - 1) : null,
       others: [],
     };
   }
@@ -403,16 +401,12 @@ function tokenChain(
   const live = ordered.filter((row) => row["revoked"] !== true);
   const newest = live.at(-1);
   if (newest === undefined) return null;
-  const held = (row: GotrueRow): Held => ({
-    token: String(row["token"]),
-    at: dateOf(row["updated_at"]) ?? dateOf(row["created_at"]) ?? updatedAt,
-  });
   const parentToken = nonEmpty(newest["parent"]);
   const parent = parentToken === null ? undefined : ordered.find((row) => row["token"] === parentToken);
   return {
-    current: held(newest),
-    previous: parent === undefined ? null : held(parent),
-    others: ordered.filter((row) => row !== newest && row !== parent).map(held),
+    current: String(newest["token"]),
+    previous: parent === undefined ? null : String(parent["token"]),
+    others: ordered.filter((row) => row !== newest && row !== parent).map((row) => String(row["token"])),
   };
 }
 

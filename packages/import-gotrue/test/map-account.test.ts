@@ -180,10 +180,21 @@ describe("mapping GoTrue's rows", () => {
       amr: [{ method: "password", at }],
       aal: "aal1",
     });
-    expect(imported!.refreshTokens.map((t) => [t.id, t.tokenHash, t.parentId])).toEqual([
-      [importedTokenId("aaaaaaaaaaaa"), refreshTokenDigest(secrets, "aaaaaaaaaaaa"), null],
-      [importedTokenId("bbbbbbbbbbbb"), refreshTokenDigest(secrets, "bbbbbbbbbbbb"), null],
-      [importedTokenId("cccccccccccc"), refreshTokenDigest(secrets, "cccccccccccc"), importedTokenId("bbbbbbbbbbbb")],
+    // Linked oldest first and created at the import, so that the clean-up takes the revoked ones a day after it.
+    expect(imported!.refreshTokens.map((t) => [t.id, t.tokenHash, t.parentId, t.createdAt])).toEqual([
+      [importedTokenId("aaaaaaaaaaaa"), refreshTokenDigest(secrets, "aaaaaaaaaaaa"), null, context.now],
+      [
+        importedTokenId("bbbbbbbbbbbb"),
+        refreshTokenDigest(secrets, "bbbbbbbbbbbb"),
+        importedTokenId("aaaaaaaaaaaa"),
+        context.now,
+      ],
+      [
+        importedTokenId("cccccccccccc"),
+        refreshTokenDigest(secrets, "cccccccccccc"),
+        importedTokenId("bbbbbbbbbbbb"),
+        context.now,
+      ],
     ]);
   });
 

@@ -15,6 +15,7 @@ import { webauthn } from "./0014_webauthn.ts";
 import { oauthClients } from "./0015_oauth_clients.ts";
 import { oauthAuthorizations } from "./0016_oauth_authorizations.ts";
 import { cleanupIndexes } from "./0017_cleanup_indexes.ts";
+import { cleanupMarks } from "./0018_cleanup_marks.ts";
 import type { Migration } from "./migration.ts";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -36,4 +37,5 @@ export const migrations: readonly Migration[] = [
   oauthClients,
   oauthAuthorizations,
   cleanupIndexes,
+  cleanupMarks,
 ];

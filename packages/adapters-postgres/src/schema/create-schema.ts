@@ -1,5 +1,6 @@
 import { validateNamespace } from "../namespace.ts";
 import { auditLogEntriesTable } from "./audit-log-entries.ts";
+import { cleanupMarksTable } from "./cleanup-marks.ts";
 import { flowStatesTable } from "./flow-states.ts";
 import { identitiesTable } from "./identities.ts";
 import { mfaChallengesTable } from "./mfa-challenges.ts";
@@ -48,6 +49,7 @@ export function createSchema(namespace: string) {
     flowStates: flowStatesTable(ns, users),
     oauthFlows: oauthFlowsTable(ns, users),
     usedIdTokens: usedIdTokensTable(ns),
+    cleanupMarks: cleanupMarksTable(ns),
     schemaMigrations: schemaMigrationsTable(ns),
   };
 }
@@ -74,6 +76,7 @@ export function tablesOf(schema: Schema) {
     schema.flowStates,
     schema.oauthFlows,
     schema.usedIdTokens,
+    schema.cleanupMarks,
     schema.schemaMigrations,
   ] as const;
 }

@@ -1,12 +1,11 @@
-import { sql } from "drizzle-orm";
 import { foreignKey, index, pgTable, primaryKey, text, unique, uuid } from "drizzle-orm/pg-core";
 import { timestamptz } from "./columns.ts";
 import type { SessionsTable } from "./sessions.ts";
 
 /**
  * `<ns>refresh_tokens`: digests of issued refresh tokens. No `revoked` column: a token is valid iff its session
- * points at it. `parent_id` is unique, so a token can be rotated into one child only; the clean-up sets it to null
- * when it deletes the parent, a day after the rotation.
+ * points at it. `parent_id` is unique, so a token can be rotated into one child only; the clean-up deletes the
+ * parent a day after the rotation, and the child's `parent_id` then names a token that is gone.
  */
 export function refreshTokensTable(ns: string, sessions: SessionsTable) {
   return pgTable(
@@ -28,10 +27,9 @@ export function refreshTokensTable(ns: string, sessions: SessionsTable) {
         foreignColumns: [sessions.id],
       }).onDelete("cascade"),
       index(`${ns}refresh_tokens_session_id_idx`).on(t.sessionId),
-      // The clean-up (0017): tokens still linked to the one they replaced, whose parents go a day on; and the rest,
-      // among which the current tokens of inactive sessions.
-      index(`${ns}refresh_tokens_linked_idx`).on(t.createdAt).where(sql`${t.parentId} is not null`),
-      index(`${ns}refresh_tokens_unlinked_idx`).on(t.createdAt).where(sql`${t.parentId} is null`),
+      // The clean-up (0018): its walk in creation order, whose children's parents go a day on, and the current
+      // tokens of inactive sessions.
+      index(`${ns}refresh_tokens_created_at_idx`).on(t.createdAt, t.id),
     ],
   );
 }

@@ -1,11 +1,12 @@
 import type { StaleRowKind, StaleRowStore } from "@latchkey/domain";
-import { and, eq, getTableName, inArray, isNotNull, isNull, lt, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { and, eq, getTableName, inArray, isNull, lt, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { alias, type PgColumn, type PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "../database.ts";
 import type { Schema } from "../schema/create-schema.ts";
 
 /**
- * The clean-up (`<ns>` tables, 0017_cleanup_indexes.ts for the indexes each search runs on). Every call is one
+ * The clean-up (`<ns>` tables; 0017_cleanup_indexes.ts and 0018_cleanup_marks.ts for the indexes each search runs
+ * on). Every call is one
  * statement: `DELETE … WHERE key IN (SELECT key … LIMIT n FOR UPDATE SKIP LOCKED) RETURNING`, counted in the same
  * statement. Rows another transaction holds, a refresh's session or a sign-in's user (whose key share an insert
  * referencing it takes), are skipped, never waited for. What a row takes with it is its foreign keys' ON DELETE
@@ -25,6 +26,7 @@ export function createStaleRowStore(db: Database, schema: Schema): StaleRowStore
     usedIdTokens,
     outbox,
     users,
+    cleanupMarks,
   } = schema;
   const current = alias(refreshTokens, "current");
 
@@ -52,47 +54,59 @@ export function createStaleRowStore(db: Database, schema: Schema): StaleRowStore
     deleteFound(table, key, selectKeys(table, key, where, limit));
 
   const kinds: Record<StaleRowKind, (cutoff: Date, limit: number) => Promise<number>> = {
-    // Parents of tokens created (their rotation) before the cutoff, found from the child's side through the index
-    // of tokens still linked to their parent, oldest first; each child is unlinked as its parent goes, so that it
-    // leaves that index and is never looked at again. A parent goes only once nothing links to it but that child:
-    // its own link gone already, or going in the same statement (`ready`, from a family's oldest end up), so that no
-    // token is ever left behind with nothing pointing at it. One statement: the children locked (those held
-    // skipped), the ready ones' parents deleted (a session's current token never: no rotation leaves one as a
-    // parent, a guard all the same), and the ready children not deleted as parents themselves unlinked; no row is
-    // both updated and deleted, which one statement cannot do.
+    // Rotations are walked once, in the order of their children's creation (the index on created_at, id), from the
+    // mark in cleanup_marks up to the cutoff, and the parents deleted; the children keep naming them. Whoever locks
+    // the mark takes the batch; another instance at it meanwhile skips the kind. A parent another transaction holds
+    // (a reuse ending its session, say) is skipped, and the walk stops before its child: the parents of children
+    // from there on stay for the next batch, as a child of them is what finds the parent they hold in turn. A
+    // session's current token is never deleted (no rotation leaves one as a parent: a guard all the same). A token
+    // is written when it is created, the import's too, so none ever appears behind the mark.
     rotated_refresh_tokens: async (cutoff, limit) => {
       const tokens = sql.identifier(getTableName(refreshTokens));
       const sessionsTable = sql.identifier(getTableName(sessions));
+      const marks = sql.identifier(getTableName(cleanupMarks));
+      const kind = "rotated_refresh_tokens";
+      const parent = sql.identifier("parent");
+      const isCurrent = sql`exists (select 1 from ${sessionsTable} s where s.id = ${parent}.session_id and s.refresh_token_id = ${parent}.id)`;
       const result = await db.execute(sql`
-        with recursive stale as (
-          select child.id as child_id, child.parent_id as parent_id from ${tokens} child
-          where child.parent_id is not null and child.created_at < ${cutoff.toISOString()}::timestamptz
-          order by child.created_at limit ${limit} for update skip locked
-        ), ready as (
-          select stale.child_id, stale.parent_id from stale
-          left join ${tokens} parent on parent.id = stale.parent_id
-          where parent.id is null or parent.parent_id is null
-          union all
-          select stale.child_id, stale.parent_id from stale join ready on stale.parent_id = ready.child_id
+        with mark as (
+          select created_at, id from ${marks} where kind = ${kind} for update skip locked
+        ), children as (
+          -- The mark as two values, not a join, so that the index scan starts at it rather than filtering up to it.
+          select child.created_at, child.id, child.parent_id from ${tokens} child
+          where (child.created_at, child.id) > ((select created_at from mark), (select id from mark))
+            and child.created_at < ${cutoff.toISOString()}::timestamptz and child.parent_id is not null
+          order by child.created_at, child.id limit ${limit}
+        ), parents as (
+          select parent.id from ${tokens} parent join children on parent.id = children.parent_id
+          where not ${isCurrent}
+          for update of parent skip locked
+        ), held as (
+          select children.created_at, children.id from children join ${tokens} parent on parent.id = children.parent_id
+          where parent.id not in (select id from parents) and not ${isCurrent}
+          order by children.created_at, children.id limit 1
+        ), walked as (
+          select children.created_at, children.id, children.parent_id from children
+          where not exists (select 1 from held where (children.created_at, children.id) >= (held.created_at, held.id))
         ), gone as (
-          delete from ${tokens} parent using ready
-          where parent.id = ready.parent_id and not exists (
-            select 1 from ${sessionsTable} s where s.id = parent.session_id and s.refresh_token_id = parent.id
-          )
-          returning 1
-        ), unlinked as (
-          update ${tokens} set parent_id = null from ready
-          where ${tokens}.id = ready.child_id and ${tokens}.id not in (select parent_id from ready)
-          returning 1
+          delete from ${tokens} using parents, walked
+          where ${tokens}.id = parents.id and parents.id = walked.parent_id returning 1
+        ), reached as (
+          select created_at, id from walked order by created_at desc, id desc limit 1
+        ), moved as (
+          update ${marks} set created_at = reached.created_at, id = reached.id from reached
+          where ${marks}.kind = ${kind} returning 1
         )
-        select (select count(*)::int from gone) as count, (select count(*)::int from unlinked) as unlinked`);
+        select (select count(*)::int from gone) as count`);
       return countOf(result);
     },
     ended_sessions: (cutoff, limit) => deleteWhere(sessions, sessions.id, lt(sessions.notAfter, cutoff), limit),
     timeboxed_sessions: (cutoff, limit) => deleteWhere(sessions, sessions.id, lt(sessions.createdAt, cutoff), limit),
     // Last rotated (else created) before the cutoff. rotated_at changes on every refresh, so no index holds it (it
     // would cost the refresh its HOT update): the session's current token was created when it last rotated, and the
-    // token indexes by creation find it; the exact condition is checked on the session.
+    // token index by creation finds it; the exact condition is checked on the session. The other tokens that index
+    // holds before this cutoff are few once the rotated ones have gone (they go first): a session idle longer than
+    // its inactivity limit cannot have been refreshed since.
     inactive_sessions: (cutoff, limit) =>
       deleteFound(
         sessions,
@@ -102,14 +116,7 @@ export function createStaleRowStore(db: Database, schema: Schema): StaleRowStore
           .from(current)
           .innerJoin(sessions, and(eq(sessions.id, current.sessionId), eq(sessions.refreshTokenId, current.id)))
           .where(
-            and(
-              // Each half of the token index answers its arm; a current token is mostly in the unlinked one.
-              or(
-                and(isNull(current.parentId), lt(current.createdAt, cutoff)),
-                and(isNotNull(current.parentId), lt(current.createdAt, cutoff)),
-              ),
-              lt(sql`coalesce(${sessions.rotatedAt}, ${sessions.createdAt})`, cutoff),
-            ),
+            and(lt(current.createdAt, cutoff), lt(sql`coalesce(${sessions.rotatedAt}, ${sessions.createdAt})`, cutoff)),
           )
           .limit(limit)
           .for("update", { of: sessions, skipLocked: true }),

@@ -2,8 +2,10 @@
  * What the clean-up removes (DB_CLEANUP_ENABLED), one kind of row at a time. Each is defined by one instant, the
  * kind's cutoff, which the clean-up use case works out from the clock and the policy:
  * - `rotated_refresh_tokens`: tokens whose child (the token they were rotated to) was created before the cutoff,
- *   never a session's current token; the child is then no longer linked to it (`parentId` null). A token never
- *   rotated goes with its session;
+ *   never a session's current token; the child's `parentId` then names a token that is gone. Rotations are looked
+ *   at once each, in the order of their child's (createdAt, id), the store keeping how far it got, so a batch reads
+ *   only what it deletes: a token is written with the time it is written at (the import's too), so none appears
+ *   behind one already looked at. A token never rotated goes with its session;
  * - `ended_sessions`: sessions whose `notAfter` is before the cutoff (with their refresh tokens);
  * - `timeboxed_sessions`: sessions created before the cutoff (SESSIONS_TIMEBOX);
  * - `inactive_sessions`: sessions last rotated (else created) before the cutoff (SESSIONS_INACTIVITY_TIMEOUT);

@@ -47,6 +47,17 @@ export function describeStaleRowsContract(harness: StoreContractHarness): void {
       return { at, cutoff: at("06-01") };
     };
 
+    // Rotations are looked at once each, in the order of their children's creation (the store keeps how far it
+    // got): the tests of rotated tokens go forward in time instead, from a year before every other test's, and take
+    // their sessions away when done, so that a later cutoff finds none of their rows.
+    let rotationYear = 1990;
+    const rotationEra = () => {
+      rotationYear += 1;
+      const of = rotationYear;
+      const at = (monthDay: string) => new Date(`${of}-${monthDay}T00:00:00.000Z`);
+      return { at, cutoff: at("06-01") };
+    };
+
     /** Deletes the `stale` rows in two batches, the first one row short of them all; then finds none left. */
     const deletesInBatches = async (kind: StaleRowKind, cutoff: Date, stale: number) => {
       expect(await stores.staleRows.deleteStale(kind, cutoff, stale - 1)).toBe(stale - 1);
@@ -59,7 +70,7 @@ export function describeStaleRowsContract(harness: StoreContractHarness): void {
       (await stores.users.findWithSession(session.userId, session.id))?.session ?? null;
 
     it("deletes rotated refresh tokens, never a session's current one nor one rotated after the cutoff", async () => {
-      const { at, cutoff } = era();
+      const { at, cutoff } = rotationEra();
       const user = aUser();
       await stores.users.insert(user);
 
@@ -109,19 +120,52 @@ export function describeStaleRowsContract(harness: StoreContractHarness): void {
       for (const gone of [a0, a1, b0]) expect(await tokenExists(gone.tokenHash)).toBe(false);
       // a2 was rotated after the cutoff; a3 and b1 are current; the others were never rotated.
       for (const kept of [a2, a3, b1, old.token, young.token]) expect(await tokenExists(kept.tokenHash)).toBe(true);
-      // The children of the tokens that went are no longer linked to them; a3 still is, to a2.
-      const parentOf = async (token: RefreshToken) =>
-        (await stores.refreshTokens.findForRefresh(token.tokenHash))?.token.parentId;
-      expect(await parentOf(a2)).toBeNull();
-      expect(await parentOf(b1)).toBeNull();
-      expect(await parentOf(a3)).toBe(a2.id);
       for (const session of [family, idle, old.session, young.session]) expect(await sessionOf(session)).not.toBeNull();
-      // A token whose parent went is still found, and still rotates.
-      expect((await stores.refreshTokens.findForRefresh(a3.tokenHash))?.session).toEqual(stored);
+      // A token whose parent went is still found, still naming it, and still rotates.
+      const found = await stores.refreshTokens.findForRefresh(a2.tokenHash);
+      expect(found?.token.parentId).toBe(a1.id);
+      const a4 = aRefreshToken(family.id, { parentId: a3.id, createdAt: at("08-01") });
+      const moved = { ...stored, refreshTokenId: a4.id, previousRefreshTokenId: a3.id, rotatedAt: a4.createdAt };
+      expect(await stores.sessions.rotate(moved, a4)).toBe(true);
+      await stores.sessions.deleteAllOfUser(user.id);
     });
 
-    it("takes a family's rotated tokens from its oldest end, one at a time too, leaving no token unlinked behind", async () => {
-      const { at, cutoff } = era();
+    it("looks at each rotation once: a later cutoff deletes only what was rotated since the last", async () => {
+      const { at, cutoff } = rotationEra();
+      const user = aUser();
+      await stores.users.insert(user);
+      const family = aSession(user.id, { createdAt: at("02-01") });
+      const chain: RefreshToken[] = [];
+      for (const day of ["02-01", "03-01", "04-01"]) {
+        chain.push(aRefreshToken(family.id, { parentId: chain.at(-1)?.id ?? null, createdAt: at(day) }));
+      }
+      await storeSession(stores, family, chain[0]);
+      let stored: Session = { ...family, refreshTokenId: chain[0]!.id };
+      const rotate = async (child: RefreshToken) => {
+        stored = {
+          ...stored,
+          refreshTokenId: child.id,
+          previousRefreshTokenId: child.parentId,
+          rotatedAt: child.createdAt,
+        };
+        expect(await stores.sessions.rotate(stored, child)).toBe(true);
+      };
+      for (const child of chain.slice(1)) await rotate(child);
+      expect(await stores.staleRows.deleteStale("rotated_refresh_tokens", cutoff, 10)).toBe(2);
+      expect(await stores.staleRows.deleteStale("rotated_refresh_tokens", cutoff, 10)).toBe(0);
+
+      // Rotated twice after that cutoff: a later one takes those two parents, and nothing looked at before.
+      const later = [aRefreshToken(family.id, { parentId: chain[2]!.id, createdAt: at("07-01") })];
+      later.push(aRefreshToken(family.id, { parentId: later[0]!.id, createdAt: at("08-01") }));
+      for (const child of later) await rotate(child);
+      expect(await stores.staleRows.deleteStale("rotated_refresh_tokens", at("09-01"), 10)).toBe(2);
+      for (const gone of [...chain, later[0]!]) expect(await tokenExists(gone.tokenHash)).toBe(false);
+      expect((await stores.refreshTokens.findForRefresh(later[1]!.tokenHash))?.session).toEqual(stored);
+      await stores.sessions.deleteAllOfUser(user.id);
+    });
+
+    it("takes a family's rotated tokens from its oldest end, one at a time too", async () => {
+      const { at, cutoff } = rotationEra();
       const user = aUser();
       await stores.users.insert(user);
       const family = aSession(user.id, { createdAt: at("02-01") });
@@ -146,7 +190,8 @@ export function describeStaleRowsContract(harness: StoreContractHarness): void {
       }
       expect(await stores.staleRows.deleteStale("rotated_refresh_tokens", cutoff, 1)).toBe(0);
       for (const gone of chain.slice(0, 3)) expect(await tokenExists(gone.tokenHash)).toBe(false);
-      expect((await stores.refreshTokens.findForRefresh(chain[3]!.tokenHash))?.token.parentId).toBeNull();
+      expect(await tokenExists(chain[3]!.tokenHash)).toBe(true);
+      await stores.sessions.deleteAllOfUser(user.id);
     });
 
     it("deletes sessions ended before the cutoff, with their refresh tokens, and no live one", async () => {

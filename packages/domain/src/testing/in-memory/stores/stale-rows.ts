@@ -1,4 +1,3 @@
-import type { RefreshToken } from "../../../model/refresh-token.ts";
 import type { Session } from "../../../model/session.ts";
 import type { StaleRowKind, StaleRowStore } from "../../../ports/stale-rows.ts";
 import { deleteFactors, deleteSessions } from "./cascades.ts";
@@ -22,6 +21,10 @@ const deleteMatching = <T>(map: Map<string, T>, matches: (value: T) => boolean, 
   return keys.length;
 };
 
+/** Whether `token` comes after `mark` in (createdAt, id) order, as PostgreSQL compares the row (uuids as text). */
+const after = (token: { createdAt: Date; id: string }, mark: { createdAt: Date; id: string }) =>
+  token.createdAt.getTime() !== mark.createdAt.getTime() ? token.createdAt > mark.createdAt : token.id > mark.id;
+
 type SessionKind = "rotated_refresh_tokens" | "ended_sessions" | "timeboxed_sessions" | "inactive_sessions";
 type Deleter = (cutoff: Date, limit: number) => Promise<number> | number;
 
@@ -43,37 +46,24 @@ const sessionKinds = (state: State): Record<SessionKind, Deleter> => {
     );
   };
   return {
-    // As the database does it: the oldest children created before the cutoff still linked to their parent; those
-    // whose parent is linked to nothing, or is itself such a child, from a family's oldest end up, are ready: their
-    // parents deleted (never a session's current token), and the ready children not deleted as parents unlinked.
+    // As the database does it: the children created after the mark and before the cutoff, in (createdAt, id)
+    // order, their parents deleted (never a session's current token), the mark moved to the last child looked at.
+    // No row is ever held by another transaction here, so none is skipped.
     rotated_refresh_tokens: (cutoff, limit) => {
-      const stale = [...state.refreshTokens.values()]
-        .filter((token) => token.parentId !== null && token.createdAt < cutoff)
-        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+      const mark = state.rotationMark;
+      const children = [...state.refreshTokens.values()]
+        .filter((token) => token.parentId !== null && token.createdAt < cutoff && (!mark || after(token, mark)))
+        .sort((a, b) => (after(a, b) ? 1 : -1))
         .slice(0, limit);
-      const ready = new Map<string, RefreshToken>();
-      for (const child of stale) {
-        if ((state.refreshTokens.get(child.parentId!)?.parentId ?? null) === null) ready.set(child.id, child);
-      }
-      for (let grew = true; grew; ) {
-        grew = false;
-        for (const child of stale) {
-          if (ready.has(child.id) || !ready.has(child.parentId!)) continue;
-          ready.set(child.id, child);
-          grew = true;
-        }
-      }
-      const parents = new Set([...ready.values()].map((child) => child.parentId!));
       let deleted = 0;
-      for (const parentId of parents) {
-        const parent = state.refreshTokens.get(parentId);
+      for (const child of children) {
+        const parent = state.refreshTokens.get(child.parentId!);
         if (!parent || state.sessions.get(parent.sessionId)?.refreshTokenId === parent.id) continue;
-        state.refreshTokens.delete(parentId);
+        state.refreshTokens.delete(parent.id);
         deleted++;
       }
-      for (const child of ready.values()) {
-        if (!parents.has(child.id)) state.refreshTokens.set(child.id, { ...child, parentId: null });
-      }
+      const last = children.at(-1);
+      if (last) state.rotationMark = { createdAt: last.createdAt, id: last.id };
       return deleted;
     },
     ended_sessions: (cutoff, limit) =>

@@ -37,6 +37,8 @@ export interface State {
   flowStates: Map<string, FlowState>;
   oauthFlows: Map<string, OAuthFlow>;
   usedIdTokens: Map<string, Date>;
+  /** How far the clean-up's walk of rotations has got: the (createdAt, id) of the last child it looked at. */
+  rotationMark: { readonly createdAt: Date; readonly id: string } | null;
 }
 
 export const emptyState = (): State => ({
@@ -57,6 +59,7 @@ export const emptyState = (): State => ({
   flowStates: new Map(),
   oauthFlows: new Map(),
   usedIdTokens: new Map(),
+  rotationMark: null,
 });
 
 // Everything goes in and out as a copy, as it would through a database.
