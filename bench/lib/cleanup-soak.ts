@@ -78,9 +78,7 @@ export async function soakCleanup(options: SoakOptions): Promise<SoakFigures> {
     const rowsAged = await count();
     const agedAt = await ageADay(client, tokens);
     const agedAtMs = agedAt.getTime();
-    options.log(
-      `bench: cleanup soak, ${rowsAged} rows aged a day and vacuumed; refreshes go on while the clean-up runs`,
-    );
+    options.log(`bench: cleanup soak, ${rowsAged} rows aged a day; refreshes go on while the clean-up runs`);
 
     // Aged tokens are a day older than the aging; a token an answer in flight wrote as the aging ran may be a
     // moment older than it, and is not. The clean-up is done once no aged token is left but one a session (its
@@ -90,9 +88,7 @@ export async function soakCleanup(options: SoakOptions): Promise<SoakFigures> {
     // Watched through both windows and after them (a pg client runs one query at a time, in turn): whether more than
     // a token a session is aged, found through the index on creation, reading a thousand entries rather than the
     // table, so that watching costs the refreshes measured meanwhile nothing to speak of.
-    const beyondSessions = async () =>
-      (await client.query(`SELECT 1 FROM ${tokens} WHERE ${aged} ORDER BY created_at OFFSET ${sessions} LIMIT 1`))
-        .rowCount === 1;
+    const beyondSessions = () => moreAgedThan(client, tokens, aged, sessions);
     const done = whenCleaned(beyondSessions, agedAtMs);
     const window = await fire(options.url, shape.requests, options.connections, { duration: options.windowSeconds });
     const agedAtWindowEnd = await count(aged);
@@ -101,7 +97,6 @@ export async function soakCleanup(options: SoakOptions): Promise<SoakFigures> {
     const doneAtMs = await done;
     const cleanSeconds = (doneAtMs - agedAtMs) / 1000;
     const rowsLeft = await count();
-    const rowsYoung = await count(`NOT (${aged})`);
     // Rows the clean-up deleted a second while the refreshes ran (all of them, if it was done before their end).
     const deletedInWindow = rowsAged - Math.max(agedAtWindowEnd, sessions);
     return {
@@ -109,7 +104,7 @@ export async function soakCleanup(options: SoakOptions): Promise<SoakFigures> {
       refreshes: options.refreshes,
       rowsGrown,
       rowsLeft,
-      rowsYoung,
+      rowsYoung: await count(`NOT (${aged})`),
       cleanSeconds,
       deletedPerSecond: (rowsAged - sessions) / cleanSeconds,
       quietRate: quiet.requests.total / options.windowSeconds,
@@ -140,6 +135,12 @@ async function ageADay(client: pg.Client, tokens: string): Promise<Date> {
 
 const failuresOf = (runs: readonly autocannon.Result[]) =>
   runs.reduce((sum, run) => sum + run.non2xx + run.errors + run.timeouts, 0);
+
+/** Whether more than `sessions` tokens are aged. */
+async function moreAgedThan(client: pg.Client, tokens: string, aged: string, sessions: number): Promise<boolean> {
+  const query = `SELECT 1 FROM ${tokens} WHERE ${aged} ORDER BY created_at OFFSET ${sessions} LIMIT 1`;
+  return (await client.query(query)).rowCount === 1;
+}
 
 /** When no more than a token a session is aged: the clean-up is done. */
 async function whenCleaned(beyondSessions: () => Promise<boolean>, sinceMs: number): Promise<number> {
