@@ -66,6 +66,11 @@ export type ErrorCode =
   | "email_conflict_identity_not_deletable"
   | "email_address_not_provided"
   | "unexpected_audience"
+  /** SAML single sign-on: an identity provider's metadata that could not be fetched from its URL. */
+  | "saml_metadata_fetch_failed"
+  /** Another SAML provider has the EntityID, or one of the email domains, of the one being added or changed. */
+  | "saml_idp_already_exists"
+  | "sso_domain_already_exists"
   /** Answers of features Latchkey does not have, as GoTrue answers when they are switched off. */
   | "saml_provider_disabled"
   | "manual_linking_disabled"

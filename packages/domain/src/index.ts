@@ -53,6 +53,15 @@ export { normalizePhone } from "./model/phone.ts";
 export { chooseRedirect } from "./model/redirect.ts";
 export type { RefreshToken } from "./model/refresh-token.ts";
 export type { Aal, AmrEntry, AuthMethod, LogoutScope, Session } from "./model/session.ts";
+export {
+  SAML_NAME_ID_FORMATS,
+  type SamlAttributeMapping,
+  type SamlAttributeRule,
+  type SamlIdpMetadata,
+  type SamlNameIdFormat,
+  type SamlProviderSettings,
+  type SsoProvider,
+} from "./model/sso-provider.ts";
 export { optionalTimestamp, timestamp } from "./model/timestamp.ts";
 export { confirmedAt, hasVerifiedFactor, type User } from "./model/user.ts";
 export { presentFactor, presentUser } from "./model/user-json.ts";

@@ -16,6 +16,7 @@ import { oauthClients } from "./0015_oauth_clients.ts";
 import { oauthAuthorizations } from "./0016_oauth_authorizations.ts";
 import { cleanupIndexes } from "./0017_cleanup_indexes.ts";
 import { cleanupMarks } from "./0018_cleanup_marks.ts";
+import { ssoProviders } from "./0019_sso_providers.ts";
 import type { Migration } from "./migration.ts";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -38,4 +39,5 @@ export const migrations: readonly Migration[] = [
   oauthAuthorizations,
   cleanupIndexes,
   cleanupMarks,
+  ssoProviders,
 ];

@@ -14,6 +14,7 @@ import { outboxTable } from "./outbox.ts";
 import { refreshTokensTable } from "./refresh-tokens.ts";
 import { schemaMigrationsTable } from "./schema-migrations.ts";
 import { sessionsTable } from "./sessions.ts";
+import { ssoDomainsTable, ssoProvidersTable } from "./sso-providers.ts";
 import { usedIdTokensTable } from "./used-id-tokens.ts";
 import { usersTable } from "./users.ts";
 import { webauthnChallengesTable } from "./webauthn-challenges.ts";
@@ -30,6 +31,7 @@ export function createSchema(namespace: string) {
   const sessions = sessionsTable(ns, users, oauthClients);
   const mfaFactors = mfaFactorsTable(ns, users);
   const identities = identitiesTable(ns, users);
+  const ssoProviders = ssoProvidersTable(ns);
   return {
     namespace: ns,
     users,
@@ -50,6 +52,8 @@ export function createSchema(namespace: string) {
     oauthFlows: oauthFlowsTable(ns, users),
     usedIdTokens: usedIdTokensTable(ns),
     cleanupMarks: cleanupMarksTable(ns),
+    ssoProviders,
+    ssoDomains: ssoDomainsTable(ns, ssoProviders),
     schemaMigrations: schemaMigrationsTable(ns),
   };
 }
@@ -77,6 +81,8 @@ export function tablesOf(schema: Schema) {
     schema.oauthFlows,
     schema.usedIdTokens,
     schema.cleanupMarks,
+    schema.ssoProviders,
+    schema.ssoDomains,
     schema.schemaMigrations,
   ] as const;
 }

@@ -19,6 +19,7 @@ import { createRefreshTokenStore } from "./refresh-token-store.ts";
 import { scopedStoresOf } from "./scoped-stores.ts";
 import { asServiceFailure } from "./service-failure.ts";
 import { createSessionStore } from "./session-store.ts";
+import { createSsoProviderStore } from "./sso-provider-store.ts";
 import { createStaleRowStore } from "./stale-row-store.ts";
 import { createUsedIdTokenStore } from "./used-id-token-store.ts";
 import { createUserStore } from "./user-store.ts";
@@ -34,6 +35,7 @@ function createStores(db: Database, schema: Schema, atomic: Atomic): Stores {
     oauthClients: translatingErrors(createOAuthClientStore(db, schema)),
     oauthAuthorizations: translatingErrors(createOAuthAuthorizationStore(db, schema)),
     oauthConsents: translatingErrors(createOAuthConsentStore(db, schema)),
+    ssoProviders: translatingErrors(createSsoProviderStore(db, schema, atomic)),
     identities: translatingErrors(createIdentityStore(db, schema)),
     sessions: translatingErrors(createSessionStore(db, schema)),
     refreshTokens: translatingErrors(createRefreshTokenStore(db, schema, atomic)),

@@ -42,6 +42,7 @@ export type {
 } from "./oauth-provider.ts";
 export type { PasswordVerification } from "./password-hasher.ts";
 export type { RateCount, RateDecision } from "./rate-limiter.ts";
+export type { SamlMetadataReader } from "./saml.ts";
 export type { AuthSms, SmsChannel } from "./sms-sender.ts";
 export type { StaleRowKind, StaleRowStore } from "./stale-rows.ts";
 export type * from "./stores.ts";

@@ -9,6 +9,7 @@ import type { OneTimeToken, OneTimeTokenKind } from "../model/one-time-token.ts"
 import type { OutboxEntry } from "../model/outbox.ts";
 import type { RefreshToken } from "../model/refresh-token.ts";
 import type { AuthMethod, Session } from "../model/session.ts";
+import type { SsoProvider } from "../model/sso-provider.ts";
 import type { User } from "../model/user.ts";
 import type { Passkey, PasskeyCeremony, WebAuthnChallenge } from "../model/webauthn.ts";
 import type { StaleRowStore } from "./stale-rows.ts";
@@ -367,6 +368,36 @@ export interface OAuthConsentStore {
   revoke(userId: string, clientId: string, at: Date): Promise<boolean>;
 }
 
+/** SAML identity providers (SsoProvider), with their domains. */
+export interface SsoProviderStore {
+  /**
+   * Stores a new provider with its domains. Throws AuthError `saml_idp_already_exists` when another provider has its
+   * EntityID, `sso_domain_already_exists` when another holds one of its domains (without regard to case), and
+   * `validation_failed` when another has its resource id; nothing is written then.
+   */
+  insert(provider: SsoProvider): Promise<void>;
+  /** The provider of that id; null too for an id that is no uuid. */
+  find(id: string): Promise<SsoProvider | null>;
+  /** The provider with that resource id, compared exactly. */
+  findByResourceId(resourceId: string): Promise<SsoProvider | null>;
+  /** The provider holding that domain, compared without regard to case. */
+  findByDomain(domain: string): Promise<SsoProvider | null>;
+  /** The provider with that EntityID, compared exactly. */
+  findByEntityId(entityId: string): Promise<SsoProvider | null>;
+  /**
+   * Every provider, oldest first; only those with that resource id (exactly), or whose resource id starts with
+   * `resourceIdPrefix`, when given.
+   */
+  list(filter?: { readonly resourceId?: string; readonly resourceIdPrefix?: string }): Promise<SsoProvider[]>;
+  /**
+   * Writes every field but the id and createdAt, its domains replaced by those given; the same errors as insert.
+   * False when there is no such provider.
+   */
+  update(provider: SsoProvider): Promise<boolean>;
+  /** Deletes the provider and its domains; false when there was none. */
+  delete(id: string): Promise<boolean>;
+}
+
 /** The id_tokens signed in with, by digest, each until it expires: one used twice is a replay. */
 export interface UsedIdTokenStore {
   /**
@@ -414,6 +445,7 @@ export interface Stores {
   readonly oauthClients: OAuthClientStore;
   readonly oauthAuthorizations: OAuthAuthorizationStore;
   readonly oauthConsents: OAuthConsentStore;
+  readonly ssoProviders: SsoProviderStore;
   readonly identities: IdentityStore;
   readonly sessions: SessionStore;
   readonly refreshTokens: RefreshTokenStore;

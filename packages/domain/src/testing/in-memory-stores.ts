@@ -13,6 +13,7 @@ import { inMemoryOneTimeTokens } from "./in-memory/stores/one-time-tokens.ts";
 import { inMemoryOutbox, readOutbox } from "./in-memory/stores/outbox.ts";
 import { inMemoryPasskeys } from "./in-memory/stores/passkeys.ts";
 import { inMemoryRefreshTokens, inMemorySessions } from "./in-memory/stores/sessions.ts";
+import { inMemorySsoProviders } from "./in-memory/stores/sso-providers.ts";
 import { inMemoryStaleRows } from "./in-memory/stores/stale-rows.ts";
 import { copy, emptyState } from "./in-memory/stores/state.ts";
 import { inMemoryUsedIdTokens } from "./in-memory/stores/used-id-tokens.ts";
@@ -62,6 +63,7 @@ export function createInMemoryStores(): StoreContractSubject & {
     oauthClients: inMemoryOAuthClients(state),
     oauthAuthorizations: inMemoryOAuthAuthorizations(state),
     oauthConsents: inMemoryOAuthConsents(state),
+    ssoProviders: inMemorySsoProviders(state),
     identities: inMemoryIdentities(state),
     sessions: inMemorySessions(state, { users, auditLog }),
     refreshTokens: inMemoryRefreshTokens(state),

@@ -11,6 +11,7 @@ import { describeOneTimeTokensContract } from "./stores/one-time-tokens.ts";
 import { describeOutboxContract } from "./stores/outbox.ts";
 import { describePasskeysContract } from "./stores/passkeys.ts";
 import { describeSessionsContract } from "./stores/sessions.ts";
+import { describeSsoProvidersContract } from "./stores/sso-providers.ts";
 import { describeStaleRowsContract } from "./stores/stale-rows.ts";
 import type { StoreContractSubject } from "./stores/support.ts";
 import { describeTransactionsContract } from "./stores/transactions.ts";
@@ -50,6 +51,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
     describeOAuthClientsContract(harness);
     describeOAuthAuthorizationsContract(harness);
     describeOAuthConsentsContract(harness);
+    describeSsoProvidersContract(harness);
     describeAuditLogContract(harness);
     describeOutboxContract(harness);
     describeStaleRowsContract(harness);

@@ -9,6 +9,7 @@ import type { OneTimeToken } from "../../../model/one-time-token.ts";
 import type { OutboxEntry } from "../../../model/outbox.ts";
 import type { RefreshToken } from "../../../model/refresh-token.ts";
 import type { Session } from "../../../model/session.ts";
+import type { SsoProvider } from "../../../model/sso-provider.ts";
 import type { User } from "../../../model/user.ts";
 import type { Passkey, WebAuthnChallenge } from "../../../model/webauthn.ts";
 
@@ -29,6 +30,7 @@ export interface State {
   oauthClients: Map<string, OAuthClient>;
   oauthAuthorizations: Map<string, OAuthAuthorization>;
   oauthConsents: Map<string, OAuthConsent>;
+  ssoProviders: Map<string, SsoProvider>;
   sessions: Map<string, Session>;
   refreshTokens: Map<string, RefreshToken>;
   oneTimeTokens: Map<string, OneTimeToken>;
@@ -51,6 +53,7 @@ export const emptyState = (): State => ({
   oauthClients: new Map(),
   oauthAuthorizations: new Map(),
   oauthConsents: new Map(),
+  ssoProviders: new Map(),
   sessions: new Map(),
   refreshTokens: new Map(),
   oneTimeTokens: new Map(),

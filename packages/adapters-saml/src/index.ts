@@ -1,0 +1,2 @@
+export type { FetchLimits as SamlMetadataReaderOptions } from "./fetch-metadata.ts";
+export { createSamlMetadataReader } from "./metadata-reader.ts";
