@@ -66,6 +66,27 @@ export function describeStaleRowsContract(harness: StoreContractHarness): void {
     };
 
     const tokenExists = async (tokenHash: string) => (await stores.refreshTokens.findForRefresh(tokenHash)) !== null;
+
+    /**
+     * A session of `userId` opened with a token created on the first of `days` and rotated into one created on each
+     * of the others: its tokens, `rotate` to move it on to one more, and `stored()`, the session as stored now.
+     */
+    const aFamily = async (userId: string, at: (monthDay: string) => Date, days: readonly string[]) => {
+      const family = aSession(userId, { createdAt: at(days[0]!) });
+      const chain: RefreshToken[] = [];
+      for (const day of days) {
+        chain.push(aRefreshToken(family.id, { parentId: chain.at(-1)?.id ?? null, createdAt: at(day) }));
+      }
+      await storeSession(stores, family, chain[0]);
+      let stored: Session = { ...family, refreshTokenId: chain[0]!.id };
+      const rotate = async (child: RefreshToken) => {
+        const { id, parentId, createdAt } = child;
+        stored = { ...stored, refreshTokenId: id, previousRefreshTokenId: parentId, rotatedAt: createdAt };
+        expect(await stores.sessions.rotate(stored, child)).toBe(true);
+      };
+      for (const child of chain.slice(1)) await rotate(child);
+      return { family, chain, rotate, stored: () => stored };
+    };
     const sessionOf = async (session: Session) =>
       (await stores.users.findWithSession(session.userId, session.id))?.session ?? null;
 
@@ -75,36 +96,12 @@ export function describeStaleRowsContract(harness: StoreContractHarness): void {
       await stores.users.insert(user);
 
       // A family rotated three times: the first two rotations before the cutoff, the last one after it.
-      const family = aSession(user.id, { createdAt: at("03-01") });
-      const chain: RefreshToken[] = [];
-      for (const day of ["03-01", "04-01", "05-01", "07-01"]) {
-        chain.push(aRefreshToken(family.id, { parentId: chain.at(-1)?.id ?? null, createdAt: at(day) }));
-      }
+      const { family, chain, rotate } = await aFamily(user.id, at, ["03-01", "04-01", "05-01", "07-01"]);
       const [a0, a1, a2, a3] = chain as [RefreshToken, RefreshToken, RefreshToken, RefreshToken];
-      await storeSession(stores, family, a0);
-      let stored: Session = { ...family, refreshTokenId: a0.id };
-      for (const child of [a1, a2, a3]) {
-        const rotated = {
-          ...stored,
-          refreshTokenId: child.id,
-          previousRefreshTokenId: child.parentId,
-          rotatedAt: child.createdAt,
-        };
-        expect(await stores.sessions.rotate(rotated, child)).toBe(true);
-        stored = rotated;
-      }
 
       // Rotated once before the cutoff: its current token stays, however old.
-      const idle = aSession(user.id, { createdAt: at("02-01") });
-      const b0 = aRefreshToken(idle.id, { createdAt: at("02-01") });
-      const b1 = aRefreshToken(idle.id, { parentId: b0.id, createdAt: at("03-01") });
-      await storeSession(stores, idle, b0);
-      expect(
-        await stores.sessions.rotate(
-          { ...idle, refreshTokenId: b1.id, previousRefreshTokenId: b0.id, rotatedAt: b1.createdAt },
-          b1,
-        ),
-      ).toBe(true);
+      const { family: idle, chain: idleChain } = await aFamily(user.id, at, ["02-01", "03-01"]);
+      const [b0, b1] = idleChain as [RefreshToken, RefreshToken];
 
       // Tokens no session points at, with no child (no rotation leaves one): they go with their session.
       const orphaned = (created: Date) => {
@@ -124,9 +121,7 @@ export function describeStaleRowsContract(harness: StoreContractHarness): void {
       // A token whose parent went is still found, still naming it, and still rotates.
       const found = await stores.refreshTokens.findForRefresh(a2.tokenHash);
       expect(found?.token.parentId).toBe(a1.id);
-      const a4 = aRefreshToken(family.id, { parentId: a3.id, createdAt: at("08-01") });
-      const moved = { ...stored, refreshTokenId: a4.id, previousRefreshTokenId: a3.id, rotatedAt: a4.createdAt };
-      expect(await stores.sessions.rotate(moved, a4)).toBe(true);
+      await rotate(aRefreshToken(family.id, { parentId: a3.id, createdAt: at("08-01") }));
       await stores.sessions.deleteAllOfUser(user.id);
     });
 
@@ -134,23 +129,7 @@ export function describeStaleRowsContract(harness: StoreContractHarness): void {
       const { at, cutoff } = rotationEra();
       const user = aUser();
       await stores.users.insert(user);
-      const family = aSession(user.id, { createdAt: at("02-01") });
-      const chain: RefreshToken[] = [];
-      for (const day of ["02-01", "03-01", "04-01"]) {
-        chain.push(aRefreshToken(family.id, { parentId: chain.at(-1)?.id ?? null, createdAt: at(day) }));
-      }
-      await storeSession(stores, family, chain[0]);
-      let stored: Session = { ...family, refreshTokenId: chain[0]!.id };
-      const rotate = async (child: RefreshToken) => {
-        stored = {
-          ...stored,
-          refreshTokenId: child.id,
-          previousRefreshTokenId: child.parentId,
-          rotatedAt: child.createdAt,
-        };
-        expect(await stores.sessions.rotate(stored, child)).toBe(true);
-      };
-      for (const child of chain.slice(1)) await rotate(child);
+      const { family, chain, rotate, stored } = await aFamily(user.id, at, ["02-01", "03-01", "04-01"]);
       expect(await stores.staleRows.deleteStale("rotated_refresh_tokens", cutoff, 10)).toBe(2);
       expect(await stores.staleRows.deleteStale("rotated_refresh_tokens", cutoff, 10)).toBe(0);
 
@@ -160,7 +139,7 @@ export function describeStaleRowsContract(harness: StoreContractHarness): void {
       for (const child of later) await rotate(child);
       expect(await stores.staleRows.deleteStale("rotated_refresh_tokens", at("09-01"), 10)).toBe(2);
       for (const gone of [...chain, later[0]!]) expect(await tokenExists(gone.tokenHash)).toBe(false);
-      expect((await stores.refreshTokens.findForRefresh(later[1]!.tokenHash))?.session).toEqual(stored);
+      expect((await stores.refreshTokens.findForRefresh(later[1]!.tokenHash))?.session).toEqual(stored());
       await stores.sessions.deleteAllOfUser(user.id);
     });
 
@@ -168,22 +147,7 @@ export function describeStaleRowsContract(harness: StoreContractHarness): void {
       const { at, cutoff } = rotationEra();
       const user = aUser();
       await stores.users.insert(user);
-      const family = aSession(user.id, { createdAt: at("02-01") });
-      const chain: RefreshToken[] = [];
-      for (const day of ["02-01", "03-01", "04-01", "05-01"]) {
-        chain.push(aRefreshToken(family.id, { parentId: chain.at(-1)?.id ?? null, createdAt: at(day) }));
-      }
-      await storeSession(stores, family, chain[0]);
-      let stored: Session = { ...family, refreshTokenId: chain[0]!.id };
-      for (const child of chain.slice(1)) {
-        stored = {
-          ...stored,
-          refreshTokenId: child.id,
-          previousRefreshTokenId: child.parentId,
-          rotatedAt: child.createdAt,
-        };
-        expect(await stores.sessions.rotate(stored, child)).toBe(true);
-      }
+      const { chain } = await aFamily(user.id, at, ["02-01", "03-01", "04-01", "05-01"]);
       // Each call takes the oldest: one parent each, the current token never.
       for (let call = 0; call < 3; call++) {
         expect(await stores.staleRows.deleteStale("rotated_refresh_tokens", cutoff, 1)).toBe(1);
