@@ -7,6 +7,7 @@ import {
 } from "@latchkey/adapters-crypto";
 import { oauthProviderCatalog } from "@latchkey/adapters-oauth";
 import { createPostgres, type Postgres } from "@latchkey/adapters-postgres";
+import { createSamlMetadataReader } from "@latchkey/adapters-saml";
 import { type Auth, type Clock, createAuth, type Mailer, type Ports, type WebAuthnCeremony } from "@latchkey/domain";
 import { createHttpApp, type Readiness } from "@latchkey/http-hono";
 import type { Logger } from "pino";
@@ -43,6 +44,12 @@ const systemClock: Clock = {
   now: () => new Date(),
   sleep: (milliseconds) => new Promise((resolve) => setTimeout(resolve, Math.max(0, milliseconds))),
 };
+
+/**
+ * Fetching an identity provider's metadata (an admin's POST or PUT of /admin/sso/providers with a metadata_url):
+ * well within a request's deadline, and ample for the largest metadata in use (Entra ID's, tens of KiB).
+ */
+const SAML_METADATA_LIMITS = { timeoutMs: 5_000, maxBytes: 1024 * 1024 } as const;
 
 /**
  * Supabase Auth's 100 rows per statement; up to 5,000 of a kind per pass before the next pass; after each statement
@@ -215,6 +222,7 @@ function configuredPorts(
     oauthCatalog: oauthProviderCatalog,
     captcha: createConfiguredCaptcha(config),
     pwnedPasswords: createConfiguredPwnedPasswords(config),
+    samlMetadata: createSamlMetadataReader(SAML_METADATA_LIMITS),
     totp: totpAuthenticator,
     factorSecrets: factorSecretsOf(config),
     hooks: createConfiguredHooks(config, { tracer: tracing?.tracer, meter: metrics?.meter }),

@@ -78,6 +78,15 @@ import { type SendMagicLinkInput, sendMagicLink } from "./use-cases/sign-in/send
 import { type SendSmsOtpInput, sendSmsOtp } from "./use-cases/sign-in/send-sms-otp.ts";
 import { type SignInWithPasswordInput, signInWithPassword } from "./use-cases/sign-in/sign-in-with-password.ts";
 import { type SignUpInput, signUp } from "./use-cases/sign-up/sign-up.ts";
+import {
+  createSsoProvider,
+  deleteSsoProvider,
+  getSsoProvider,
+  listSsoProviders,
+  type SsoProviderInput,
+  type SsoProviderRef,
+  updateSsoProvider,
+} from "./use-cases/sso/providers.ts";
 import { type UpdateUserInput, updateUser } from "./use-cases/user/update-user.ts";
 import { type VerifyInput, verify } from "./use-cases/verification/verify.ts";
 
@@ -125,6 +134,7 @@ function useCasesOf(deps: Deps) {
     },
     passkeys: passkeyUseCases(deps),
     oauthServer: oauthServerUseCases(deps),
+    sso: ssoUseCases(deps),
     sendSmsOtp: (input: SendSmsOtpInput) => sendSmsOtp(deps, input),
     recoverPassword: (input: RecoverPasswordInput) => recoverPassword(deps, input),
     resend: (input: ResendInput) => resend(deps, input),
@@ -169,6 +179,18 @@ function passkeyUseCases(deps: Deps) {
     list: (input: { principal: Principal }) => listPasskeys(deps, input),
     rename: (input: RenamePasskeyInput) => renamePasskey(deps, input),
     delete: (input: DeletePasskeyInput) => deletePasskey(deps, input),
+  };
+}
+
+/** SAML single sign-on (use-cases/sso): the admin's identity providers. */
+function ssoUseCases(deps: Deps) {
+  return {
+    listProviders: (filter: { resourceId?: string | undefined; resourceIdPrefix?: string | undefined }) =>
+      listSsoProviders(deps, filter),
+    getProvider: (ref: SsoProviderRef) => getSsoProvider(deps, ref),
+    createProvider: (input: SsoProviderInput) => createSsoProvider(deps, input),
+    updateProvider: (input: SsoProviderRef & { update: SsoProviderInput }) => updateSsoProvider(deps, input),
+    deleteProvider: (ref: SsoProviderRef) => deleteSsoProvider(deps, ref),
   };
 }
 

@@ -71,6 +71,9 @@ export type ErrorCode =
   /** Another SAML provider has the EntityID, or one of the email domains, of the one being added or changed. */
   | "saml_idp_already_exists"
   | "sso_domain_already_exists"
+  | "sso_provider_not_found"
+  /** New metadata for a SAML provider naming another EntityID than the provider's. */
+  | "saml_entity_id_mismatch"
   /** Answers of features Latchkey does not have, as GoTrue answers when they are switched off. */
   | "saml_provider_disabled"
   | "manual_linking_disabled"

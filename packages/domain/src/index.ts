@@ -131,5 +131,6 @@ export type { SendMagicLinkInput } from "./use-cases/sign-in/send-magic-link.ts"
 export type { SendSmsOtpInput } from "./use-cases/sign-in/send-sms-otp.ts";
 export type { SignInWithPasswordInput } from "./use-cases/sign-in/sign-in-with-password.ts";
 export type { SignUpInput, SignUpResult } from "./use-cases/sign-up/sign-up.ts";
+export type { SsoProviderInput } from "./use-cases/sso/providers.ts";
 export type { UpdateUserInput } from "./use-cases/user/update-user.ts";
 export type { VerifyInput, VerifyResult } from "./use-cases/verification/verify.ts";

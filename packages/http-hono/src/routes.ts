@@ -15,6 +15,7 @@ import * as recovery from "./handlers/recovery.ts";
 import * as resend from "./handlers/resend.ts";
 import * as signInByMail from "./handlers/sign-in-by-mail.ts";
 import * as signUp from "./handlers/sign-up.ts";
+import * as ssoProviders from "./handlers/sso-providers.ts";
 import * as off from "./handlers/switched-off.ts";
 import * as token from "./handlers/token.ts";
 import * as user from "./handlers/user.ts";
@@ -110,6 +111,11 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("PUT /admin/oauth/clients/:client_id", admin, oauthClients.update());
   route("DELETE /admin/oauth/clients/:client_id", admin, oauthClients.remove());
   route("POST /admin/oauth/clients/:client_id/regenerate_secret", admin, oauthClients.regenerateSecret());
+  route("GET /admin/sso/providers", admin, ssoProviders.list());
+  route("POST /admin/sso/providers", admin, ssoProviders.create());
+  route("GET /admin/sso/providers/:idp_id", admin, ssoProviders.get());
+  route("PUT /admin/sso/providers/:idp_id", admin, ssoProviders.update());
+  route("DELETE /admin/sso/providers/:idp_id", admin, ssoProviders.remove());
   route("GET /admin/users/:user_id/passkeys", admin, passkeys.adminList());
   route("DELETE /admin/users/:user_id/passkeys/:passkey_id", admin, passkeys.adminDelete());
 
@@ -131,7 +137,6 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("POST /sso/saml/acs", off.samlOff);
   route("ALL /oauth/*", off.oauthServerOff);
   route("ALL /scim/v2/*", off.scimOff);
-  route("ALL /admin/sso/*", admin, off.samlOff);
   route("ALL /admin/oauth/*", admin, off.oauthServerOff);
   route("ALL /admin/custom-providers", admin, off.customProvidersOff);
   route("ALL /admin/custom-providers/*", admin, off.customProvidersOff);

@@ -10,6 +10,7 @@ import type { PasswordHasher } from "./password-hasher.ts";
 import type { PwnedPasswords } from "./pwned-passwords.ts";
 import type { Random } from "./random.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
+import type { SamlMetadataReader } from "./saml.ts";
 import type { Secrets } from "./secrets.ts";
 import type { SmsSender } from "./sms-sender.ts";
 import type { Stores, Transactor } from "./stores.ts";
@@ -98,6 +99,8 @@ export interface Ports {
   readonly oauthProviders: ReadonlyMap<string, OAuthProvider>;
   /** Every OAuth provider there is, enabled or not, and the other names they are reached under. */
   readonly oauthCatalog: OAuthProviderCatalog;
+  /** Identity providers' SAML metadata, given by an admin or fetched from its URL (SAML single sign-on). */
+  readonly samlMetadata: SamlMetadataReader;
   /** TOTP codes, secrets and enrollment URIs (MFA). */
   readonly totp: TotpAuthenticator;
   /** Seals TOTP secrets for storage, with a key of their own. */

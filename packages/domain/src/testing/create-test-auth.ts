@@ -4,6 +4,7 @@ import type { AuthEmail, AuthEmailKind } from "../model/mail.ts";
 import type { AuthSms } from "../model/sms.ts";
 import type { AuthPolicy } from "../policy.ts";
 import type { Ports } from "../ports/index.ts";
+import { FakeSamlMetadata } from "./fake-saml-metadata.ts";
 import { fakeWebAuthn } from "./fake-webauthn.ts";
 import { FastPasswordHasher } from "./fast-password-hasher.ts";
 import { createInMemoryStores } from "./in-memory-stores.ts";
@@ -46,6 +47,7 @@ export function createTestAuth(options: TestAuthOptions = {}) {
     oauthCatalog: testOAuthCatalog,
     captcha: null,
     pwnedPasswords: null,
+    samlMetadata: new FakeSamlMetadata(),
     totp: new TestTotp(),
     factorSecrets: testFactorSecrets,
     webauthn: fakeWebAuthn,

@@ -27,6 +27,7 @@ export { describeTokenSignerContract, type TokenSignerSubject } from "./contract
 export { createTestAuth, type TestAuth, type TestAuthOptions } from "./create-test-auth.ts";
 export { context, failsWith } from "./fails-with.ts";
 export { FakeOAuthProvider, fakeProfile, providerEmail } from "./fake-oauth-provider.ts";
+export { FakeSamlMetadata, idpMetadataXml } from "./fake-saml-metadata.ts";
 export { FastPasswordHasher, OUTDATED_PREFIX } from "./fast-password-hasher.ts";
 export { type InMemoryHookFunction, RaisedInFunction } from "./in-memory/stores/hook-functions.ts";
 export { createInMemoryStores } from "./in-memory-stores.ts";

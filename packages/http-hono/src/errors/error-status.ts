@@ -65,6 +65,8 @@ const BY_CODE = {
   saml_metadata_fetch_failed: 400,
   saml_idp_already_exists: 422,
   sso_domain_already_exists: 400,
+  sso_provider_not_found: 404,
+  saml_entity_id_mismatch: 400,
   saml_provider_disabled: 404,
   manual_linking_disabled: 404,
   web3_provider_disabled: 422,

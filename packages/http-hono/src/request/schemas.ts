@@ -198,3 +198,29 @@ export const OAuthClientBody = v.object({
   logo_uri: text,
 });
 export const AdminFactorBody = v.object({ friendly_name: text, phone: text });
+
+/** An IdP's metadata document: larger than other text (Entra ID's runs to tens of KiB), bounded by the body's cap. */
+const metadataXml = absentIfNull(v.pipe(v.string(), v.check(storable, UNSTORABLE)));
+
+/** A claim's rule in a SAML provider's attribute_mapping; its default any JSON value storage can keep. */
+const attributeRule = v.object({
+  name: text,
+  names: textList,
+  default: v.pipe(
+    v.optional(v.unknown()),
+    v.check((value) => unstorable(value, MAX_METADATA_DEPTH) === null, UNSTORABLE),
+  ),
+  array: absentIfNull(v.boolean()),
+});
+
+/** A SAML identity provider, as an admin creates or updates it (/admin/sso/providers). */
+export const SsoProviderBody = v.object({
+  type: text,
+  metadata_url: text,
+  metadata_xml: metadataXml,
+  domains: textList,
+  attribute_mapping: absentIfNull(v.object({ keys: absentIfNull(v.record(v.string(), attributeRule)) })),
+  name_id_format: text,
+  resource_id: text,
+  disabled: absentIfNull(v.boolean()),
+});
