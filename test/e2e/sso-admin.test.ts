@@ -117,6 +117,23 @@ describe("/admin/sso/providers", () => {
         `(${held.body["id"]})`,
       ],
       [{ type: "saml", metadata_xml: 42 }, 400, "validation_failed", "metadata_xml"],
+      // Text PostgreSQL cannot store, in a list and as a key of the mapping.
+      [
+        { type: "saml", metadata_xml: metadata("https://idp.nul.example"), domains: ["a\u0000b"] },
+        400,
+        "validation_failed",
+        "NUL",
+      ],
+      [
+        {
+          type: "saml",
+          metadata_xml: metadata("https://idp.nul.example"),
+          attribute_mapping: { keys: { "a\u0000b": {} } },
+        },
+        400,
+        "validation_failed",
+        "NUL",
+      ],
     ];
     for (const [body, status, code, text] of cases) {
       const answer = await call("POST", "", body);

@@ -184,8 +184,13 @@ export const VerifyFactorBody = v.object({ challenge_id: text, code: text, webau
 export const PasskeyAnswerBody = v.object({ challenge_id: text, credential: v.optional(v.unknown()) });
 export const PasskeyUpdateBody = v.object({ friendly_name: text });
 
-/** A list of strings; RFC 7591's arrays (`redirect_uris`, `grant_types`). */
-const textList = absentIfNull(v.pipe(v.array(v.pipe(v.string(), v.maxLength(MAX_TEXT_LENGTH))), v.maxLength(100)));
+/**
+ * A list of strings, each storable and of a sane length, at most 100 of them: RFC 7591's arrays (`redirect_uris`,
+ * `grant_types`), a SAML provider's domains.
+ */
+const textList = absentIfNull(
+  v.pipe(v.array(v.pipe(v.string(), v.check(storable, UNSTORABLE), v.maxLength(MAX_TEXT_LENGTH))), v.maxLength(100)),
+);
 
 /** An OAuth client's metadata (RFC 7591, GoTrue's subset), at registration and update. */
 export const OAuthClientBody = v.object({
@@ -219,7 +224,9 @@ export const SsoProviderBody = v.object({
   metadata_url: text,
   metadata_xml: metadataXml,
   domains: textList,
-  attribute_mapping: absentIfNull(v.object({ keys: absentIfNull(v.record(v.string(), attributeRule)) })),
+  attribute_mapping: absentIfNull(
+    v.object({ keys: absentIfNull(v.record(v.pipe(v.string(), v.check(storable, UNSTORABLE)), attributeRule)) }),
+  ),
   name_id_format: text,
   resource_id: text,
   disabled: absentIfNull(v.boolean()),
