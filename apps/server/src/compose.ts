@@ -8,7 +8,15 @@ import {
 import { oauthProviderCatalog } from "@latchkey/adapters-oauth";
 import { createPostgres, type Postgres } from "@latchkey/adapters-postgres";
 import { createSamlMetadataReader } from "@latchkey/adapters-saml";
-import { type Auth, type Clock, createAuth, type Mailer, type Ports, type WebAuthnCeremony } from "@latchkey/domain";
+import {
+  type Auth,
+  type Clock,
+  createAuth,
+  type Mailer,
+  type Ports,
+  type SamlServiceProvider,
+  type WebAuthnCeremony,
+} from "@latchkey/domain";
 import { createHttpApp, type Readiness } from "@latchkey/http-hono";
 import type { Logger } from "pino";
 import packageJson from "../package.json" with { type: "json" };
@@ -36,6 +44,7 @@ import { factorSecretsOf, storedSecretsOf } from "./secrets/stored-secrets.ts";
 import { createConfiguredCaptcha } from "./sign-in/captcha.ts";
 import { createConfiguredOAuthProviders, oauthFlowCookie } from "./sign-in/oauth-providers.ts";
 import { createConfiguredPwnedPasswords } from "./sign-in/pwned-passwords.ts";
+import { createConfiguredSamlServiceProvider } from "./sign-in/saml.ts";
 import { createConfiguredWebAuthn } from "./sign-in/webauthn.ts";
 
 export const version = packageJson.version;
@@ -143,7 +152,14 @@ async function compose(wiring: Wiring, { overrides = {}, sharedEmbeddedDatabase 
   const delivery = await startMailDelivery(wiring);
   const limits = await createRateLimiter(config, log);
   const webauthn = await createConfiguredWebAuthn(config);
-  const configured = configuredPorts(wiring, { postgres, mailer: delivery.mailer, limits, webauthn });
+  const samlServiceProvider = await createConfiguredSamlServiceProvider(config);
+  const configured = configuredPorts(wiring, {
+    postgres,
+    mailer: delivery.mailer,
+    limits,
+    webauthn,
+    samlServiceProvider,
+  });
   const ports: Ports = { ...configured, ...overrides };
   const auth = createAuth(ports, toPolicy(config));
   metrics?.observeOutbox(auth.outboxDepth);
@@ -199,7 +215,14 @@ function configuredPorts(
     mailer,
     limits,
     webauthn,
-  }: { postgres: Postgres; mailer: Mailer; limits: ConfiguredRateLimiter; webauthn: WebAuthnCeremony | null },
+    samlServiceProvider,
+  }: {
+    postgres: Postgres;
+    mailer: Mailer;
+    limits: ConfiguredRateLimiter;
+    webauthn: WebAuthnCeremony | null;
+    samlServiceProvider: SamlServiceProvider | null;
+  },
 ): Ports {
   return {
     stores: postgres.stores,
@@ -223,6 +246,7 @@ function configuredPorts(
     captcha: createConfiguredCaptcha(config),
     pwnedPasswords: createConfiguredPwnedPasswords(config),
     samlMetadata: createSamlMetadataReader(SAML_METADATA_LIMITS),
+    samlServiceProvider,
     totp: totpAuthenticator,
     factorSecrets: factorSecretsOf(config),
     hooks: createConfiguredHooks(config, { tracer: tracing?.tracer, meter: metrics?.meter }),

@@ -114,6 +114,7 @@ describe.each(backends)("$name migrations", (backend) => {
         expect(await postgres.stores.users.findById(user.id)).toMatchObject({
           email: user.email,
           emailChangeConfirmedBy: null,
+          isSsoUser: false,
           factors: [],
         });
         // A session signed in before MFA existed: at aal1, through no factor.

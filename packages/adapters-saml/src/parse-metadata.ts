@@ -1,12 +1,11 @@
 import { AuthError, type SamlIdpMetadata } from "@latchkey/domain";
 import { DOMParser, type Document, type Element } from "@xmldom/xmldom";
+import { parseDateTime } from "./xs-date-time.ts";
 import { durationSeconds } from "./xs-duration.ts";
 
 const MD = "urn:oasis:names:tc:SAML:2.0:metadata";
 const DS = "http://www.w3.org/2000/09/xmldsig#";
 const HTTP_REDIRECT = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect";
-/** xs:dateTime, the zone optional (read as UTC, as the host's own zone would make the answer depend on the host). */
-const DATE_TIME = /^(\d{4,}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/;
 
 const invalid = (message: string, cause?: unknown) => new AuthError("validation_failed", message, { cause });
 
@@ -108,10 +107,8 @@ function signingCertificates(idp: Element): string[] {
 /** Absent, null; present but empty or anything not a date-time, refused. */
 function validUntil(text: string | null): Date | null {
   if (text === null) return null;
-  const match = DATE_TIME.exec(text.trim());
-  // Date reads milliseconds at most: finer fractions are cut, not rounded.
-  const date = match ? new Date(`${match[1]}${(match[2] ?? "").slice(0, 4)}${match[3] ?? "Z"}`) : null;
-  if (date === null || Number.isNaN(date.getTime())) {
+  const date = parseDateTime(text);
+  if (date === null) {
     throw invalid(`SAML Metadata's validUntil is not a valid xs:dateTime: '${text}'`);
   }
   return date;

@@ -78,6 +78,7 @@ import { type SendMagicLinkInput, sendMagicLink } from "./use-cases/sign-in/send
 import { type SendSmsOtpInput, sendSmsOtp } from "./use-cases/sign-in/send-sms-otp.ts";
 import { type SignInWithPasswordInput, signInWithPassword } from "./use-cases/sign-in/sign-in-with-password.ts";
 import { type SignUpInput, signUp } from "./use-cases/sign-up/sign-up.ts";
+import { type CompleteSamlInput, completeSaml } from "./use-cases/sso/complete-saml.ts";
 import {
   createSsoProvider,
   deleteSsoProvider,
@@ -87,6 +88,8 @@ import {
   type SsoProviderRef,
   updateSsoProvider,
 } from "./use-cases/sso/providers.ts";
+import { serviceProviderMetadata } from "./use-cases/sso/service-provider-metadata.ts";
+import { type StartSsoInput, startSso } from "./use-cases/sso/start-sso.ts";
 import { type UpdateUserInput, updateUser } from "./use-cases/user/update-user.ts";
 import { type VerifyInput, verify } from "./use-cases/verification/verify.ts";
 
@@ -182,9 +185,12 @@ function passkeyUseCases(deps: Deps) {
   };
 }
 
-/** SAML single sign-on (use-cases/sso): the admin's identity providers. */
+/** SAML single sign-on (use-cases/sso): signing in, our service provider's metadata, the admin's identity providers. */
 function ssoUseCases(deps: Deps) {
   return {
+    start: (input: StartSsoInput) => startSso(deps, input),
+    completeSaml: (input: CompleteSamlInput) => completeSaml(deps, input),
+    serviceProviderMetadata: (input: { download: boolean }) => serviceProviderMetadata(deps, input),
     listProviders: (filter: { resourceId?: string | undefined; resourceIdPrefix?: string | undefined }) =>
       listSsoProviders(deps, filter),
     getProvider: (ref: SsoProviderRef) => getSsoProvider(deps, ref),

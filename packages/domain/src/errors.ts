@@ -74,6 +74,15 @@ export type ErrorCode =
   | "sso_provider_not_found"
   /** New metadata for a SAML provider naming another EntityID than the provider's. */
   | "saml_entity_id_mismatch"
+  /** SAML sign-in: a provider switched off, a relay state unknown or late, an IdP nobody added, an assertion lacking. */
+  | "sso_provider_disabled"
+  | "saml_relay_state_not_found"
+  | "saml_relay_state_expired"
+  | "saml_idp_not_found"
+  | "saml_assertion_no_user_id"
+  | "saml_assertion_no_email"
+  /** What only the identity provider may change about an SSO user (its email, phone, password). */
+  | "user_sso_managed"
   /** Answers of features Latchkey does not have, as GoTrue answers when they are switched off. */
   | "saml_provider_disabled"
   | "manual_linking_disabled"
@@ -144,7 +153,9 @@ export type ErrorCase =
   /** A challenge id that names no challenge of the factor: the request is wrong, not the path. */
   | "unknown_challenge"
   /** A passkey id (in a path) that names none of the user's: GoTrue's 404 under `validation_failed`. */
-  | "unknown_passkey";
+  | "unknown_passkey"
+  /** An SSO user registering a passkey: its IdP is its way in (GoTrue's 422 under `validation_failed`). */
+  | "sso_user_passkey";
 
 export interface AuthErrorOptions {
   /** Structured extras that are part of the response (`{ reasons }` for weak_password). */

@@ -55,11 +55,14 @@ export type { RefreshToken } from "./model/refresh-token.ts";
 export type { Aal, AmrEntry, AuthMethod, LogoutScope, Session } from "./model/session.ts";
 export {
   SAML_NAME_ID_FORMATS,
+  type SamlAssertion,
+  type SamlAttribute,
   type SamlAttributeMapping,
   type SamlAttributeRule,
   type SamlIdpMetadata,
   type SamlNameIdFormat,
   type SamlProviderSettings,
+  type SamlRelayState,
   type SsoProvider,
 } from "./model/sso-provider.ts";
 export { optionalTimestamp, timestamp } from "./model/timestamp.ts";
@@ -131,6 +134,8 @@ export type { SendMagicLinkInput } from "./use-cases/sign-in/send-magic-link.ts"
 export type { SendSmsOtpInput } from "./use-cases/sign-in/send-sms-otp.ts";
 export type { SignInWithPasswordInput } from "./use-cases/sign-in/sign-in-with-password.ts";
 export type { SignUpInput, SignUpResult } from "./use-cases/sign-up/sign-up.ts";
+export type { CompleteSamlInput, CompleteSamlResult } from "./use-cases/sso/complete-saml.ts";
 export type { SsoProviderInput } from "./use-cases/sso/providers.ts";
+export type { StartSsoInput } from "./use-cases/sso/start-sso.ts";
 export type { UpdateUserInput } from "./use-cases/user/update-user.ts";
 export type { VerifyInput, VerifyResult } from "./use-cases/verification/verify.ts";

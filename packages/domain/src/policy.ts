@@ -38,7 +38,21 @@ export interface AuthPolicy {
   readonly sessions: SessionLimits;
   readonly passkeys: PasskeyPolicy;
   readonly oauthServer: OAuthServerPolicy;
+  readonly saml: SamlPolicy;
   readonly cleanup: CleanupPolicy;
+}
+
+/** SAML_*: Latchkey as a SAML 2.0 service provider for enterprise single sign-on. */
+interface SamlPolicy {
+  /** SAML_ENABLED: /sso and /sso/saml/* answer; the admin's /admin/sso/providers answer either way, as GoTrue's. */
+  readonly enabled: boolean;
+  /** SAML_RELAY_STATE_VALIDITY_PERIOD: how long an identity provider may take to answer a sign-in sent to it. */
+  readonly relayStateValiditySeconds: number;
+  /**
+   * SAML_IDP_INITIATED_ENABLED (ours, on as GoTrue always is): the ACS takes answers no sign-in of ours asked for,
+   * started at the identity provider (an app's tile in Okta).
+   */
+  readonly idpInitiatedEnabled: boolean;
 }
 
 /** DB_CLEANUP_*: what the clean-up keeps that is Latchkey's to choose (the rest is Supabase Auth's). */
@@ -126,6 +140,10 @@ export interface RequestLimits {
   readonly passkey: RequestRate;
   /** RATE_LIMIT_OAUTH_DYNAMIC_CLIENT_REGISTER: clients registering themselves. */
   readonly oauthClientRegistrations: RequestRate;
+  /** RATE_LIMIT_SSO: single sign-ons begun (POST /sso). */
+  readonly sso: RequestRate;
+  /** SAML_RATE_LIMIT_ASSERTION: answers of identity providers posted to the ACS. */
+  readonly samlAssertions: RequestRate;
 }
 
 export interface EmailPolicy {

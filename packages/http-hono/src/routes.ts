@@ -15,6 +15,7 @@ import * as recovery from "./handlers/recovery.ts";
 import * as resend from "./handlers/resend.ts";
 import * as signInByMail from "./handlers/sign-in-by-mail.ts";
 import * as signUp from "./handlers/sign-up.ts";
+import * as sso from "./handlers/sso.ts";
 import * as ssoProviders from "./handlers/sso-providers.ts";
 import * as off from "./handlers/switched-off.ts";
 import * as token from "./handlers/token.ts";
@@ -76,6 +77,12 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("GET /user/identities/authorize", signedIn, oauth.linkIdentity());
   route("DELETE /user/identities/:identity_id", signedIn, oauth.unlinkIdentity());
 
+  // SAML single sign-on: switched on or not before anything else
+  const samlOn = sso.samlOn(deps.auth);
+  route("POST /sso", samlOn, captcha, sso.start());
+  route("GET /sso/saml/metadata", samlOn, sso.metadata());
+  route("POST /sso/saml/acs", samlOn, sso.acs(deps.auth));
+
   // Second factors: anonymous users have none
   route("POST /factors", signedIn, off.notAnonymous, factors.enroll());
   route("POST /factors/:factor_id/challenge", signedIn, off.notAnonymous, factors.challenge());
@@ -132,9 +139,6 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("DELETE /user/oauth/grants", signedIn, oauthServer.revokeGrant());
 
   // Features Latchkey does not have yet, answered as GoTrue answers them switched off (handlers/switched-off.ts)
-  route("POST /sso", off.samlOff);
-  route("GET /sso/saml/metadata", off.samlOff);
-  route("POST /sso/saml/acs", off.samlOff);
   route("ALL /oauth/*", off.oauthServerOff);
   route("ALL /scim/v2/*", off.scimOff);
   route("ALL /admin/oauth/*", admin, off.oauthServerOff);

@@ -38,6 +38,8 @@ const testSettings: PublicSettings = {
   phoneAutoconfirm: false,
   smsProvider: "",
   passkeysEnabled: false,
+  samlEnabled: false,
+  samlPrivateKeyNextConfigured: false,
 };
 
 /** The HTTP app over the in-memory domain, plus JSON helpers. */

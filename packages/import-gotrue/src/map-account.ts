@@ -187,6 +187,7 @@ function mapUser(row: GotrueRow, identityRows: readonly GotrueRow[], factors: Fa
     userMetadata: objectOf(row["raw_user_meta_data"]),
     bannedUntil: dateOf(row["banned_until"]),
     isAnonymous: row["is_anonymous"] === true,
+    isSsoUser: false,
     createdAt,
     updatedAt: dateOf(row["updated_at"]) ?? createdAt,
     deletedAt,

@@ -6,6 +6,7 @@ import {
   type SigningAlgorithm,
 } from "@latchkey/adapters-crypto";
 import { MAX_NAMESPACE_LENGTH, validateNamespace } from "@latchkey/adapters-postgres";
+import { checkSamlPrivateKey } from "@latchkey/adapters-saml";
 import { normalizePhone, parseGoDuration, parseRequiredCharacters } from "@latchkey/domain";
 import * as v from "valibot";
 
@@ -61,6 +62,17 @@ function parsed<T>(parse: (text: string) => T | undefined, expected: string) {
 }
 
 export const text = v.string();
+
+/** SAML_PRIVATE_KEY: base64 of a PKCS#1 DER RSA key fit to sign, with Supabase Auth's complaints when it is not. */
+export const samlPrivateKey = v.pipe(
+  v.string(),
+  v.rawTransform<string, string>(({ dataset, addIssue, NEVER }) => {
+    const problem = checkSamlPrivateKey(dataset.value);
+    if (problem === null) return dataset.value;
+    addIssue({ message: problem });
+    return NEVER;
+  }),
+);
 
 export const flag = parsed(parseGoBool, "expected a boolean (true or false)");
 

@@ -10,7 +10,6 @@ const NOT_BUILT: readonly { readonly name: RegExp; readonly feature: string; rea
   { name: /^EXTERNAL_/, feature: "This OAuth provider or setting" },
   { name: /^JWT_ADMIN_GROUP_NAME$/, feature: "Editing app_metadata through PUT /user" },
   { name: /^MFA_/, feature: "This MFA setting" },
-  { name: /^SAML_/, feature: "SAML SSO" },
   // Supabase Auth reads it, but nothing there gives a session a tag, so every session has the first one and the
   // setting changes nothing (docs/compatibility.md, "Tokens and sessions").
   {

@@ -25,6 +25,7 @@ import {
   ratePerHourOrWindow,
   redisUrl,
   requiredCharacters,
+  samlPrivateKey,
   seconds,
   testOtpMap,
   text,
@@ -710,6 +711,10 @@ export const SETTINGS = {
       default: "10",
       doc: "OAuth clients registering themselves (POST /oauth/clients/register) per client address per 5 minutes.",
     }),
+    sso: setting("RATE_LIMIT_SSO", countPer(300), {
+      default: "30",
+      doc: "Single sign-ons begun (POST /sso) per client per 5 minutes.",
+    }),
     passkey: setting("RATE_LIMIT_PASSKEY", countPer(300), {
       default: "30",
       doc: "Passkey sign-ins begun (POST /passkeys/authentication/options) per client per 5 minutes.",
@@ -823,6 +828,50 @@ export const SETTINGS = {
       doc: "The scope of an authorization request that names none.",
     }),
   },
+  saml: {
+    enabled: setting("SAML_ENABLED", flag, {
+      default: "false",
+      doc:
+        "Enterprise single sign-on through SAML 2.0 identity providers (POST /sso, /sso/saml/*), which admins add " +
+        "at /admin/sso/providers; needs SAML_PRIVATE_KEY.",
+    }),
+    privateKey: setting("SAML_PRIVATE_KEY", samlPrivateKey, {
+      required: { when: "SAML_ENABLED", is: true },
+      doc:
+        "The service provider's RSA key (2048 bits or more, exponent 65537), base64 of its PKCS#1 DER form " +
+        "(`openssl genrsa 2048 | openssl rsa -traditional -outform DER | base64 -w0`): it signs AuthnRequests " +
+        "and the metadata, and decrypts assertions when SAML_ALLOW_ENCRYPTED_ASSERTIONS is on.",
+    }),
+    privateKeyNext: setting("SAML_PRIVATE_KEY_NEXT", samlPrivateKey, {
+      doc:
+        "The key to rotate to, as SAML_PRIVATE_KEY: its certificate is published beside the current one (and the " +
+        "metadata cached for an hour only) so identity providers learn it before it replaces the current key.",
+    }),
+    allowEncryptedAssertions: setting("SAML_ALLOW_ENCRYPTED_ASSERTIONS", flag, {
+      default: "false",
+      doc: "Identity providers may encrypt their assertions to the service provider's key.",
+    }),
+    relayStateValiditySeconds: setting("SAML_RELAY_STATE_VALIDITY_PERIOD", seconds({ positive: true }), {
+      default: "2m",
+      doc: "How long an identity provider may take to answer a sign-in sent to it (POST /sso to the ACS).",
+    }),
+    externalUrl: setting("SAML_EXTERNAL_URL", httpUrl, {
+      doc:
+        "The base of the service provider's URLs, its EntityID `<base>/sso/saml/metadata` and its ACS " +
+        "`<base>/sso/saml/acs`: API_EXTERNAL_URL when unset.",
+    }),
+    rateLimitAssertion: setting("SAML_RATE_LIMIT_ASSERTION", countPer(300), {
+      default: "15",
+      doc: "Answers of identity providers posted to the ACS per client per 5 minutes.",
+    }),
+    idpInitiatedEnabled: setting("SAML_IDP_INITIATED_ENABLED", flag, {
+      default: "true",
+      doc:
+        "The ACS takes sign-ins started at the identity provider (an app's tile in its portal), which no POST /sso " +
+        "asked for, as Supabase Auth always does (ours). Such a sign-in cannot be bound to a browser's PKCE " +
+        "verifier: turn it off when every sign-in starts in the app.",
+    }),
+  },
   passkey: {
     enabled: setting("PASSKEY_ENABLED", flag, {
       default: "false",
@@ -881,5 +930,5 @@ export type SettingKey = KeysOf<typeof SETTINGS>;
  * passwords.
  */
 export function isSecret(key: string): boolean {
-  return /SECRET|_PASS$|_TOKEN$|_KEYS?$|^DATABASE_URL$|^REDIS_URL$|_HEADERS$|^SMS_TEST_OTP$/.test(key);
+  return /SECRET|_PASS$|_TOKEN$|_KEYS?(_NEXT)?$|^DATABASE_URL$|^REDIS_URL$|_HEADERS$|^SMS_TEST_OTP$/.test(key);
 }

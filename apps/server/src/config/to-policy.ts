@@ -51,16 +51,7 @@ export function toPolicy(config: Config): AuthPolicy {
       sendLimit: config.rateLimit.smsSent,
     },
     adminRoles: config.jwt.adminRoles,
-    requestLimits: {
-      token: config.rateLimit.tokenRefresh,
-      verify: config.rateLimit.verify,
-      otp: config.rateLimit.otp,
-      anonymousSignIns: config.rateLimit.anonymousUsers,
-      passwordFailures: config.rateLimit.passwordFailures,
-      wrongCodes: config.rateLimit.wrongCodes,
-      passkey: config.rateLimit.passkey,
-      oauthClientRegistrations: config.rateLimit.oauthDynamicClientRegister,
-    },
+    requestLimits: requestLimits(config),
     mfa: mfaPolicy(config),
     sessions: sessionLimits(config),
     oauthServer: { ...config.oauthServer, authorizationPath: config.oauthServer.authorizationPath ?? null },
@@ -70,7 +61,28 @@ export function toPolicy(config: Config): AuthPolicy {
       challengeExpirySeconds: config.webauthn.challengeExpirySeconds,
       userVerification: config.webauthn.userVerification,
     },
+    saml: {
+      enabled: config.saml.enabled,
+      relayStateValiditySeconds: config.saml.relayStateValiditySeconds,
+      idpInitiatedEnabled: config.saml.idpInitiatedEnabled,
+    },
     cleanup: { outboxRetentionSeconds: config.db.cleanupOutboxRetentionSeconds },
+  };
+}
+
+/** RATE_LIMIT_* and SAML_RATE_LIMIT_ASSERTION: what one client may ask per window, route group by route group. */
+function requestLimits(config: Config): AuthPolicy["requestLimits"] {
+  return {
+    token: config.rateLimit.tokenRefresh,
+    verify: config.rateLimit.verify,
+    otp: config.rateLimit.otp,
+    anonymousSignIns: config.rateLimit.anonymousUsers,
+    passwordFailures: config.rateLimit.passwordFailures,
+    wrongCodes: config.rateLimit.wrongCodes,
+    passkey: config.rateLimit.passkey,
+    oauthClientRegistrations: config.rateLimit.oauthDynamicClientRegister,
+    sso: config.rateLimit.sso,
+    samlAssertions: config.saml.rateLimitAssertion,
   };
 }
 

@@ -26,5 +26,7 @@ export function publicSettings(config: Config): PublicSettings {
     phoneAutoconfirm: config.sms.autoconfirm,
     smsProvider: config.sms.provider ?? "",
     passkeysEnabled: config.passkey.enabled,
+    samlEnabled: config.saml.enabled,
+    samlPrivateKeyNextConfigured: config.saml.enabled && config.saml.privateKeyNext !== undefined,
   };
 }

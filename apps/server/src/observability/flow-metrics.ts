@@ -62,6 +62,8 @@ export function flowEventCounters(meter: Meter): FlowEvents {
         return captchaFailures.add(1, { reason: event.reason });
       case "pwned_check_failed":
         return pwnedCheckFailures.add(1, { refused: event.refused });
+      case "saml_metadata_attention":
+        return;
       case "stale_rows_deleted":
         return cleaned.add(event.count, { kind: event.rows });
       case "message_delivered":

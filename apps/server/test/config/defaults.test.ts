@@ -167,6 +167,7 @@ describe("defaults, with only the required production settings", () => {
       wrongCodes: { events: 10, perSeconds: 3600 },
       oauthDynamicClientRegister: { events: 10, perSeconds: 300 },
       passkey: { events: 30, perSeconds: 300 },
+      sso: { events: 30, perSeconds: 300 },
       // In memory, per instance, until REDIS_URL is set.
       redisUrl: undefined,
     });

@@ -96,7 +96,6 @@ describe("settings of features Latchkey does not have yet", () => {
       "This OAuth provider or setting",
       "remove this variable",
     ],
-    ["AUTH_SAML_ENABLED", "true", "SAML SSO", "remove this variable or set it to false"],
     ["AUTH_JWT_ADMIN_GROUP_NAME", "admin", "Editing app_metadata through PUT /user", "remove this variable"],
     ["GOTRUE_WEB3_SOLANA_ENABLED", "true", "This sign-in method", "remove this variable or set it to false"],
   ])("stop the start: %s", (name, value, feature, advice) => {

@@ -113,6 +113,8 @@ describe("toPolicy", () => {
         wrongCodes: { events: 40, perSeconds: 600 },
         passkey: { events: 30, perSeconds: 300 },
         oauthClientRegistrations: { events: 10, perSeconds: 300 },
+        sso: { events: 30, perSeconds: 300 },
+        samlAssertions: { events: 15, perSeconds: 300 },
       },
       mfa: {
         totp: { enroll: true, verify: false },
@@ -133,6 +135,7 @@ describe("toPolicy", () => {
         singlePerUser: false,
       },
       passkeys: { enabled: false, maxPerUser: 10, challengeExpirySeconds: 300, userVerification: "preferred" },
+      saml: { enabled: false, relayStateValiditySeconds: 120, idpInitiatedEnabled: true },
       cleanup: { outboxRetentionSeconds: 604_800 },
       oauthServer: {
         enabled: false,
@@ -171,6 +174,8 @@ describe("toPolicy", () => {
       wrongCodes: { events: 10, perSeconds: 3600 },
       passkey: { events: 30, perSeconds: 300 },
       oauthClientRegistrations: { events: 10, perSeconds: 300 },
+      sso: { events: 30, perSeconds: 300 },
+      samlAssertions: { events: 15, perSeconds: 300 },
     });
     expect(policy.accessToken.issuer).toBe("https://auth.example.com");
     expect(policy.refresh).toEqual({ rotationEnabled: true, reuseIntervalSeconds: 10 });

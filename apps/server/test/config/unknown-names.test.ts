@@ -31,9 +31,11 @@ describe("variables that name no setting", () => {
   });
 
   it("are not repeated for settings of features not built, which stop the start instead", () => {
-    expect(problemsOf({ AUTH_SAML_ENABLED: "true" })).toEqual([
-      "AUTH_SAML_ENABLED: SAML SSO is not built in Latchkey yet; remove this variable or set it to false",
+    expect(problemsOf({ AUTH_WEB3_ETHEREUM_ENABLED: "true" })).toEqual([
+      "AUTH_WEB3_ETHEREUM_ENABLED: This sign-in method is not built in Latchkey yet; remove this variable or set it to false",
     ]);
-    expect(load({ AUTH_SAML_ENABLED: "false" }).warnings.filter((warning) => warning.includes("SAML"))).toEqual([]);
+    expect(
+      load({ AUTH_WEB3_ETHEREUM_ENABLED: "false" }).warnings.filter((warning) => warning.includes("WEB3")),
+    ).toEqual([]);
   });
 });

@@ -167,11 +167,14 @@ async function takenHere(
   if (emails.length === 0 && phones.length === 0 && pairs.length === 0 && credentials.length === 0) return taken;
   // One statement, each list an array parameter, each entry one lookup in its unique index whatever the
   // tables' sizes: a lateral subquery of LIMIT 1 holds the planner to it, where `= ANY` of a batch's entries
-  // scans the whole table while it has no statistics (as the import's first batches find it).
+  // scans the whole table while it has no statistics (as the import's first batches find it). Imported users are no
+  // SSO users, and an SSO user's email is no one else's to clash with: the email's index holds the others alone.
   const text = (values: readonly string[]) => sql`unnest(${sql.param(values)}::text[])`;
   const { rows } = (await runner.execute(sql`
     SELECT 'email:' || h.email AS key, h.id AS holder FROM ${text(emails)} AS w(email)
-      CROSS JOIN LATERAL (SELECT ${users.email}, ${users.id} FROM ${users} WHERE ${users.email} = w.email LIMIT 1) AS h
+      CROSS JOIN LATERAL (
+        SELECT ${users.email}, ${users.id} FROM ${users} WHERE ${users.email} = w.email AND ${users.isSsoUser} = false LIMIT 1
+      ) AS h
     UNION ALL
     SELECT 'phone:' || h.phone, h.id FROM ${text(phones)} AS w(phone)
       CROSS JOIN LATERAL (SELECT ${users.phone}, ${users.id} FROM ${users} WHERE ${users.phone} = w.phone LIMIT 1) AS h

@@ -17,6 +17,7 @@ import { oauthAuthorizations } from "./0016_oauth_authorizations.ts";
 import { cleanupIndexes } from "./0017_cleanup_indexes.ts";
 import { cleanupMarks } from "./0018_cleanup_marks.ts";
 import { ssoProviders } from "./0019_sso_providers.ts";
+import { ssoUsersAndRelayStates } from "./0020_sso_users_and_relay_states.ts";
 import type { Migration } from "./migration.ts";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -40,4 +41,5 @@ export const migrations: readonly Migration[] = [
   cleanupIndexes,
   cleanupMarks,
   ssoProviders,
+  ssoUsersAndRelayStates,
 ];

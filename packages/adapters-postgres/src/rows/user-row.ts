@@ -28,6 +28,7 @@ export interface UserJson {
   readonly user_metadata: Metadata;
   readonly banned_until: string | null;
   readonly is_anonymous: boolean;
+  readonly is_sso_user: boolean;
   readonly created_at: string;
   readonly updated_at: string;
   readonly deleted_at: string | null;
@@ -58,6 +59,7 @@ export function toUserRow(user: User): UserRow {
     userMetadata: user.userMetadata,
     bannedUntil: user.bannedUntil,
     isAnonymous: user.isAnonymous,
+    isSsoUser: user.isSsoUser,
     createdAt: user.createdAt,
     updatedAt: user.updatedAt,
     deletedAt: user.deletedAt,
@@ -94,6 +96,7 @@ export function fromUserJson(json: UserJson): UserRow {
     userMetadata: json.user_metadata,
     bannedUntil: fromOptionalTimestampJson(json.banned_until),
     isAnonymous: json.is_anonymous,
+    isSsoUser: json.is_sso_user,
     createdAt: fromTimestampJson(json.created_at),
     updatedAt: fromTimestampJson(json.updated_at),
     deletedAt: fromOptionalTimestampJson(json.deleted_at),

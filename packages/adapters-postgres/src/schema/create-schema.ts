@@ -12,6 +12,7 @@ import { oauthFlowsTable } from "./oauth-flows.ts";
 import { oneTimeTokensTable } from "./one-time-tokens.ts";
 import { outboxTable } from "./outbox.ts";
 import { refreshTokensTable } from "./refresh-tokens.ts";
+import { samlRelayStatesTable } from "./saml-relay-states.ts";
 import { schemaMigrationsTable } from "./schema-migrations.ts";
 import { sessionsTable } from "./sessions.ts";
 import { ssoDomainsTable, ssoProvidersTable } from "./sso-providers.ts";
@@ -54,6 +55,7 @@ export function createSchema(namespace: string) {
     cleanupMarks: cleanupMarksTable(ns),
     ssoProviders,
     ssoDomains: ssoDomainsTable(ns, ssoProviders),
+    samlRelayStates: samlRelayStatesTable(ns, ssoProviders),
     schemaMigrations: schemaMigrationsTable(ns),
   };
 }
@@ -83,6 +85,7 @@ export function tablesOf(schema: Schema) {
     schema.cleanupMarks,
     schema.ssoProviders,
     schema.ssoDomains,
+    schema.samlRelayStates,
     schema.schemaMigrations,
   ] as const;
 }

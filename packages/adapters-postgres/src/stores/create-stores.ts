@@ -16,6 +16,7 @@ import { createOneTimeTokenStore } from "./one-time-token-store.ts";
 import { createOutboxStore } from "./outbox-store.ts";
 import { createPasskeyStore } from "./passkey-store.ts";
 import { createRefreshTokenStore } from "./refresh-token-store.ts";
+import { createSamlRelayStateStore } from "./saml-relay-state-store.ts";
 import { scopedStoresOf } from "./scoped-stores.ts";
 import { asServiceFailure } from "./service-failure.ts";
 import { createSessionStore } from "./session-store.ts";
@@ -36,6 +37,7 @@ function createStores(db: Database, schema: Schema, atomic: Atomic): Stores {
     oauthAuthorizations: translatingErrors(createOAuthAuthorizationStore(db, schema)),
     oauthConsents: translatingErrors(createOAuthConsentStore(db, schema)),
     ssoProviders: translatingErrors(createSsoProviderStore(db, schema, atomic)),
+    samlRelayStates: translatingErrors(createSamlRelayStateStore(db, schema)),
     identities: translatingErrors(createIdentityStore(db, schema)),
     sessions: translatingErrors(createSessionStore(db, schema)),
     refreshTokens: translatingErrors(createRefreshTokenStore(db, schema, atomic)),

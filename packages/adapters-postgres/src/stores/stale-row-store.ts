@@ -5,11 +5,11 @@ import type { Database } from "../database.ts";
 import type { Schema } from "../schema/create-schema.ts";
 
 /**
- * The clean-up (`<ns>` tables; 0017_cleanup_indexes.ts and 0018_cleanup_marks.ts for the indexes each search runs
- * on). Every call is one
- * statement: `DELETE … WHERE key IN (SELECT key … LIMIT n FOR UPDATE SKIP LOCKED) RETURNING`, counted in the same
- * statement. Rows another transaction holds, a refresh's session or a sign-in's user (whose key share an insert
- * referencing it takes), are skipped, never waited for. What a row takes with it is its foreign keys' ON DELETE
+ * The clean-up (`<ns>` tables; 0017_cleanup_indexes.ts, 0018_cleanup_marks.ts and, for relay states,
+ * 0020_sso_users_and_relay_states.ts for the indexes each search runs on). Every call is one statement:
+ * `DELETE … WHERE key IN (SELECT key … LIMIT n FOR UPDATE SKIP LOCKED) RETURNING`, counted in the same statement.
+ * Rows another transaction holds, a refresh's session or a sign-in's user (whose key share an insert referencing it
+ * takes), are skipped, never waited for. What a row takes with it is its foreign keys' ON DELETE
  * CASCADE: a session's refresh tokens, a factor's challenges, everything of a user.
  */
 export function createStaleRowStore(db: Database, schema: Schema): StaleRowStore {
@@ -19,6 +19,7 @@ export function createStaleRowStore(db: Database, schema: Schema): StaleRowStore
     oneTimeTokens,
     flowStates,
     oauthFlows,
+    samlRelayStates,
     mfaChallenges,
     mfaFactors,
     oauthAuthorizations,
@@ -125,6 +126,8 @@ export function createStaleRowStore(db: Database, schema: Schema): StaleRowStore
       deleteWhere(oneTimeTokens, oneTimeTokens.id, lt(oneTimeTokens.createdAt, cutoff), limit),
     flow_states: (cutoff, limit) => deleteWhere(flowStates, flowStates.id, lt(flowStates.createdAt, cutoff), limit),
     oauth_flows: (cutoff, limit) => deleteWhere(oauthFlows, oauthFlows.id, lt(oauthFlows.createdAt, cutoff), limit),
+    saml_relay_states: (cutoff, limit) =>
+      deleteWhere(samlRelayStates, samlRelayStates.id, lt(samlRelayStates.createdAt, cutoff), limit),
     mfa_challenges: (cutoff, limit) =>
       deleteWhere(mfaChallenges, mfaChallenges.id, lt(mfaChallenges.createdAt, cutoff), limit),
     unverified_factors: (cutoff, limit) =>

@@ -1,5 +1,5 @@
 import { type Factor, type Identity, oldestFirst, type User } from "@latchkey/domain";
-import { type Column, eq, getTableName, type SQL, sql } from "drizzle-orm";
+import { and, type Column, eq, getTableName, type SQL, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "../database.ts";
 import { type FactorJson, fromFactorJson } from "../rows/factor-row.ts";
@@ -68,18 +68,24 @@ export function toUser(row: UserColumnsJson): User {
   return fromUserRow(fromUserJson(row.user), identities, factors);
 }
 
-/** The user whose `key` column holds `value`, with its identities and factors, in one prepared query. */
+/**
+ * The user whose `key` column holds `value`, with its identities and factors, in one prepared query. By an address,
+ * never an SSO user: its address is its own only within its provider. The condition is a literal, as in the email's
+ * partial unique index, so that the planner sees that index answers it.
+ */
 export async function selectUserBy(
   db: Database,
   schema: Schema,
   key: "id" | "email" | "phone",
   value: string,
 ): Promise<User | null> {
+  const { users } = schema;
+  const noSsoUser = key === "id" ? undefined : sql`${users.isSsoUser} = false`;
   const statement = prepared(db, schema.namespace, `user_by_${key}`, (name) =>
     db
       .select(userColumns(schema))
-      .from(schema.users)
-      .where(eq(schema.users[key], sql.placeholder("value")))
+      .from(users)
+      .where(and(eq(users[key], sql.placeholder("value")), noSsoUser))
       .limit(1)
       .prepare(name),
   );

@@ -86,7 +86,8 @@ export function createUserStore(db: Database, schema: Schema, atomic: Atomic): U
     },
 
     async list({ page, perPage, order, aud, filter, email, phone }) {
-      // eq on email and phone is answered by their unique indexes; the filter has to scan.
+      // eq on email is answered by its plain index (the unique one leaves SSO users out), on phone by its unique
+      // index; the filter has to scan.
       const where = and(
         aud === undefined ? undefined : eq(users.aud, aud),
         email === undefined ? undefined : eq(users.email, email),

@@ -24,7 +24,7 @@ export type AccessTokenClaims = {
   readonly user_metadata: Metadata;
   readonly role: string;
   readonly aal: Aal;
-  readonly amr: readonly { readonly method: string; readonly timestamp: number }[];
+  readonly amr: readonly { readonly method: string; readonly timestamp: number; readonly provider?: string }[];
   readonly session_id: string;
   readonly is_anonymous: boolean;
   /** A session of a third-party client (the OAuth server): that client, and the scopes granted to it. */
@@ -53,11 +53,25 @@ export function buildAccessTokenClaims(
     user_metadata: user.userMetadata,
     role: user.role,
     aal: session.aal,
-    amr: session.amr.map((entry) => ({ method: entry.method, timestamp: seconds(entry.at) })),
+    amr: session.amr.map((entry) => ({
+      method: entry.method,
+      timestamp: seconds(entry.at),
+      ...(entry.method === "sso/saml" ? ssoProviderOf(user) : {}),
+    })),
     session_id: session.id,
     is_anonymous: user.isAnonymous,
     ...(session.oauthClientId === null ? {} : { client_id: session.oauthClientId, scope: session.scopes ?? "" }),
   };
+}
+
+/**
+ * An SSO sign-in's provider, as GoTrue names it in the amr entry: the id of the one SSO identity an SSO user has
+ * (such users are never linked to anything else).
+ */
+function ssoProviderOf(user: User): { provider?: string } {
+  const [only] = user.identities;
+  if (user.identities.length !== 1 || !only?.provider.startsWith("sso:")) return {};
+  return { provider: only.provider.slice("sso:".length) };
 }
 
 /** Who a verified access token speaks for. */

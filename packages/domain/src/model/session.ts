@@ -11,6 +11,8 @@ export type AuthMethod =
   | "email_change"
   | "sms"
   | "oauth"
+  /** A SAML single sign-on; the amr entry names the provider. */
+  | "sso/saml"
   | "anonymous"
   /** A passkey sign-in. */
   | "passkey"

@@ -1,3 +1,5 @@
+import type { CodeChallengeMethod } from "./one-time-token.ts";
+
 /**
  * An enterprise identity provider that signs users in through SAML 2.0, with Latchkey as the service provider
  * (GoTrue's `sso_providers`, `saml_providers` and `sso_domains`, kept here as one record): added, changed and
@@ -62,4 +64,43 @@ export interface SamlIdpMetadata {
   /** The metadata's own limits on how long it may be relied on, when it states them. */
   readonly validUntil: Date | null;
   readonly cacheDurationSeconds: number | null;
+}
+
+/**
+ * A sign-in sent to an identity provider (POST /sso), waiting for its answer at the ACS: its id is the RelayState
+ * the IdP hands back, and it is taken once, whatever happens next (GoTrue's `saml_relay_states`).
+ */
+export interface SamlRelayState {
+  readonly id: string;
+  readonly ssoProviderId: string;
+  /** The AuthnRequest's ID: the answer's `InResponseTo` must be it. */
+  readonly requestId: string;
+  /** Where the browser goes at the end: `redirect_to` as the redirect rule allowed it, or SITE_URL. */
+  readonly redirectTo: string;
+  /** Set when the client started a PKCE flow: the ACS then leads to a code, not a session. */
+  readonly codeChallenge: string | null;
+  readonly codeChallengeMethod: CodeChallengeMethod | null;
+  readonly createdAt: Date;
+}
+
+/** An attribute of a SAML assertion, with every value it carries (text, in order). */
+export interface SamlAttribute {
+  readonly name: string;
+  readonly friendlyName: string | null;
+  readonly values: readonly string[];
+}
+
+/** What a verified SAML assertion says, as much as the sign-in uses. */
+export interface SamlAssertion {
+  /** The Assertion's ID: remembered until `expiresAt`, so that it signs no one in twice. */
+  readonly id: string;
+  /** The IdP that issued it: the provider's EntityID. */
+  readonly issuer: string;
+  readonly nameId: string | null;
+  readonly nameIdFormat: string | null;
+  readonly attributes: readonly SamlAttribute[];
+  /** The last moment the assertion could be accepted: its conditions' and its bearer confirmation's end. */
+  readonly expiresAt: Date;
+  /** AuthnStatement's SessionNotOnOrAfter: the IdP's end for the session it starts. */
+  readonly sessionNotOnOrAfter: Date | null;
 }

@@ -34,6 +34,11 @@ export interface User {
   readonly userMetadata: Metadata;
   readonly bannedUntil: Date | null;
   readonly isAnonymous: boolean;
+  /**
+   * Signed up through SAML single sign-on: such a user is reached through its provider alone. Its address is its
+   * own only within that provider, so it holds none of the addresses every other user shares (UserStore).
+   */
+  readonly isSsoUser: boolean;
   readonly createdAt: Date;
   readonly updatedAt: Date;
   readonly deletedAt: Date | null;
@@ -102,6 +107,7 @@ export function newUser(fields: { id: string; aud: string; role: string; now: Da
     userMetadata: {},
     bannedUntil: null,
     isAnonymous: false,
+    isSsoUser: false,
     createdAt: fields.now,
     updatedAt: fields.now,
     deletedAt: null,

@@ -47,6 +47,18 @@ export type FlowEvent =
     }
   | { readonly kind: "captcha_failed"; readonly reason: "missing" | "rejected" }
   /**
+   * A SAML provider's metadata needs its admin: given as XML, it expires within 30 days (`expiring`); fetched from
+   * its URL, it went stale and could not be fetched again (`refresh_failed`: the sign-in went on with what was kept).
+   */
+  | {
+      readonly kind: "saml_metadata_attention";
+      readonly problem: "expiring" | "refresh_failed";
+      readonly providerId: string;
+      readonly entityId: string;
+      readonly validUntil: Date | null;
+      readonly reason?: string;
+    }
+  /**
    * The leaked-password service could not be asked (PASSWORD_HIBP_*): `refused`, the request was refused for it
    * (PASSWORD_HIBP_FAIL_CLOSED); else the password passed unchecked. `reason` says why, for the operator.
    */

@@ -10,7 +10,7 @@ import type { PasswordHasher } from "./password-hasher.ts";
 import type { PwnedPasswords } from "./pwned-passwords.ts";
 import type { Random } from "./random.ts";
 import type { RateLimiter } from "./rate-limiter.ts";
-import type { SamlMetadataReader } from "./saml.ts";
+import type { SamlMetadataReader, SamlServiceProvider } from "./saml.ts";
 import type { Secrets } from "./secrets.ts";
 import type { SmsSender } from "./sms-sender.ts";
 import type { Stores, Transactor } from "./stores.ts";
@@ -43,7 +43,7 @@ export type {
 } from "./oauth-provider.ts";
 export type { PasswordVerification } from "./password-hasher.ts";
 export type { RateCount, RateDecision } from "./rate-limiter.ts";
-export type { SamlMetadataReader } from "./saml.ts";
+export type { SamlMetadataReader, SamlServiceProvider } from "./saml.ts";
 export type { AuthSms, SmsChannel } from "./sms-sender.ts";
 export type { StaleRowKind, StaleRowStore } from "./stale-rows.ts";
 export type * from "./stores.ts";
@@ -101,6 +101,8 @@ export interface Ports {
   readonly oauthCatalog: OAuthProviderCatalog;
   /** Identity providers' SAML metadata, given by an admin or fetched from its URL (SAML single sign-on). */
   readonly samlMetadata: SamlMetadataReader;
+  /** Latchkey as a SAML service provider (SAML_*): null when SAML single sign-on is switched off. */
+  readonly samlServiceProvider: SamlServiceProvider | null;
   /** TOTP codes, secrets and enrollment URIs (MFA). */
   readonly totp: TotpAuthenticator;
   /** Seals TOTP secrets for storage, with a key of their own. */

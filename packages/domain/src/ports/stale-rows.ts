@@ -9,7 +9,8 @@
  * - `ended_sessions`: sessions whose `notAfter` is before the cutoff (with their refresh tokens);
  * - `timeboxed_sessions`: sessions created before the cutoff (SESSIONS_TIMEBOX);
  * - `inactive_sessions`: sessions last rotated (else created) before the cutoff (SESSIONS_INACTIVITY_TIMEOUT);
- * - `one_time_tokens`, `flow_states`, `oauth_flows`, `mfa_challenges`: created before the cutoff;
+ * - `one_time_tokens`, `flow_states`, `oauth_flows`, `saml_relay_states`, `mfa_challenges`: created before the
+ *   cutoff;
  * - `unverified_factors`: factors still unverified, created before the cutoff (with their challenges);
  * - `oauth_authorizations`, `webauthn_challenges`, `used_id_tokens`: expiring before the cutoff;
  * - `finished_outbox`: messages with nothing left to do (delivered, or given up), created before the cutoff;
@@ -23,6 +24,7 @@ export type StaleRowKind =
   | "one_time_tokens"
   | "flow_states"
   | "oauth_flows"
+  | "saml_relay_states"
   | "mfa_challenges"
   | "unverified_factors"
   | "oauth_authorizations"

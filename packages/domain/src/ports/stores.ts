@@ -9,14 +9,16 @@ import type { OneTimeToken, OneTimeTokenKind } from "../model/one-time-token.ts"
 import type { OutboxEntry } from "../model/outbox.ts";
 import type { RefreshToken } from "../model/refresh-token.ts";
 import type { AuthMethod, Session } from "../model/session.ts";
-import type { SsoProvider } from "../model/sso-provider.ts";
+import type { SamlRelayState, SsoProvider } from "../model/sso-provider.ts";
 import type { User } from "../model/user.ts";
 import type { Passkey, PasskeyCeremony, WebAuthnChallenge } from "../model/webauthn.ts";
 import type { StaleRowStore } from "./stale-rows.ts";
 
 /**
  * Users with their identities and factors. Emails are stored lower-cased and phones in E.164, so lookups are exact.
- * Methods never throw for "not found": they return null.
+ * Methods never throw for "not found": they return null. SSO users (`isSsoUser`) hold no address: lookups by email
+ * or phone never find them, and their emails conflict with no one's (GoTrue's partial unique index); a phone stays
+ * unique among all users, as in GoTrue.
  */
 export interface UserStore {
   /**
@@ -398,6 +400,13 @@ export interface SsoProviderStore {
   delete(id: string): Promise<boolean>;
 }
 
+/** SAML sign-ins sent to identity providers, waiting for their answers at the ACS. */
+export interface SamlRelayStateStore {
+  insert(state: SamlRelayState): Promise<void>;
+  /** Removes and returns the relay state: one is taken at most once, whatever happens next. Null for a non-uuid id. */
+  take(id: string): Promise<SamlRelayState | null>;
+}
+
 /** The id_tokens signed in with, by digest, each until it expires: one used twice is a replay. */
 export interface UsedIdTokenStore {
   /**
@@ -446,6 +455,7 @@ export interface Stores {
   readonly oauthAuthorizations: OAuthAuthorizationStore;
   readonly oauthConsents: OAuthConsentStore;
   readonly ssoProviders: SsoProviderStore;
+  readonly samlRelayStates: SamlRelayStateStore;
   readonly identities: IdentityStore;
   readonly sessions: SessionStore;
   readonly refreshTokens: RefreshTokenStore;

@@ -41,6 +41,8 @@ interface SessionOpening {
   readonly audit?: readonly AuditEvent[];
   /** A third-party client's session (the OAuth server): the client, and the scopes granted to it. */
   readonly oauth?: OAuthHolder;
+  /** When the session must end whatever happens (a SAML IdP's SessionNotOnOrAfter); null or absent: never. */
+  readonly notAfter?: Date | null;
 }
 
 /** The third-party client a session is held by, and what it may do. */
@@ -52,7 +54,17 @@ export interface OAuthHolder {
 export function newSession(
   deps: Deps,
   user: User,
-  { method, context, oauth }: { method: AuthMethod; context: RequestContext; oauth?: OAuthHolder | undefined },
+  {
+    method,
+    context,
+    oauth,
+    notAfter = null,
+  }: {
+    method: AuthMethod;
+    context: RequestContext;
+    oauth?: OAuthHolder | undefined;
+    notAfter?: Date | null | undefined;
+  },
 ): NewSession {
   // Every sign-in passes here: a deleted user, whatever path still led to it, gets no session.
   if (user.deletedAt !== null) throw new AuthError("user_not_found", "User not found");
@@ -69,7 +81,7 @@ export function newSession(
     rotatedAt: null,
     userAgent: context.userAgent,
     ip: context.ip,
-    notAfter: null,
+    notAfter,
     factorId: null,
     oauthClientId: oauth?.clientId ?? null,
     scopes: oauth?.scopes ?? null,
@@ -94,9 +106,9 @@ export async function openSession(
   deps: Deps,
   stores: Stores,
   user: User,
-  { method, context, audit = [], oauth }: SessionOpening,
+  { method, context, audit = [], oauth, notAfter }: SessionOpening,
 ): Promise<OpenedSession> {
-  const { session, firstToken, refreshToken } = newSession(deps, user, { method, context, oauth });
+  const { session, firstToken, refreshToken } = newSession(deps, user, { method, context, oauth, notAfter });
   await stores.sessions.open(
     session,
     firstToken,

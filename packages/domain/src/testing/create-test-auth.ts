@@ -5,6 +5,7 @@ import type { AuthSms } from "../model/sms.ts";
 import type { AuthPolicy } from "../policy.ts";
 import type { Ports } from "../ports/index.ts";
 import { FakeSamlMetadata } from "./fake-saml-metadata.ts";
+import { FakeSamlServiceProvider } from "./fake-saml-service-provider.ts";
 import { fakeWebAuthn } from "./fake-webauthn.ts";
 import { FastPasswordHasher } from "./fast-password-hasher.ts";
 import { createInMemoryStores } from "./in-memory-stores.ts";
@@ -48,6 +49,7 @@ export function createTestAuth(options: TestAuthOptions = {}) {
     captcha: null,
     pwnedPasswords: null,
     samlMetadata: new FakeSamlMetadata(),
+    samlServiceProvider: new FakeSamlServiceProvider(),
     totp: new TestTotp(),
     factorSecrets: testFactorSecrets,
     webauthn: fakeWebAuthn,

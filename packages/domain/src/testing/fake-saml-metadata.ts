@@ -13,7 +13,14 @@ export class FakeSamlMetadata implements SamlMetadataReader {
   parse(xml: string): SamlIdpMetadata {
     const entityId = /entityID="([^"]+)"/.exec(xml)?.[1];
     if (entityId === undefined) throw new AuthError("validation_failed", "SAML Metadata does not contain an EntityID");
-    return { entityId, ssoRedirectUrl: null, signingCertificates: [], validUntil: null, cacheDurationSeconds: null };
+    const validUntil = /validUntil="([^"]+)"/.exec(xml)?.[1];
+    return {
+      entityId,
+      ssoRedirectUrl: `https://${new URL(entityId).host}/sso`,
+      signingCertificates: [],
+      validUntil: validUntil === undefined ? null : new Date(validUntil),
+      cacheDurationSeconds: null,
+    };
   }
 
   async fetch(url: string): Promise<string> {
@@ -26,6 +33,8 @@ export class FakeSamlMetadata implements SamlMetadataReader {
   }
 }
 
-/** Metadata naming `entityId`, as much as FakeSamlMetadata reads. */
-export const idpMetadataXml = (entityId: string) =>
-  `<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="${entityId}"><IDPSSODescriptor/></EntityDescriptor>`;
+/** Metadata naming `entityId` (valid until `validUntil` when given), as much as FakeSamlMetadata reads. */
+export const idpMetadataXml = (entityId: string, validUntil?: Date) =>
+  `<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="${entityId}"${
+    validUntil ? ` validUntil="${validUntil.toISOString()}"` : ""
+  }><IDPSSODescriptor/></EntityDescriptor>`;

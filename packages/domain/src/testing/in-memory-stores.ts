@@ -12,6 +12,7 @@ import { inMemoryOAuthFlows } from "./in-memory/stores/oauth-flows.ts";
 import { inMemoryOneTimeTokens } from "./in-memory/stores/one-time-tokens.ts";
 import { inMemoryOutbox, readOutbox } from "./in-memory/stores/outbox.ts";
 import { inMemoryPasskeys } from "./in-memory/stores/passkeys.ts";
+import { inMemorySamlRelayStates } from "./in-memory/stores/saml-relay-states.ts";
 import { inMemoryRefreshTokens, inMemorySessions } from "./in-memory/stores/sessions.ts";
 import { inMemorySsoProviders } from "./in-memory/stores/sso-providers.ts";
 import { inMemoryStaleRows } from "./in-memory/stores/stale-rows.ts";
@@ -64,6 +65,7 @@ export function createInMemoryStores(): StoreContractSubject & {
     oauthAuthorizations: inMemoryOAuthAuthorizations(state),
     oauthConsents: inMemoryOAuthConsents(state),
     ssoProviders: inMemorySsoProviders(state),
+    samlRelayStates: inMemorySamlRelayStates(state),
     identities: inMemoryIdentities(state),
     sessions: inMemorySessions(state, { users, auditLog }),
     refreshTokens: inMemoryRefreshTokens(state),

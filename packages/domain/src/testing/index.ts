@@ -28,6 +28,7 @@ export { createTestAuth, type TestAuth, type TestAuthOptions } from "./create-te
 export { context, failsWith } from "./fails-with.ts";
 export { FakeOAuthProvider, fakeProfile, providerEmail } from "./fake-oauth-provider.ts";
 export { FakeSamlMetadata, idpMetadataXml } from "./fake-saml-metadata.ts";
+export { FakeSamlServiceProvider, samlAssertion } from "./fake-saml-service-provider.ts";
 export { FastPasswordHasher, OUTDATED_PREFIX } from "./fast-password-hasher.ts";
 export { type InMemoryHookFunction, RaisedInFunction } from "./in-memory/stores/hook-functions.ts";
 export { createInMemoryStores } from "./in-memory-stores.ts";

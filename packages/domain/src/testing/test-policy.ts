@@ -69,6 +69,8 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       wrongCodes: { events: 10, perSeconds: 3600, ...overrides.requestLimits?.wrongCodes },
       passkey: { events: 30, perSeconds: 300, ...overrides.requestLimits?.passkey },
       oauthClientRegistrations: { events: 10, perSeconds: 300, ...overrides.requestLimits?.oauthClientRegistrations },
+      sso: { events: 30, perSeconds: 300, ...overrides.requestLimits?.sso },
+      samlAssertions: { events: 15, perSeconds: 300, ...overrides.requestLimits?.samlAssertions },
     },
     mfa: {
       maxEnrolledFactors: 10,
@@ -105,6 +107,7 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       defaultScope: "email",
       ...overrides.oauthServer,
     },
+    saml: { enabled: true, relayStateValiditySeconds: 120, idpInitiatedEnabled: true, ...overrides.saml },
     cleanup: { outboxRetentionSeconds: 7 * 24 * 3600, ...overrides.cleanup },
   };
 }

@@ -67,6 +67,13 @@ const BY_CODE = {
   sso_domain_already_exists: 400,
   sso_provider_not_found: 404,
   saml_entity_id_mismatch: 400,
+  sso_provider_disabled: 404,
+  saml_relay_state_not_found: 404,
+  saml_relay_state_expired: 422,
+  saml_idp_not_found: 404,
+  saml_assertion_no_user_id: 400,
+  saml_assertion_no_email: 400,
+  user_sso_managed: 422,
   saml_provider_disabled: 404,
   manual_linking_disabled: 404,
   web3_provider_disabled: 422,
@@ -121,6 +128,7 @@ const BY_CASE = {
   malformed_id: 404,
   unknown_challenge: 422,
   unknown_passkey: 404,
+  sso_user_passkey: 422,
 } satisfies Record<ErrorCase, ContentfulStatusCode>;
 
 /** Endpoints whose handler in GoTrue answers a code with another status than elsewhere. */

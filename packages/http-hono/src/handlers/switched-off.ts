@@ -2,8 +2,9 @@ import { AuthError, type ErrorCode } from "@latchkey/domain";
 import type { Handler, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env.ts";
 
-// The endpoints of features Latchkey does not have yet (SAML, the OAuth server, SCIM), answered as GoTrue answers them when they are switched off, so that a client
-// shows the right message rather than a bare 404. Each gives way to the real thing when its feature lands.
+// The endpoints of features Latchkey does not have yet (SCIM, custom providers), answered as GoTrue answers them when
+// they are switched off, so that a client shows the right message rather than a bare 404. Each gives way to the
+// real thing when its feature lands.
 
 /** A handler that answers as GoTrue answers a switched-off feature. */
 const off =
@@ -12,7 +13,6 @@ const off =
     throw new AuthError(code, message);
   };
 
-export const samlOff = off("saml_provider_disabled", "SAML 2.0 is disabled");
 export const oauthServerOff = off("feature_disabled", "OAuth server is disabled");
 export const scimOff = off("feature_disabled", "SCIM server is disabled");
 export const customProvidersOff = off("feature_disabled", "Custom OAuth providers are disabled");

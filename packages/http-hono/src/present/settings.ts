@@ -8,6 +8,10 @@ export interface PublicSettings {
   readonly smsProvider: string;
   /** PASSKEY_ENABLED */
   readonly passkeysEnabled: boolean;
+  /** SAML_ENABLED */
+  readonly samlEnabled: boolean;
+  /** SAML_PRIVATE_KEY_NEXT is set: a key is rotating in. */
+  readonly samlPrivateKeyNextConfigured: boolean;
 }
 
 /** The specification's fields (`autoconfirm`) and Supabase's, so both kinds of clients find theirs (docs/compatibility.md). */
@@ -19,8 +23,8 @@ export function presentSettings(settings: PublicSettings) {
     mailer_autoconfirm: settings.mailerAutoconfirm,
     phone_autoconfirm: settings.phoneAutoconfirm,
     sms_provider: settings.smsProvider,
-    saml_enabled: false,
-    saml_private_key_next_configured: false,
+    saml_enabled: settings.samlEnabled,
+    saml_private_key_next_configured: settings.samlPrivateKeyNextConfigured,
     passkeys_enabled: settings.passkeysEnabled,
   };
 }

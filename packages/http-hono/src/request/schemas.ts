@@ -219,6 +219,15 @@ const attributeRule = v.object({
 });
 
 /** A SAML identity provider, as an admin creates or updates it (/admin/sso/providers). */
+export const SsoBody = v.object({
+  provider_id: text,
+  domain: text,
+  redirect_to: text,
+  skip_http_redirect: absentIfNull(v.boolean()),
+  ...pkce,
+  gotrue_meta_security: security,
+});
+
 export const SsoProviderBody = v.object({
   type: text,
   metadata_url: text,

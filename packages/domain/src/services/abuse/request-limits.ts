@@ -21,6 +21,9 @@ export type RequestBucket =
   | "passkey"
   /** RATE_LIMIT_OAUTH_DYNAMIC_CLIENT_REGISTER: OAuth clients registering themselves. */
   | "oauth_client_register"
+  /** RATE_LIMIT_SSO and SAML_RATE_LIMIT_ASSERTION: single sign-ons begun, and answers posted to the ACS. */
+  | "sso"
+  | "saml_assertion"
   /** MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY, counted apart for challenges and for verifications, as GoTrue does. */
   | "mfa_challenge"
   | "mfa_verify";
@@ -37,6 +40,10 @@ function rateOf(limits: RequestLimits, mfa: MfaPolicy, bucket: RequestBucket): R
       return limits.passkey;
     case "oauth_client_register":
       return limits.oauthClientRegistrations;
+    case "sso":
+      return limits.sso;
+    case "saml_assertion":
+      return limits.samlAssertions;
     case "mfa_challenge":
     case "mfa_verify":
       return { events: mfa.challengeAndVerifyPerMinute, perSeconds: 60 };

@@ -26,3 +26,10 @@ export const mfaCodeDigest = (secrets: Secrets, challengeId: string, code: strin
 
 /** An authorization code the OAuth server handed a third-party client, exchanged at POST /oauth/token. */
 export const oauthCodeDigest = (secrets: Secrets, code: string): string => secrets.digest(`oauth-code:${code}`);
+
+/** A SAML assertion signed in with, by its IdP and its ID, remembered until it expires so that it signs in once. */
+export const samlAssertionDigest = (
+  secrets: Secrets,
+  provider: { readonly saml: { readonly entityId: string } },
+  assertion: { readonly id: string },
+): string => secrets.digest(`saml-assertion:${JSON.stringify([provider.saml.entityId, assertion.id])}`);

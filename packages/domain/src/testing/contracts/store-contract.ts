@@ -10,6 +10,7 @@ import { describeOAuthFlowsContract } from "./stores/oauth-flows.ts";
 import { describeOneTimeTokensContract } from "./stores/one-time-tokens.ts";
 import { describeOutboxContract } from "./stores/outbox.ts";
 import { describePasskeysContract } from "./stores/passkeys.ts";
+import { describeSamlRelayStatesContract } from "./stores/saml-relay-states.ts";
 import { describeSessionsContract } from "./stores/sessions.ts";
 import { describeSsoProvidersContract } from "./stores/sso-providers.ts";
 import { describeStaleRowsContract } from "./stores/stale-rows.ts";
@@ -52,6 +53,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
     describeOAuthAuthorizationsContract(harness);
     describeOAuthConsentsContract(harness);
     describeSsoProvidersContract(harness);
+    describeSamlRelayStatesContract(harness);
     describeAuditLogContract(harness);
     describeOutboxContract(harness);
     describeStaleRowsContract(harness);

@@ -26,6 +26,7 @@ describe("the clean-up", () => {
       one_time_tokens: hoursBefore(25),
       flow_states: hoursBefore(24),
       oauth_flows: hoursBefore(24),
+      saml_relay_states: hoursBefore(24),
       mfa_challenges: hoursBefore(24),
       unverified_factors: hoursBefore(24),
       oauth_authorizations: NOW,

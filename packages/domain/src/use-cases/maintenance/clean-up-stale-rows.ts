@@ -13,7 +13,7 @@ const DAY_MS = 24 * HOUR_MS;
  *   (`refresh_token_not_found`), and its session lives on;
  * - a session past its `notAfter`, 72 hours; past SESSIONS_TIMEBOX or SESSIONS_INACTIVITY_TIMEOUT, 24 hours, so a
  *   refresh within that day hears `session_expired` (and ends it then);
- * - PKCE and provider flows, MFA challenges and factors never verified, 24 hours from their start;
+ * - PKCE, provider and SAML flows, MFA challenges and factors never verified, 24 hours from their start;
  * - a one-time token, a day past the longest life one can have (MAILER_OTP_EXP, SMS_OTP_EXP);
  * - what has an expiry of its own (OAuth server authorizations, passkey challenges, used id_tokens), until it;
  * - the outbox's finished messages (their content is erased at delivery), DB_CLEANUP_OUTBOX_RETENTION;
@@ -34,7 +34,13 @@ export function staleCutoffs(policy: AuthPolicy, now: Date): ReadonlyMap<StaleRo
     cutoffs.set("inactive_sessions", before(sessions.inactivityTimeoutSeconds * 1000 + DAY_MS));
   }
   cutoffs.set("one_time_tokens", before(Math.max(otp.emailOtpExpSeconds, otp.smsOtpExpSeconds) * 1000 + DAY_MS));
-  for (const kind of ["flow_states", "oauth_flows", "mfa_challenges", "unverified_factors"] as const) {
+  for (const kind of [
+    "flow_states",
+    "oauth_flows",
+    "saml_relay_states",
+    "mfa_challenges",
+    "unverified_factors",
+  ] as const) {
     cutoffs.set(kind, before(DAY_MS));
   }
   for (const kind of ["oauth_authorizations", "webauthn_challenges", "used_id_tokens"] as const) {

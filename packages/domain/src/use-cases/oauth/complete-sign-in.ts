@@ -7,12 +7,13 @@ import type { User } from "../../model/user.ts";
 import { isUuid } from "../../model/uuid.ts";
 import type { Stores } from "../../ports/stores.ts";
 import { afterUserCreated } from "../../services/hooks/user-created.ts";
+import { onceMoreIfRaced } from "../../services/identities/once-more-if-raced.ts";
 import { needsVerification } from "../../services/identities/provider-sign-in.ts";
 import { grantSignIn, openSession } from "../../services/sessions.ts";
 import { issueAuthCode } from "../../services/tokens/auth-code.ts";
 import { oauthBindingDigest } from "../../services/tokens/digests.ts";
 import { providerFailed } from "./provider-failure.ts";
-import { onceMoreIfRaced, signInWithProviderProfile } from "./sign-in-with-profile.ts";
+import { signInWithProviderProfile } from "./sign-in-with-profile.ts";
 import { enabledProvider } from "./start-sign-in.ts";
 
 export interface CompleteOAuthInput {

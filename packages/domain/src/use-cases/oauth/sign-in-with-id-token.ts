@@ -6,11 +6,12 @@ import type { User } from "../../model/user.ts";
 import { limitPerClient } from "../../services/abuse/request-limits.ts";
 import { afterUserCreated } from "../../services/hooks/user-created.ts";
 import { linkIdentityToUser } from "../../services/identities/link-identity.ts";
+import { onceMoreIfRaced } from "../../services/identities/once-more-if-raced.ts";
 import { needsVerification } from "../../services/identities/provider-sign-in.ts";
 import { grantSignIn, openSession } from "../../services/sessions.ts";
 import { idTokenDigest } from "../../services/tokens/digests.ts";
 import { providerFailed } from "./provider-failure.ts";
-import { onceMoreIfRaced, signInWithProviderProfile } from "./sign-in-with-profile.ts";
+import { signInWithProviderProfile } from "./sign-in-with-profile.ts";
 import { requireLinkingAllowed } from "./start-sign-in.ts";
 
 export interface SignInWithIdTokenInput {

@@ -1,5 +1,5 @@
 import type { Deps, RequestContext } from "../../deps.ts";
-import { AuthError, isAuthError, messages } from "../../errors.ts";
+import { AuthError, messages } from "../../errors.ts";
 import {
   type AddressProofDecision,
   decideAccount,
@@ -21,24 +21,6 @@ import {
   notifyIdentity,
   type ProviderSignInOutcome,
 } from "../../services/identities/provider-sign-in.ts";
-
-/** What a sign-in's transaction meets when another one made the same new account first. */
-const LOST_RACE: ReadonlySet<string> = new Set(["identity_already_exists", "email_exists", "phone_exists"]);
-
-/**
- * Runs a provider sign-in's transaction, and once more if it lost a race: two first sign-ins of one new identity at
- * once (a double click, two tabs) both decide to create the account, and the second insert breaks a unique
- * constraint. Run again, it finds the account the first one made and signs in to it. A conflict that is no race
- * (an identity linked to another user) fails the same way the second time, and is answered as such.
- */
-export async function onceMoreIfRaced<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (isAuthError(error) && LOST_RACE.has(error.code)) return work();
-    throw error;
-  }
-}
 
 export interface ProviderSignInInput {
   /** Canonical provider name. */
@@ -253,6 +235,8 @@ async function holdersOf(stores: Stores, addresses: readonly string[]): Promise<
     if (user) ids.add(user.id);
   }
   for (const identity of await stores.identities.findByEmails(addresses)) {
+    // An SSO provider's identities are its own linking domain: they hold no address for anyone else (GoTrue's rule).
+    if (identity.provider.startsWith("sso:")) continue;
     if (identity.identityData["email_verified"] === true) ids.add(identity.userId);
   }
   const users: User[] = [];

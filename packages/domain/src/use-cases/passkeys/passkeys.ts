@@ -27,6 +27,13 @@ export function assertMayManagePasskeys(principal: Principal): void {
   throw new AuthError("insufficient_aal", "AAL2 session is required to manage passkeys when MFA is enabled");
 }
 
+/** GoTrue's rule: an SSO user signs in through its identity provider, never with a passkey of its own. */
+export function assertNotSsoUser(principal: Principal): void {
+  if (principal.user.isSsoUser) {
+    throw new AuthError("validation_failed", "SSO users cannot register passkeys", { case: "sso_user_passkey" });
+  }
+}
+
 /** The name and display name an authenticator shows for the user, as GoTrue gives them. */
 export function webAuthnNames(user: User): { name: string; displayName: string } {
   const name = user.email ?? user.phone ?? user.id;

@@ -4,6 +4,7 @@ import { descriptorOf, type Passkey } from "../../model/webauthn.ts";
 import { recordAudit } from "../../services/audit.ts";
 import {
   assertMayManagePasskeys,
+  assertNotSsoUser,
   type BegunCeremony,
   beginCeremony,
   type CeremonyAnswer,
@@ -24,6 +25,7 @@ export interface PasskeyRegistrationInput {
  */
 export async function startPasskeyRegistration(deps: Deps, input: PasskeyRegistrationInput): Promise<BegunCeremony> {
   const ceremony = passkeyCeremony(deps);
+  assertNotSsoUser(input.principal);
   assertMayManagePasskeys(input.principal);
   const user = input.principal.user;
   const existing = await deps.stores.passkeys.listOfUser(user.id);
@@ -48,6 +50,7 @@ export interface VerifyPasskeyRegistrationInput extends CeremonyAnswer {
  */
 export async function verifyPasskeyRegistration(deps: Deps, input: VerifyPasskeyRegistrationInput): Promise<Passkey> {
   const ceremony = passkeyCeremony(deps);
+  assertNotSsoUser(input.principal);
   assertMayManagePasskeys(input.principal);
   const { challengeId, credential } = readAnswer(input);
   const user = input.principal.user;

@@ -52,6 +52,7 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
   await limitPerClient(deps, "user", input.context);
   const { user: caller, session } = input.principal;
   const { email, phone, pkce } = await readUpdateRequest(deps, input);
+  if (caller.isSsoUser) assertNotSsoManaged(caller, { ...input, email, phone });
   const decision = decideUserUpdate({
     caller,
     aal: session?.aal ?? null,
@@ -86,6 +87,21 @@ export async function updateUser(deps: Deps, input: UpdateUserInput): Promise<Us
   // A new password, the end of a reset or a change, lifts any lock on the account's password sign-in.
   if (passwordHash !== undefined) await forgetAccountPasswordFailures(deps, updated);
   return updated;
+}
+
+/** GoTrue's rule: an SSO user's address, phone and (absent) password are its identity provider's to change. */
+function assertNotSsoManaged(
+  caller: User,
+  request: Pick<UpdateUserInput, "email" | "phone" | "password" | "nonce">,
+): void {
+  const changes =
+    (request.password !== undefined && request.password !== "") ||
+    (request.email !== undefined && request.email !== caller.email) ||
+    (request.phone !== undefined && request.phone !== caller.phone) ||
+    (request.nonce !== undefined && request.nonce !== "");
+  if (changes) {
+    throw new AuthError("user_sso_managed", "Updating email, phone, password of a SSO account only possible via SSO");
+  }
 }
 
 /** The request's addresses normalized and its values checked, before anything is spent on it. */

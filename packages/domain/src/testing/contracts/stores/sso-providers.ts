@@ -2,27 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { isAuthError } from "../../../errors.ts";
 import type { SsoProvider } from "../../../model/sso-provider.ts";
 import type { Stores } from "../../../ports/stores.ts";
-import { idsOf, type StoreContractHarness, t, uniqueTag, uuid } from "./support.ts";
-
-/** A provider of its own EntityID and domains (under `tag`, so that tests sharing a database never collide). */
-function aProvider(tag: string, overrides: Partial<SsoProvider> = {}): SsoProvider {
-  return {
-    id: uuid(),
-    resourceId: null,
-    disabled: null,
-    saml: {
-      entityId: `https://idp.${tag}.example/${uuid()}`,
-      metadataXml: "<EntityDescriptor/>",
-      metadataUrl: null,
-      attributeMapping: { keys: { name: { name: "displayName" }, groups: { names: ["groups"], array: true } } },
-      nameIdFormat: null,
-    },
-    domains: [`${tag}.example`],
-    createdAt: t("10:00:00.000"),
-    updatedAt: t("10:00:00.000"),
-    ...overrides,
-  };
-}
+import { anSsoProvider, idsOf, type StoreContractHarness, t, uniqueTag, uuid } from "./support.ts";
 
 /** What a `SsoProviderStore` must do: providers with their domains, each EntityID and domain held by one only. */
 export function describeSsoProvidersContract(harness: StoreContractHarness): void {
@@ -39,12 +19,12 @@ export function describeSsoProvidersContract(harness: StoreContractHarness): voi
 
     it("finds a provider by its id, resource id, any case of a domain, and EntityID, domains lowercased", async () => {
       const tag = uniqueTag();
-      const provider = aProvider(tag, {
+      const provider = anSsoProvider(tag, {
         resourceId: `acme-${tag}`,
         disabled: false,
         domains: [`B.${tag}.example`, `a.${tag}.example`],
         saml: {
-          ...aProvider(tag).saml,
+          ...anSsoProvider(tag).saml,
           metadataUrl: "https://idp.example/metadata",
           nameIdFormat: "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent",
         },
@@ -62,13 +42,15 @@ export function describeSsoProvidersContract(harness: StoreContractHarness): voi
 
     it("refuses a provider with another's EntityID, domain (in any case) or resource id, writing nothing", async () => {
       const tag = uniqueTag();
-      const held = aProvider(tag, { resourceId: `held-${tag}` });
+      const held = anSsoProvider(tag, { resourceId: `held-${tag}` });
       await stores.ssoProviders.insert(held);
-      const sameEntity = aProvider(uniqueTag(), { saml: held.saml });
+      const sameEntity = anSsoProvider(uniqueTag(), { saml: held.saml });
       await refused(stores.ssoProviders.insert(sameEntity), "saml_idp_already_exists");
-      const sameDomain = aProvider(uniqueTag(), { domains: [`free.${tag}.example`, `${tag.toUpperCase()}.example`] });
+      const sameDomain = anSsoProvider(uniqueTag(), {
+        domains: [`free.${tag}.example`, `${tag.toUpperCase()}.example`],
+      });
       await refused(stores.ssoProviders.insert(sameDomain), "sso_domain_already_exists");
-      const sameResource = aProvider(uniqueTag(), { resourceId: `HELD-${tag}` });
+      const sameResource = anSsoProvider(uniqueTag(), { resourceId: `HELD-${tag}` });
       await refused(stores.ssoProviders.insert(sameResource), "validation_failed");
       for (const provider of [sameEntity, sameDomain, sameResource]) {
         expect(await stores.ssoProviders.find(provider.id)).toBeNull();
@@ -78,9 +60,9 @@ export function describeSsoProvidersContract(harness: StoreContractHarness): voi
 
     it("lists oldest first, by exact resource id or by a prefix taken literally", async () => {
       const tag = uniqueTag();
-      const first = aProvider(uniqueTag(), { resourceId: `${tag}-one`, createdAt: t("09:00:00.000") });
-      const second = aProvider(uniqueTag(), { resourceId: `${tag}-two`, createdAt: t("09:30:00.000") });
-      const wild = aProvider(uniqueTag(), { resourceId: `${tag}%x`, createdAt: t("09:45:00.000") });
+      const first = anSsoProvider(uniqueTag(), { resourceId: `${tag}-one`, createdAt: t("09:00:00.000") });
+      const second = anSsoProvider(uniqueTag(), { resourceId: `${tag}-two`, createdAt: t("09:30:00.000") });
+      const wild = anSsoProvider(uniqueTag(), { resourceId: `${tag}%x`, createdAt: t("09:45:00.000") });
       for (const provider of [second, wild, first]) await stores.ssoProviders.insert(provider);
       expect(idsOf(await stores.ssoProviders.list({ resourceIdPrefix: `${tag}-` }))).toEqual([first.id, second.id]);
       expect(idsOf(await stores.ssoProviders.list({ resourceIdPrefix: `${tag}%` }))).toEqual([wild.id]);
@@ -91,8 +73,8 @@ export function describeSsoProvidersContract(harness: StoreContractHarness): voi
 
     it("updates every field but the id and creation, replacing the domains; refuses another's, changing nothing", async () => {
       const tag = uniqueTag();
-      const provider = aProvider(tag, { domains: [`a.${tag}.example`, `b.${tag}.example`] });
-      const other = aProvider(uniqueTag());
+      const provider = anSsoProvider(tag, { domains: [`a.${tag}.example`, `b.${tag}.example`] });
+      const other = anSsoProvider(uniqueTag());
       await stores.ssoProviders.insert(provider);
       await stores.ssoProviders.insert(other);
       const changed: SsoProvider = {
@@ -113,18 +95,18 @@ export function describeSsoProvidersContract(harness: StoreContractHarness): voi
         "sso_domain_already_exists",
       );
       expect(await stores.ssoProviders.find(provider.id)).toEqual({ ...changed, createdAt: provider.createdAt });
-      expect(await stores.ssoProviders.update(aProvider(uniqueTag()))).toBe(false);
+      expect(await stores.ssoProviders.update(anSsoProvider(uniqueTag()))).toBe(false);
     });
 
     it("deletes a provider with its domains, which another may then hold", async () => {
       const tag = uniqueTag();
-      const provider = aProvider(tag);
+      const provider = anSsoProvider(tag);
       await stores.ssoProviders.insert(provider);
       expect(await stores.ssoProviders.delete(provider.id)).toBe(true);
       expect(await stores.ssoProviders.find(provider.id)).toBeNull();
       expect(await stores.ssoProviders.delete(provider.id)).toBe(false);
       expect(await stores.ssoProviders.delete("not-a-uuid")).toBe(false);
-      const successor = aProvider(uniqueTag(), { domains: provider.domains });
+      const successor = anSsoProvider(uniqueTag(), { domains: provider.domains });
       await stores.ssoProviders.insert(successor);
       expect((await stores.ssoProviders.findByDomain(provider.domains[0]!))?.id).toBe(successor.id);
     });

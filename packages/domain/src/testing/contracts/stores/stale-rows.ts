@@ -15,11 +15,14 @@ import {
   anOAuthClient,
   anOAuthFlow,
   anOtt,
+  anSsoProvider,
   aRefreshToken,
+  aSamlRelayState,
   digest,
   type StoreContractHarness,
   type StoreContractSubject,
   storeSession,
+  uniqueTag,
   uuid,
 } from "./support.ts";
 
@@ -292,6 +295,23 @@ export function describeStaleRowsContract(harness: StoreContractHarness): void {
 
       for (const flow of old) expect(await stores.oauthFlows.take(flow.id)).toBeNull();
       expect(await stores.oauthFlows.take(young.id)).toEqual(young);
+    });
+
+    it("deletes SAML relay states created before the cutoff, and no younger one", async () => {
+      const { at, cutoff } = era();
+      const provider = anSsoProvider(uniqueTag());
+      await stores.ssoProviders.insert(provider);
+      const aState = (day: string) => aSamlRelayState(provider.id, { createdAt: at(day) });
+      const old = ["02-01", "03-01", "04-01"].map(aState);
+      const young = aState("07-01");
+      for (const state of [...old, young]) await stores.samlRelayStates.insert(state);
+
+      await deletesInBatches("saml_relay_states", cutoff, 3);
+
+      for (const state of old) expect(await stores.samlRelayStates.take(state.id)).toBeNull();
+      expect(await stores.samlRelayStates.take(young.id)).toEqual(young);
+      // Its provider stays.
+      expect((await stores.ssoProviders.find(provider.id))?.id).toBe(provider.id);
     });
 
     it("deletes MFA challenges created before the cutoff, and neither a younger one nor their factor", async () => {

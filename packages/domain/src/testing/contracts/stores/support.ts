@@ -8,6 +8,7 @@ import type { OneTimeToken } from "../../../model/one-time-token.ts";
 import type { OutboxEntry } from "../../../model/outbox.ts";
 import type { RefreshToken } from "../../../model/refresh-token.ts";
 import type { Session } from "../../../model/session.ts";
+import type { SamlRelayState, SsoProvider } from "../../../model/sso-provider.ts";
 import type { Passkey, WebAuthnKey } from "../../../model/webauthn.ts";
 import type { Stores, Transactor } from "../../../ports/stores.ts";
 import { nodeRandom } from "../../node-random.ts";
@@ -219,6 +220,40 @@ export function aFlowState(userId: string, overrides: Partial<FlowState> = {}): 
     provider: null,
     pendingLink: null,
     createdAt: t("16:00:00.000"),
+    ...overrides,
+  };
+}
+
+/** An SSO provider of its own EntityID and domains (under `tag`, so that tests sharing a database never collide). */
+export function anSsoProvider(tag: string, overrides: Partial<SsoProvider> = {}): SsoProvider {
+  return {
+    id: uuid(),
+    resourceId: null,
+    disabled: null,
+    saml: {
+      entityId: `https://idp.${tag}.example/${uuid()}`,
+      metadataXml: "<EntityDescriptor/>",
+      metadataUrl: null,
+      attributeMapping: { keys: { name: { name: "displayName" }, groups: { names: ["groups"], array: true } } },
+      nameIdFormat: null,
+    },
+    domains: [`${tag}.example`],
+    createdAt: t("10:00:00.000"),
+    updatedAt: t("10:00:00.000"),
+    ...overrides,
+  };
+}
+
+/** A SAML sign-in sent to the provider, no PKCE flow, waiting at the ACS. */
+export function aSamlRelayState(ssoProviderId: string, overrides: Partial<SamlRelayState> = {}): SamlRelayState {
+  return {
+    id: uuid(),
+    ssoProviderId,
+    requestId: `_${uuid()}`,
+    redirectTo: "https://app.example.com/welcome",
+    codeChallenge: null,
+    codeChallengeMethod: null,
+    createdAt: t("17:30:00.000"),
     ...overrides,
   };
 }

@@ -112,6 +112,44 @@ export function describeUsersContract(harness: StoreContractHarness): void {
       expect((await stores.users.findById(other.id))?.email).toBe(other.email);
     });
 
+    it("finds no SSO user by email or phone, and lets SSO users share an email with anyone", async () => {
+      const email = `sso-${uniqueTag()}@example.com`;
+      const phone = `+3162${Math.floor(Math.random() * 1e7)}`;
+      // Two SSO users of one email (of two providers, say), one of them with a phone.
+      const sso = aUser({ email, phone, isSsoUser: true });
+      const otherSso = aUser({ email, isSsoUser: true });
+      await stores.users.insert(sso);
+      await stores.users.insert(otherSso);
+      expect(await stores.users.findById(sso.id)).toEqual(sso);
+      expect(await stores.users.findByEmail(email)).toBeNull();
+      expect(await stores.users.findByPhone(phone)).toBeNull();
+
+      // A user of the same email who is no SSO user holds it: found by it, and the only one.
+      const holder = aUser({ email });
+      await stores.users.insert(holder);
+      expect((await stores.users.findByEmail(email))?.id).toBe(holder.id);
+      const second = aUser({ email });
+      expect(isAuthError(await rejection(stores.users.insert(second)), "email_exists")).toBe(true);
+      expect(await stores.users.findById(second.id)).toBeNull();
+      const moving = aUser();
+      await stores.users.insert(moving);
+      expect(isAuthError(await rejection(stores.users.update({ ...moving, email })), "email_exists")).toBe(true);
+
+      // An SSO user may take a held email; a user may take one that SSO users alone hold.
+      const later = aUser({ isSsoUser: true });
+      await stores.users.insert(later);
+      await stores.users.update({ ...later, email });
+      expect((await stores.users.findById(later.id))?.email).toBe(email);
+      expect((await stores.users.findByEmail(email))?.id).toBe(holder.id);
+      const ssoOnly = aUser({ isSsoUser: true });
+      await stores.users.insert(ssoOnly);
+      await stores.users.update({ ...moving, email: ssoOnly.email });
+      expect((await stores.users.findByEmail(ssoOnly.email!))?.id).toBe(moving.id);
+      // The admin list finds every user of the email, SSO users too.
+      const listed = await stores.users.list({ page: 1, perPage: 10, order: "asc", email });
+      expect(idsOf(listed.users).sort()).toEqual(idsOf([sso, otherSso, holder, later]).sort());
+    });
+
     it("writes every column on update, and leaves identities alone", async () => {
       const user = aUser();
       await stores.users.insert(user);

@@ -2,7 +2,7 @@ import { AuthError } from "../../../errors.ts";
 import { oldestFirst } from "../../../model/oldest-first.ts";
 import type { SsoProvider } from "../../../model/sso-provider.ts";
 import type { SsoProviderStore } from "../../../ports/stores.ts";
-import { copy, type State } from "./state.ts";
+import { copy, deleteWhere, type State } from "./state.ts";
 
 /** SAML identity providers over `state`, refusing what the database's unique keys refuse. */
 export const inMemorySsoProviders = (state: State): SsoProviderStore => {
@@ -66,7 +66,10 @@ export const inMemorySsoProviders = (state: State): SsoProviderStore => {
       return true;
     },
     async delete(id) {
-      return state.ssoProviders.delete(id);
+      if (!state.ssoProviders.delete(id)) return false;
+      // Its sign-ins waiting at the ACS go with it (ON DELETE CASCADE in the database).
+      deleteWhere(state.samlRelayStates, (relayState) => relayState.ssoProviderId === id);
+      return true;
     },
   };
 };

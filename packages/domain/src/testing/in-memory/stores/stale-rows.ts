@@ -84,6 +84,8 @@ const otherKinds = (state: State): Record<Exclude<StaleRowKind, SessionKind>, De
     one_time_tokens: (cutoff, limit) => deleteMatching(state.oneTimeTokens, (token) => token.createdAt < cutoff, limit),
     flow_states: (cutoff, limit) => deleteMatching(state.flowStates, (flow) => flow.createdAt < cutoff, limit),
     oauth_flows: (cutoff, limit) => deleteMatching(state.oauthFlows, (flow) => flow.createdAt < cutoff, limit),
+    saml_relay_states: (cutoff, limit) =>
+      deleteMatching(state.samlRelayStates, (relayState) => relayState.createdAt < cutoff, limit),
     mfa_challenges: (cutoff, limit) =>
       deleteMatching(state.challenges, (challenge) => challenge.createdAt < cutoff, limit),
     unverified_factors: (cutoff, limit) => {

@@ -9,7 +9,7 @@ import type { OneTimeToken } from "../../../model/one-time-token.ts";
 import type { OutboxEntry } from "../../../model/outbox.ts";
 import type { RefreshToken } from "../../../model/refresh-token.ts";
 import type { Session } from "../../../model/session.ts";
-import type { SsoProvider } from "../../../model/sso-provider.ts";
+import type { SamlRelayState, SsoProvider } from "../../../model/sso-provider.ts";
 import type { User } from "../../../model/user.ts";
 import type { Passkey, WebAuthnChallenge } from "../../../model/webauthn.ts";
 
@@ -31,6 +31,7 @@ export interface State {
   oauthAuthorizations: Map<string, OAuthAuthorization>;
   oauthConsents: Map<string, OAuthConsent>;
   ssoProviders: Map<string, SsoProvider>;
+  samlRelayStates: Map<string, SamlRelayState>;
   sessions: Map<string, Session>;
   refreshTokens: Map<string, RefreshToken>;
   oneTimeTokens: Map<string, OneTimeToken>;
@@ -54,6 +55,7 @@ export const emptyState = (): State => ({
   oauthAuthorizations: new Map(),
   oauthConsents: new Map(),
   ssoProviders: new Map(),
+  samlRelayStates: new Map(),
   sessions: new Map(),
   refreshTokens: new Map(),
   oneTimeTokens: new Map(),

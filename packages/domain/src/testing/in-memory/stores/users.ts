@@ -21,13 +21,23 @@ export const withIdentities = (state: State, row: UserRow): User => ({
   factors: oldestFirst([...state.factors.values()].filter((factor) => factor.userId === row.id)).map(copy),
 });
 
+/**
+ * Throws as the database's unique keys would: an email is unique among the users that are no SSO users alone (its
+ * partial unique index), a phone among all users.
+ */
 const assertUnique = (state: State, user: UserRow) => {
   for (const other of state.users.values()) {
     if (other.id === user.id) continue;
-    if (user.email !== null && other.email === user.email) throw new AuthError("email_exists", messages.emailExists);
+    if (user.email !== null && !user.isSsoUser && !other.isSsoUser && other.email === user.email) {
+      throw new AuthError("email_exists", messages.emailExists);
+    }
     if (user.phone !== null && other.phone === user.phone) throw new AuthError("phone_exists", messages.phoneExists);
   }
 };
+
+/** The user that holds `matches`' address: never an SSO user, whose address is its own only within its provider. */
+const holderOf = (state: State, matches: (user: UserRow) => boolean) =>
+  [...state.users.values()].find((user) => !user.isSsoUser && matches(user));
 
 export const inMemoryUsers = (state: State): UserStore => {
   const toUser = (row: UserRow) => withIdentities(state, row);
@@ -51,11 +61,11 @@ export const inMemoryUsers = (state: State): UserStore => {
       return row ? toUser(row) : null;
     },
     async findByEmail(email) {
-      const row = [...state.users.values()].find((user) => user.email === email);
+      const row = holderOf(state, (user) => user.email === email);
       return row ? toUser(row) : null;
     },
     async findByPhone(phone) {
-      const row = [...state.users.values()].find((user) => user.phone === phone);
+      const row = holderOf(state, (user) => user.phone === phone);
       return row ? toUser(row) : null;
     },
     async findWithSession(userId, sessionId) {
