@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { startTestServer, type TestServer } from "@latchkey/server/testing";
@@ -73,6 +74,11 @@ beforeAll(async () => {
     AUTH_SECURITY_CAPTCHA_TIMEOUT: "1",
     AUTH_EXTERNAL_ANONYMOUS_USERS_ENABLED: "true",
     AUTH_MAILER_AUTOCONFIRM: "true",
+    // For POST /sso, which captcha guards too.
+    AUTH_SAML_ENABLED: "true",
+    AUTH_SAML_PRIVATE_KEY: generateKeyPairSync("rsa", { modulusLength: 2048 })
+      .privateKey.export({ format: "der", type: "pkcs1" })
+      .toString("base64"),
   });
 });
 afterAll(async () => {
@@ -133,6 +139,7 @@ describe("captcha, through the official client's captchaToken", () => {
       ["/magiclink", { email: "table-link@example.com" }],
       ["/recover", { email: "table-recover@example.com" }],
       ["/resend", { type: "signup", email: "table-resend@example.com" }],
+      ["/sso", { domain: "table-sso.example" }],
     ];
     const answer = async (path: string, body: Record<string, unknown>, token?: string) => {
       const response = await server.fetch(path, {

@@ -116,7 +116,8 @@ describeIfAvailable(missingPostgresServer(), "moving from Supabase Auth with `la
   it("ends with a summary: counts, each user skipped and why, and what was left behind", () => {
     expect(firstRun.exitCode, firstRun.stderr).toBe(0);
     expect(firstRun.stdout).toMatch(/^ {2}users: \d+ written$/m);
-    expect(firstRun.stdout).toContain(`${fixture.sso.id}: a SAML single sign-on user: SAML is not built in Latchkey`);
+    expect(firstRun.stdout).toMatch(/^ {2}SSO providers: 2 written$/m);
+    expect(firstRun.stdout).not.toContain(fixture.sso.id);
     expect(firstRun.stdout).toMatch(/Dropped \d+ pending links and codes/);
     expect(firstRun.stdout).toContain(
       `${fixture.otherInstance.id}: of another instance (instance_id ${fixture.otherInstance.instanceId}): GoTrue serves only the nil instance's users`,
@@ -288,6 +289,52 @@ describeIfAvailable(missingPostgresServer(), "moving from Supabase Auth with `la
     expect(claimsOf(aal2.data.session!.access_token)["aal"]).toBe("aal2");
   });
 
+  it("brings the SSO providers with their domains, and the SSO users with their identities and sessions", async () => {
+    const { sso } = fixture;
+    const headers = { authorization: `Bearer ${await serviceRoleKey()}` };
+    const listed = await server.fetch("/admin/sso/providers", { headers });
+    expect(listed.status).toBe(200);
+    const { items } = (await listed.json()) as { items: { id: string }[] };
+    expect(items.map((item) => item.id)).toEqual([sso.provider.id, sso.disabledProvider.id]);
+    expect(items[0]).toEqual({
+      id: sso.provider.id,
+      resource_id: sso.provider.resourceId,
+      disabled: null,
+      saml: {
+        entity_id: sso.provider.entityId,
+        attribute_mapping: sso.provider.attributeMapping,
+        name_id_format: sso.provider.nameIdFormat,
+      },
+      domains: [{ domain: "acme.test" }, { domain: "corp.acme.test" }],
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    expect(items[1]).toMatchObject({ disabled: true, domains: [] });
+    // The metadata byte for byte, as GoTrue kept it (not fetched again).
+    const one = await server.fetch(`/admin/sso/providers/${sso.provider.id}`, { headers });
+    expect(((await one.json()) as { saml: { metadata_xml: string } }).saml.metadata_xml).toBe(sso.provider.metadataXml);
+
+    // SSO users, the one of a provider GoTrue deleted too; GoTrue's JSON has no is_sso_user, so the store says.
+    for (const id of [sso.id, sso.sameEmailId, sso.orphanId]) {
+      expect(await server.db.stores.users.findById(id)).toMatchObject({ id, isSsoUser: true });
+    }
+    const admin = await adminApi(server);
+    const { data } = await admin.getUserById(sso.id);
+    expect(data.user?.email).toBe(fixture.withPassword.email);
+    expect(data.user?.app_metadata).toMatchObject({ provider: `sso:${sso.provider.id}` });
+    expect(data.user?.identities?.map((identity) => [identity.provider, identity.id])).toEqual([
+      [`sso:${sso.provider.id}`, sso.subject],
+    ]);
+    // The password user of the same email is still the one a password signs in.
+    expect((await client(server).signInWithPassword(fixture.withPassword)).data.user?.id).toBe(fixture.withPassword.id);
+    // Its session refreshes, with the amr GoTrue gave it, naming the provider.
+    const refreshed = await client(server).refreshSession({ refresh_token: sso.refreshToken });
+    expect(refreshed.error).toBeNull();
+    expect(refreshed.data.user?.id).toBe(sso.id);
+    const amr = claimsOf(refreshed.data.session!.access_token)["amr"] as { method: string; provider?: string }[];
+    expect(amr).toEqual([expect.objectContaining({ method: "sso/saml", provider: sso.provider.id })]);
+  });
+
   it("runs again without duplicating anything, and a dry run writes nothing", async () => {
     const count = () => server.db.db.$count(server.db.schema.users);
     const before = await count();
@@ -296,6 +343,7 @@ describeIfAvailable(missingPostgresServer(), "moving from Supabase Auth with `la
     expect(await count()).toEqual(before);
     // The audit log came along this time, once.
     expect(again.stdout).toContain(`audit log entries: ${fixture.auditEntryIds.length} written`);
+    expect(again.stdout).toContain("  SSO providers: 0 written, 2 already here (left as they are)");
     expect((await importOnce("--audit")).stdout).toContain("audit log entries: 0 written");
     const audit = await server.fetch("/admin/audit?per_page=100", {
       headers: { authorization: `Bearer ${await serviceRoleKey()}` },
@@ -305,6 +353,7 @@ describeIfAvailable(missingPostgresServer(), "moving from Supabase Auth with `la
     const dry = await importOnce("--dry-run");
     expect(dry.exitCode, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/^Dry run: nothing was written\./);
+    expect(dry.stdout).toContain("  SSO providers: 0 would be written, 2 already here (left as they are)");
     expect(await count()).toEqual(before);
   });
 });

@@ -1,4 +1,4 @@
-import type { Factor, ImportedAccount, Passkey, RefreshToken, User, WebAuthnKey } from "@latchkey/domain";
+import type { Factor, ImportedAccount, Passkey, RefreshToken, SsoProvider, User, WebAuthnKey } from "@latchkey/domain";
 import { aSession, aUser, nodeRandom } from "@latchkey/domain/testing";
 import { describe, expect, it } from "vitest";
 import { createPostgres } from "../src/index.ts";
@@ -81,6 +81,45 @@ function withWebAuthn(account = anAccount()): ImportedAccount {
     ...account,
     user: { ...account.user, factors: [aWebAuthnFactor(userId)] },
     passkeys: [aPasskey(userId, { friendlyName: "Laptop", lastUsedAt: later(5) })],
+  };
+}
+
+/** A SAML provider as the import maps GoTrue's: its EntityID and domains unique unless given. */
+function aProvider(overrides: Partial<SsoProvider> = {}): SsoProvider {
+  const id = nodeRandom.uuid();
+  return {
+    id,
+    resourceId: null,
+    disabled: null,
+    saml: {
+      entityId: `https://idp-${id}.test/saml`,
+      metadataXml: `<md:EntityDescriptor entityID="https://idp-${id}.test/saml">\r\n</md:EntityDescriptor>\n`,
+      metadataUrl: null,
+      attributeMapping: { keys: { email: { name: "mail" } } },
+      nameIdFormat: null,
+    },
+    domains: [`${id.slice(0, 8)}.test`],
+    createdAt: at,
+    updatedAt: later(10),
+    ...overrides,
+  };
+}
+
+/** An SSO user of the provider: its identity `sso:<provider id>`, its session amr `sso/saml`. */
+function anSsoAccount(providerId: string, email: string): ImportedAccount {
+  const account = anAccount({ email, isSsoUser: true, passwordHash: null });
+  const subject = nodeRandom.token(8);
+  const identity = {
+    ...account.user.identities[0]!,
+    provider: `sso:${providerId}`,
+    providerId: subject,
+    identityData: { sub: subject, email },
+  };
+  const [imported] = account.sessions;
+  return {
+    ...account,
+    user: { ...account.user, identities: [identity] },
+    sessions: [{ ...imported!, session: { ...imported!.session, amr: [{ method: "sso/saml", at }] } }],
   };
 }
 
@@ -262,6 +301,91 @@ describe.each(backends)("$name account import", (backend) => {
     expect(await stores().passkeys.listOfUser(fine.user.id)).toEqual(fine.passkeys);
   });
 
+  it("writes SSO providers with their ids and domains, lowercased, and leaves one already here as it is", async () => {
+    const acme = aProvider({
+      resourceId: `acme-${nodeRandom.token(6)}`,
+      disabled: true,
+      domains: ["Acme.test", " corp.acme.TEST"],
+      saml: { ...aProvider().saml, nameIdFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" },
+    });
+    const bare = aProvider({ domains: [] });
+    expect(await target().checkSsoProviders([acme, bare])).toEqual({ written: 2, alreadyHere: 0, skipped: [] });
+    expect(await stores().ssoProviders.find(acme.id)).toBeNull();
+    expect(await target().writeSsoProviders([acme, bare])).toEqual({ written: 2, alreadyHere: 0, skipped: [] });
+    expect(await stores().ssoProviders.find(acme.id)).toEqual({ ...acme, domains: ["acme.test", "corp.acme.test"] });
+    expect(await stores().ssoProviders.find(bare.id)).toEqual(bare);
+    // Changed here since: a later run leaves it as it is, whatever the source has.
+    const changedHere = { ...acme, disabled: false, domains: ["acme.test"], updatedAt: later(60) };
+    await stores().ssoProviders.update(changedHere);
+    const renamed = { ...acme, resourceId: `${acme.resourceId}-renamed`, updatedAt: later(90) };
+    expect(await target().checkSsoProviders([renamed, bare])).toEqual({ written: 0, alreadyHere: 2, skipped: [] });
+    expect(await target().writeSsoProviders([renamed, bare])).toEqual({ written: 0, alreadyHere: 2, skipped: [] });
+    expect(await stores().ssoProviders.find(acme.id)).toEqual(changedHere);
+  });
+
+  it("skips, with why, an SSO provider whose EntityID, domain or resource id another provider here or before it holds", async () => {
+    const name = nodeRandom.token(6).toLowerCase();
+    const holder = aProvider({ resourceId: name, domains: [`${name}.test`] });
+    await stores().ssoProviders.insert(holder);
+    const sameEntity = aProvider({ saml: { ...aProvider().saml, entityId: holder.saml.entityId } });
+    const sameDomain = aProvider({ domains: [`other-${name}.test`, `${name.toUpperCase()}.test`] });
+    const sameResource = aProvider({ resourceId: name.toUpperCase() });
+    const fine = aProvider({ domains: [`fine-${name}.test`] });
+    const twin = aProvider({ domains: [`Fine-${name}.test`] });
+    const providers = [sameEntity, sameDomain, sameResource, fine, twin];
+    const check = await target().checkSsoProviders(providers);
+    const report = await target().writeSsoProviders(providers);
+    expect(report).toEqual({
+      written: 1,
+      alreadyHere: 0,
+      skipped: [
+        {
+          providerId: sameEntity.id,
+          reason: `its EntityID ${holder.saml.entityId} is that of the SSO provider ${holder.id} here`,
+        },
+        { providerId: sameDomain.id, reason: `its domain ${name}.test is held by the SSO provider ${holder.id} here` },
+        {
+          providerId: sameResource.id,
+          reason: `its resource_id ${name.toUpperCase()} is that of the SSO provider ${holder.id} here`,
+        },
+        { providerId: twin.id, reason: `its domain fine-${name}.test is held by the SSO provider ${fine.id} here` },
+      ],
+    });
+    expect(check).toEqual(report);
+    for (const skipped of [sameEntity, sameDomain, sameResource, twin]) {
+      expect(await stores().ssoProviders.find(skipped.id)).toBeNull();
+    }
+    expect(await stores().ssoProviders.findByDomain(`other-${name}.test`)).toBeNull();
+    expect(await stores().ssoProviders.findByDomain(`fine-${name}.test`)).toMatchObject({ id: fine.id });
+  });
+
+  it("writes SSO users whose email another user holds, SSO or not, here or in the batch", async () => {
+    const provider = aProvider();
+    await target().writeSsoProviders([provider]);
+    const holder = anAccount();
+    await target().write([holder]);
+    const email = holder.user.email!;
+    const first = anSsoAccount(provider.id, email);
+    const second = anSsoAccount(provider.id, email);
+    // A provider not here (deleted at the source): its user comes all the same.
+    const orphan = anSsoAccount(nodeRandom.uuid(), email);
+    const plain = anAccount({ email: "plain-after-sso@example.com" });
+    const accounts = [first, second, orphan, plain];
+    const check = await target().check(accounts);
+    const report = await target().write(accounts);
+    expect(report.skipped).toEqual([]);
+    expect(check).toEqual(report);
+    expect(report.written).toMatchObject({ users: 4, identities: 4, sessions: 4 });
+    const found = await stores().users.findWithSession(first.user.id, first.sessions[0]!.session.id);
+    expect(found?.user).toMatchObject({ isSsoUser: true, email });
+    expect(found?.user.identities).toEqual([expect.objectContaining({ provider: `sso:${provider.id}` })]);
+    expect(found?.session?.amr).toEqual([{ method: "sso/saml", at }]);
+    expect((await stores().users.findByEmail(email))?.id).toBe(holder.user.id);
+    // A user here (not SSO) still cannot take the email of another one that is not SSO.
+    const clash = await target().write([anAccount({ email })]);
+    expect(clash.skipped).toHaveLength(1);
+  });
+
   it("checks without writing in a dry run", async () => {
     const holder = anAccount();
     await target().write([holder]);
@@ -280,6 +404,8 @@ describe("a dry run before the first migration", () => {
     try {
       const report = await postgres.accountImport.check([anAccount()]);
       expect(report).toMatchObject({ written: { users: 1 }, skipped: [] });
+      const providers = await postgres.accountImport.checkSsoProviders([aProvider(), aProvider()]);
+      expect(providers).toEqual({ written: 2, alreadyHere: 0, skipped: [] });
       await expect(postgres.stores.users.findById(nodeRandom.uuid())).rejects.toThrow();
     } finally {
       await client.close();

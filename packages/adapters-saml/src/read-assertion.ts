@@ -1,5 +1,7 @@
 import { AuthError, type SamlAssertion, type SamlIdpMetadata } from "@latchkey/domain";
 import { type CacheProvider, type Profile, SAML, ValidateInResponseTo } from "@node-saml/node-saml";
+import { XMLSerializer } from "@xmldom/xmldom";
+import { decryptAssertion } from "./decrypt-assertion.ts";
 import { responseProblem } from "./response-checks.ts";
 import { decodeSamlResponse, parseSamlResponse } from "./saml-response.ts";
 import type { SamlServiceProviderKey } from "./service-provider-key.ts";
@@ -20,25 +22,13 @@ const notValid = (cause: unknown) => new AuthError("validation_failed", "SAML As
 
 /**
  * SamlServiceProvider.readAssertion. The response is checked three times: here on the whole document (size, DTD,
- * one assertion, status, Destination, Issuer, InResponseTo), by node-saml (signatures, audience, time conditions,
- * decryption), and here again on the assertion node-saml verified (issuer, bearer confirmation), which alone
- * supplies what is returned.
+ * one assertion, status, Destination, Issuer, InResponseTo; decrypted first when encrypted), by node-saml
+ * (signatures, audience, time conditions), and here again on the assertion node-saml verified (issuer, bearer
+ * confirmation), which alone supplies what is returned.
  */
 export async function readAssertion(input: ReadAssertionInput): Promise<SamlAssertion> {
   const { idp, acsUrl, inResponseTo } = input;
-  let base64: string;
-  try {
-    const decoded = decodeSamlResponse(input.samlResponse);
-    const problem = responseProblem(parseSamlResponse(decoded.xml), {
-      idpEntityId: idp.entityId,
-      acsUrl,
-      inResponseTo,
-    });
-    if (problem !== null) throw new Error(problem);
-    base64 = decoded.base64;
-  } catch (error) {
-    throw notValid(error instanceof AuthError ? `${error.message}: ${String(error.cause)}` : error);
-  }
+  const base64 = await checkedResponse(input);
   if (idp.signingCertificates.length === 0) throw notValid(`the metadata of ${idp.entityId} names no certificate`);
   const profile = await verifiedProfile(input, base64);
   const signedXml = profile.getAssertionXml?.();
@@ -57,25 +47,38 @@ export async function readAssertion(input: ReadAssertionInput): Promise<SamlAsse
 }
 
 /**
- * node-saml's verdict, with each decryption key in turn (the next key while it rotates in, as GoTrue tries it):
- * the first error is the one told when no key does.
+ * The response as node-saml is to read it (base64), once the whole document holds: an encrypted assertion is
+ * decrypted first (decryptAssertion), and the document checked again with the assertion in the clear.
  */
-async function verifiedProfile(input: ReadAssertionInput, base64: string): Promise<Profile> {
-  const keys = input.decryptionKeys.length > 0 ? input.decryptionKeys : [null];
-  let first: unknown;
-  for (const key of keys) {
-    try {
-      const { profile } = await nodeSaml(input, key).validatePostResponseAsync({ SAMLResponse: base64 });
-      if (profile === null) throw new Error("the response carries no assertion");
-      return profile;
-    } catch (error) {
-      first ??= error;
-    }
+async function checkedResponse(input: ReadAssertionInput): Promise<string> {
+  const expected = { idpEntityId: input.idp.entityId, acsUrl: input.acsUrl, inResponseTo: input.inResponseTo };
+  try {
+    const decoded = decodeSamlResponse(input.samlResponse);
+    const document = parseSamlResponse(decoded.xml);
+    const problem = responseProblem(document, expected);
+    if (problem !== null) throw new Error(problem);
+    const decrypted = await decryptAssertion(document, input.decryptionKeys);
+    if (decrypted === null) return decoded.base64;
+    const again = responseProblem(decrypted, expected);
+    if (again !== null) throw new Error(again);
+    return Buffer.from(new XMLSerializer().serializeToString(decrypted)).toString("base64");
+  } catch (error) {
+    throw notValid(error instanceof AuthError ? `${error.message}: ${String(error.cause)}` : error);
   }
-  throw notValid(first instanceof Error ? first.message : first);
 }
 
-function nodeSaml(input: ReadAssertionInput, decryptionKey: SamlServiceProviderKey | null): SAML {
+/** node-saml's verdict on a response whose assertion is in the clear: its signature, audience and times. */
+async function verifiedProfile(input: ReadAssertionInput, base64: string): Promise<Profile> {
+  try {
+    const { profile } = await nodeSaml(input).validatePostResponseAsync({ SAMLResponse: base64 });
+    if (profile === null) throw new Error("the response carries no assertion");
+    return profile;
+  } catch (error) {
+    throw notValid(error instanceof Error ? error.message : error);
+  }
+}
+
+function nodeSaml(input: ReadAssertionInput): SAML {
   return new SAML({
     idpCert: [...input.idp.signingCertificates],
     issuer: input.entityId,
@@ -87,7 +90,6 @@ function nodeSaml(input: ReadAssertionInput, decryptionKey: SamlServiceProviderK
     wantAssertionsSigned: true,
     wantAuthnResponseSigned: false,
     acceptedClockSkewMs: input.clockSkewMs,
-    ...(decryptionKey ? { decryptionPvk: decryptionKey.privateKeyPem } : {}),
     ...(input.inResponseTo === null
       ? { validateInResponseTo: ValidateInResponseTo.never }
       : { validateInResponseTo: ValidateInResponseTo.always, cacheProvider: onlyRequest(input.inResponseTo) }),

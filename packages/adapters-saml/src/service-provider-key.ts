@@ -55,8 +55,10 @@ export async function samlServiceProviderKey(input: SamlServiceProviderKeyInput)
       ["verify"],
     ),
   };
+  // GoTrue's certificate adds dataEncipherment for encryption; keyEncipherment (ours) is what RSA key transport,
+  // which encrypted assertions use, strictly calls for, so an IdP that checks finds it.
   const usages = input.allowEncryptedAssertions
-    ? KeyUsageFlags.digitalSignature | KeyUsageFlags.dataEncipherment
+    ? KeyUsageFlags.digitalSignature | KeyUsageFlags.keyEncipherment | KeyUsageFlags.dataEncipherment
     : KeyUsageFlags.digitalSignature;
   const certificate = await X509CertificateGenerator.createSelfSigned(
     {

@@ -66,16 +66,17 @@ describe("samlServiceProviderKey", () => {
     expect(certificate.verify(certificate.publicKey)).toBe(true);
   });
 
-  it("allows data encipherment only when encrypted assertions are", async () => {
+  it("allows key and data encipherment only when encrypted assertions are", async () => {
     const usage = async (allowEncryptedAssertions: boolean) => {
       const { certificatePem } = await samlServiceProviderKey({ ...input, allowEncryptedAssertions });
-      // KeyUsage is a BIT STRING: digitalSignature is bit 0 (0x80), dataEncipherment bit 3 (0x10).
+      // KeyUsage is a BIT STRING: digitalSignature is bit 0 (0x80), keyEncipherment bit 2 (0x20), dataEncipherment
+      // bit 3 (0x10).
       const der = new X509Certificate(certificatePem).raw.toString("hex");
       const at = der.indexOf("0603551d0f");
       return der.slice(at, at + 30);
     };
     expect(await usage(false)).toMatch(/03020780/);
-    expect(await usage(true)).toMatch(/03020490|03020390/);
+    expect(await usage(true)).toMatch(/030204b0/);
   });
 
   it("throws for a key the check refuses", async () => {

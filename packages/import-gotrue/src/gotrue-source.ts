@@ -15,6 +15,13 @@ export interface GotrueBatch {
   readonly amrClaims: readonly GotrueRow[];
 }
 
+/** GoTrue's SSO providers: every row of its `sso_providers`, `saml_providers` and `sso_domains` (none before it had SAML). */
+export interface GotrueSsoRows {
+  readonly providers: readonly GotrueRow[];
+  readonly samlProviders: readonly GotrueRow[];
+  readonly domains: readonly GotrueRow[];
+}
+
 /**
  * A batch as read: up to `limit` rows of the users table, GoTrue's and any other instance's (which the mapping
  * skips, saying why), and where the walk goes on.
@@ -34,6 +41,8 @@ export interface GotrueSource {
    * stays bounded.
    */
   readBatch(afterId: string | null, limit: number): Promise<SourceBatch>;
+  /** Every SSO provider with its SAML settings and domains (none before GoTrue had SAML). */
+  readSsoProviders(): Promise<GotrueSsoRows>;
   /** Up to `limit` audit log entries after `afterId`, in id order; none when GoTrue keeps no audit log. */
   readAuditBatch(afterId: string | null, limit: number): Promise<readonly GotrueRow[]>;
   close(): Promise<void>;
@@ -98,6 +107,7 @@ export async function openGotrueSource(url: string, schema = "auth"): Promise<Go
           amrClaims: await rowsOf("mfa_amr_claims", "session_id", sessionIds),
         };
       },
+      readSsoProviders: () => ssoProviderRows(client, tables, table),
       async readAuditBatch(afterId, limit) {
         if (!tables.has("audit_log_entries")) return [];
         const { rows } = await client.query<GotrueRow>(
@@ -112,6 +122,21 @@ export async function openGotrueSource(url: string, schema = "auth"): Promise<Go
     await client.end();
     throw error;
   }
+}
+
+/** GoTrue's SSO providers: every row of their three tables, in a stable order. */
+async function ssoProviderRows(
+  client: pg.Client,
+  tables: ReadonlySet<string>,
+  table: (name: string) => string,
+): Promise<GotrueSsoRows> {
+  const everyRow = async (name: string, order: string) =>
+    tables.has(name) ? (await client.query<GotrueRow>(`SELECT * FROM ${table(name)} ORDER BY ${order}`)).rows : [];
+  return {
+    providers: await everyRow("sso_providers", "created_at, id"),
+    samlProviders: await everyRow("saml_providers", "sso_provider_id, id"),
+    domains: await everyRow("sso_domains", "sso_provider_id, domain"),
+  };
 }
 
 /** Columns every GoTrue version's users table has (its first migration's) that the import relies on. */
@@ -155,6 +180,9 @@ async function present(client: pg.Client, schema: string): Promise<Set<string>> 
         "refresh_tokens",
         "mfa_amr_claims",
         "audit_log_entries",
+        "sso_providers",
+        "saml_providers",
+        "sso_domains",
       ],
     ],
   );

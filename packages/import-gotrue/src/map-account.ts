@@ -71,7 +71,7 @@ const PENDING_TOKEN_COLUMNS = [
   "reauthentication_token",
 ];
 
-/** GoTrue's amr methods that are ours too; others (sso/saml, web3, token_refresh) are left out. */
+/** GoTrue's amr methods that are ours too; others (web3, token_refresh) are left out. */
 const AMR_METHODS: ReadonlySet<string> = new Set<AuthMethod>([
   "password",
   "otp",
@@ -87,6 +87,7 @@ const AMR_METHODS: ReadonlySet<string> = new Set<AuthMethod>([
   "mfa/phone",
   "mfa/webauthn",
   "passkey",
+  "sso/saml",
 ]);
 
 /** Hashes argon2 and bcrypt verify here (the password check upgrades them at the next sign-in). */
@@ -120,7 +121,6 @@ export function mapBatch(batch: GotrueBatch, context: MapContext): MappedBatch {
       if (instance !== null && instance !== NIL_INSTANCE) {
         throw new Skip(`of another instance (instance_id ${instance}): GoTrue serves only the nil instance's users`);
       }
-      if (row["is_sso_user"] === true) throw new Skip("a SAML single sign-on user: SAML is not built in Latchkey");
       dropped.pendingTokens += PENDING_TOKEN_COLUMNS.filter((column) => nonEmpty(row[column]) !== null).length;
       const userFactors = (factors.get(userId) ?? []).flatMap((factor) => mapFactor(factor, context, dropped));
       const user = mapUser(row, identities.get(userId) ?? [], userFactors, dropped);
@@ -187,7 +187,9 @@ function mapUser(row: GotrueRow, identityRows: readonly GotrueRow[], factors: Fa
     userMetadata: objectOf(row["raw_user_meta_data"]),
     bannedUntil: dateOf(row["banned_until"]),
     isAnonymous: row["is_anonymous"] === true,
-    isSsoUser: false,
+    // Its identity (`sso:<provider id>`) comes with it, even when its provider does not (GoTrue keeps the users of a
+    // provider it deleted too): it signs in again once a provider of that id is here.
+    isSsoUser: row["is_sso_user"] === true,
     createdAt,
     updatedAt: dateOf(row["updated_at"]) ?? createdAt,
     deletedAt,

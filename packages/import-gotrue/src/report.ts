@@ -22,8 +22,8 @@ const KINDS: readonly [keyof ImportedCounts, string][] = [
 ];
 
 /**
- * The summary: counts per kind (written, and on a later run unchanged, or kept as changed here since), every user
- * skipped and why, and what was left behind.
+ * The summary: counts per kind (written, and on a later run unchanged, or kept as changed here since), the SSO
+ * providers brought, every user and provider skipped and why, and what was left behind.
  */
 export function summaryText(summary: ImportSummary): string {
   const verb = summary.dryRun ? "would be written" : "written";
@@ -35,6 +35,12 @@ export function summaryText(summary: ImportSummary): string {
       return `  ${name}: ${count(summary.written[key])} ${verb}${unchanged}${kept}`;
     }),
   ];
+  const sso = summary.ssoProviders;
+  if (sso.read > 0) {
+    const alreadyHere = sso.alreadyHere > 0 ? `, ${count(sso.alreadyHere)} already here (left as they are)` : "";
+    const skipped = sso.skipped.length > 0 ? `, ${count(sso.skipped.length)} skipped` : "";
+    lines.push(`  SSO providers: ${count(sso.written)} ${verb}${alreadyHere}${skipped}`);
+  }
   if (summary.softDeleted > 0) {
     lines.push(
       `Soft-deleted in GoTrue, and here too: ${plural(summary.softDeleted, "user")} (no sign-in; their email and phone are free for others, as in GoTrue).`,
@@ -51,6 +57,12 @@ export function summaryText(summary: ImportSummary): string {
     if (summary.skippedCount > summary.skipped.length) {
       lines.push(`  … and ${count(summary.skippedCount - summary.skipped.length)} more`);
     }
+  }
+  if (sso.skipped.length > 0) {
+    lines.push(
+      `Skipped ${plural(sso.skipped.length, "SSO provider")} (their users come all the same, and sign in with SSO once a provider of that id is here):`,
+      ...sso.skipped.map((skip) => `  ${skip.providerId}: ${skip.reason}`),
+    );
   }
   const { dropped } = summary;
   if (dropped.pendingTokens > 0) {

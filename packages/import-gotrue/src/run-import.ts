@@ -1,7 +1,8 @@
 import type { AccountImportTarget, ImportBatchReport, ImportedCounts } from "@latchkey/domain";
-import type { GotrueSource, SourceBatch } from "./gotrue-source.ts";
+import type { GotrueSource, GotrueSsoRows, SourceBatch } from "./gotrue-source.ts";
 import { type Dropped, type MapContext, type MappedBatch, mapBatch } from "./map-account.ts";
 import { mapAuditEntries } from "./map-audit.ts";
+import { mapSsoProviders } from "./map-sso-provider.ts";
 
 export interface ImportOptions {
   readonly source: GotrueSource;
@@ -49,9 +50,22 @@ export interface ImportSummary {
   readonly skippedCount: number;
   readonly dropped: Dropped;
   readonly lastUserId: string | null;
+  /** GoTrue's SSO providers, brought before the users. */
+  readonly ssoProviders: SsoProvidersSummary;
   /** With `audit`: entries written (or, in a dry run, that would be), and those of actions Latchkey has no word for. */
   readonly audit: { readonly written: number; readonly left: number } | null;
   readonly elapsedMs: number;
+}
+
+interface SsoProvidersSummary {
+  /** Rows of GoTrue's sso_providers table read. */
+  readonly read: number;
+  /** New here (or, in a dry run, that would be), with their domains. */
+  readonly written: number;
+  /** Already here with the same id (an earlier run brought them): left as they are. */
+  readonly alreadyHere: number;
+  /** Every provider not brought, with why; their users come all the same. */
+  readonly skipped: readonly { readonly providerId: string; readonly reason: string }[];
 }
 
 export const DEFAULT_BATCH_SIZE = 1000;
@@ -98,12 +112,17 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     usersRead: 0,
   };
   let beforeFirstWrite = options.dryRun ? undefined : options.beforeFirstWrite;
+  // Read before anything is written, so a source that cannot be read leaves the target as it was.
+  const ssoRows = await options.source.readSsoProviders();
+  let ssoProviders: SsoProvidersSummary | undefined;
   let lastUserId: string | null = options.afterUserId ?? null;
   let next = readAhead(options, lastUserId);
   for (;;) {
     const { batch, mapped } = await next;
     await beforeFirstWrite?.();
     beforeFirstWrite = undefined;
+    // The providers before any user, so that SSO users' identities name providers here.
+    ssoProviders ??= await importSsoProviders(options, ssoRows);
     if (batch.lastRead === null) break;
     if (!batch.end) next = readAhead(options, batch.lastRead);
     const report = options.dryRun
@@ -119,6 +138,7 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   const { usersRead, written, unchanged, kept, softDeleted, skipped, skippedCount, dropped } = tally;
   return {
     dryRun: options.dryRun ?? false,
+    ssoProviders: ssoProviders ?? { read: 0, written: 0, alreadyHere: 0, skipped: [] },
     audit,
     usersRead,
     written,
@@ -170,6 +190,24 @@ function countBatch(tally: Tally, mapped: MappedBatch, report: ImportBatchReport
   dropped.factors.push(...mapped.dropped.factors.slice(0, MAX_LISTED - dropped.factors.length));
   dropped.passkeys.push(...mapped.dropped.passkeys.slice(0, MAX_LISTED - dropped.passkeys.length));
   dropped.passwords.push(...mapped.dropped.passwords.slice(0, MAX_LISTED - dropped.passwords.length));
+}
+
+/**
+ * GoTrue's SSO providers, written (or checked, in a dry run). One skipped (its rows cannot be one here, or another
+ * provider here holds its EntityID, a domain or its resource id) does not skip its users: GoTrue keeps the users of
+ * a provider it deleted too, and they sign in again once a provider of that id is here.
+ */
+async function importSsoProviders(options: ImportOptions, rows: GotrueSsoRows): Promise<SsoProvidersSummary> {
+  const mapped = mapSsoProviders(rows);
+  const report = options.dryRun
+    ? await options.target.checkSsoProviders(mapped.providers)
+    : await options.target.writeSsoProviders(mapped.providers);
+  return {
+    read: rows.providers.length,
+    written: report.written,
+    alreadyHere: report.alreadyHere,
+    skipped: [...mapped.skipped, ...report.skipped],
+  };
 }
 
 /** The audit log, a batch at a time; entries already here (an earlier run) are not added again. */

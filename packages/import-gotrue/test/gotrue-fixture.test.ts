@@ -136,8 +136,14 @@ describeIfAvailable(missingPostgresServer(), "createGotrueDatabase and the awkwa
         "webauthn_credentials",
         "one_time_tokens",
         "audit_log_entries",
+        "sso_providers",
+        "saml_providers",
+        "sso_domains",
       ]),
     );
+    expect(column("sso_providers", "disabled")?.data_type).toBe("boolean");
+    expect(column("saml_providers", "attribute_mapping")?.udt_name).toBe("jsonb");
+    expect(column("saml_providers", "name_id_format")?.data_type).toBe("text");
     expect(column("users", "confirmed_at")?.is_generated).toBe("ALWAYS");
     expect(column("identities", "email")?.is_generated).toBe("ALWAYS");
     expect(column("users", "phone_change_token")?.column_default).toBe("''::character varying");
@@ -194,7 +200,41 @@ describeIfAvailable(missingPostgresServer(), "createGotrueDatabase and the awkwa
     expect(await user(fixture.invited.id)).toMatchObject({ encrypted_password: "", email_confirmed_at: null });
     expect((await user(fixture.invited.id)).invited_at).toBeInstanceOf(Date);
     expect(await user(fixture.nullTokens.id)).toMatchObject({ confirmation_token: null, email_change: null });
-    expect(await user(fixture.sso.id)).toMatchObject({ is_sso_user: true, email: fixture.withPassword.email });
+    const { sso } = fixture;
+    expect(await user(sso.id)).toMatchObject({ is_sso_user: true, email: fixture.withPassword.email });
+    expect(await user(sso.sameEmailId)).toMatchObject({ is_sso_user: true, email: fixture.withPassword.email });
+    const { rows: providers } = await db.client.query(
+      `select p.id, p.resource_id, p.disabled, s.entity_id, s.metadata_xml, s.name_id_format,
+         (select array_agg(d.domain order by d.domain) from auth.sso_domains d where d.sso_provider_id = p.id) as domains
+       from auth.sso_providers p join auth.saml_providers s on s.sso_provider_id = p.id order by p.created_at`,
+    );
+    expect(providers).toEqual([
+      {
+        id: sso.provider.id,
+        resource_id: "acme",
+        disabled: null,
+        entity_id: sso.provider.entityId,
+        metadata_xml: sso.provider.metadataXml,
+        name_id_format: sso.provider.nameIdFormat,
+        domains: ["Acme.test", "corp.ACME.test"],
+      },
+      {
+        id: sso.disabledProvider.id,
+        resource_id: null,
+        disabled: true,
+        entity_id: sso.disabledProvider.entityId,
+        metadata_xml: expect.stringContaining("\r\n"),
+        name_id_format: null,
+        domains: null,
+      },
+    ]);
+    // GoTrue's partial unique index lets SSO users share an email; its case-blind domain index refuses a twin.
+    await expect(
+      db.client.query("insert into auth.sso_domains (id, sso_provider_id, domain) values (gen_random_uuid(), $1, $2)", [
+        sso.disabledProvider.id,
+        "ACME.TEST",
+      ]),
+    ).rejects.toThrow(/sso_domains_domain_idx/);
     expect((await user(fixture.otherInstance.id)).instance_id).toBe(fixture.otherInstance.instanceId);
   });
 

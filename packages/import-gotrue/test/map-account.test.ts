@@ -135,15 +135,11 @@ describe("mapping GoTrue's rows", () => {
     expect(accounts.map((account) => account.user.id)).toEqual([legacy["id"]]);
   });
 
-  it("skips SAML users and unusable numbers with why, and drops what has no place here, counted", () => {
-    const sso = user({ is_sso_user: true });
+  it("skips unusable numbers with why, and drops what has no place here, counted", () => {
     const badPhone = user({ email: null, phone: "12" });
     const oddHash = user({ encrypted_password: "md5$abc", confirmation_token: "pkce_abc", recovery_token: "def" });
-    const { accounts, skipped, dropped } = mapBatch(batch({ users: [sso, badPhone, oddHash] }), context);
-    expect(skipped).toEqual([
-      { userId: sso["id"], reason: "a SAML single sign-on user: SAML is not built in Latchkey" },
-      { userId: badPhone["id"], reason: 'phone "12" is not an E.164 number' },
-    ]);
+    const { accounts, skipped, dropped } = mapBatch(batch({ users: [badPhone, oddHash] }), context);
+    expect(skipped).toEqual([{ userId: badPhone["id"], reason: 'phone "12" is not an E.164 number' }]);
     expect(accounts.map((account) => account.user.passwordHash)).toEqual([null]);
     expect(dropped).toMatchObject({
       pendingTokens: 2,
@@ -436,8 +432,55 @@ describe("mapping GoTrue's rows", () => {
       authentication_method: method,
       created_at: new Date(at.getTime() + seconds * 1000),
     });
-    const claims = [claim("passkey", 1), claim("mfa/webauthn", 2), claim("sso/saml", 3)];
+    const claims = [claim("passkey", 1), claim("mfa/webauthn", 2), claim("web3", 3)];
     const { accounts } = mapBatch(batch({ users: [row], sessions: [session], amrClaims: claims }), context);
     expect(accounts[0]!.sessions[0]!.session.amr.map((entry) => entry.method)).toEqual(["mfa/webauthn", "passkey"]);
+  });
+
+  it("brings SAML SSO users as SSO users, with their sso:<provider> identities and sso/saml sessions, shared emails and all", () => {
+    const providerId = randomUUID();
+    const sso = (email: string, subject: string) =>
+      user({
+        email,
+        is_sso_user: true,
+        encrypted_password: "",
+        raw_app_meta_data: { provider: `sso:${providerId}`, providers: [`sso:${providerId}`] },
+        sso_subject: subject,
+      });
+    const first = sso("Ada@Acme.test", "subject-1");
+    const second = sso("ada@acme.test", "subject-2");
+    const plain = user({ email: "ada@acme.test" });
+    const identities = [first, second].map((row) => ({
+      id: randomUUID(),
+      user_id: row["id"],
+      provider: `sso:${providerId}`,
+      provider_id: row["sso_subject"],
+      identity_data: { sub: row["sso_subject"], email: "ada@acme.test" },
+      created_at: at,
+      updated_at: at,
+    }));
+    const session = {
+      id: randomUUID(),
+      user_id: first["id"],
+      refresh_token_hmac_key: randomBytes(32).toString("base64url"),
+      refresh_token_counter: 0,
+    };
+    const claims = [{ id: randomUUID(), session_id: session.id, authentication_method: "sso/saml", created_at: at }];
+    const { accounts, skipped } = mapBatch(
+      batch({ users: [first, second, plain], identities, sessions: [session], amrClaims: claims }),
+      context,
+    );
+    expect(skipped).toEqual([]);
+    expect(
+      accounts.map(({ user: { id, email, isSsoUser, passwordHash } }) => ({ id, email, isSsoUser, passwordHash })),
+    ).toEqual([
+      { id: first["id"], email: "ada@acme.test", isSsoUser: true, passwordHash: null },
+      { id: second["id"], email: "ada@acme.test", isSsoUser: true, passwordHash: null },
+      { id: plain["id"], email: "ada@acme.test", isSsoUser: false, passwordHash: plain["encrypted_password"] },
+    ]);
+    expect(accounts[0]!.user.identities).toEqual([
+      expect.objectContaining({ provider: `sso:${providerId}`, providerId: "subject-1", userId: first["id"] }),
+    ]);
+    expect(accounts[0]!.sessions[0]!.session.amr).toEqual([{ method: "sso/saml", at }]);
   });
 });

@@ -18,7 +18,7 @@ describe("what the import says", () => {
     );
   });
 
-  it("sums up per table, with every user skipped and why, and what was left behind", () => {
+  it("sums up per table and the SSO providers, with every user and provider skipped and why, and what was left behind", () => {
     const summary: ImportSummary = {
       dryRun: true,
       usersRead: 3,
@@ -26,8 +26,14 @@ describe("what the import says", () => {
       unchanged: { ...counts(0), sessions: 0, refreshTokens: 0 },
       kept: { ...counts(1), identities: 0, passkeys: 0, sessions: 0, refreshTokens: 0 },
       softDeleted: 0,
-      skipped: [{ userId: "u-2", reason: "a SAML single sign-on user: SAML is not built in Latchkey" }],
+      skipped: [{ userId: "u-2", reason: 'phone "12" is not an E.164 number' }],
       skippedCount: 1,
+      ssoProviders: {
+        read: 3,
+        written: 1,
+        alreadyHere: 1,
+        skipped: [{ providerId: "p-3", reason: "its domain acme.test is held by the SSO provider p-9 here" }],
+      },
       dropped: {
         pendingTokens: 2,
         endedSessions: 0,
@@ -48,8 +54,11 @@ describe("what the import says", () => {
       "  passkeys: 1 would be written",
       "  sessions: 1 would be written",
       "  refresh tokens: 2 would be written",
+      "  SSO providers: 1 would be written, 1 already here (left as they are), 1 skipped",
       "Skipped 1 user:",
-      "  u-2: a SAML single sign-on user: SAML is not built in Latchkey",
+      '  u-2: phone "12" is not an E.164 number',
+      "Skipped 1 SSO provider (their users come all the same, and sign in with SSO once a provider of that id is here):",
+      "  p-3: its domain acme.test is held by the SSO provider p-9 here",
       "Dropped 2 pending links and codes (confirmations, recoveries, changes): GoTrue keeps only their digests; whoever waits for one asks again.",
       "Dropped 1 factor:",
       "  f-1: an unverified WebAuthn factor (no credential registered yet)",
@@ -59,7 +68,7 @@ describe("what the import says", () => {
     ]);
   });
 
-  it("says on a run after another what is unchanged, apart from what changed here since, and the soft-deleted", () => {
+  it("says on a run after another what is unchanged, apart from what changed here since, and the soft-deleted; no SSO line without providers", () => {
     const none = { ...counts(0), sessions: 0, refreshTokens: 0 };
     const summary: ImportSummary = {
       dryRun: false,
@@ -70,6 +79,7 @@ describe("what the import says", () => {
       softDeleted: 2,
       skipped: [],
       skippedCount: 0,
+      ssoProviders: { read: 0, written: 0, alreadyHere: 0, skipped: [] },
       dropped: { pendingTokens: 0, endedSessions: 0, sessions: [], factors: [], passkeys: [], passwords: [] },
       lastUserId: "u-1019",
       audit: null,

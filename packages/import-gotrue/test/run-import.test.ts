@@ -51,6 +51,8 @@ function recordingTarget(write?: (accounts: readonly ImportedAccount[]) => Promi
       return report(accounts);
     },
     check: async (accounts) => report(accounts),
+    writeSsoProviders: async (providers) => ({ written: providers.length, alreadyHere: 0, skipped: [] }),
+    checkSsoProviders: async (providers) => ({ written: providers.length, alreadyHere: 0, skipped: [] }),
     writeAudit: async () => 0,
   };
   return { target, written };
@@ -81,6 +83,7 @@ function pagedSource(pages: number, log: string[], failRead?: number): GotrueSou
       };
       return batch;
     },
+    readSsoProviders: async () => ({ providers: [], samlProviders: [], domains: [] }),
     readAuditBatch: async () => [],
     close: async () => undefined,
   };
@@ -291,7 +294,44 @@ describeIfAvailable(missingPostgresServer(), "runImport into Latchkey's tables, 
     expect(text).toContain(
       `  ${fixture.otherInstance.id}: of another instance (instance_id ${fixture.otherInstance.instanceId}): GoTrue serves only the nil instance's users`,
     );
-    expect(text).toContain(`  ${fixture.sso.id}: a SAML single sign-on user: SAML is not built in Latchkey`);
-    expect(text).toContain("Skipped 2 users:");
+    expect(text).toContain("Skipped 1 user:");
+  });
+
+  it("brings the SSO providers before their users, as GoTrue has them, and leaves them as they are on a later run", async () => {
+    const summary = await importOnce();
+    // The first test's runs brought them; this one finds them here.
+    expect(summary.ssoProviders).toEqual({ read: 2, written: 0, alreadyHere: 2, skipped: [] });
+    expect(summaryText(summary)).toContain("  SSO providers: 0 written, 2 already here (left as they are)");
+    const { stores } = latchkey.postgres;
+    const { sso } = fixture;
+    expect(await stores.ssoProviders.find(sso.provider.id)).toEqual({
+      id: sso.provider.id,
+      resourceId: sso.provider.resourceId,
+      disabled: null,
+      saml: {
+        entityId: sso.provider.entityId,
+        metadataXml: sso.provider.metadataXml,
+        metadataUrl: null,
+        attributeMapping: sso.provider.attributeMapping,
+        nameIdFormat: sso.provider.nameIdFormat,
+      },
+      domains: ["acme.test", "corp.acme.test"],
+      createdAt: expect.any(Date),
+      updatedAt: expect.any(Date),
+    });
+    expect(await stores.ssoProviders.findByDomain("ACME.test")).toMatchObject({ id: sso.provider.id });
+    expect(await stores.ssoProviders.find(sso.disabledProvider.id)).toMatchObject({ disabled: true, domains: [] });
+    // Three SSO users, two of them with withPassword's email, and one whose provider GoTrue deleted.
+    for (const id of [sso.id, sso.sameEmailId, sso.orphanId]) {
+      expect(await stores.users.findById(id)).toMatchObject({ isSsoUser: true, deletedAt: null });
+    }
+    const user = await stores.users.findById(sso.id);
+    expect(user?.identities).toEqual([
+      expect.objectContaining({ provider: `sso:${sso.provider.id}`, providerId: sso.subject }),
+    ]);
+    expect((await stores.users.findByEmail(sso.email))?.id).toBe(fixture.withPassword.id);
+    const found = await stores.users.findWithSession(sso.id, sso.sessionId);
+    expect(found?.session?.amr.map((entry) => entry.method)).toEqual(["sso/saml"]);
+    expect(summary.skipped.map((skip) => skip.userId)).not.toContain(sso.id);
   });
 });

@@ -51,8 +51,8 @@ Commands:
   migrate          applies the database migrations, then exits
   keys             prints the URL, anon key and service_role key to give clients; makes and
                    rotates JWT_KEYS rings
-  import gotrue    brings users, identities, MFA factors, passkeys and live sessions over from
-                   Supabase Auth's database
+  import gotrue    brings users, identities, MFA factors, passkeys, live sessions and SAML SSO
+                   providers over from Supabase Auth's database
   config           prints the effective settings and where each came from, secrets redacted
   help [COMMAND]   prints this help, or a command's
 
@@ -128,8 +128,8 @@ The ring commands read AUTH_JWT_KEYS (or GOTRUE_JWT_KEYS) alone, from the enviro
 const importing = () => `usage: latchkey import gotrue (--from URL | --from-env NAME) [OPTIONS]
 
 Reads Supabase Auth's (GoTrue's) tables in the database at URL and writes them into this
-configuration's database, migrating it first: users, identities, MFA factors, passkeys, and live
-sessions with their refresh tokens. Running it again updates what changed at the source and keeps what
+configuration's database, migrating it first: SAML SSO providers with their domains, users (SSO users
+too), identities, MFA factors, passkeys, and live sessions with their refresh tokens. Running it again updates what changed at the source and keeps what
 changed here. Progress goes to stderr, the summary to stdout.
 
 Options:

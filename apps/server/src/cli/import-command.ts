@@ -126,6 +126,7 @@ async function openSource(args: ImportArguments): Promise<GotrueSource> {
   return {
     countUsers: explained(source.countUsers),
     readBatch: explained(source.readBatch),
+    readSsoProviders: explained(source.readSsoProviders),
     readAuditBatch: explained(source.readAuditBatch),
     close: source.close,
   };

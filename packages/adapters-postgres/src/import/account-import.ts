@@ -4,8 +4,9 @@ import type {
   ImportedAccount,
   ImportedCounts,
   Passkey,
+  SsoProvider,
 } from "@latchkey/domain";
-import { getTableColumns, getTableName, type SQL, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, getTableName, inArray, ne, or, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 import type { Database, RunInTransaction } from "../database.ts";
 import { toFactorRow } from "../rows/factor-row.ts";
@@ -50,6 +51,31 @@ export function createAccountImport(db: Database, transaction: RunInTransaction,
 
   return {
     write: writeBatch,
+    async writeSsoProviders(providers) {
+      const report = emptySsoReport();
+      // Each in a transaction of its own: one a constraint refuses (an admin made a rival meanwhile) costs only itself.
+      for (const provider of providers) {
+        try {
+          await transaction((tx) => importSsoProvider({ on: tx, schema, claimed: null }, provider, report));
+        } catch (error) {
+          report.skipped.push({ providerId: provider.id, reason: reasonOf(error) });
+        }
+      }
+      return report;
+    },
+    async checkSsoProviders(providers) {
+      const report = emptySsoReport();
+      // What the providers before would have taken, as writing them would have.
+      const claimed: Claimed = { entityIds: new Map(), domains: new Map(), resourceIds: new Map() };
+      try {
+        for (const provider of providers) await importSsoProvider({ on: db, schema, claimed }, provider, report);
+      } catch (error) {
+        // Not migrated yet: nothing is here, and every provider would be written.
+        if (codeOf(error) !== UNDEFINED_TABLE) throw error;
+        return { written: providers.length, alreadyHere: 0, skipped: [] };
+      }
+      return report;
+    },
     writeAudit: (entries) =>
       transaction((tx) =>
         insertNew(
@@ -69,6 +95,120 @@ export function createAccountImport(db: Database, transaction: RunInTransaction,
       }
     },
   };
+}
+
+interface SsoReport {
+  written: number;
+  alreadyHere: number;
+  readonly skipped: { providerId: string; reason: string }[];
+}
+
+const emptySsoReport = (): SsoReport => ({ written: 0, alreadyHere: 0, skipped: [] });
+
+/** In a dry run, what the providers checked before would hold once written: EntityID, domain, lower(resource id) -> id. */
+interface Claimed {
+  readonly entityIds: Map<string, string>;
+  readonly domains: Map<string, string>;
+  readonly resourceIds: Map<string, string>;
+}
+
+/** Where an SSO provider is checked, and (without `claimed`) written. */
+interface SsoTarget {
+  readonly on: Database;
+  readonly schema: Schema;
+  /** In a dry run, what the providers checked before would hold. */
+  readonly claimed: Claimed | null;
+}
+
+/**
+ * One SSO provider and its domains (lowercased and trimmed, as the store keeps them): counted already here when one
+ * of its id is, skipped with why when another provider here holds its EntityID, a domain or its resource id, else
+ * written (without `claimed`) or counted as if, its claims noted for the next ones (with it: the dry run).
+ */
+async function importSsoProvider(target: SsoTarget, provider: SsoProvider, report: SsoReport): Promise<void> {
+  const domains = [...new Set(provider.domains.map((domain) => domain.trim().toLowerCase()))];
+  const conflict = await ssoConflict(target, provider, domains);
+  if (conflict === "here") {
+    report.alreadyHere += 1;
+    return;
+  }
+  if (conflict !== null) {
+    report.skipped.push({ providerId: provider.id, reason: conflict });
+    return;
+  }
+  const { on, schema, claimed } = target;
+  if (claimed === null) {
+    const { id, saml } = provider;
+    await on.insert(schema.ssoProviders).values({
+      id,
+      resourceId: provider.resourceId,
+      disabled: provider.disabled,
+      entityId: saml.entityId,
+      metadataXml: saml.metadataXml,
+      metadataUrl: saml.metadataUrl,
+      attributeMapping: saml.attributeMapping,
+      nameIdFormat: saml.nameIdFormat,
+      createdAt: provider.createdAt,
+      updatedAt: provider.updatedAt,
+    });
+    if (domains.length > 0) {
+      await on.insert(schema.ssoDomains).values(domains.map((domain) => ({ providerId: id, domain })));
+    }
+  } else {
+    claimed.entityIds.set(provider.saml.entityId, provider.id);
+    if (provider.resourceId !== null) claimed.resourceIds.set(provider.resourceId.toLowerCase(), provider.id);
+    for (const domain of domains) claimed.domains.set(domain, provider.id);
+  }
+  report.written += 1;
+}
+
+/** "here" when a provider of its id is; why it cannot be written when another holds what is its; else null. */
+async function ssoConflict(
+  { on, schema, claimed }: SsoTarget,
+  provider: SsoProvider,
+  domains: readonly string[],
+): Promise<string | null> {
+  const { ssoProviders: providers, ssoDomains: held } = schema;
+  const { id, saml } = provider;
+  const resourceId = provider.resourceId?.toLowerCase() ?? null;
+  const here = await on
+    .select({ id: providers.id, entityId: providers.entityId, resourceId: providers.resourceId })
+    .from(providers)
+    .where(
+      or(
+        eq(providers.id, id),
+        eq(providers.entityId, saml.entityId),
+        resourceId === null ? undefined : sql`lower(${providers.resourceId}) = ${resourceId}`,
+      ),
+    );
+  if (here.some((row) => row.id === id)) return "here";
+  const entityHolder = here.find((row) => row.entityId === saml.entityId)?.id ?? claimed?.entityIds.get(saml.entityId);
+  if (entityHolder !== undefined)
+    return `its EntityID ${saml.entityId} is that of the SSO provider ${entityHolder} here`;
+  const domainsHere =
+    domains.length === 0
+      ? []
+      : await on
+          .select({ domain: held.domain, providerId: held.providerId })
+          .from(held)
+          .where(and(inArray(held.domain, [...domains]), ne(held.providerId, id)));
+  const claimedDomain = domains.find((domain) => claimed?.domains.has(domain));
+  const domainHolder =
+    domainsHere[0] ??
+    (claimedDomain === undefined
+      ? undefined
+      : { domain: claimedDomain, providerId: claimed!.domains.get(claimedDomain)! });
+  if (domainHolder !== undefined) {
+    return `its domain ${domainHolder.domain} is held by the SSO provider ${domainHolder.providerId} here`;
+  }
+  const resourceHolder =
+    resourceId === null
+      ? undefined
+      : (here.find((row) => row.resourceId?.toLowerCase() === resourceId)?.id ?? claimed?.resourceIds.get(resourceId));
+  if (resourceHolder !== undefined) {
+    return `its resource_id ${provider.resourceId} is that of the SSO provider ${resourceHolder} here`;
+  }
+  return null;
 }
 
 /** The accounts that conflict with none here skipped, the rest written (or, for a dry run, counted as if). */
@@ -126,13 +266,15 @@ async function conflicts(runner: Database, schema: Schema, accounts: readonly Im
 
 /**
  * The account's email, phone, identities and WebAuthn credentials, each as [key, what a skip's reason calls it].
- * Provider names have no colon, so `provider:id` names one identity whatever its id holds. A credential is one key
- * whether a passkey or a factor holds it: its user handle is its user's id, so it can be no one else's.
+ * An SSO user's email is no key: it may be another user's too, SSO or not (GoTrue's partial unique index, and
+ * ours). Provider names have no colon but `sso:<id>`'s, whose uuid has none, so `provider:id` names one identity
+ * whatever its id holds. A credential is one key whether a passkey or a factor holds it: its user handle is its
+ * user's id, so it can be no one else's.
  */
 function contactKeys(account: ImportedAccount): [string, string][] {
   const { user } = account;
   return [
-    ...(user.email ? [[`email:${user.email}`, `email ${user.email}`]] : []),
+    ...(user.email && !user.isSsoUser ? [[`email:${user.email}`, `email ${user.email}`]] : []),
     ...(user.phone ? [[`phone:${user.phone}`, `phone ${user.phone}`]] : []),
     ...user.identities.map((identity) => [
       `identity:${identity.provider}:${identity.providerId}`,
@@ -159,7 +301,9 @@ async function takenHere(
 ): Promise<Map<string, string>> {
   const { users, identities } = schema;
   const ids = accounts.map((account) => account.user.id);
-  const emails = accounts.flatMap((account) => (account.user.email ? [account.user.email] : []));
+  const emails = accounts.flatMap((account) =>
+    account.user.email && !account.user.isSsoUser ? [account.user.email] : [],
+  );
   const phones = accounts.flatMap((account) => (account.user.phone ? [account.user.phone] : []));
   const pairs = accounts.flatMap((account) => account.user.identities);
   const credentials = accounts.flatMap(credentialIdsOf);
@@ -167,8 +311,8 @@ async function takenHere(
   if (emails.length === 0 && phones.length === 0 && pairs.length === 0 && credentials.length === 0) return taken;
   // One statement, each list an array parameter, each entry one lookup in its unique index whatever the
   // tables' sizes: a lateral subquery of LIMIT 1 holds the planner to it, where `= ANY` of a batch's entries
-  // scans the whole table while it has no statistics (as the import's first batches find it). Imported users are no
-  // SSO users, and an SSO user's email is no one else's to clash with: the email's index holds the others alone.
+  // scans the whole table while it has no statistics (as the import's first batches find it). An SSO user's email
+  // clashes with no one's, whether it is the one imported or the one here: the email's index holds the others alone.
   const text = (values: readonly string[]) => sql`unnest(${sql.param(values)}::text[])`;
   const { rows } = (await runner.execute(sql`
     SELECT 'email:' || h.email AS key, h.id AS holder FROM ${text(emails)} AS w(email)

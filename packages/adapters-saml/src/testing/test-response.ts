@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { escapeXml } from "../pem.ts";
 import type { SamlServiceProviderKey } from "../service-provider-key.ts";
 import { signEnveloped } from "../sp-metadata.ts";
+import { encryptedAssertion } from "./test-encryption.ts";
 
 /** An attribute's values, or its values with a FriendlyName. */
 type TestAttribute = string | string[] | { readonly values: string | string[]; readonly friendlyName: string };
@@ -41,6 +42,13 @@ export interface TestResponseOptions {
   readonly wrappedNameId?: string;
   /** Put in front of the document: a DOCTYPE, with entities, say. */
   readonly doctype?: string;
+  /**
+   * An SP certificate (PEM): the assertion, signed as `sign` says, is then replaced by a saml:EncryptedAssertion
+   * encrypted to it (AES-256-CBC content, RSA-OAEP key transport), before any `wrap`.
+   */
+  readonly encryptFor?: string;
+  /** Put in front of the signed assertion before it is encrypted: a DOCTYPE only the decryption would meet. */
+  readonly encryptedPrefix?: string;
 }
 
 export interface TestIssuer {
@@ -64,6 +72,9 @@ export function testResponse(issuer: TestIssuer, options: TestResponseOptions): 
   let assertion = assertionXml(issuer, options, { id: assertionId, nameId: options.nameId ?? "a@corp.example" });
   if (sign === "assertion" || sign === "both")
     assertion = signEnveloped(assertion, { id: assertionId, key, after: "Issuer" });
+  if (options.encryptFor) {
+    assertion = encryptedAssertion(`${options.encryptedPrefix ?? ""}${assertion}`, options.encryptFor);
+  }
   const content = options.wrap ? wrapped(issuer, options, assertion, assertionId) : assertion;
   const responseId = newId();
   let response = responseXml(issuer, options, { id: responseId, content });

@@ -1,6 +1,7 @@
 import type { AuditEntry } from "../model/audit.ts";
 import type { RefreshToken } from "../model/refresh-token.ts";
 import type { Session } from "../model/session.ts";
+import type { SsoProvider } from "../model/sso-provider.ts";
 import type { User } from "../model/user.ts";
 import type { Passkey } from "../model/webauthn.ts";
 
@@ -48,6 +49,19 @@ export interface ImportBatchReport {
 }
 
 /**
+ * What bringing SSO providers came to. (Not exported from the domain's index, whose export list is not this port's
+ * to change: its users name it as `Awaited<ReturnType<AccountImportTarget["writeSsoProviders"]>>`.)
+ */
+interface SsoProviderImportReport {
+  /** Providers new here, with their domains. */
+  readonly written: number;
+  /** Providers already here with the same id (an earlier run brought them, or an admin made them): left as they are. */
+  readonly alreadyHere: number;
+  /** Providers not written, with why: their EntityID, a domain or their resource id is another provider's here. */
+  readonly skipped: readonly { readonly providerId: string; readonly reason: string }[];
+}
+
+/**
  * Writes imported accounts. A batch is one transaction; a row already here is updated only when the imported one is
  * newer (updated_at), so running an import again updates what changed at the source and keeps what changed here.
  * An account that cannot be written (its address or identity belongs to another user here) is skipped with its
@@ -57,6 +71,15 @@ export interface AccountImportTarget {
   write(accounts: readonly ImportedAccount[]): Promise<ImportBatchReport>;
   /** What `write` would do, writing nothing: the dry run. */
   check(accounts: readonly ImportedAccount[]): Promise<ImportBatchReport>;
+  /**
+   * Adds SSO providers (each with its domains, in a transaction of its own) before their users are written: one of
+   * the same id here is left as it is, and one whose EntityID, a domain (without regard to case) or resource id
+   * another provider here holds is skipped with why, never stopping the others. Ids are kept, so that SSO users'
+   * identities (`sso:<provider id>`) still name their provider.
+   */
+  writeSsoProviders(providers: readonly SsoProvider[]): Promise<SsoProviderImportReport>;
+  /** What `writeSsoProviders` would do, writing nothing: the dry run. */
+  checkSsoProviders(providers: readonly SsoProvider[]): Promise<SsoProviderImportReport>;
   /** Adds audit entries not here yet (by id), in one transaction; returns how many were new. */
   writeAudit(entries: readonly AuditEntry[]): Promise<number>;
 }

@@ -147,8 +147,33 @@ export interface AwkwardFixture {
     readonly unverifiedFactorId: string;
     readonly sessionId: string;
   };
-  /** is_sso_user, with the same email as `withPassword` (SSO users may share one): the importer skips it. */
-  readonly sso: { readonly id: string; readonly email: string };
+  /**
+   * SAML single sign-on. `provider` (a resource id, two domains as an admin typed them, mixed case, metadata XML with
+   * CRLFs and a trailing newline, an attribute mapping and a NameID format) and `disabledProvider` (disabled, no
+   * domain, no mapping); SSO users: `id` of `provider`, with the same email as `withPassword` (SSO users may share
+   * one), a SAML identity and a live session (legacy token, amr `sso/saml`); `sameEmailId` of `disabledProvider`,
+   * the same email again; `orphanId`, of a provider GoTrue deleted since (`orphanProviderId`), as GoTrue keeps them.
+   */
+  readonly sso: {
+    readonly id: string;
+    readonly email: string;
+    readonly subject: string;
+    readonly sessionId: string;
+    readonly refreshToken: string;
+    readonly provider: {
+      readonly id: string;
+      readonly resourceId: string;
+      readonly entityId: string;
+      readonly metadataXml: string;
+      readonly domains: readonly string[];
+      readonly attributeMapping: Json;
+      readonly nameIdFormat: string;
+    };
+    readonly disabledProvider: { readonly id: string; readonly entityId: string };
+    readonly sameEmailId: string;
+    readonly orphanId: string;
+    readonly orphanProviderId: string;
+  };
   /** A user of another (legacy) instance: GoTrue ignores it; the importer skips it, saying so. */
   readonly otherInstance: FixtureAccount & { readonly instanceId: string };
   readonly auditEntryIds: readonly string[];
@@ -697,8 +722,72 @@ async function seedWithWebAuthn(s: Seeder, credential: CredentialMaker): Promise
   };
 }
 
+/** An IdP's metadata as an admin gave it: its bytes as they are (CRLFs, indentation, a trailing newline). */
+function idpMetadata(entityId: string): string {
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="${entityId}">`,
+    '  <md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">',
+    `    <md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="${entityId}/sso"/>`,
+    "  </md:IDPSSODescriptor>",
+    "</md:EntityDescriptor>",
+    "",
+  ].join("\r\n");
+}
+
 async function seedSso(s: Seeder, email: string): Promise<AwkwardFixture["sso"]> {
-  const providerId = randomUUID();
+  const entityId = "https://idp.acme.test/saml";
+  const attributeMapping = { keys: { email: { name: "mail" }, name: { names: ["displayName", "cn"] } } };
+  const nameIdFormat = "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress";
+  const domains = ["Acme.test", "corp.ACME.test"];
+  const created = s.ago(90 * DAY_MS);
+  const { provider, saml } = await s.db.insertSsoProvider({
+    provider: { resource_id: "acme", created_at: created, updated_at: created },
+    saml: { entity_id: entityId, metadata_xml: idpMetadata(entityId), attribute_mapping: attributeMapping },
+    domains,
+  });
+  // Set later, as an admin's update does.
+  await s.db.client.query(`update ${quote(s.db.schema)}.saml_providers set name_id_format = $2 where id = $1`, [
+    saml.id,
+    nameIdFormat,
+  ]);
+  const disabledEntityId = "https://idp.old.test/metadata";
+  const disabled = await s.db.insertSsoProvider({
+    provider: { disabled: true, created_at: s.ago(80 * DAY_MS), updated_at: s.ago(DAY_MS) },
+    saml: { entity_id: disabledEntityId, metadata_xml: idpMetadata(disabledEntityId) },
+  });
+  const subject = "saml-subject-1";
+  const user = await ssoUser(s, provider.id, subject, email);
+  const sameEmail = await ssoUser(s, disabled.provider.id, "old-idp-subject", email);
+  const orphanProviderId = randomUUID();
+  const orphan = await ssoUser(s, orphanProviderId, "gone-idp-subject", "orphan@acme.test");
+  const session = await s.db.insertSession({ user_id: user.id, created_at: s.ago(DAY_MS), updated_at: s.ago(DAY_MS) });
+  const token = await s.db.insertRefreshToken({ session_id: session.id, user_id: user.id });
+  await s.db.insertAmrClaim({ session_id: session.id, authentication_method: "sso/saml" });
+  return {
+    id: user.id,
+    email,
+    subject,
+    sessionId: session.id,
+    refreshToken: required(token.token),
+    provider: {
+      id: provider.id,
+      resourceId: "acme",
+      entityId,
+      metadataXml: saml.metadata_xml,
+      domains,
+      attributeMapping,
+      nameIdFormat,
+    },
+    disabledProvider: { id: disabled.provider.id, entityId: disabledEntityId },
+    sameEmailId: sameEmail.id,
+    orphanId: orphan.id,
+    orphanProviderId,
+  };
+}
+
+/** An SSO user of the provider, confirmed, with its SAML identity, as GoTrue's ACS makes one. */
+async function ssoUser(s: Seeder, providerId: string, subject: string, email: string): Promise<GotrueUser> {
   const at = s.nextCreatedAt();
   const user = await s.db.insertUser({
     email,
@@ -711,12 +800,12 @@ async function seedSso(s: Seeder, email: string): Promise<AwkwardFixture["sso"]>
   await s.db.insertIdentity({
     user_id: user.id,
     provider: `sso:${providerId}`,
-    provider_id: "saml-subject-1",
-    identity_data: { sub: "saml-subject-1", email, email_verified: true },
+    provider_id: subject,
+    identity_data: { sub: subject, email, email_verified: true },
     created_at: at,
     updated_at: at,
   });
-  return { id: user.id, email };
+  return user;
 }
 
 async function seedOtherInstance(s: Seeder): Promise<AwkwardFixture["otherInstance"]> {

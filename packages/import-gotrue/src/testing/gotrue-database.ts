@@ -10,7 +10,10 @@ import {
   type GotrueOneTimeToken,
   type GotruePasskey,
   type GotrueRefreshToken,
+  type GotrueSamlProvider,
   type GotrueSession,
+  type GotrueSsoDomain,
+  type GotrueSsoProvider,
   type GotrueUser,
   NIL_UUID,
 } from "./gotrue-rows.ts";
@@ -48,6 +51,15 @@ export interface GotrueDatabase {
     token: Insert<GotrueOneTimeToken, "user_id" | "token_type" | "token_hash" | "relates_to">,
   ): Promise<GotrueOneTimeToken>;
   insertAuditEntry(entry: Insert<GotrueAuditEntry, "payload">): Promise<GotrueAuditEntry>;
+  /**
+   * An SSO provider as GoTrue's admin API writes it: the `sso_providers` row, its `saml_providers` row and a row of
+   * `sso_domains` per domain, timestamps now unless given.
+   */
+  insertSsoProvider(provider: {
+    provider?: Partial<GotrueSsoProvider>;
+    saml: Insert<Omit<GotrueSamlProvider, "sso_provider_id">, "entity_id" | "metadata_xml">;
+    domains?: readonly string[];
+  }): Promise<{ provider: GotrueSsoProvider; saml: GotrueSamlProvider; domains: GotrueSsoDomain[] }>;
   /** Ends the connection and drops the database. */
   drop(): Promise<void>;
 }
@@ -75,6 +87,7 @@ const JSON_COLUMNS = new Set([
   "last_webauthn_challenge_data",
   "web_authn_session_data",
   "transports",
+  "attribute_mapping",
 ]);
 
 /** A fresh database on the server of `adminUrl` (TEST_DATABASE_URL), holding GoTrue's tables in `schema`. */
@@ -185,6 +198,7 @@ function rowInserters(insert: InsertRow): RowInserters {
         updated_at: timestamp(token.updated_at ?? now),
       });
     },
+    insertSsoProvider: (provider) => insertSsoProvider(insert, provider),
     insertAuditEntry: (entry) =>
       insert<GotrueAuditEntry>("audit_log_entries", {
         instance_id: NIL_UUID,
@@ -253,6 +267,39 @@ async function insertPasskey(
     ...passkey,
   });
   return { ...row, sign_count: Number(row.sign_count) };
+}
+
+async function insertSsoProvider(
+  insert: InsertRow,
+  { provider, saml, domains = [] }: Parameters<GotrueDatabase["insertSsoProvider"]>[0],
+): ReturnType<GotrueDatabase["insertSsoProvider"]> {
+  const now = new Date();
+  const row = await insert<GotrueSsoProvider>("sso_providers", {
+    id: randomUUID(),
+    created_at: now,
+    updated_at: now,
+    ...provider,
+  });
+  const settings = await insert<GotrueSamlProvider>("saml_providers", {
+    id: randomUUID(),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    ...saml,
+    sso_provider_id: row.id,
+  });
+  const domainRows: GotrueSsoDomain[] = [];
+  for (const domain of domains) {
+    domainRows.push(
+      await insert<GotrueSsoDomain>("sso_domains", {
+        id: randomUUID(),
+        sso_provider_id: row.id,
+        domain,
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+      }),
+    );
+  }
+  return { provider: row, saml: settings, domains: domainRows };
 }
 
 // The id is a bigserial, which pg hands over as a string.

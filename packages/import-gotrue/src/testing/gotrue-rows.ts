@@ -187,3 +187,38 @@ export interface GotrueAuditEntry {
   created_at: Date | null;
   ip_address: string;
 }
+
+/** An `sso_providers` row: the provider, its SAML settings in `saml_providers`, its domains in `sso_domains`. */
+export interface GotrueSsoProvider {
+  id: string;
+  /** Unique without regard to case. */
+  resource_id: string | null;
+  created_at: Date | null;
+  updated_at: Date | null;
+  /** Null unless set (added by 20250717082212). */
+  disabled: boolean | null;
+}
+
+/** A `saml_providers` row: one per SSO provider. */
+export interface GotrueSamlProvider {
+  id: string;
+  sso_provider_id: string;
+  /** Unique. */
+  entity_id: string;
+  metadata_xml: string;
+  metadata_url: string | null;
+  attribute_mapping: Json | null;
+  created_at: Date | null;
+  updated_at: Date | null;
+  /** Null for GoTrue's default (persistent). */
+  name_id_format: string | null;
+}
+
+/** An `sso_domains` row, kept as given, unique without regard to case. */
+export interface GotrueSsoDomain {
+  id: string;
+  sso_provider_id: string;
+  domain: string;
+  created_at: Date | null;
+  updated_at: Date | null;
+}

@@ -1,8 +1,10 @@
 // A GoTrue (Supabase Auth) database as GoTrue's migrations leave it, written from the schema facts
 // (shared/reference/gotrue-contract.md §9, keys-otel-captcha-mfa.md D): the tables, columns and types the importer
 // reads, with GoTrue's defaults, generated columns, enums and constraints. Not a copy of the migrations: no RLS, no
-// SQL functions, no SAML, OAuth-server, flow-state or WebAuthn challenge tables. Passkeys (`webauthn_credentials`)
-// as 20260302000000_add_passkeys makes them.
+// SQL functions, no SAML relay state, OAuth-server, flow-state or WebAuthn challenge tables. Passkeys
+// (`webauthn_credentials`) as 20260302000000_add_passkeys makes them; SSO providers (`sso_providers`,
+// `saml_providers`, `sso_domains`) as 20221021082433_add_saml, 20240314092811_add_saml_name_id_format and
+// 20250717082212_add_disabled_to_sso_providers leave them.
 
 /** The newest migration of GoTrue at the time of writing (20260625000000_add_custom_claims_allowlist). */
 export const GOTRUE_SCHEMA_VERSION = "20260625000000";
@@ -188,6 +190,45 @@ create table ${s}.one_time_tokens (
 create index one_time_tokens_token_hash_hash_idx on ${s}.one_time_tokens using hash (token_hash);
 create index one_time_tokens_relates_to_hash_idx on ${s}.one_time_tokens using hash (relates_to);
 create unique index one_time_tokens_user_id_token_type_key on ${s}.one_time_tokens (user_id, token_type);
+
+create table ${s}.sso_providers (
+  id uuid not null primary key,
+  resource_id text null,
+  created_at timestamptz null,
+  updated_at timestamptz null,
+  disabled boolean null,
+  -- GoTrue's own check: "= null" is never true, so it holds whatever the value.
+  constraint "resource_id not empty" check (resource_id = null or char_length(resource_id) > 0)
+);
+create unique index sso_providers_resource_id_idx on ${s}.sso_providers (lower(resource_id));
+create index sso_providers_resource_id_pattern_idx on ${s}.sso_providers (resource_id text_pattern_ops);
+
+create table ${s}.sso_domains (
+  id uuid not null primary key,
+  sso_provider_id uuid not null references ${s}.sso_providers (id) on delete cascade,
+  domain text not null,
+  created_at timestamptz null,
+  updated_at timestamptz null,
+  constraint "domain not empty" check (char_length(domain) > 0)
+);
+create index sso_domains_sso_provider_id_idx on ${s}.sso_domains (sso_provider_id);
+create unique index sso_domains_domain_idx on ${s}.sso_domains (lower(domain));
+
+create table ${s}.saml_providers (
+  id uuid not null primary key,
+  sso_provider_id uuid not null references ${s}.sso_providers (id) on delete cascade,
+  entity_id text not null unique,
+  metadata_xml text not null,
+  metadata_url text null,
+  attribute_mapping jsonb null,
+  created_at timestamptz null,
+  updated_at timestamptz null,
+  name_id_format text null,
+  constraint "metadata_xml not empty" check (char_length(metadata_xml) > 0),
+  constraint "metadata_url not empty" check (metadata_url = null or char_length(metadata_url) > 0),
+  constraint "entity_id not empty" check (char_length(entity_id) > 0)
+);
+create index saml_providers_sso_provider_id_idx on ${s}.saml_providers (sso_provider_id);
 
 create table ${s}.audit_log_entries (
   instance_id uuid,

@@ -93,12 +93,13 @@ export async function completeSaml(deps: Deps, input: CompleteSamlInput): Promis
     }),
   );
   if (created !== undefined) {
-    deps.events.record({ kind: "signed_up", provider: providerName });
+    // Counted as `saml`, not by provider: an app may have one identity provider per customer.
+    deps.events.record({ kind: "signed_up", provider: "saml" });
     await afterUserCreated(deps, { user: created, context: input.context });
   }
   const redirectTo = awaited.redirectTo;
   if (outcome.kind === "auth_code") return { redirectTo, ...outcome };
-  return { redirectTo, kind: "session", grant: await grantSignIn(deps, outcome.user, outcome.opened, providerName) };
+  return { redirectTo, kind: "session", grant: await grantSignIn(deps, outcome.user, outcome.opened) };
 }
 
 /** The sign-in the form's RelayState names (SP-initiated), or the one the IdP started (IdP-initiated). */

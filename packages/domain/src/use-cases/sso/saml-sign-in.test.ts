@@ -123,7 +123,8 @@ describe("the ACS", () => {
     expect(claims["amr"]).toEqual([expect.objectContaining({ method: "sso/saml", provider: provider.id })]);
     // Nobody finds the SSO user by its address: it is its IdP's.
     expect(await stores.users.findByEmail("ada@acme.example")).toBeNull();
-    expect(events.recorded).toContainEqual({ kind: "signed_up", provider: `sso:${provider.id}` });
+    expect(events.recorded).toContainEqual({ kind: "signed_up", provider: "saml" });
+    expect(events.recorded).toContainEqual({ kind: "signed_in", method: "sso/saml" });
   });
 
   it("signs the same NameID in to the same user again, its metadata brought up to date", async () => {
