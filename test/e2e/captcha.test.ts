@@ -135,6 +135,7 @@ describe("captcha, through the official client's captchaToken", () => {
     const endpoints: [string, Record<string, unknown>][] = [
       ["/signup", { email: "table@example.com", password }],
       ["/token?grant_type=password", { email: "captcha@example.com", password }],
+      ["/token?grant_type=web3", { chain: "ethereum", message: "m", signature: "s" }],
       ["/otp", { email: "table-otp@example.com" }],
       ["/magiclink", { email: "table-link@example.com" }],
       ["/recover", { email: "table-recover@example.com" }],

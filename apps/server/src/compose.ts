@@ -15,6 +15,7 @@ import {
   type Mailer,
   type Ports,
   type SamlServiceProvider,
+  type Web3Verifier,
   type WebAuthnCeremony,
 } from "@latchkey/domain";
 import { createHttpApp, type Readiness } from "@latchkey/http-hono";
@@ -42,9 +43,11 @@ import { startTracing, type Tracing } from "./observability/tracing.ts";
 import { type ConfiguredRateLimiter, createRateLimiter } from "./rate-limiting/create-rate-limiter.ts";
 import { factorSecretsOf, storedSecretsOf } from "./secrets/stored-secrets.ts";
 import { createConfiguredCaptcha } from "./sign-in/captcha.ts";
+import { createConfiguredCustomProviders } from "./sign-in/custom-providers.ts";
 import { createConfiguredOAuthProviders, oauthFlowCookie } from "./sign-in/oauth-providers.ts";
 import { createConfiguredPwnedPasswords } from "./sign-in/pwned-passwords.ts";
 import { createConfiguredSamlServiceProvider } from "./sign-in/saml.ts";
+import { createConfiguredWeb3Verifier } from "./sign-in/web3.ts";
 import { createConfiguredWebAuthn } from "./sign-in/webauthn.ts";
 
 export const version = packageJson.version;
@@ -153,12 +156,14 @@ async function compose(wiring: Wiring, { overrides = {}, sharedEmbeddedDatabase 
   const limits = await createRateLimiter(config, log);
   const webauthn = await createConfiguredWebAuthn(config);
   const samlServiceProvider = await createConfiguredSamlServiceProvider(config);
+  const web3 = await createConfiguredWeb3Verifier(config);
   const configured = configuredPorts(wiring, {
     postgres,
     mailer: delivery.mailer,
     limits,
     webauthn,
     samlServiceProvider,
+    web3,
   });
   const ports: Ports = { ...configured, ...overrides };
   const auth = createAuth(ports, toPolicy(config));
@@ -216,12 +221,14 @@ function configuredPorts(
     limits,
     webauthn,
     samlServiceProvider,
+    web3,
   }: {
     postgres: Postgres;
     mailer: Mailer;
     limits: ConfiguredRateLimiter;
     webauthn: WebAuthnCeremony | null;
     samlServiceProvider: SamlServiceProvider | null;
+    web3: Web3Verifier | null;
   },
 ): Ports {
   return {
@@ -247,10 +254,12 @@ function configuredPorts(
     pwnedPasswords: createConfiguredPwnedPasswords(config),
     samlMetadata: createSamlMetadataReader(SAML_METADATA_LIMITS),
     samlServiceProvider,
+    customProviders: createConfiguredCustomProviders(config),
     totp: totpAuthenticator,
     factorSecrets: factorSecretsOf(config),
     hooks: createConfiguredHooks(config, { tracer: tracing?.tracer, meter: metrics?.meter }),
     webauthn,
+    web3,
     events: eachOf(...(metrics ? [metrics.flowEvents] : []), deliveryLog(log), securityLog(log)),
   };
 }

@@ -1,4 +1,4 @@
-import type { Deps, Principal, RequestContext } from "./deps.ts";
+import type { AdminPrincipal, Deps, Principal, RequestContext } from "./deps.ts";
 import { createDurationEstimates } from "./model/duration-estimate.ts";
 import type { AuthPolicy } from "./policy.ts";
 import type { Ports } from "./ports/index.ts";
@@ -12,6 +12,15 @@ import { type InviteUserInput, inviteUser } from "./use-cases/admin/invite-user.
 import { type AdminListAuditInput, adminListAudit } from "./use-cases/admin/list-audit.ts";
 import { type AdminListUsersInput, adminGetUser, adminListUsers } from "./use-cases/admin/list-users.ts";
 import { type AdminUpdateUserInput, adminUpdateUser } from "./use-cases/admin/update-user.ts";
+import {
+  type CustomProviderInput,
+  type CustomProviderRef,
+  createCustomProvider,
+  deleteCustomProvider,
+  getCustomProvider,
+  listCustomProviders,
+  updateCustomProvider,
+} from "./use-cases/custom-providers/admin.ts";
 import { type ClaimedMessage, deliverClaimedMessage } from "./use-cases/delivery/deliver-message.ts";
 import { claimDueMessages, deliverDueMessages, outboxDepth, renewClaims } from "./use-cases/delivery/outbox.ts";
 import { type ResendInput, resend } from "./use-cases/delivery/resend.ts";
@@ -92,6 +101,7 @@ import { serviceProviderMetadata } from "./use-cases/sso/service-provider-metada
 import { type StartSsoInput, startSso } from "./use-cases/sso/start-sso.ts";
 import { type UpdateUserInput, updateUser } from "./use-cases/user/update-user.ts";
 import { type VerifyInput, verify } from "./use-cases/verification/verify.ts";
+import { type SignInWithWeb3Input, signInWithWeb3 } from "./use-cases/web3/sign-in-with-web3.ts";
 
 /** The use cases, bound to their ports and policy. */
 export function createAuth(ports: Ports, policy: AuthPolicy) {
@@ -116,6 +126,8 @@ function useCasesOf(deps: Deps) {
     captchaEnabled: deps.captcha !== null,
     signUp: (input: SignUpInput) => signUp(deps, input),
     signInWithPassword: (input: SignInWithPasswordInput) => signInWithPassword(deps, input),
+    /** POST /token?grant_type=web3: a message signed with an Ethereum or Solana wallet (use-cases/web3). */
+    signInWithWeb3: (input: SignInWithWeb3Input) => signInWithWeb3(deps, input),
     refreshSession: (input: RefreshSessionInput) => refreshSession(deps, input),
     authenticate: (input: AuthenticateInput) => authenticate(deps, input),
     updateUser: (input: UpdateUserInput) => updateUser(deps, input),
@@ -138,6 +150,7 @@ function useCasesOf(deps: Deps) {
     passkeys: passkeyUseCases(deps),
     oauthServer: oauthServerUseCases(deps),
     sso: ssoUseCases(deps),
+    customProviders: customProviderUseCases(deps),
     sendSmsOtp: (input: SendSmsOtpInput) => sendSmsOtp(deps, input),
     recoverPassword: (input: RecoverPasswordInput) => recoverPassword(deps, input),
     resend: (input: ResendInput) => resend(deps, input),
@@ -197,6 +210,18 @@ function ssoUseCases(deps: Deps) {
     createProvider: (input: SsoProviderInput) => createSsoProvider(deps, input),
     updateProvider: (input: SsoProviderRef & { update: SsoProviderInput }) => updateSsoProvider(deps, input),
     deleteProvider: (ref: SsoProviderRef) => deleteSsoProvider(deps, ref),
+  };
+}
+
+/** The admin's custom OAuth/OIDC providers (use-cases/custom-providers). */
+function customProviderUseCases(deps: Deps) {
+  type Call = { admin: AdminPrincipal; context: RequestContext };
+  return {
+    list: (filter: { type?: string | undefined }) => listCustomProviders(deps, filter),
+    get: (ref: CustomProviderRef) => getCustomProvider(deps, ref),
+    create: (input: Call & { provider: CustomProviderInput }) => createCustomProvider(deps, input),
+    update: (input: Call & CustomProviderRef & { update: CustomProviderInput }) => updateCustomProvider(deps, input),
+    delete: (input: Call & CustomProviderRef) => deleteCustomProvider(deps, input),
   };
 }
 

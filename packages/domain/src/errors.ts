@@ -81,12 +81,18 @@ export type ErrorCode =
   | "saml_idp_not_found"
   | "saml_assertion_no_user_id"
   | "saml_assertion_no_email"
+  /** Custom providers (/admin/custom-providers): none of that identifier, too many, an identifier taken. */
+  | "custom_provider_not_found"
+  | "over_custom_provider_quota"
+  | "conflict"
   /** What only the identity provider may change about an SSO user (its email, phone, password). */
   | "user_sso_managed"
   /** Answers of features Latchkey does not have, as GoTrue answers when they are switched off. */
   | "saml_provider_disabled"
   | "manual_linking_disabled"
   | "web3_provider_disabled"
+  /** POST /token?grant_type=web3 for a chain other than ethereum and solana. */
+  | "web3_unsupported_chain"
   | "passkey_disabled"
   | "feature_disabled"
   | "provider_disabled"

@@ -9,6 +9,13 @@ export { AuthError, type AuthErrorOptions, type ErrorCase, type ErrorCode, isAut
 // The model, as adapters store it and the HTTP layer presents it.
 export { AUDIT_ACTIONS, type AuditAction, type AuditEntry, auditLogType } from "./model/audit.ts";
 export { bannedUntil } from "./model/ban.ts";
+export {
+  CUSTOM_PROVIDER_PREFIX,
+  CUSTOM_PROVIDER_TYPES,
+  type CustomProvider,
+  type CustomProviderType,
+  type OidcDiscovery,
+} from "./model/custom-provider.ts";
 export { normalizeEmail } from "./model/email.ts";
 export { amrMethodOf, type Factor, type FactorStatus, type FactorType, type MfaChallenge } from "./model/factor.ts";
 export type { FlowState } from "./model/flow-state.ts";
@@ -50,6 +57,7 @@ export {
 export type { OutboxEntry } from "./model/outbox.ts";
 export { MAX_PASSWORD_LENGTH, parseRequiredCharacters } from "./model/password-policy.ts";
 export { normalizePhone } from "./model/phone.ts";
+export { PROFILE_TEXT_CLAIMS } from "./model/provider-profile.ts";
 export { chooseRedirect } from "./model/redirect.ts";
 export type { RefreshToken } from "./model/refresh-token.ts";
 export type { Aal, AmrEntry, AuthMethod, LogoutScope, Session } from "./model/session.ts";
@@ -106,6 +114,7 @@ export type { GenerateLinkType } from "./use-cases/admin/link-decision.ts";
 export type { AdminListAuditInput, AuditPage } from "./use-cases/admin/list-audit.ts";
 export type { AdminListUsersInput, UserPage } from "./use-cases/admin/list-users.ts";
 export type { AdminUpdateUserInput } from "./use-cases/admin/update-user.ts";
+export type { CustomProviderInput } from "./use-cases/custom-providers/admin.ts";
 export type {
   ClaimedMessage,
   DeliveryFailure,

@@ -39,7 +39,18 @@ export interface AuthPolicy {
   readonly passkeys: PasskeyPolicy;
   readonly oauthServer: OAuthServerPolicy;
   readonly saml: SamlPolicy;
+  /** EXTERNAL_WEB3_SOLANA_* and EXTERNAL_WEB3_ETHEREUM_*: sign-in with a wallet's signed message, chain by chain. */
+  readonly web3: Web3Policy;
+  readonly customProviders: CustomProvidersPolicy;
   readonly cleanup: CleanupPolicy;
+}
+
+/** CUSTOM_OAUTH_*: providers admins add at run time. */
+interface CustomProvidersPolicy {
+  /** CUSTOM_OAUTH_ENABLED: /admin/custom-providers answer, and their providers sign people in. */
+  readonly enabled: boolean;
+  /** CUSTOM_OAUTH_MAX_PROVIDERS: how many there may be; null: no limit. */
+  readonly maxProviders: number | null;
 }
 
 /** SAML_*: Latchkey as a SAML 2.0 service provider for enterprise single sign-on. */
@@ -53,6 +64,22 @@ interface SamlPolicy {
    * started at the identity provider (an app's tile in Okta).
    */
   readonly idpInitiatedEnabled: boolean;
+}
+
+/** EXTERNAL_WEB3_*: POST /token?grant_type=web3, per chain. */
+interface Web3Policy {
+  readonly solana: Web3ChainPolicy;
+  readonly ethereum: Web3ChainPolicy;
+}
+
+interface Web3ChainPolicy {
+  /** EXTERNAL_WEB3_<CHAIN>_ENABLED */
+  readonly enabled: boolean;
+  /**
+   * EXTERNAL_WEB3_<CHAIN>_MAXIMUM_VALIDITY_DURATION: how long after its Issued At a signed message signs in (and how
+   * far ahead of now its Issued At may be).
+   */
+  readonly maximumValiditySeconds: number;
 }
 
 /** DB_CLEANUP_*: what the clean-up keeps that is Latchkey's to choose (the rest is Supabase Auth's). */
@@ -144,6 +171,8 @@ export interface RequestLimits {
   readonly sso: RequestRate;
   /** SAML_RATE_LIMIT_ASSERTION: answers of identity providers posted to the ACS. */
   readonly samlAssertions: RequestRate;
+  /** RATE_LIMIT_WEB3: Web3 sign-ins (POST /token?grant_type=web3), counted apart from the other grants. */
+  readonly web3: RequestRate;
 }
 
 export interface EmailPolicy {

@@ -3,6 +3,7 @@ import type { AppEnv, Endpoint } from "./app-env.ts";
 import * as adminAudit from "./handlers/admin-audit.ts";
 import * as adminLinks from "./handlers/admin-links.ts";
 import * as adminUsers from "./handlers/admin-users.ts";
+import * as customProviders from "./handlers/custom-providers.ts";
 import type { HandlerDeps } from "./handlers/deps.ts";
 import * as factors from "./handlers/factors.ts";
 import * as health from "./handlers/health.ts";
@@ -123,6 +124,13 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("GET /admin/sso/providers/:idp_id", admin, ssoProviders.get());
   route("PUT /admin/sso/providers/:idp_id", admin, ssoProviders.update());
   route("DELETE /admin/sso/providers/:idp_id", admin, ssoProviders.remove());
+  // Custom OAuth/OIDC providers: an admin's, then switched on or not before anything else is looked at
+  const customOn = customProviders.customProvidersOn(deps.auth);
+  route("GET /admin/custom-providers", admin, customOn, customProviders.list());
+  route("POST /admin/custom-providers", admin, customOn, customProviders.create());
+  route("GET /admin/custom-providers/:identifier", admin, customOn, customProviders.get());
+  route("PUT /admin/custom-providers/:identifier", admin, customOn, customProviders.update());
+  route("DELETE /admin/custom-providers/:identifier", admin, customOn, customProviders.remove());
   route("GET /admin/users/:user_id/passkeys", admin, passkeys.adminList());
   route("DELETE /admin/users/:user_id/passkeys/:passkey_id", admin, passkeys.adminDelete());
 
@@ -142,7 +150,8 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("ALL /oauth/*", off.oauthServerOff);
   route("ALL /scim/v2/*", off.scimOff);
   route("ALL /admin/oauth/*", admin, off.oauthServerOff);
-  route("ALL /admin/custom-providers", admin, off.customProvidersOff);
-  route("ALL /admin/custom-providers/*", admin, off.customProvidersOff);
+  // Any other method or path there, while switched off, as GoTrue answers before routing
+  route("ALL /admin/custom-providers", admin, customOn);
+  route("ALL /admin/custom-providers/*", admin, customOn);
   return api;
 }

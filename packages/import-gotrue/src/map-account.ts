@@ -71,7 +71,7 @@ const PENDING_TOKEN_COLUMNS = [
   "reauthentication_token",
 ];
 
-/** GoTrue's amr methods that are ours too; others (web3, token_refresh) are left out. */
+/** GoTrue's amr methods that are ours too; others (token_refresh) are left out. */
 const AMR_METHODS: ReadonlySet<string> = new Set<AuthMethod>([
   "password",
   "otp",
@@ -88,6 +88,7 @@ const AMR_METHODS: ReadonlySet<string> = new Set<AuthMethod>([
   "mfa/webauthn",
   "passkey",
   "sso/saml",
+  "web3",
 ]);
 
 /** Hashes argon2 and bcrypt verify here (the password check upgrades them at the next sign-in). */

@@ -418,7 +418,7 @@ describe("mapping GoTrue's rows", () => {
     expect(dropped.passkeys).toEqual([`${empty.id}: its credential id or public key is empty`]);
   });
 
-  it("brings the amr methods of passkeys and WebAuthn factors, and leaves out those Latchkey does not have", () => {
+  it("brings the amr methods of passkeys, WebAuthn factors and Web3 sign-ins, and leaves out those Latchkey does not have", () => {
     const row = user();
     const session = {
       id: randomUUID(),
@@ -432,9 +432,13 @@ describe("mapping GoTrue's rows", () => {
       authentication_method: method,
       created_at: new Date(at.getTime() + seconds * 1000),
     });
-    const claims = [claim("passkey", 1), claim("mfa/webauthn", 2), claim("web3", 3)];
+    const claims = [claim("passkey", 1), claim("mfa/webauthn", 2), claim("web3", 3), claim("token_refresh", 4)];
     const { accounts } = mapBatch(batch({ users: [row], sessions: [session], amrClaims: claims }), context);
-    expect(accounts[0]!.sessions[0]!.session.amr.map((entry) => entry.method)).toEqual(["mfa/webauthn", "passkey"]);
+    expect(accounts[0]!.sessions[0]!.session.amr.map((entry) => entry.method)).toEqual([
+      "web3",
+      "mfa/webauthn",
+      "passkey",
+    ]);
   });
 
   it("brings SAML SSO users as SSO users, with their sso:<provider> identities and sso/saml sessions, shared emails and all", () => {

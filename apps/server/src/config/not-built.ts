@@ -17,7 +17,6 @@ const NOT_BUILT: readonly { readonly name: RegExp; readonly feature: string; rea
     feature: "Session tags",
     why: "has no effect in Supabase Auth (no session is ever given a tag), and Latchkey does not take it",
   },
-  { name: /^(WEB3|CUSTOM_OAUTH)_/, feature: "This sign-in method" },
 ];
 
 /** Whether a setting's bare name belongs to a feature not built (and is refused when set). */

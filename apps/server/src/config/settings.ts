@@ -719,6 +719,10 @@ export const SETTINGS = {
       default: "30",
       doc: "Passkey sign-ins begun (POST /passkeys/authentication/options) per client per 5 minutes.",
     }),
+    web3: setting("RATE_LIMIT_WEB3", countPer(300), {
+      default: "30",
+      doc: "Web3 sign-ins (POST /token?grant_type=web3) per client per 5 minutes, apart from RATE_LIMIT_TOKEN_REFRESH.",
+    }),
     redisUrl: setting("REDIS_URL", redisUrl, {
       names: { unprefixed: true },
       doc: "A Redis every instance counts the limits in; this process's memory when unset.",
@@ -828,6 +832,27 @@ export const SETTINGS = {
       doc: "The scope of an authorization request that names none.",
     }),
   },
+  customOAuth: {
+    enabled: setting("CUSTOM_OAUTH_ENABLED", flag, {
+      default: "true",
+      doc:
+        "Admins may add OAuth 2.0 and OpenID Connect providers at run time (/admin/custom-providers), reached at " +
+        "/authorize?provider=custom:<name>.",
+    }),
+    maxProviders: setting("CUSTOM_OAUTH_MAX_PROVIDERS", wholeNumber({ min: 0 }), {
+      default: "0",
+      doc: "How many custom providers there may be; 0, the default, sets no limit.",
+    }),
+    externalUrl: setting("CUSTOM_OAUTH_EXTERNAL_URL", httpUrl, {
+      doc: "The base of the callback custom providers send the browser back to (`<base>/callback`): API_EXTERNAL_URL when unset.",
+    }),
+    allowLoopbackUrls: setting("CUSTOM_OAUTH_ALLOW_LOOPBACK_URLS", flag, {
+      default: "false",
+      doc:
+        "Custom providers' URLs may use http and this machine's addresses, for local development and tests " +
+        "(ours); private and link-local addresses stay refused. Never on in production.",
+    }),
+  },
   saml: {
     enabled: setting("SAML_ENABLED", flag, {
       default: "false",
@@ -871,6 +896,34 @@ export const SETTINGS = {
         "asked for, as Supabase Auth always does (ours). Such a sign-in cannot be bound to a browser's PKCE " +
         "verifier: turn it off when every sign-in starts in the app.",
     }),
+  },
+  web3: {
+    solanaEnabled: setting("EXTERNAL_WEB3_SOLANA_ENABLED", flag, {
+      default: "false",
+      doc: "Sign-in with a Solana wallet: a signed Sign-In-With-Solana message (POST /token?grant_type=web3).",
+    }),
+    solanaMaximumValiditySeconds: setting(
+      "EXTERNAL_WEB3_SOLANA_MAXIMUM_VALIDITY_DURATION",
+      seconds({ positive: true }),
+      {
+        default: "10m",
+        doc:
+          "How long after its Issued At a signed Solana message signs in, and how far ahead of the server's clock its " +
+          "Issued At may be. Each message signs in once (ours).",
+      },
+    ),
+    ethereumEnabled: setting("EXTERNAL_WEB3_ETHEREUM_ENABLED", flag, {
+      default: "false",
+      doc: "Sign-in with an Ethereum wallet: a signed Sign-In-With-Ethereum (EIP-4361) message (POST /token?grant_type=web3).",
+    }),
+    ethereumMaximumValiditySeconds: setting(
+      "EXTERNAL_WEB3_ETHEREUM_MAXIMUM_VALIDITY_DURATION",
+      seconds({ positive: true }),
+      {
+        default: "10m",
+        doc: "As EXTERNAL_WEB3_SOLANA_MAXIMUM_VALIDITY_DURATION, for Ethereum messages.",
+      },
+    ),
   },
   passkey: {
     enabled: setting("PASSKEY_ENABLED", flag, {

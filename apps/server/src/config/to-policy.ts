@@ -66,6 +66,11 @@ export function toPolicy(config: Config): AuthPolicy {
       relayStateValiditySeconds: config.saml.relayStateValiditySeconds,
       idpInitiatedEnabled: config.saml.idpInitiatedEnabled,
     },
+    web3: web3Policy(config),
+    customProviders: {
+      enabled: config.customOAuth.enabled,
+      maxProviders: config.customOAuth.maxProviders === 0 ? null : config.customOAuth.maxProviders,
+    },
     cleanup: { outboxRetentionSeconds: config.db.cleanupOutboxRetentionSeconds },
   };
 }
@@ -83,6 +88,7 @@ function requestLimits(config: Config): AuthPolicy["requestLimits"] {
     oauthClientRegistrations: config.rateLimit.oauthDynamicClientRegister,
     sso: config.rateLimit.sso,
     samlAssertions: config.saml.rateLimitAssertion,
+    web3: config.rateLimit.web3,
   };
 }
 
@@ -99,6 +105,14 @@ function mfaPolicy(config: Config): AuthPolicy["mfa"] {
     phoneOtpLength: config.mfa.phoneOtpLength,
     phoneMaxFrequencySeconds: config.mfa.phoneMaxFrequencySeconds,
     challengeAndVerifyPerMinute: config.mfa.rateLimitChallengeAndVerify,
+  };
+}
+
+/** EXTERNAL_WEB3_*: each chain's switch and maximum validity. */
+function web3Policy({ web3 }: Config): AuthPolicy["web3"] {
+  return {
+    solana: { enabled: web3.solanaEnabled, maximumValiditySeconds: web3.solanaMaximumValiditySeconds },
+    ethereum: { enabled: web3.ethereumEnabled, maximumValiditySeconds: web3.ethereumMaximumValiditySeconds },
   };
 }
 

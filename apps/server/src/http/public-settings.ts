@@ -15,6 +15,9 @@ export function publicSettings(config: Config): PublicSettings {
       ["email", config.signup.emailEnabled],
       ["phone", config.signup.phoneEnabled],
       ...OTHER_SUPABASE_PROVIDERS.map((name) => [name, false] as const),
+      // Ours: Supabase Auth's /settings does not list the Web3 chains; their switches are named so.
+      ["web3_solana", config.web3.solanaEnabled],
+      ["web3_ethereum", config.web3.ethereumEnabled],
       // Enabled means configured: the start refuses an enabled provider whose required settings are missing.
       ...OAUTH_PROVIDERS.flatMap(({ name, alias }) => {
         const enabled = config.external[name].enabled;

@@ -168,6 +168,7 @@ describe("defaults, with only the required production settings", () => {
       oauthDynamicClientRegister: { events: 10, perSeconds: 300 },
       passkey: { events: 30, perSeconds: 300 },
       sso: { events: 30, perSeconds: 300 },
+      web3: { events: 30, perSeconds: 300 },
       // In memory, per instance, until REDIS_URL is set.
       redisUrl: undefined,
     });

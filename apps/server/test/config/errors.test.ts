@@ -97,7 +97,12 @@ describe("settings of features Latchkey does not have yet", () => {
       "remove this variable",
     ],
     ["AUTH_JWT_ADMIN_GROUP_NAME", "admin", "Editing app_metadata through PUT /user", "remove this variable"],
-    ["GOTRUE_WEB3_SOLANA_ENABLED", "true", "This sign-in method", "remove this variable or set it to false"],
+    [
+      "GOTRUE_EXTERNAL_FLY_ENABLED",
+      "true",
+      "This OAuth provider or setting",
+      "remove this variable or set it to false",
+    ],
   ])("stop the start: %s", (name, value, feature, advice) => {
     expect(problemsOf({ [name]: value })).toEqual([`${name}: ${feature} is not built in Latchkey yet; ${advice}`]);
   });

@@ -115,6 +115,7 @@ describe("toPolicy", () => {
         oauthClientRegistrations: { events: 10, perSeconds: 300 },
         sso: { events: 30, perSeconds: 300 },
         samlAssertions: { events: 15, perSeconds: 300 },
+        web3: { events: 30, perSeconds: 300 },
       },
       mfa: {
         totp: { enroll: true, verify: false },
@@ -136,6 +137,11 @@ describe("toPolicy", () => {
       },
       passkeys: { enabled: false, maxPerUser: 10, challengeExpirySeconds: 300, userVerification: "preferred" },
       saml: { enabled: false, relayStateValiditySeconds: 120, idpInitiatedEnabled: true },
+      customProviders: { enabled: true, maxProviders: null },
+      web3: {
+        solana: { enabled: false, maximumValiditySeconds: 600 },
+        ethereum: { enabled: false, maximumValiditySeconds: 600 },
+      },
       cleanup: { outboxRetentionSeconds: 604_800 },
       oauthServer: {
         enabled: false,
@@ -176,6 +182,7 @@ describe("toPolicy", () => {
       oauthClientRegistrations: { events: 10, perSeconds: 300 },
       sso: { events: 30, perSeconds: 300 },
       samlAssertions: { events: 15, perSeconds: 300 },
+      web3: { events: 30, perSeconds: 300 },
     });
     expect(policy.accessToken.issuer).toBe("https://auth.example.com");
     expect(policy.refresh).toEqual({ rotationEnabled: true, reuseIntervalSeconds: 10 });

@@ -31,11 +31,11 @@ describe("variables that name no setting", () => {
   });
 
   it("are not repeated for settings of features not built, which stop the start instead", () => {
-    expect(problemsOf({ AUTH_WEB3_ETHEREUM_ENABLED: "true" })).toEqual([
-      "AUTH_WEB3_ETHEREUM_ENABLED: This sign-in method is not built in Latchkey yet; remove this variable or set it to false",
+    expect(problemsOf({ AUTH_EXTERNAL_FLY_ENABLED: "true" })).toEqual([
+      "AUTH_EXTERNAL_FLY_ENABLED: This OAuth provider or setting is not built in Latchkey yet; remove this variable or set it to false",
     ]);
-    expect(
-      load({ AUTH_WEB3_ETHEREUM_ENABLED: "false" }).warnings.filter((warning) => warning.includes("WEB3")),
-    ).toEqual([]);
+    expect(load({ AUTH_EXTERNAL_FLY_ENABLED: "false" }).warnings.filter((warning) => warning.includes("FLY"))).toEqual(
+      [],
+    );
   });
 });

@@ -18,6 +18,7 @@ import { cleanupIndexes } from "./0017_cleanup_indexes.ts";
 import { cleanupMarks } from "./0018_cleanup_marks.ts";
 import { ssoProviders } from "./0019_sso_providers.ts";
 import { ssoUsersAndRelayStates } from "./0020_sso_users_and_relay_states.ts";
+import { customProviders } from "./0021_custom_providers.ts";
 import type { Migration } from "./migration.ts";
 
 /** Every migration, oldest first. Append only: a released migration is never edited. */
@@ -42,4 +43,5 @@ export const migrations: readonly Migration[] = [
   cleanupMarks,
   ssoProviders,
   ssoUsersAndRelayStates,
+  customProviders,
 ];

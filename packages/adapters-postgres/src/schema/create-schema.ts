@@ -1,6 +1,7 @@
 import { validateNamespace } from "../namespace.ts";
 import { auditLogEntriesTable } from "./audit-log-entries.ts";
 import { cleanupMarksTable } from "./cleanup-marks.ts";
+import { customProvidersTable } from "./custom-providers.ts";
 import { flowStatesTable } from "./flow-states.ts";
 import { identitiesTable } from "./identities.ts";
 import { mfaChallengesTable } from "./mfa-challenges.ts";
@@ -56,6 +57,7 @@ export function createSchema(namespace: string) {
     ssoProviders,
     ssoDomains: ssoDomainsTable(ns, ssoProviders),
     samlRelayStates: samlRelayStatesTable(ns, ssoProviders),
+    customProviders: customProvidersTable(ns),
     schemaMigrations: schemaMigrationsTable(ns),
   };
 }
@@ -86,6 +88,7 @@ export function tablesOf(schema: Schema) {
     schema.ssoProviders,
     schema.ssoDomains,
     schema.samlRelayStates,
+    schema.customProviders,
     schema.schemaMigrations,
   ] as const;
 }

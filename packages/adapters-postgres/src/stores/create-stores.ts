@@ -3,6 +3,7 @@ import type { Connection, Database, Driver } from "../database.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import type { Atomic } from "./atomic.ts";
 import { createAuditLogStore } from "./audit-log-store.ts";
+import { createCustomProviderStore } from "./custom-provider-store.ts";
 import { toDatabaseError, translatingErrors } from "./database-error.ts";
 import { createFactorStore } from "./factor-store.ts";
 import { createFlowStateStore } from "./flow-state-store.ts";
@@ -38,6 +39,7 @@ function createStores(db: Database, schema: Schema, atomic: Atomic): Stores {
     oauthConsents: translatingErrors(createOAuthConsentStore(db, schema)),
     ssoProviders: translatingErrors(createSsoProviderStore(db, schema, atomic)),
     samlRelayStates: translatingErrors(createSamlRelayStateStore(db, schema)),
+    customProviders: translatingErrors(createCustomProviderStore(db, schema)),
     identities: translatingErrors(createIdentityStore(db, schema)),
     sessions: translatingErrors(createSessionStore(db, schema)),
     refreshTokens: translatingErrors(createRefreshTokenStore(db, schema, atomic)),

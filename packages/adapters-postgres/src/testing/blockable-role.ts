@@ -18,6 +18,21 @@ export interface BlockableRole {
 }
 
 /**
+ * PostgreSQL refuses a second concurrent change of one catalog row (two test files granting on schema `public` at
+ * once) with "tuple concurrently updated" rather than waiting: tried again, it goes through.
+ */
+async function catalogWrite<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt >= 5 || !(error instanceof Error) || error.message !== "tuple concurrently updated") throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+    }
+  }
+}
+
+/**
  * Creates the role through `adminUrl` (a superuser's URL: TEST_DATABASE_URL), with a random password (so that it
  * also works where the server wants one); `canCreateTables` lets it create tables in `public`, for a server to
  * migrate as it.
@@ -30,7 +45,7 @@ export async function createBlockableRole(
   const password = randomBytes(12).toString("hex");
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  const run = async (statement: string) => void (await admin.query(statement));
+  const run = async (statement: string) => void (await catalogWrite(() => admin.query(statement)));
   const endConnections = () => run(`select pg_terminate_backend(pid) from pg_stat_activity where usename = '${name}'`);
   await run(`create role ${name} login password '${password}'`);
   if (options.canCreateTables) await run(`grant create, usage on schema public to ${name}`);

@@ -28,6 +28,10 @@ export const AUDIT_ACTIONS = [
   "passkey_created",
   "passkey_updated",
   "passkey_deleted",
+  // Latchkey's own: an admin added, changed or removed a custom OAuth/OIDC provider (GoTrue records none).
+  "custom_provider_created",
+  "custom_provider_updated",
+  "custom_provider_deleted",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

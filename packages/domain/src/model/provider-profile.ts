@@ -25,3 +25,28 @@ export interface ProviderEmail {
   readonly verified: boolean;
   readonly primary: boolean;
 }
+
+/**
+ * GoTrue's profile claims (its provider.Claims) that a provider's answer fills when it gives them as text: kept at
+ * the top of identity_data and user_metadata.
+ */
+export const PROFILE_TEXT_CLAIMS = [
+  "name",
+  "family_name",
+  "given_name",
+  "middle_name",
+  "nickname",
+  "preferred_username",
+  "profile",
+  "picture",
+  "website",
+  "gender",
+  "birthdate",
+  "zoneinfo",
+  "locale",
+  "phone",
+  "full_name",
+  "avatar_url",
+  "slug",
+  "user_name",
+] as const;

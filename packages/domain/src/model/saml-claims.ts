@@ -1,5 +1,5 @@
 import type { Metadata } from "./metadata.ts";
-import type { ProviderProfile } from "./provider-profile.ts";
+import { PROFILE_TEXT_CLAIMS, type ProviderProfile } from "./provider-profile.ts";
 import type { SamlAssertion, SamlAttributeMapping } from "./sso-provider.ts";
 
 // Who a SAML assertion says signed in, as GoTrue reads it (docs/compatibility.md, "Single sign-on").
@@ -20,27 +20,7 @@ const EMAIL_ATTRIBUTES = [
 ];
 
 /** Claims GoTrue keeps at the top of identity_data (its provider.Claims), when the mapping gives them as text. */
-const STANDARD_CLAIMS: ReadonlySet<string> = new Set([
-  "name",
-  "family_name",
-  "given_name",
-  "middle_name",
-  "nickname",
-  "preferred_username",
-  "profile",
-  "picture",
-  "website",
-  "gender",
-  "birthdate",
-  "zoneinfo",
-  "locale",
-  "phone",
-  "full_name",
-  "avatar_url",
-  "slug",
-  "provider_id",
-  "user_name",
-]);
+const STANDARD_CLAIMS: ReadonlySet<string> = new Set([...PROFILE_TEXT_CLAIMS, "provider_id"]);
 
 /** Claims the sign-in sets itself, whatever the mapping says. */
 const SET_BY_THE_SIGN_IN: ReadonlySet<string> = new Set(["iss", "sub", "email", "email_verified", "phone_verified"]);

@@ -16,6 +16,8 @@ export type AuthMethod =
   | "anonymous"
   /** A passkey sign-in. */
   | "passkey"
+  /** A Web3 sign-in: a message signed with an Ethereum or Solana wallet. */
+  | "web3"
   /** A third-party client's session, from an authorization code of the OAuth server. */
   | "oauth_provider/authorization_code"
   /** Second factors: a TOTP code, a code texted to a phone factor, a WebAuthn factor's signature. */

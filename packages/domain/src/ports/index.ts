@@ -1,6 +1,7 @@
 import type { OAuthProviderCatalog } from "../model/oauth-providers.ts";
 import type { CaptchaVerifier } from "./captcha-verifier.ts";
 import type { Clock } from "./clock.ts";
+import type { CustomProviderRuntime } from "./custom-providers.ts";
 import type { FactorSecrets } from "./factor-secrets.ts";
 import type { FlowEvents } from "./flow-events.ts";
 import type { Hooks } from "./hooks.ts";
@@ -16,6 +17,7 @@ import type { SmsSender } from "./sms-sender.ts";
 import type { Stores, Transactor } from "./stores.ts";
 import type { TokenSigner } from "./token-signer.ts";
 import type { TotpAuthenticator } from "./totp.ts";
+import type { Web3Verifier } from "./web3.ts";
 import type { WebAuthnCeremony } from "./webauthn.ts";
 
 export type { ProviderEmail, ProviderProfile, ProviderTokens } from "../model/provider-profile.ts";
@@ -27,6 +29,7 @@ export type {
   ImportedSession,
 } from "./account-import.ts";
 export type { CaptchaVerdict, CaptchaVerifier } from "./captcha-verifier.ts";
+export type { CustomProviderRuntime } from "./custom-providers.ts";
 export type { FactorSecrets } from "./factor-secrets.ts";
 export type { FlowEvent, FlowEvents, MessageKind, RateLimitName } from "./flow-events.ts";
 export type { HookAnswer, HookCaller, HookCallOptions, HookName, HookPayload, Hooks } from "./hooks.ts";
@@ -48,6 +51,7 @@ export type { AuthSms, SmsChannel } from "./sms-sender.ts";
 export type { StaleRowKind, StaleRowStore } from "./stale-rows.ts";
 export type * from "./stores.ts";
 export type { TotpAuthenticator, TotpEnrollment } from "./totp.ts";
+export type { Web3Chain, Web3Message, Web3MessageUri, Web3Verifier } from "./web3.ts";
 export type {
   AssertionSubject,
   AuthenticationRequest,
@@ -101,6 +105,8 @@ export interface Ports {
   readonly oauthCatalog: OAuthProviderCatalog;
   /** Identity providers' SAML metadata, given by an admin or fetched from its URL (SAML single sign-on). */
   readonly samlMetadata: SamlMetadataReader;
+  /** Custom providers' URL checks, discovery and sign-in (CUSTOM_OAUTH_*): null when they are switched off. */
+  readonly customProviders: CustomProviderRuntime | null;
   /** Latchkey as a SAML service provider (SAML_*): null when SAML single sign-on is switched off. */
   readonly samlServiceProvider: SamlServiceProvider | null;
   /** TOTP codes, secrets and enrollment URIs (MFA). */
@@ -111,6 +117,8 @@ export interface Ports {
    * The WebAuthn relying party (WEBAUTHN_RP_*), for passkeys and WebAuthn factors; null when neither is switched on.
    */
   readonly webauthn: WebAuthnCeremony | null;
+  /** Signatures of Web3 sign-in messages (EXTERNAL_WEB3_*): null when no chain is switched on. */
+  readonly web3: Web3Verifier | null;
   /** The hooks switched on (HOOK_*); none by default. */
   readonly hooks: Hooks;
   /** What the flows did, for metrics; ignoredFlowEvents when metrics are off. */

@@ -1,4 +1,5 @@
 import type { AuditAction, AuditEntry } from "../model/audit.ts";
+import type { CustomProvider, CustomProviderType } from "../model/custom-provider.ts";
 import type { Factor, FactorType, MfaChallenge } from "../model/factor.ts";
 import type { FlowState } from "../model/flow-state.ts";
 import type { Identity } from "../model/identity.ts";
@@ -400,6 +401,20 @@ export interface SsoProviderStore {
   delete(id: string): Promise<boolean>;
 }
 
+/** The providers admins added (/admin/custom-providers). */
+export interface CustomProviderStore {
+  /** Throws AuthError `conflict` when another provider has the identifier. */
+  insert(provider: CustomProvider): Promise<void>;
+  findByIdentifier(identifier: string): Promise<CustomProvider | null>;
+  /** Every provider, newest first; only those of `type` when given. */
+  list(filter?: { readonly type?: CustomProviderType }): Promise<CustomProvider[]>;
+  count(): Promise<number>;
+  /** Writes every field but the id, the identifier and createdAt; false when there is no such provider. */
+  update(provider: CustomProvider): Promise<boolean>;
+  /** False when there was none. */
+  delete(identifier: string): Promise<boolean>;
+}
+
 /** SAML sign-ins sent to identity providers, waiting for their answers at the ACS. */
 export interface SamlRelayStateStore {
   insert(state: SamlRelayState): Promise<void>;
@@ -456,6 +471,7 @@ export interface Stores {
   readonly oauthConsents: OAuthConsentStore;
   readonly ssoProviders: SsoProviderStore;
   readonly samlRelayStates: SamlRelayStateStore;
+  readonly customProviders: CustomProviderStore;
   readonly identities: IdentityStore;
   readonly sessions: SessionStore;
   readonly refreshTokens: RefreshTokenStore;

@@ -42,14 +42,7 @@ export function recordAdminAudit(
   event: { action: AuditAction; admin: AdminPrincipal; target: User; context: RequestContext; traits?: Metadata },
 ): Promise<void> {
   const { admin, target } = event;
-  const username = [admin.claims["phone"], admin.claims["email"]].find(
-    (value) => typeof value === "string" && value !== "",
-  );
-  const actor: Actor = {
-    actorId: admin.userId ?? NO_USER_ID,
-    actorUsername: (username as string | undefined) ?? admin.role,
-    actorName: null,
-  };
+  const actor = adminActor(admin);
   const traits = {
     user_id: target.id,
     user_email: target.email ?? "",
@@ -57,6 +50,31 @@ export function recordAdminAudit(
     ...event.traits,
   };
   return stores.auditLog.append(entryOf(deps, { action: event.action, actor, context: event.context, traits }));
+}
+
+/**
+ * Appends an entry for a change an admin made to the server's settings rather than to a user (a custom provider):
+ * the admin is the actor, as in recordAdminAudit, and the traits say what changed.
+ */
+export function recordAdminSettingAudit(
+  deps: Deps,
+  stores: Stores,
+  event: { action: AuditAction; admin: AdminPrincipal; context: RequestContext; traits: Metadata },
+): Promise<void> {
+  const { action, admin, context, traits } = event;
+  return stores.auditLog.append(entryOf(deps, { action, actor: adminActor(admin), context, traits }));
+}
+
+/** An admin as the actor of an entry: its user when the token names one, else its role (a service key). */
+function adminActor(admin: AdminPrincipal): Actor {
+  const username = [admin.claims["phone"], admin.claims["email"]].find(
+    (value) => typeof value === "string" && value !== "",
+  );
+  return {
+    actorId: admin.userId ?? NO_USER_ID,
+    actorUsername: (username as string | undefined) ?? admin.role,
+    actorName: null,
+  };
 }
 
 /** What an entry records, whoever the actor is. */

@@ -4,8 +4,10 @@ import type { AuthEmail, AuthEmailKind } from "../model/mail.ts";
 import type { AuthSms } from "../model/sms.ts";
 import type { AuthPolicy } from "../policy.ts";
 import type { Ports } from "../ports/index.ts";
+import { FakeCustomProviderRuntime } from "./fake-custom-provider-runtime.ts";
 import { FakeSamlMetadata } from "./fake-saml-metadata.ts";
 import { FakeSamlServiceProvider } from "./fake-saml-service-provider.ts";
+import { fakeWeb3Verifier } from "./fake-web3.ts";
 import { fakeWebAuthn } from "./fake-webauthn.ts";
 import { FastPasswordHasher } from "./fast-password-hasher.ts";
 import { createInMemoryStores } from "./in-memory-stores.ts";
@@ -50,9 +52,11 @@ export function createTestAuth(options: TestAuthOptions = {}) {
     pwnedPasswords: null,
     samlMetadata: new FakeSamlMetadata(),
     samlServiceProvider: new FakeSamlServiceProvider(),
+    customProviders: new FakeCustomProviderRuntime(),
     totp: new TestTotp(),
     factorSecrets: testFactorSecrets,
     webauthn: fakeWebAuthn,
+    web3: fakeWeb3Verifier,
     hooks: {},
     events,
     ...options.ports,

@@ -1,6 +1,7 @@
 import type { Stores } from "../ports/stores.ts";
 import type { StoreContractSubject } from "./contracts/store-contract.ts";
 import { inMemoryAuditLog } from "./in-memory/stores/audit-log.ts";
+import { inMemoryCustomProviders } from "./in-memory/stores/custom-providers.ts";
 import { inMemoryFactors } from "./in-memory/stores/factors.ts";
 import { inMemoryFlowStates } from "./in-memory/stores/flow-states.ts";
 import { type InMemoryHookFunction, inMemoryHookFunctions } from "./in-memory/stores/hook-functions.ts";
@@ -66,6 +67,7 @@ export function createInMemoryStores(): StoreContractSubject & {
     oauthConsents: inMemoryOAuthConsents(state),
     ssoProviders: inMemorySsoProviders(state),
     samlRelayStates: inMemorySamlRelayStates(state),
+    customProviders: inMemoryCustomProviders(state),
     identities: inMemoryIdentities(state),
     sessions: inMemorySessions(state, { users, auditLog }),
     refreshTokens: inMemoryRefreshTokens(state),

@@ -26,6 +26,11 @@ export { describeStoreContract, type StoreContractSubject } from "./contracts/st
 export { describeTokenSignerContract, type TokenSignerSubject } from "./contracts/token-signer-contract.ts";
 export { createTestAuth, type TestAuth, type TestAuthOptions } from "./create-test-auth.ts";
 export { context, failsWith } from "./fails-with.ts";
+export {
+  FakeCustomProviderRuntime,
+  type FakeCustomProviderRuntimeOptions,
+  oidcDiscovery,
+} from "./fake-custom-provider-runtime.ts";
 export { FakeOAuthProvider, fakeProfile, providerEmail } from "./fake-oauth-provider.ts";
 export { FakeSamlMetadata, idpMetadataXml } from "./fake-saml-metadata.ts";
 export { FakeSamlServiceProvider, samlAssertion } from "./fake-saml-service-provider.ts";

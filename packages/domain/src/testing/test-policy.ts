@@ -71,6 +71,7 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       oauthClientRegistrations: { events: 10, perSeconds: 300, ...overrides.requestLimits?.oauthClientRegistrations },
       sso: { events: 30, perSeconds: 300, ...overrides.requestLimits?.sso },
       samlAssertions: { events: 15, perSeconds: 300, ...overrides.requestLimits?.samlAssertions },
+      web3: { events: 30, perSeconds: 300, ...overrides.requestLimits?.web3 },
     },
     mfa: {
       maxEnrolledFactors: 10,
@@ -108,6 +109,11 @@ export function testPolicy(overrides: DeepPartial<AuthPolicy> = {}): AuthPolicy 
       ...overrides.oauthServer,
     },
     saml: { enabled: true, relayStateValiditySeconds: 120, idpInitiatedEnabled: true, ...overrides.saml },
+    web3: {
+      solana: { enabled: true, maximumValiditySeconds: 600, ...overrides.web3?.solana },
+      ethereum: { enabled: true, maximumValiditySeconds: 600, ...overrides.web3?.ethereum },
+    },
+    customProviders: { enabled: true, maxProviders: null, ...overrides.customProviders },
     cleanup: { outboxRetentionSeconds: 7 * 24 * 3600, ...overrides.cleanup },
   };
 }

@@ -2,7 +2,7 @@ import { AuthError, type ErrorCode } from "@latchkey/domain";
 import type { Handler, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env.ts";
 
-// The endpoints of features Latchkey does not have yet (SCIM, custom providers), answered as GoTrue answers them when
+// The endpoints of features Latchkey does not have yet (SCIM), answered as GoTrue answers them when
 // they are switched off, so that a client shows the right message rather than a bare 404. Each gives way to the
 // real thing when its feature lands.
 
@@ -15,7 +15,6 @@ const off =
 
 export const oauthServerOff = off("feature_disabled", "OAuth server is disabled");
 export const scimOff = off("feature_disabled", "SCIM server is disabled");
-export const customProvidersOff = off("feature_disabled", "Custom OAuth providers are disabled");
 
 /** The factor endpoints refuse anonymous users before anything else, as GoTrue's do (handlers/factors.ts). */
 export const notAnonymous: MiddlewareHandler<AppEnv> = async (c, next) => {

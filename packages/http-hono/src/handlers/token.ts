@@ -4,9 +4,18 @@ import type { AppEnv } from "../app-env.ts";
 import { bearerToken } from "../middleware/require-user.ts";
 import { presentSession } from "../present/session.ts";
 import { readJson } from "../request/read-json.ts";
-import { IdTokenGrantBody, PasswordGrantBody, PkceGrantBody, RefreshGrantBody } from "../request/schemas.ts";
+import {
+  IdTokenGrantBody,
+  PasswordGrantBody,
+  PkceGrantBody,
+  RefreshGrantBody,
+  Web3GrantBody,
+} from "../request/schemas.ts";
 
-/** POST /token: a session for a password, a PKCE auth code, a provider's id_token or a refresh token, by `grant_type`. */
+/**
+ * POST /token: a session for a password, a PKCE auth code, a provider's id_token, a wallet's signed message (web3)
+ * or a refresh token, by `grant_type`.
+ */
 export const token = (): Handler<AppEnv> => async (c) => {
   const context = c.get("caller");
   switch (c.req.query("grant_type")) {
@@ -35,9 +44,16 @@ export const token = (): Handler<AppEnv> => async (c) => {
         presentSession(await c.var.auth.refreshSession({ refreshToken: body.refresh_token ?? "", context })),
       );
     }
-    // Grants of features Latchkey does not have yet, answered as GoTrue answers them switched off.
-    case "web3":
-      throw new AuthError("web3_provider_disabled", "Web3 provider is disabled");
+    case "web3": {
+      const body = await readJson(c, Web3GrantBody);
+      const grant = await c.var.auth.signInWithWeb3({
+        chain: body.chain,
+        message: body.message,
+        signature: body.signature,
+        context,
+      });
+      return c.json(presentSession(grant));
+    }
     case "id_token": {
       const body = await readJson(c, IdTokenGrantBody);
       // link_identity: the identity joins the signed-in user of the Authorization header.

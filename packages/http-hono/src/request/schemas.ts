@@ -142,6 +142,13 @@ export const IdTokenGrantBody = v.object({
   link_identity: flag,
 });
 
+/** POST /token?grant_type=web3 (signInWithWeb3): the chain, the signed message and its signature. */
+export const Web3GrantBody = v.object({
+  chain: text,
+  message: text,
+  signature: text,
+});
+
 /** POST /admin/users and PUT /admin/users/<id>, as the admin client sends them. */
 export const AdminUserBody = v.object({
   id: text,
@@ -239,4 +246,28 @@ export const SsoProviderBody = v.object({
   name_id_format: text,
   resource_id: text,
   disabled: absentIfNull(v.boolean()),
+});
+
+/** A custom OAuth/OIDC provider (/admin/custom-providers), at creation and update. */
+export const CustomProviderBody = v.object({
+  provider_type: text,
+  identifier: text,
+  name: text,
+  client_id: text,
+  client_secret: text,
+  acceptable_client_ids: textList,
+  scopes: textList,
+  pkce_enabled: flag,
+  attribute_mapping: metadata,
+  custom_claims_allowlist: textList,
+  authorization_params: metadata,
+  enabled: flag,
+  email_optional: flag,
+  issuer: text,
+  discovery_url: text,
+  skip_nonce_check: flag,
+  authorization_url: text,
+  token_url: text,
+  userinfo_url: text,
+  jwks_uri: text,
 });

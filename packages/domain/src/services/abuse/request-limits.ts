@@ -26,7 +26,9 @@ export type RequestBucket =
   | "saml_assertion"
   /** MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY, counted apart for challenges and for verifications, as GoTrue does. */
   | "mfa_challenge"
-  | "mfa_verify";
+  | "mfa_verify"
+  /** RATE_LIMIT_WEB3: Web3 sign-ins, which GoTrue counts apart from the other grants of /token. */
+  | "web3";
 
 function rateOf(limits: RequestLimits, mfa: MfaPolicy, bucket: RequestBucket): RequestRate {
   switch (bucket) {
@@ -44,6 +46,8 @@ function rateOf(limits: RequestLimits, mfa: MfaPolicy, bucket: RequestBucket): R
       return limits.sso;
     case "saml_assertion":
       return limits.samlAssertions;
+    case "web3":
+      return limits.web3;
     case "mfa_challenge":
     case "mfa_verify":
       return { events: mfa.challengeAndVerifyPerMinute, perSeconds: 60 };

@@ -33,3 +33,10 @@ export const samlAssertionDigest = (
   provider: { readonly saml: { readonly entityId: string } },
   assertion: { readonly id: string },
 ): string => secrets.digest(`saml-assertion:${JSON.stringify([provider.saml.entityId, assertion.id])}`);
+
+/**
+ * A Web3 sign-in message (its text, whatever signature came with it: an ECDSA signature has more than one valid
+ * form), remembered until its latest acceptable moment so that it signs in once.
+ */
+export const web3MessageDigest = (secrets: Secrets, chain: string, message: string): string =>
+  secrets.digest(`web3-message:${JSON.stringify([chain, message])}`);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe } from "vitest";
 import { describeAuditLogContract } from "./stores/audit-log.ts";
+import { describeCustomProvidersContract } from "./stores/custom-providers.ts";
 import { describeFactorsContract } from "./stores/factors.ts";
 import { describeFlowStatesContract } from "./stores/flow-states.ts";
 import { describeIdentitiesContract } from "./stores/identities.ts";
@@ -54,6 +55,7 @@ export function describeStoreContract(name: string, setup: () => Promise<StoreCo
     describeOAuthConsentsContract(harness);
     describeSsoProvidersContract(harness);
     describeSamlRelayStatesContract(harness);
+    describeCustomProvidersContract(harness);
     describeAuditLogContract(harness);
     describeOutboxContract(harness);
     describeStaleRowsContract(harness);

@@ -90,7 +90,7 @@ type Completion =
   | { kind: "auth_code"; authCode: string };
 
 async function complete(deps: Deps, flow: OAuthFlow, input: CompleteOAuthInput): Promise<Completion> {
-  const provider = enabledProvider(deps, flow.provider);
+  const provider = await enabledProvider(deps, flow.provider);
   const secret = flow.sealedSecret === null ? null : deps.secrets.open(flow.sealedSecret);
   const signIn = await provider.complete({ params: input.params, secret }).catch((error: unknown) => {
     throw providerFailed(error, input.params["code"] ?? "");

@@ -1,5 +1,6 @@
 import type { Deps, LinkRequest, Principal } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
+import { CUSTOM_PROVIDER_PREFIX } from "../../model/custom-provider.ts";
 import { RESERVED_AUTHORIZE_PARAMS } from "../../model/oauth-flow.ts";
 import { canonicalProvider, isKnownProvider } from "../../model/oauth-providers.ts";
 import { readPkceChallenge } from "../../model/pkce.ts";
@@ -41,8 +42,12 @@ export function requireLinkingAllowed(deps: Deps, principal: Principal): void {
   }
 }
 
-/** The enabled provider of that name (or GoTrue's other name for it), or GoTrue's 400 `validation_failed`. */
-export function enabledProvider(deps: Deps, name: string): OAuthProvider {
+/**
+ * The enabled provider of that name (or GoTrue's other name for it), or GoTrue's 400 `validation_failed`; a
+ * `custom:` name is a provider an admin added (customProvider).
+ */
+export async function enabledProvider(deps: Deps, name: string): Promise<OAuthProvider> {
+  if (name.toLowerCase().startsWith(CUSTOM_PROVIDER_PREFIX)) return customProvider(deps, name.toLowerCase());
   const canonical = canonicalProvider(deps.oauthCatalog, name);
   const provider = deps.oauthProviders.get(canonical);
   if (provider) return provider;
@@ -52,6 +57,19 @@ export function enabledProvider(deps: Deps, name: string): OAuthProvider {
       ? "Unsupported provider: provider is not enabled"
       : `Unsupported provider: Provider ${name} could not be found`,
   );
+}
+
+/** A provider an admin added, as it is now: enabled, its client secret opened. GoTrue's messages when it cannot be. */
+async function customProvider(deps: Deps, identifier: string): Promise<OAuthProvider> {
+  const unsupported = (why: string) => new AuthError("validation_failed", `Unsupported provider: ${why}`);
+  const runtime = deps.customProviders;
+  if (!deps.policy.customProviders.enabled || runtime === null) {
+    throw unsupported("custom OAuth providers are disabled");
+  }
+  const stored = await deps.stores.customProviders.findByIdentifier(identifier);
+  if (stored === null) throw unsupported(`custom provider ${identifier} not found`);
+  if (!stored.enabled) throw unsupported(`custom provider ${identifier} is disabled`);
+  return runtime.provider(stored, deps.secrets.open(stored.sealedClientSecret));
 }
 
 /**
@@ -77,7 +95,7 @@ export type StartedOAuth =
 
 export async function startOAuth(deps: Deps, input: StartOAuthInput): Promise<StartedOAuth> {
   if (input.linkingTarget) requireLinkingAllowed(deps, input.linkingTarget);
-  const provider = enabledProvider(deps, input.provider);
+  const provider = await enabledProvider(deps, input.provider);
   const pkce = readPkceChallenge(input.codeChallenge, input.codeChallengeMethod);
   const redirectTo = chooseRedirect(input.redirectTo ?? [], deps.policy.redirect);
   let inviteUserId: string | null = null;

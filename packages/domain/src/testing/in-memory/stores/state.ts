@@ -1,4 +1,5 @@
 import type { AuditEntry } from "../../../model/audit.ts";
+import type { CustomProvider } from "../../../model/custom-provider.ts";
 import type { Factor, MfaChallenge } from "../../../model/factor.ts";
 import type { FlowState } from "../../../model/flow-state.ts";
 import type { Identity } from "../../../model/identity.ts";
@@ -32,6 +33,7 @@ export interface State {
   oauthConsents: Map<string, OAuthConsent>;
   ssoProviders: Map<string, SsoProvider>;
   samlRelayStates: Map<string, SamlRelayState>;
+  customProviders: Map<string, CustomProvider>;
   sessions: Map<string, Session>;
   refreshTokens: Map<string, RefreshToken>;
   oneTimeTokens: Map<string, OneTimeToken>;
@@ -56,6 +58,7 @@ export const emptyState = (): State => ({
   oauthConsents: new Map(),
   ssoProviders: new Map(),
   samlRelayStates: new Map(),
+  customProviders: new Map(),
   sessions: new Map(),
   refreshTokens: new Map(),
   oneTimeTokens: new Map(),

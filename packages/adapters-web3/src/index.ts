@@ -1,0 +1,1 @@
+export { createWeb3Verifier } from "./verifier.ts";
