@@ -75,9 +75,9 @@ async function startProvider(kind: "oidc" | "oauth2") {
         : { status: 401, json: {} };
     },
   });
-  /** Who signs in next. */
-  const signIn = async (person: Person) => {
-    const idToken = await new SignJWT({ email: person.email, email_verified: person.verified, name: person.name })
+  /** An id_token about `person`, as the provider issues them to the app. */
+  const idTokenOf = (person: Person) =>
+    new SignJWT({ email: person.email, email_verified: person.verified, name: person.name })
       .setProtectedHeader({ alg: "RS256", kid: "k1" })
       .setIssuer(standIn.url)
       .setSubject(person.sub)
@@ -85,9 +85,11 @@ async function startProvider(kind: "oidc" | "oauth2") {
       .setIssuedAt()
       .setExpirationTime("5m")
       .sign(privateKey);
-    current = { person, idToken };
+  /** Who signs in next. */
+  const signIn = async (person: Person) => {
+    current = { person, idToken: await idTokenOf(person) };
   };
-  return { ...standIn, signIn };
+  return { ...standIn, signIn, idTokenOf };
 }
 
 let server: TestServer;
@@ -155,6 +157,14 @@ describe("custom providers", () => {
     const authorize = idp.requestsTo("GET /authorize").at(-1)!;
     expect(authorize.query.get("scope")).toBe("openid email profile");
     expect(authorize.query.get("code_challenge_method")).toBe("S256");
+
+    // An id_token the app got from the provider itself signs in too (signInWithIdToken), once.
+    const token = await idp.idTokenOf({ sub: "grace-1", email: "grace@corp.example", verified: true, name: "Grace" });
+    const native = client(server);
+    const signedIn = await native.signInWithIdToken({ provider: "custom:corp" as never, token });
+    expect(signedIn.error).toBeNull();
+    expect(signedIn.data.user?.id).toBe(data.user?.id);
+    expect((await client(server).signInWithIdToken({ provider: "custom:corp" as never, token })).error).not.toBeNull();
   });
 
   it("an OAuth 2.0 provider, by its endpoints and a claim mapping, signs in with PKCE; an unverified address links nothing", async () => {

@@ -1,6 +1,8 @@
 import {
   type CustomProvider,
   type CustomProviderRuntime,
+  type IdTokenVerifier,
+  type OidcDiscovery,
   PROFILE_TEXT_CLAIMS,
   type ProviderProfile,
 } from "@latchkey/domain";
@@ -8,6 +10,7 @@ import { providerContext, providerOf } from "../create-oauth-providers.ts";
 import { fieldsOf, getJson, idOf, providerFailure, stringOf } from "../http/provider-http.ts";
 import type { TokenAnswer } from "../oauth2/code-flow.ts";
 import { createIdTokenKeys } from "../oidc/id-token.ts";
+import { idTokenVerifier } from "../oidc/id-token-verifier.ts";
 import { customClaims, onlyAddress, profileOf } from "../profile.ts";
 import type { OAuth2Definition, ProviderContext } from "../provider-definition.ts";
 import { discover } from "./discover.ts";
@@ -57,7 +60,18 @@ function customDefinition(stored: CustomProvider): OAuth2Definition {
     authorizeParams: Object.entries(stored.authorizationParams),
     endpoints: () => endpoints,
     profile: (context, answer) => profileFrom(stored, context, answer),
+    // An OIDC provider's id_tokens sign in at POST /token?grant_type=id_token too (signInWithIdToken), as GoTrue's.
+    ...(stored.providerType === "oidc" && stored.discovery !== null
+      ? { idTokens: (context: ProviderContext) => idTokensOf(stored, stored.discovery!, context) }
+      : {}),
   };
+}
+
+function idTokensOf(stored: CustomProvider, discovery: OidcDiscovery, context: ProviderContext): IdTokenVerifier {
+  return idTokenVerifier(context, {
+    keys: async () => ({ jwksUri: discovery.jwksUri, issuer: stored.issuer ?? discovery.issuer }),
+    profile: (claims) => customProfile(stored, claims as Record<string, unknown>),
+  });
 }
 
 function endpointsOf(stored: CustomProvider): { authorization: string; token: string; userinfo: string | null } {

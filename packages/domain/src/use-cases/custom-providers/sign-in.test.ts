@@ -68,4 +68,22 @@ describe("signing in with a custom provider", () => {
       (await failsWith("validation_failed", off.auth.oauth.start({ provider: "custom:acme", params: [] }))).message,
     ).toBe("Unsupported provider: custom OAuth providers are disabled");
   });
+
+  it("takes id_tokens of an OIDC provider only, refusing as GoTrue does", async () => {
+    const { auth } = await withAcme();
+    const withToken = (provider: string) => auth.oauth.signInWithIdToken({ provider, idToken: "x.y.z", context });
+    expect((await failsWith("validation_failed", withToken("custom:nobody"))).message).toBe(
+      'Custom provider "custom:nobody" not found',
+    );
+    expect((await failsWith("validation_failed", withToken("custom:acme"))).message).toBe(
+      'Provider "custom:acme" is not an OIDC provider',
+    );
+    await auth.customProviders.update({ admin, context, identifier: "custom:acme", update: { enabled: false } });
+    expect((await failsWith("provider_disabled", withToken("custom:acme"))).message).toBe(
+      'Custom provider "custom:acme" is disabled',
+    );
+    const off = await withAcme({ enabled: false });
+    const refused = off.auth.oauth.signInWithIdToken({ provider: "custom:acme", idToken: "x.y.z", context });
+    expect((await failsWith("validation_failed", refused)).message).toBe("Custom OAuth providers are disabled");
+  });
 });

@@ -1,8 +1,10 @@
 import type { Deps, Principal, RequestContext, SessionGrant } from "../../deps.ts";
 import { AuthError } from "../../errors.ts";
+import { CUSTOM_PROVIDER_PREFIX } from "../../model/custom-provider.ts";
 import { nonceMatches } from "../../model/nonce.ts";
 import { canonicalProvider, isKnownProvider } from "../../model/oauth-providers.ts";
 import type { User } from "../../model/user.ts";
+import type { OAuthProvider } from "../../ports/oauth-provider.ts";
 import { limitPerClient } from "../../services/abuse/request-limits.ts";
 import { afterUserCreated } from "../../services/hooks/user-created.ts";
 import { linkIdentityToUser } from "../../services/identities/link-identity.ts";
@@ -28,6 +30,35 @@ export interface SignInWithIdTokenInput {
 
 const invalid = (message: string) => new AuthError("invalid_request", message);
 
+/** The provider whose id_tokens are taken under `name`, or GoTrue's refusal. */
+async function idTokenProvider(
+  deps: Deps,
+  name: string,
+): Promise<OAuthProvider & { idTokens: NonNullable<OAuthProvider["idTokens"]> }> {
+  const provider = name.startsWith(CUSTOM_PROVIDER_PREFIX)
+    ? await customIdTokenProvider(deps, name)
+    : deps.oauthProviders.get(canonicalProvider(deps.oauthCatalog, name));
+  if (!provider) {
+    if (!isKnownProvider(deps.oauthCatalog, name)) throw invalid(`Custom OIDC provider "${name}" not allowed`);
+    throw new AuthError("provider_disabled", `Provider (issuer "${name}") is not enabled`);
+  }
+  if (!provider.idTokens) throw invalid(`Custom OIDC provider "${provider.name}" not allowed`);
+  return provider as OAuthProvider & { idTokens: NonNullable<OAuthProvider["idTokens"]> };
+}
+
+/** An OIDC provider an admin added, for its id_tokens: GoTrue's checks and messages, in its order. */
+async function customIdTokenProvider(deps: Deps, identifier: string): Promise<OAuthProvider> {
+  const refused = (message: string) => new AuthError("validation_failed", message);
+  if (!deps.policy.customProviders.enabled || deps.customProviders === null) {
+    throw refused("Custom OAuth providers are disabled");
+  }
+  const stored = await deps.stores.customProviders.findByIdentifier(identifier);
+  if (stored === null) throw refused(`Custom provider "${identifier}" not found`);
+  if (!stored.enabled) throw new AuthError("provider_disabled", `Custom provider "${identifier}" is disabled`);
+  if (stored.providerType !== "oidc") throw refused(`Provider "${identifier}" is not an OIDC provider`);
+  return deps.customProviders.provider(stored, deps.secrets.open(stored.sealedClientSecret));
+}
+
 /**
  * POST /token?grant_type=id_token (signInWithIdToken): an id_token the app got from the provider itself (a
  * native Google or Apple sign-in), verified against the provider's keys, then the same rules as a /callback.
@@ -38,14 +69,7 @@ export async function signInWithIdToken(deps: Deps, input: SignInWithIdTokenInpu
   await limitPerClient(deps, "token", input.context);
   if (!input.idToken) throw invalid("id_token required");
   if (!input.provider) throw invalid("provider or client_id and issuer required");
-  const provider = deps.oauthProviders.get(canonicalProvider(deps.oauthCatalog, input.provider));
-  if (!provider) {
-    if (!isKnownProvider(deps.oauthCatalog, input.provider)) {
-      throw invalid(`Custom OIDC provider "${input.provider}" not allowed`);
-    }
-    throw new AuthError("provider_disabled", `Provider (issuer "${input.provider}") is not enabled`);
-  }
-  if (!provider.idTokens) throw invalid(`Custom OIDC provider "${provider.name}" not allowed`);
+  const provider = await idTokenProvider(deps, input.provider);
   const verified = await provider.idTokens
     .verify({ idToken: input.idToken, accessToken: input.accessToken || undefined })
     .catch((error: unknown) => {
