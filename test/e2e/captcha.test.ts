@@ -1,6 +1,6 @@
-import { generateKeyPairSync } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { newSamlPrivateKey } from "@latchkey/adapters-saml/testing";
 import { startTestServer, type TestServer } from "@latchkey/server/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { client, serviceRoleKey } from "./support.ts";
@@ -76,9 +76,7 @@ beforeAll(async () => {
     AUTH_MAILER_AUTOCONFIRM: "true",
     // For POST /sso, which captcha guards too.
     AUTH_SAML_ENABLED: "true",
-    AUTH_SAML_PRIVATE_KEY: generateKeyPairSync("rsa", { modulusLength: 2048 })
-      .privateKey.export({ format: "der", type: "pkcs1" })
-      .toString("base64"),
+    AUTH_SAML_PRIVATE_KEY: newSamlPrivateKey(),
   });
 });
 afterAll(async () => {

@@ -1,5 +1,4 @@
-import { generateKeyPairSync } from "node:crypto";
-import { createTestIdp, type TestIdp } from "@latchkey/adapters-saml/testing";
+import { createTestIdp, newSamlPrivateKey, type TestIdp } from "@latchkey/adapters-saml/testing";
 import { startTestServer, type TestServer } from "@latchkey/server/testing";
 import { createClient } from "@supabase/supabase-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,12 +13,6 @@ import { anonKey, fragmentOf, memoryStorage, serviceRoleKey } from "./support.ts
 const SITE = "http://localhost:3000";
 const IDP_ENTITY = "https://idp.sealed.example/entity";
 
-/** A fresh RSA key as SAML_PRIVATE_KEY takes it: base64 of its PKCS#1 DER form. */
-const samlPrivateKey = () =>
-  generateKeyPairSync("rsa", { modulusLength: 2048 })
-    .privateKey.export({ format: "der", type: "pkcs1" })
-    .toString("base64");
-
 let server: TestServer;
 let idp: TestIdp;
 let anon: string;
@@ -33,8 +26,8 @@ beforeAll(async () => {
   idp = await createTestIdp({ entityId: IDP_ENTITY, ssoUrl: "https://idp.sealed.example/sso" });
   server = await startTestServer({
     AUTH_SAML_ENABLED: "true",
-    AUTH_SAML_PRIVATE_KEY: samlPrivateKey(),
-    AUTH_SAML_PRIVATE_KEY_NEXT: samlPrivateKey(),
+    AUTH_SAML_PRIVATE_KEY: newSamlPrivateKey(),
+    AUTH_SAML_PRIVATE_KEY_NEXT: newSamlPrivateKey(),
     AUTH_SAML_ALLOW_ENCRYPTED_ASSERTIONS: "true",
     AUTH_URI_ALLOW_LIST: `${SITE}/**`,
     // Every request comes from 127.0.0.1: one client far over the limits a suite would be.

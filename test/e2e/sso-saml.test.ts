@@ -2,7 +2,12 @@ import { generateKeyPairSync } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createSamlMetadataReader } from "@latchkey/adapters-saml";
-import { createTestIdp, type TestIdp, type TestResponseOptions } from "@latchkey/adapters-saml/testing";
+import {
+  createTestIdp,
+  newSamlPrivateKey,
+  type TestIdp,
+  type TestResponseOptions,
+} from "@latchkey/adapters-saml/testing";
 import { startTestServer, type TestServer } from "@latchkey/server/testing";
 import { createClient } from "@supabase/supabase-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,12 +20,6 @@ import { anonKey, claimsOf, fragmentOf, memoryStorage, serviceRoleKey } from "./
 const SITE = "http://localhost:3000";
 const IDP_ENTITY = "https://idp.acme.example/entity";
 const METADATA_URL = "https://idp.metadata.example/saml/metadata";
-
-/** A fresh RSA key as SAML_PRIVATE_KEY takes it: base64 of its PKCS#1 DER form. */
-const samlPrivateKey = () =>
-  generateKeyPairSync("rsa", { modulusLength: 2048 })
-    .privateKey.export({ format: "der", type: "pkcs1" })
-    .toString("base64");
 
 let server: TestServer;
 let idp: TestIdp;
@@ -48,7 +47,7 @@ beforeAll(async () => {
   server = await startTestServer(
     {
       AUTH_SAML_ENABLED: "true",
-      AUTH_SAML_PRIVATE_KEY: samlPrivateKey(),
+      AUTH_SAML_PRIVATE_KEY: newSamlPrivateKey(),
       AUTH_URI_ALLOW_LIST: `${SITE}/**`,
       // Every request comes from 127.0.0.1: one client far over the limits a suite would be.
       AUTH_RATE_LIMIT_SSO: "100000",

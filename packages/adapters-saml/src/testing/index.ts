@@ -1,3 +1,4 @@
+export { newSamlPrivateKey } from "./private-key.ts";
 export {
   createTestIdp,
   type ReadAuthnRequest,
