@@ -9,7 +9,7 @@ import {
   type StandInRequest,
   startStandIn,
 } from "../../../packages/adapters-oauth/test/support/stand-in.ts";
-import { client, fragmentOf, serviceRoleKey } from "../support.ts";
+import { adminApi, client, fragmentOf, serviceRoleKey } from "../support.ts";
 import { browse, SITE } from "./browser.ts";
 
 // Providers an admin adds at run time, signed in with through supabase-js as any built-in one: an OpenID provider
@@ -188,11 +188,13 @@ describe("custom providers", () => {
     expect(data.user).toMatchObject({ email: "linus@forge.example", user_metadata: { name: "linus" } });
     expect(data.user?.identities?.[0]).toMatchObject({ provider: "custom:forge", id: "4242" });
 
-    // Someone else at the provider claiming Linus's address, unverified: a new account, never Linus's.
+    // Someone else at the provider claiming Linus's address, unverified: refused, and Linus's account untouched.
     await idp.signIn({ sub: "666", email: "linus@forge.example", verified: false, name: "mallory" });
     const other = await signInWith("custom:forge", "pkce");
-    const exchanged = await other.app.exchangeCodeForSession(other.landed.searchParams.get("code")!);
-    expect(exchanged.data.user?.id ?? null).not.toBe(data.user?.id);
+    expect(other.landed.searchParams.get("error_code")).toBe("provider_email_needs_verification");
+    expect(other.landed.searchParams.has("code")).toBe(false);
+    const linus = await (await adminApi(server)).getUserById(data.user!.id);
+    expect(linus.data.user?.identities?.map((identity) => identity.id)).toEqual(["4242"]);
   });
 
   it("stops signing in once disabled or deleted, and refuses what GoTrue refuses", async () => {
