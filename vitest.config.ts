@@ -54,7 +54,14 @@ export default defineConfig({
         test: { name: "isolated", include: ISOLATED, ...onServices },
       },
       {
-        test: { name: "e2e", include: ["test/e2e/**/*.test.ts"], isolate: false, ...onServices },
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          // Every answer checked against the OpenAPI description (test/support/openapi-setup.ts).
+          setupFiles: ["./test/support/openapi-setup.ts"],
+          isolate: false,
+          ...onServices,
+        },
       },
       {
         test: { name: "binary", include: BINARY, ...onServices },

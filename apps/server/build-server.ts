@@ -1,13 +1,15 @@
-import { relative, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildConsole } from "@latchkey/console/build";
 import { build } from "esbuild";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const repo = resolve(here, "..", "..");
 
 /**
- * The server as plain JavaScript: `<outdir>/main.mjs` and its chunks. `outdir` must lie inside this package, so that
- * what stays in node_modules (below) is found from there.
+ * The server as plain JavaScript: `<outdir>/main.mjs` and its chunks, and the admin console's files in
+ * `<outdir>/console`, where the server looks for them (CONSOLE_ENABLED). `outdir` must lie inside this package, so
+ * that what stays in node_modules (below) is found from there.
  */
 export async function buildServer(outdir: string): Promise<void> {
   const { metafile } = await build({
@@ -31,6 +33,7 @@ export async function buildServer(outdir: string): Promise<void> {
   });
   const testSupport = testSupportIn(Object.keys(metafile.inputs));
   if (testSupport.length > 0) throw new Error(`The bundle would carry test support: ${testSupport.join(", ")}`);
+  await buildConsole(join(outdir, "console"));
 }
 
 /**

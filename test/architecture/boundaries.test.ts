@@ -128,10 +128,12 @@ describe("the domain package", () => {
 describe("the HTTP layer", () => {
   const src = join(packages, "http-hono", "src");
 
-  it("knows the domain, its framework, its validator and the tracing API, and no adapter", () => {
+  it("knows the domain, its framework, its validator (and its JSON Schema form) and the tracing API, and no adapter", () => {
     const allowed = (specifier: string, file: string) =>
       staysIn(src)(specifier, file) ||
-      ["@latchkey/domain", "hono", "valibot", "@opentelemetry/api"].some((name) => names(specifier, name));
+      ["@latchkey/domain", "hono", "valibot", "@valibot/to-json-schema", "@opentelemetry/api"].some((name) =>
+        names(specifier, name),
+      );
     expect(sourceFiles(src).length).toBeGreaterThan(10);
     expect(violations(sourceFiles(src), allowed)).toEqual([]);
   });

@@ -1,4 +1,4 @@
-import { existsSync, readFile, statSync } from "node:fs";
+import { readFile, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
@@ -6,31 +6,16 @@ import { dirname, extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describeIfAvailable } from "@latchkey/domain/testing";
 import { startTestServer, type TestServer } from "@latchkey/server/testing";
-import { type Browser, type CDPSession, chromium, type Page } from "playwright-core";
+import type { Browser, CDPSession, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { launchChromium, missingChromium } from "./chromium.ts";
 import { claimsOf } from "./support.ts";
 
 // Passkeys as a browser app meets them: the official client (auth-js) in a page of headless Chromium runs the real
 // WebAuthn ceremonies (navigator.credentials.create, then .get with the discoverable credential) against Chrome's
 // virtual authenticator, set up through the DevTools protocol. The page is served from http://localhost (a secure
 // context, as WebAuthn needs), the server answers on 127.0.0.1: every call is cross-origin, as from an app.
-// Without Chromium (a fresh machine; CHROMIUM_PATH overrides where to look), the block is one skipped test saying so.
-
-const CHROMIUM = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
-// The reason the run's summary gives for the skip (describeIfAvailable, as for the other things a machine may lack).
-const missingChromium = existsSync(CHROMIUM)
-  ? undefined
-  : `no Chromium at ${CHROMIUM} (install it or set CHROMIUM_PATH)`;
-// Flags for this machine's closed network: nothing Chromium would fetch on its own, and no sandbox under root.
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+// Without Chromium (chromium.ts), the block is one skipped test saying so.
 
 const password = "correct-horse-battery";
 
@@ -122,7 +107,7 @@ describeIfAvailable(missingChromium, "passkeys in Chromium: the official client 
       }).then((started) => {
         server = started;
       }),
-      chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS }).then((launched) => {
+      launchChromium().then((launched) => {
         browser = launched;
       }),
     ]);

@@ -18,10 +18,10 @@ import {
   type Web3Verifier,
   type WebAuthnCeremony,
 } from "@latchkey/domain";
-import { createHttpApp, type Readiness } from "@latchkey/http-hono";
+import { type ConsoleFiles, createHttpApp, type EffectiveSettings, type Readiness } from "@latchkey/http-hono";
 import type { Logger } from "pino";
 import packageJson from "../package.json" with { type: "json" };
-import { type Config, toPolicy } from "./config/index.ts";
+import { type Config, type EffectiveSettings as SettingsReport, toPolicy } from "./config/index.ts";
 import { logListenConnection } from "./delivery/listen-connection-log.ts";
 import { type ConfiguredMailer, createActionLink, createMailer } from "./delivery/mailer.ts";
 import { type OutboxWorker, startOutboxWorker } from "./delivery/outbox-worker.ts";
@@ -29,6 +29,7 @@ import { createConfiguredSmsSender } from "./delivery/sms-sender.ts";
 import { type SmtpAvailability, watchSmtpAvailability } from "./delivery/smtp-availability.ts";
 import { createConfiguredHooks } from "./hooks/configured-hooks.ts";
 import { createClientAddress } from "./http/client-address.ts";
+import { builtConsole } from "./http/console-files.ts";
 import { type DrainingReadiness, drainingReadiness } from "./http/draining-readiness.ts";
 import { nodeDefaultHeaders } from "./http/node-default-headers.ts";
 import { readNodeBody } from "./http/node-request-body.ts";
@@ -90,6 +91,12 @@ export interface Server {
 }
 
 export interface ServerOptions {
+  /**
+   * What GET /admin/settings lists: the settings as read from the same sources as `config`, secrets redacted
+   * (effectiveSettings, as `latchkey config` shows them). The configuration keeps no raw values, so the caller reads
+   * them when it loads it.
+   */
+  readonly settings: SettingsReport;
   /** Ports to use instead of the configured ones (tests). */
   readonly overrides?: Partial<Ports>;
   /**
@@ -97,6 +104,8 @@ export interface ServerOptions {
    * place of the embedded database (tests run several instances on one database).
    */
   readonly sharedEmbeddedDatabase?: PGlite | undefined;
+  /** With CONSOLE_ENABLED, the folder of a console build to serve, in place of the one `pnpm build` makes (tests). */
+  readonly consoleDir?: string | undefined;
 }
 
 /**
@@ -104,7 +113,7 @@ export interface ServerOptions {
  * TRACING_ENABLED, tracing starts first, so that the database, the mailer and the HTTP layer are built traced; with
  * METRICS_ENABLED, metrics start before it and stop after it.
  */
-export async function createServer(config: Config, log: Logger, options: ServerOptions = {}): Promise<Server> {
+export async function createServer(config: Config, log: Logger, options: ServerOptions): Promise<Server> {
   const metrics = await startMetrics(config, log, version);
   try {
     const tracing = await startTracing(config, log, version);
@@ -148,8 +157,13 @@ interface Parts {
   readonly readiness: DrainingReadiness;
 }
 
-async function compose(wiring: Wiring, { overrides = {}, sharedEmbeddedDatabase }: ServerOptions): Promise<Server> {
+async function compose(
+  wiring: Wiring,
+  { overrides = {}, sharedEmbeddedDatabase, settings, consoleDir }: ServerOptions,
+): Promise<Server> {
   const { config, log, tracing, metrics } = wiring;
+  // First: a console switched on but not built stops the start before anything is opened.
+  const consoleFiles = builtConsole(config, consoleDir);
   const observed = tracing || metrics ? await import("@latchkey/http-hono/tracing") : undefined;
   const postgres = await openDatabase(wiring, sharedEmbeddedDatabase);
   const delivery = await startMailDelivery(wiring);
@@ -175,7 +189,13 @@ async function compose(wiring: Wiring, { overrides = {}, sharedEmbeddedDatabase 
       smtp: delivery.smtp?.check,
     }),
   );
-  const app = createApp(wiring, { auth, readiness: readiness.readiness, observed });
+  const app = createApp(wiring, {
+    auth,
+    readiness: readiness.readiness,
+    observed,
+    effectiveSettings: adminSettings(settings),
+    consoleFiles,
+  });
   return serverOf(wiring, { app, postgres, auth, delivery, limits, readiness });
 }
 
@@ -264,9 +284,33 @@ function configuredPorts(
   };
 }
 
+/**
+ * GET /admin/settings's answer, made once: the setting's name, its value (already redacted: secrets never leave
+ * effectiveSettings) or null when it has none to show, and where it came from.
+ */
+function adminSettings(report: SettingsReport): EffectiveSettings {
+  const answer = {
+    profile: report.profile,
+    settings: report.settings.map(({ name, value, source }) => ({ name, value: value ?? null, source })),
+  };
+  return () => answer;
+}
+
 function createApp(
   { config, log, tracing, metrics }: Wiring,
-  { auth, readiness, observed }: { auth: Auth; readiness: Readiness; observed: Observed | undefined },
+  {
+    auth,
+    readiness,
+    observed,
+    effectiveSettings,
+    consoleFiles,
+  }: {
+    auth: Auth;
+    readiness: Readiness;
+    observed: Observed | undefined;
+    effectiveSettings: EffectiveSettings;
+    consoleFiles: ConsoleFiles | undefined;
+  },
 ): ReturnType<typeof createHttpApp> {
   return createHttpApp({
     auth,
@@ -287,6 +331,8 @@ function createApp(
       algorithms: config.jwt.validMethods,
     },
     readiness,
+    effectiveSettings,
+    console: consoleFiles,
   });
 }
 

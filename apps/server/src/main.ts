@@ -11,7 +11,15 @@ import { importCommand, parseImportArguments } from "./cli/import-command.ts";
 import { keysCommand } from "./cli/keys-command.ts";
 import { asksForHelp, type Command, isCommand, unexpectedArgument, usageLine } from "./cli/usage-errors.ts";
 import { createServer, type Server, version } from "./compose.ts";
-import { type Config, ConfigError, loadConfig, loadDatabaseConfig, loadImportConfig } from "./config/index.ts";
+import {
+  type Config,
+  ConfigError,
+  type ConfigSources,
+  effectiveSettings,
+  loadConfig,
+  loadDatabaseConfig,
+  loadImportConfig,
+} from "./config/index.ts";
 import { connectionDrain } from "./http/connection-drain.ts";
 import { serverLimits } from "./http/server-limits.ts";
 import { createLogger } from "./logging/pino-logger.ts";
@@ -48,8 +56,12 @@ async function migrate(): Promise<void> {
 }
 
 async function serveCommand(): Promise<void> {
-  const config = configured(() => loadConfig());
+  const sources: ConfigSources = { env: process.env, cwd: process.cwd() };
+  const config = configured(() => loadConfig(sources));
   if (!config) return;
+  // What GET /admin/settings lists, read from the same sources, secrets redacted (as `latchkey config` shows them).
+  const settings = configured(() => effectiveSettings(sources));
+  if (!settings) return;
   const log = createLogger(config.log);
   for (const warning of config.warnings) log.warn(warning);
   if (config.profile === "development") {
@@ -64,7 +76,7 @@ async function serveCommand(): Promise<void> {
     );
   }
   await failingClearly(log, config.log.file, async () => {
-    const server = await createServer(config, log);
+    const server = await createServer(config, log, { settings });
     try {
       await migrateOnce(server.postgres, config.db, log);
       await server.calibrateTimings();

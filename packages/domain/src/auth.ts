@@ -12,6 +12,7 @@ import { type InviteUserInput, inviteUser } from "./use-cases/admin/invite-user.
 import { type AdminListAuditInput, adminListAudit } from "./use-cases/admin/list-audit.ts";
 import { type AdminListUsersInput, adminGetUser, adminListUsers } from "./use-cases/admin/list-users.ts";
 import { type AdminUpdateUserInput, adminUpdateUser } from "./use-cases/admin/update-user.ts";
+import { type AdminSignOutUserInput, adminListSessions, adminSignOutUser } from "./use-cases/admin/user-sessions.ts";
 import {
   type CustomProviderInput,
   type CustomProviderRef,
@@ -158,20 +159,7 @@ function useCasesOf(deps: Deps) {
     inviteUser: (input: InviteUserInput) => inviteUser(deps, input),
     authorizeAdmin: (input: { accessToken: string }) => authorizeAdmin(deps, input),
     checkCaptcha: (input: CheckCaptchaInput) => checkCaptcha(deps, input),
-    admin: {
-      createUser: (input: AdminCreateUserInput) => adminCreateUser(deps, input),
-      updateUser: (input: AdminUpdateUserInput) => adminUpdateUser(deps, input),
-      deleteUser: (input: AdminDeleteUserInput) => adminDeleteUser(deps, input),
-      getUser: (input: { userId: string }) => adminGetUser(deps, input),
-      listUsers: (input: AdminListUsersInput) => adminListUsers(deps, input),
-      listAudit: (input: AdminListAuditInput) => adminListAudit(deps, input),
-      generateLink: (input: GenerateLinkInput) => generateLink(deps, input),
-      listFactors: (input: { userId: string }) => adminListFactors(deps, input),
-      deleteFactor: (input: AdminDeleteFactorInput) => adminDeleteFactor(deps, input),
-      updateFactor: (input: AdminUpdateFactorInput) => adminUpdateFactor(deps, input),
-      listPasskeys: (input: { userId: string }) => adminListPasskeys(deps, input),
-      deletePasskey: (input: AdminDeletePasskeyInput) => adminDeletePasskey(deps, input),
-    },
+    admin: adminUseCases(deps),
     deliverDueMessages: (options?: { limit?: number }) => deliverDueMessages(deps, options),
     claimDueMessages: (options: { limit: number }) => claimDueMessages(deps, options),
     cleanUpStaleRows: (options: CleanUpOptions) => cleanUpStaleRows(deps, options),
@@ -182,6 +170,28 @@ function useCasesOf(deps: Deps) {
     outboxDepth: () => outboxDepth(deps),
     /** Once at start: times a hash and a write here, so that answers padded to hide accounts are padded from the first. */
     calibrateTimings: () => calibrateTimings(deps),
+  };
+}
+
+/** The admin API (use-cases/admin, and the admin's halves of MFA and passkeys). */
+function adminUseCases(deps: Deps) {
+  return {
+    createUser: (input: AdminCreateUserInput) => adminCreateUser(deps, input),
+    updateUser: (input: AdminUpdateUserInput) => adminUpdateUser(deps, input),
+    deleteUser: (input: AdminDeleteUserInput) => adminDeleteUser(deps, input),
+    getUser: (input: { userId: string }) => adminGetUser(deps, input),
+    listUsers: (input: AdminListUsersInput) => adminListUsers(deps, input),
+    listAudit: (input: AdminListAuditInput) => adminListAudit(deps, input),
+    generateLink: (input: GenerateLinkInput) => generateLink(deps, input),
+    listFactors: (input: { userId: string }) => adminListFactors(deps, input),
+    deleteFactor: (input: AdminDeleteFactorInput) => adminDeleteFactor(deps, input),
+    updateFactor: (input: AdminUpdateFactorInput) => adminUpdateFactor(deps, input),
+    listPasskeys: (input: { userId: string }) => adminListPasskeys(deps, input),
+    deletePasskey: (input: AdminDeletePasskeyInput) => adminDeletePasskey(deps, input),
+    /** Latchkey's own: a user's sessions, newest first. */
+    listSessions: (input: { userId: string }) => adminListSessions(deps, input),
+    /** Latchkey's own: ends every session of a user (sign out everywhere). */
+    signOutUser: (input: AdminSignOutUserInput) => adminSignOutUser(deps, input),
   };
 }
 

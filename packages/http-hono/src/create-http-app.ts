@@ -1,8 +1,9 @@
 import { type Auth, AuthError } from "@latchkey/domain";
 import { Hono, type MiddlewareHandler } from "hono";
 import type { AppEnv } from "./app-env.ts";
+import { type ConsoleFiles, mountConsole } from "./console-routes.ts";
 import { errorResponse, handleAuthErrors } from "./errors/error-response.ts";
-import type { ActionLink, OAuthFlowCookie, Readiness, SigningKeys } from "./handlers/deps.ts";
+import type { ActionLink, EffectiveSettings, OAuthFlowCookie, Readiness, SigningKeys } from "./handlers/deps.ts";
 import type { Logger } from "./logger.ts";
 import { cors } from "./middleware/cors.ts";
 import { requestId } from "./middleware/request-id.ts";
@@ -36,6 +37,8 @@ export interface HttpAppOptions {
   readonly signingKeys: SigningKeys;
   /** What GET /ready checks (the database; Redis and SMTP when configured), and which failures answer 503. */
   readonly readiness: Readiness;
+  /** What GET /admin/settings answers: the settings the server started with, secrets redacted, and their profile. */
+  readonly effectiveSettings: EffectiveSettings;
   /** Where the cookie binding an OAuth sign-in to its browser goes; by default every path, not `Secure` (tests). */
   readonly oauthFlowCookie?: OAuthFlowCookie;
   /**
@@ -55,6 +58,8 @@ export interface HttpAppOptions {
    * `@latchkey/http-hono/tracing`). Without it, no metrics middleware is installed.
    */
   readonly requestMetrics?: MiddlewareHandler<AppEnv> | undefined;
+  /** CONSOLE_ENABLED: the admin console's built files, served at /console. Without them /console is a 404. */
+  readonly console?: ConsoleFiles | undefined;
 }
 
 /** The GoTrue HTTP contract over the use cases. */
@@ -108,9 +113,11 @@ export function createHttpApp(options: HttpAppOptions): Hono<AppEnv> {
     return next();
   });
 
-  const { settings, version, actionLink, signingKeys, readiness } = options;
+  const { settings, version, actionLink, signingKeys, readiness, effectiveSettings } = options;
   const oauthFlowCookie = options.oauthFlowCookie ?? { secure: false, callbackPath: () => "/" };
-  const api = apiRoutes({ auth, settings, version, actionLink, signingKeys, readiness, oauthFlowCookie });
+  if (options.console) mountConsole(app, options.console);
+  const deps = { auth, settings, version, actionLink, signingKeys, readiness, oauthFlowCookie, effectiveSettings };
+  const { api } = apiRoutes(deps);
   // The same API at the root and under /auth/v1, where supabase-js's createClient(url, key) calls it (as a
   // Supabase project's gateway serves it), so that an app works with nothing in front.
   app.route("/", api);

@@ -1,6 +1,7 @@
 import { type Handler, Hono, type MiddlewareHandler } from "hono";
 import type { AppEnv, Endpoint } from "./app-env.ts";
 import * as adminAudit from "./handlers/admin-audit.ts";
+import * as adminConsole from "./handlers/admin-console.ts";
 import * as adminLinks from "./handlers/admin-links.ts";
 import * as adminUsers from "./handlers/admin-users.ts";
 import * as customProviders from "./handlers/custom-providers.ts";
@@ -11,6 +12,7 @@ import * as invite from "./handlers/invite.ts";
 import * as oauth from "./handlers/oauth.ts";
 import * as oauthClients from "./handlers/oauth-clients.ts";
 import * as oauthServer from "./handlers/oauth-server.ts";
+import { openApi } from "./handlers/openapi.ts";
 import * as passkeys from "./handlers/passkeys.ts";
 import * as recovery from "./handlers/recovery.ts";
 import * as resend from "./handlers/resend.ts";
@@ -26,14 +28,29 @@ import * as wellKnown from "./handlers/well-known.ts";
 import { grantNeedsCaptcha, requireCaptcha } from "./middleware/captcha.ts";
 import { noHead } from "./middleware/no-head.ts";
 import { requireAdmin, requireUser } from "./middleware/require-user.ts";
+import { openApiDocument, type RouteEntry } from "./openapi/document.ts";
 
 /**
  * The API, one endpoint a line: its guards, then its handler, which reads the request, calls one use case and
  * presents the result. Where GoTrue answers an error differently at one endpoint, errors/error-status.ts says so
  * under the same name.
  */
-export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
+export function apiRoutes(deps: HandlerDeps): { api: Hono<AppEnv>; table: readonly RouteEntry[] } {
   const api = new Hono<AppEnv>();
+  const table: RouteEntry[] = [];
+  const signedIn = requireUser(deps.auth);
+  /** Also a third-party client's token (the OAuth server's): its userinfo, and signing its session out. */
+  const signedInAnyClient = requireUser(deps.auth, { thirdParty: true });
+  const admin = requireAdmin();
+  const captcha = requireCaptcha(deps.auth);
+  const grantCaptcha = requireCaptcha(deps.auth, grantNeedsCaptcha);
+  // What each guard asks of the caller, for the description of the API (openapi/).
+  const access = new Map<unknown, RouteEntry["access"]>([
+    [signedIn, "user"],
+    [signedInAnyClient, "user"],
+    [admin, "admin"],
+  ]);
+  const captchas = new Set<unknown>([captcha, grantCaptcha]);
   const route = (endpoint: Endpoint, ...handlers: (MiddlewareHandler<AppEnv> | Handler<AppEnv>)[]) => {
     const [method, path] = endpoint.split(" ") as [string, string];
     const named: MiddlewareHandler<AppEnv> = (c, next) => {
@@ -41,22 +58,22 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
       return next();
     };
     api.on(method, path, named, ...handlers);
+    // The catch-alls below stand for features switched off, not endpoints of their own.
+    if (method === "ALL") return;
+    const guard = handlers.map((handler) => access.get(handler)).find((kind) => kind !== undefined);
+    table.push({ endpoint, access: guard ?? "anyone", captcha: handlers.some((handler) => captchas.has(handler)) });
   };
-  const signedIn = requireUser(deps.auth);
-  /** Also a third-party client's token (the OAuth server's): its userinfo, and signing its session out. */
-  const signedInAnyClient = requireUser(deps.auth, { thirdParty: true });
-  const admin = requireAdmin();
-  const captcha = requireCaptcha(deps.auth);
 
   route("GET /health", health.health(deps));
   route("GET /ready", health.ready(deps));
   route("GET /settings", health.settings(deps));
   route("GET /.well-known/jwks.json", wellKnown.jwks(deps));
   route("GET /.well-known/openid-configuration", wellKnown.openidConfiguration(deps));
+  route("GET /openapi.json", openApi(table, deps.version));
 
   // Signing up and in
   route("POST /signup", captcha, signUp.signUp());
-  route("POST /token", requireCaptcha(deps.auth, grantNeedsCaptcha), token.token());
+  route("POST /token", grantCaptcha, token.token());
   route("POST /otp", captcha, signInByMail.sendOtp());
   route("POST /magiclink", captcha, signInByMail.sendMagicLink());
   // Following a link uses its token up: a HEAD (mail scanners, link previews) must not.
@@ -108,6 +125,11 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   route("GET /admin/users/:user_id", admin, adminUsers.getUser());
   route("PUT /admin/users/:user_id", admin, adminUsers.updateUser());
   route("DELETE /admin/users/:user_id", admin, adminUsers.deleteUser());
+  // Latchkey's own, for an admin console (GoTrue has none of them): a user's sessions, signing the user out
+  // everywhere, and the settings the server started with.
+  route("GET /admin/users/:user_id/sessions", admin, adminConsole.listSessions());
+  route("DELETE /admin/users/:user_id/sessions", admin, adminConsole.signOutUser());
+  route("GET /admin/settings", admin, adminConsole.settings(deps));
   route("POST /admin/generate_link", admin, adminLinks.generateLink(deps));
   route("GET /admin/audit", admin, adminAudit.listAudit());
   route("GET /admin/users/:user_id/factors", admin, factors.adminList());
@@ -153,5 +175,13 @@ export function apiRoutes(deps: HandlerDeps): Hono<AppEnv> {
   // Any other method or path there, while switched off, as GoTrue answers before routing
   route("ALL /admin/custom-providers", admin, customOn);
   route("ALL /admin/custom-providers/*", admin, customOn);
-  return api;
+  return { api, table };
+}
+
+/**
+ * The description of the API without a server: the route table built on no dependencies, which its handlers'
+ * factories only close over (`pnpm openapi-doc`, and the tests).
+ */
+export function describeApi(version: string): object {
+  return openApiDocument(apiRoutes({ version } as HandlerDeps).table, { version });
 }

@@ -1,6 +1,7 @@
 import { createTestAuth, type TestAuthOptions } from "@latchkey/domain/testing";
 import type { Tracer } from "@opentelemetry/api";
 import {
+  type ConsoleFiles,
   createHttpApp,
   type Logger,
   type OAuthFlowCookie,
@@ -51,6 +52,8 @@ export function createTestApp(
     /** What GET /ready answers; by default a database that answers. */
     readiness?: Readiness;
     oauthFlowCookie?: OAuthFlowCookie;
+    /** The admin console's files, served at /console. */
+    console?: ConsoleFiles;
   } = {},
 ) {
   const testAuth = createTestAuth(options);
@@ -66,6 +69,8 @@ export function createTestApp(
     requestSpans: options.tracer ? requestSpans(options.tracer) : undefined,
     readiness: options.readiness ?? (async () => ({ ready: true, dependencies: { database: "ok" } })),
     oauthFlowCookie: options.oauthFlowCookie,
+    console: options.console,
+    effectiveSettings: () => ({ profile: "production", settings: [] }),
     actionLink: (email) =>
       `http://localhost:8081/verify?token=${email.linkToken}&type=${email.linkType}&redirect_to=${encodeURIComponent(email.redirectTo)}`,
   });

@@ -960,6 +960,16 @@ export const SETTINGS = {
         "`preferred` (GoTrue's) asks and accepts a passkey that did not; `required` refuses it.",
     }),
   },
+  console: {
+    enabled: setting("CONSOLE_ENABLED", flag, {
+      default: "false",
+      doc:
+        "The admin console at /console: users, the audit log, the effective settings and health, in a browser. " +
+        "It signs in with a service-role key (kept in the tab's session storage) or the password of an account " +
+        "whose token's `role` is in JWT_ADMIN_ROLES, and does everything through the admin API. Its files are " +
+        "built by `pnpm build`; without them the start stops. Off, /console is not served.",
+    }),
+  },
   hooks: hooksSettings,
   /** Inherited multi-instance mode, which Latchkey does not have: read only to refuse it (see checks.ts). */
   multiInstance: {

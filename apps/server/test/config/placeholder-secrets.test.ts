@@ -8,7 +8,9 @@ const repo = join(import.meta.dirname, "..", "..", "..", "..");
 
 /** Every literal value given to a JWT_SECRET or DB_SECRET in our examples and docs (not `$(openssl …)`). */
 function documentedSecrets(): string[] {
-  const files = [".env.example", "README.md", ...readdirSync(join(repo, "docs")).map((name) => join("docs", name))];
+  // The docs' files, not their folders (docs/images).
+  const docs = readdirSync(join(repo, "docs"), { withFileTypes: true }).filter((entry) => entry.isFile());
+  const files = [".env.example", "README.md", ...docs.map((entry) => join("docs", entry.name))];
   return files.flatMap((file) =>
     [...readFileSync(join(repo, file), "utf8").matchAll(/(?:JWT|DB)_SECRET[=:]\s*"?([^\s"`$][^\s"`]*)/g)].map(
       (match) => match[1]!,

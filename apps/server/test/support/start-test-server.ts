@@ -15,9 +15,10 @@ import { type SmtpSink, startSmtpSink } from "@latchkey/adapters-smtp/testing";
 import type { Ports } from "@latchkey/domain";
 import { decodeProtectedHeader, importJWK, type JWTVerifyResult, jwtVerify } from "jose";
 import { createServer } from "../../src/compose.ts";
-import { type Config, loadConfig } from "../../src/config/index.ts";
+import { type Config, type ConfigSources, effectiveSettings, loadConfig } from "../../src/config/index.ts";
 import { serverLimits } from "../../src/http/server-limits.ts";
 import { createLogger } from "../../src/logging/pino-logger.ts";
+import { checkedAgainstDescription } from "./response-check.ts";
 
 export const TEST_JWT_SECRET = "test-jwt-secret-with-at-least-32-characters";
 
@@ -77,6 +78,8 @@ export interface TestServerOptions {
   readonly namespace?: string;
   /** Whether close drops the tables; default true. */
   readonly dropTablesOnClose?: boolean;
+  /** With AUTH_CONSOLE_ENABLED, a console build to serve (buildConsole of @latchkey/console/build). */
+  readonly consoleDir?: string;
 }
 
 /**
@@ -93,7 +96,7 @@ export async function startTestServer(
   const cwd = mkdtempSync(join(tmpdir(), "latchkey-test-"));
   const mail = options.mail ?? (await startSmtpSink());
   const databaseUrl = testDatabaseUrl();
-  const config = loadConfig({
+  const sources: ConfigSources = {
     cwd,
     dotenv: { text: "" },
     env: {
@@ -110,7 +113,8 @@ export async function startTestServer(
       AUTH_RATE_LIMIT_OTP: "100000",
       ...env,
     },
-  });
+  };
+  const config = loadConfig(sources);
   // A test that sets its own DATABASE_URL (a proxy, a role) keeps it.
   const embedded = config.db.url === EMBEDDED_STAND_IN_URL ? await sharedEmbeddedTestDatabase() : undefined;
   const runtimeConfig: Config = embedded
@@ -125,14 +129,24 @@ export async function startTestServer(
     },
   });
   const log = createLogger({ level: runtimeConfig.log.level, destination });
-  const server = await createServer(runtimeConfig, log, { overrides, sharedEmbeddedDatabase: embedded });
+  const server = await createServer(runtimeConfig, log, {
+    overrides,
+    sharedEmbeddedDatabase: embedded,
+    consoleDir: options.consoleDir,
+    settings: effectiveSettings(sources),
+  });
   await server.postgres.migrate();
   await server.calibrateTimings();
   await server.startWorkers();
 
   const http = await new Promise<HttpServer>((resolve) => {
     const listening = serve(
-      { fetch: server.app.fetch, port: 0, hostname: "127.0.0.1", serverOptions: serverLimits(runtimeConfig.api) },
+      {
+        fetch: checkedAgainstDescription(server.app.fetch),
+        port: 0,
+        hostname: "127.0.0.1",
+        serverOptions: serverLimits(runtimeConfig.api),
+      },
       () => resolve(listening as HttpServer),
     );
   });

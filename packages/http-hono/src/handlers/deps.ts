@@ -39,6 +39,25 @@ export interface OAuthFlowCookie {
   callbackPath(provider: string): string;
 }
 
+/** One setting the server started with, as `latchkey config` shows it (Latchkey's own GET /admin/settings). */
+export interface EffectiveSetting {
+  /** The name it was read under, else the one it is documented under (`SITE_URL`, `GOTRUE_SITE_URL`, …). */
+  readonly name: string;
+  /** As the operator wrote it, or its default; secrets redacted; null when it has none to show. */
+  readonly value: string | null;
+  /** Where it came from: `environment`, `.env file`, `default`, `development profile` or `unset`. */
+  readonly source: string;
+}
+
+/**
+ * The settings the server started with, every declared one, secrets redacted by the deployment (the HTTP layer
+ * knows no configuration), and the profile they were read in.
+ */
+export type EffectiveSettings = () => {
+  readonly profile: "production" | "development";
+  readonly settings: readonly EffectiveSetting[];
+};
+
 /** What handlers are made from. */
 export interface HandlerDeps {
   readonly auth: Auth;
@@ -49,4 +68,5 @@ export interface HandlerDeps {
   readonly signingKeys: SigningKeys;
   readonly readiness: Readiness;
   readonly oauthFlowCookie: OAuthFlowCookie;
+  readonly effectiveSettings: EffectiveSettings;
 }

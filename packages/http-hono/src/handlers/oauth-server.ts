@@ -3,6 +3,7 @@ import type { Context, Handler, MiddlewareHandler } from "hono";
 import * as v from "valibot";
 import type { AppEnv } from "../app-env.ts";
 import { readForm, readJson } from "../request/read-json.ts";
+import { ConsentBody } from "../request/schemas.ts";
 
 // Latchkey as an OAuth 2.1 authorization server: the third-party client's endpoints (/oauth/authorize,
 // /oauth/token, /oauth/userinfo), the app's consent page's (/oauth/authorizations/<id>), and the user's grants.
@@ -67,8 +68,6 @@ function presentAuthorization(
     scope: auth.scope,
   };
 }
-
-const ConsentBody = v.object({ action: v.optional(v.nullable(v.string())) });
 
 /** POST /oauth/authorizations/<id>/consent: `{ redirect_url }`, where the app sends the browser next. */
 export const consent = (): Handler<AppEnv> => async (c) => {

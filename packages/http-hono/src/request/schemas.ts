@@ -271,3 +271,6 @@ export const CustomProviderBody = v.object({
   userinfo_url: text,
   jwks_uri: text,
 });
+
+/** POST /oauth/authorizations/<id>/consent: `approve` or `deny`. */
+export const ConsentBody = v.object({ action: v.optional(v.nullable(v.string())) });

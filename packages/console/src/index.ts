@@ -1,0 +1,1 @@
+export { type ConsoleFile, readConsoleFiles } from "./console-files.ts";
