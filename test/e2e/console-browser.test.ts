@@ -9,7 +9,7 @@ import axe from "axe-core";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { launchChromium, missingChromium } from "./chromium.ts";
-import { adminApi, serviceRoleKey } from "./support.ts";
+import { adminApi, claimsOf, serviceRoleKey } from "./support.ts";
 
 // The admin console (/console) as an admin uses it, in headless Chromium: signed in with the service-role key, each
 // action checked through the admin API, and every main page checked by axe-core for accessibility. The console is
@@ -271,5 +271,25 @@ describeIfAvailable(missingChromium, "the admin console in Chromium", () => {
     await heading("Latchkey console");
     await page.getByText("sign in again").waitFor();
     expect(await page.evaluate("sessionStorage.getItem('latchkey-console-token')")).toBeNull();
+  });
+
+  it("signs in with the password of an account the admin API accepts, and of no other", async () => {
+    const signInAs = async (email: string) => {
+      await page.getByLabel("Email", { exact: true }).fill(email);
+      await page.getByLabel("Password", { exact: true }).fill("a-good-password-1");
+      await page.getByRole("button", { name: "Sign in with the account" }).click();
+    };
+    await signInAs("grace.hopper@example.com");
+    await page.getByText("This token has no admin access").waitFor();
+    expect(await page.evaluate("sessionStorage.getItem('latchkey-console-token')")).toBeNull();
+
+    // A role of JWT_ADMIN_ROLES is what the admin API honours in a user's token, and so what the console accepts.
+    const { error } = await admin.updateUserById(ids.get("grace.hopper@example.com")!, { role: "supabase_admin" });
+    expect(error).toBeNull();
+    await signInAs("grace.hopper@example.com");
+    await heading("Users");
+    const token = String(await page.evaluate("sessionStorage.getItem('latchkey-console-token')"));
+    expect(claimsOf(token)).toMatchObject({ role: "supabase_admin", email: "grace.hopper@example.com" });
+    expect(await page.context().cookies()).toEqual([]);
   });
 });
