@@ -215,6 +215,26 @@ describeIfAvailable(missingChromium, "the admin console in Chromium", () => {
     expect(left).toEqual([]);
   });
 
+  it("removes a user's second factor", async () => {
+    const email = "alan.turing@example.com";
+    const signIn = await server!.fetch("/token?grant_type=password", {
+      method: "POST",
+      json: { email, password: "a-good-password-1" },
+    });
+    const { access_token } = (await signIn.json()) as { access_token: string };
+    const enrolled = await server!.fetch("/factors", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${access_token}` },
+      json: { factor_type: "totp", friendly_name: "Alan's phone" },
+    });
+    expect(enrolled.status).toBe(200);
+    await page.goto(`${server!.url}/console#/users/${ids.get(email)}`);
+    await page.getByRole("button", { name: "Remove factor Alan's phone" }).click();
+    await status("Factor Alan's phone removed.");
+    const { data } = await admin.mfa.listFactors({ userId: ids.get(email)! });
+    expect(data?.factors).toEqual([]);
+  });
+
   it("creates a user, and invites another by mail", async () => {
     await page.getByRole("link", { name: "Users", exact: true }).click();
     await page.getByRole("link", { name: "Create or invite a user" }).click();
