@@ -8,6 +8,7 @@ import type { GoTrueAdminApi } from "@supabase/auth-js";
 import axe from "axe-core";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { SoftwareAuthenticator } from "../support/software-authenticator.ts";
 import { launchChromium, missingChromium } from "./chromium.ts";
 import { adminApi, claimsOf, serviceRoleKey } from "./support.ts";
 
@@ -37,6 +38,10 @@ async function screenshot(page: Page, name: string, fullPage = false): Promise<v
   }
 }
 
+/** The relying party of the app whose users' passkeys the console lists. */
+const RP_ID = "localhost";
+const RP_ORIGIN = "http://localhost:5173";
+
 const PEOPLE = [
   { email: "ada.lovelace@example.com", user_metadata: { full_name: "Ada Lovelace", team: "engines" } },
   { email: "grace.hopper@example.com", user_metadata: { full_name: "Grace Hopper" } },
@@ -59,7 +64,18 @@ describeIfAvailable(missingChromium, "the admin console in Chromium", () => {
     consoleDir = mkdtempSync(join(tmpdir(), "latchkey-console-"));
     await buildConsole(consoleDir);
     await Promise.all([
-      startTestServer({ AUTH_CONSOLE_ENABLED: "true" }, {}, { consoleDir }).then((started) => {
+      startTestServer(
+        {
+          AUTH_CONSOLE_ENABLED: "true",
+          // Passkeys on, for a user's to be listed and removed.
+          AUTH_PASSKEY_ENABLED: "true",
+          AUTH_WEBAUTHN_RP_ID: RP_ID,
+          AUTH_WEBAUTHN_RP_DISPLAY_NAME: "Latchkey console tests",
+          AUTH_WEBAUTHN_RP_ORIGINS: RP_ORIGIN,
+        },
+        {},
+        { consoleDir },
+      ).then((started) => {
         server = started;
       }),
       launchChromium().then((launched) => {
@@ -92,6 +108,15 @@ describeIfAvailable(missingChromium, "the admin console in Chromium", () => {
   const heading = (name: string) => page.getByRole("heading", { level: 1, name }).waitFor();
   const status = (text: string) => page.getByRole("status").filter({ hasText: text }).waitFor();
   const userOf = async (email: string) => (await admin.getUserById(ids.get(email)!)).data.user!;
+  /** A session of the user's own, signed in with the password every user here has. */
+  const accessTokenOf = async (email: string) => {
+    const signIn = await server!.fetch("/token?grant_type=password", {
+      method: "POST",
+      json: { email, password: "a-good-password-1" },
+    });
+    expect(signIn.status).toBe(200);
+    return ((await signIn.json()) as { access_token: string }).access_token;
+  };
 
   it("serves the page under its CSP, and its assets cached for good", async () => {
     const response = await fetch(`${server!.url}/console`);
@@ -190,11 +215,7 @@ describeIfAvailable(missingChromium, "the admin console in Chromium", () => {
   it("generates a link to copy, and signs the user out everywhere", async () => {
     const email = "grace.hopper@example.com";
     // A session of the user's own, for the console to list and end.
-    const signIn = await server!.fetch("/token?grant_type=password", {
-      method: "POST",
-      json: { email, password: "a-good-password-1" },
-    });
-    expect(signIn.status).toBe(200);
+    await accessTokenOf(email);
     await page.goto(`${server!.url}/console#/users/${ids.get(email)}`);
     await page.getByRole("heading", { level: 2, name: email }).waitFor();
     await page.getByLabel("Kind of link").selectOption("recovery");
@@ -217,14 +238,9 @@ describeIfAvailable(missingChromium, "the admin console in Chromium", () => {
 
   it("removes a user's second factor", async () => {
     const email = "alan.turing@example.com";
-    const signIn = await server!.fetch("/token?grant_type=password", {
-      method: "POST",
-      json: { email, password: "a-good-password-1" },
-    });
-    const { access_token } = (await signIn.json()) as { access_token: string };
     const enrolled = await server!.fetch("/factors", {
       method: "POST",
-      headers: { Authorization: `Bearer ${access_token}` },
+      headers: { Authorization: `Bearer ${await accessTokenOf(email)}` },
       json: { factor_type: "totp", friendly_name: "Alan's phone" },
     });
     expect(enrolled.status).toBe(200);
@@ -233,6 +249,33 @@ describeIfAvailable(missingChromium, "the admin console in Chromium", () => {
     await status("Factor Alan's phone removed.");
     const { data } = await admin.mfa.listFactors({ userId: ids.get(email)! });
     expect(data?.factors).toEqual([]);
+  });
+
+  it("removes a user's passkey", async () => {
+    const email = "edsger.dijkstra@example.com";
+    const asUser = { Authorization: `Bearer ${await accessTokenOf(email)}` };
+    const begun = await server!.fetch("/passkeys/registration/options", { method: "POST", headers: asUser });
+    const { challenge_id, options } = (await begun.json()) as { challenge_id: string; options: never };
+    const authenticator = new SoftwareAuthenticator({ rpId: RP_ID, origin: RP_ORIGIN });
+    const registered = await server!.fetch("/passkeys/registration/verify", {
+      method: "POST",
+      headers: asUser,
+      json: { challenge_id, credential: authenticator.create(options) },
+    });
+    expect(registered.status).toBe(200);
+    const passkey = (await registered.json()) as { id: string; friendly_name?: string };
+    const name = passkey.friendly_name ?? passkey.id;
+
+    await page.goto(`${server!.url}/console#/users/${ids.get(email)}`);
+    const remove = page.getByRole("button", { name: `Remove passkey ${name}` });
+    await remove.waitFor();
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await remove.click();
+    await status(`Passkey ${name} removed.`);
+    const listed = await server!.fetch(`/admin/users/${ids.get(email)}/passkeys`, {
+      headers: { Authorization: `Bearer ${await serviceRoleKey()}` },
+    });
+    expect(await listed.json()).toEqual([]);
   });
 
   it("creates a user, and invites another by mail", async () => {

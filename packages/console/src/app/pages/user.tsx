@@ -69,7 +69,7 @@ export function UserPage({ id }: { id: string }) {
       <UserActions user={user} onChanged={loaded.reload} />
       <UserIdentities user={user} />
       <UserFactors user={user} factors={factors} onChanged={loaded.reload} />
-      <UserPasskeys passkeys={passkeys} />
+      <UserPasskeys user={user} passkeys={passkeys} onChanged={loaded.reload} />
       <UserSessions user={user} />
       <UserMetadata user={user} onChanged={loaded.reload} />
       <UserDelete user={user} />

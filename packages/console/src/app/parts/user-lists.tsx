@@ -83,30 +83,48 @@ export function UserFactors(props: { user: User; factors: readonly Factor[]; onC
   );
 }
 
-/** Shown only when the user has passkeys. */
-export function UserPasskeys({ passkeys }: { passkeys: readonly Passkey[] }) {
-  if (passkeys.length === 0) return null;
+/** Shown only when the user has passkeys; each can be removed (the user then signs in another way). */
+export function UserPasskeys(props: { user: User; passkeys: readonly Passkey[]; onChanged: () => void }) {
+  const action = useAction();
+  const remove = (passkey: Passkey) =>
+    action.run(async () => {
+      await call("DELETE", `/admin/users/${props.user.id}/passkeys/${passkey.id}`);
+      props.onChanged();
+      return `Passkey ${passkey.friendly_name || passkey.id} removed.`;
+    });
+  if (props.passkeys.length === 0 && action.message === undefined) return null;
   return (
     <section aria-labelledby="passkeys-heading">
       <h3 id="passkeys-heading">Passkeys</h3>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-          </tr>
-        </thead>
-        <tbody>
-          {passkeys.map((passkey) => (
-            <tr key={passkey.id}>
-              <th scope="row">{passkey.friendly_name || passkey.id}</th>
-              <td>{when(passkey.created_at)}</td>
-              <td>{when(passkey.last_used_at)}</td>
+      {props.passkeys.length === 0 ? (
+        <p>None.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Action</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {props.passkeys.map((passkey) => (
+              <tr key={passkey.id}>
+                <th scope="row">{passkey.friendly_name || passkey.id}</th>
+                <td>{when(passkey.created_at)}</td>
+                <td>{when(passkey.last_used_at)}</td>
+                <td>
+                  <button type="button" class="danger" disabled={action.busy} onClick={() => remove(passkey)}>
+                    Remove passkey {passkey.friendly_name || passkey.id}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <Notice message={action.message} />
     </section>
   );
 }
