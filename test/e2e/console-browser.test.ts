@@ -354,5 +354,14 @@ describeIfAvailable(missingChromium, "the admin console in Chromium", () => {
     const token = String(await page.evaluate("sessionStorage.getItem('latchkey-console-token')"));
     expect(claimsOf(token)).toMatchObject({ role: "supabase_admin", email: "grace.hopper@example.com" });
     expect(await page.context().cookies()).toEqual([]);
+
+    // An access token the API no longer takes (as once JWT_EXP has passed) is renewed with the account's refresh
+    // token, and the page goes on.
+    await page.evaluate("sessionStorage.setItem('latchkey-console-token', 'expired')");
+    await page.getByRole("link", { name: "Audit log" }).click();
+    await heading("Audit log");
+    await page.getByRole("row").nth(1).waitFor();
+    const renewed = String(await page.evaluate("sessionStorage.getItem('latchkey-console-token')"));
+    expect(claimsOf(renewed)).toMatchObject({ role: "supabase_admin", session_id: claimsOf(token)["session_id"] });
   });
 });

@@ -25,6 +25,23 @@ export interface CallOptions {
 }
 
 export async function call<T>(method: string, path: string, options: CallOptions = {}): Promise<Answer<T>> {
+  let response = await send(method, path, options);
+  // An account's access token expired: refreshed once, then the call again with the new one.
+  if (refused(response) && options.token === undefined && (await refreshed())) {
+    response = await send(method, path, options);
+  }
+  const data = parse(await response.text());
+  if (!response.ok) {
+    // The session's token refused: sign in again (a token being checked is the sign-in form's to judge).
+    if (refused(response) && options.token === undefined) endSession();
+    throw new ApiError(response.status, messageOf(data, response.status));
+  }
+  return { status: response.status, data: data as T, headers: response.headers };
+}
+
+const refused = (response: Response) => response.status === 401 || response.status === 403;
+
+function send(method: string, path: string, options: CallOptions): Promise<Response> {
   const token = options.token ?? session.token();
   const headers: Record<string, string> = { Accept: "application/json" };
   if (token) {
@@ -32,20 +49,37 @@ export async function call<T>(method: string, path: string, options: CallOptions
     headers["apikey"] = token;
   }
   if (options.body !== undefined) headers["Content-Type"] = "application/json";
-  const response = await fetch(path, {
+  return fetch(path, {
     method,
     headers,
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
     credentials: "omit",
     cache: "no-store",
   });
-  const data = parse(await response.text());
-  if (!response.ok) {
-    // The session's token refused: sign in again (a token being checked is the sign-in form's to judge).
-    if ((response.status === 401 || response.status === 403) && options.token === undefined) endSession();
-    throw new ApiError(response.status, messageOf(data, response.status));
-  }
-  return { status: response.status, data: data as T, headers: response.headers };
+}
+
+/** The refresh under way: calls refused at the same moment (a page's several reads) share it. */
+let refreshing: Promise<boolean> | undefined;
+
+/** Whether the session's refresh token (an account's sign-in has one) gave a new access token, now kept. */
+function refreshed(): Promise<boolean> {
+  refreshing ??= refresh().finally(() => {
+    refreshing = undefined;
+  });
+  return refreshing;
+}
+
+async function refresh(): Promise<boolean> {
+  const refreshToken = session.refreshToken();
+  if (refreshToken === null) return false;
+  const response = await send("POST", "/token?grant_type=refresh_token", {
+    body: { refresh_token: refreshToken },
+    token: "",
+  });
+  if (!response.ok) return false;
+  const tokens = (await response.json()) as { access_token: string; refresh_token: string };
+  session.save(tokens.access_token, tokens.refresh_token);
+  return true;
 }
 
 export const get = <T>(path: string) => call<T>("GET", path);

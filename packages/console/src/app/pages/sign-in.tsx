@@ -8,7 +8,7 @@ import { session } from "../session.ts";
  * A token is kept only once the admin API has accepted it: what makes it an admin's is the API's own rule (a
  * `role` in JWT_ADMIN_ROLES), not anything the console decides.
  */
-async function keepIfAdmin(token: string): Promise<void> {
+async function keepIfAdmin(token: string, refreshToken?: string): Promise<void> {
   try {
     await call("GET", "/admin/users?per_page=1", { token });
   } catch (error) {
@@ -17,7 +17,7 @@ async function keepIfAdmin(token: string): Promise<void> {
     }
     throw error;
   }
-  session.save(token);
+  session.save(token, refreshToken);
 }
 
 function KeyForm({ onSignedIn }: { onSignedIn: () => void }) {
@@ -57,11 +57,12 @@ function PasswordForm({ onSignedIn }: { onSignedIn: () => void }) {
     event.preventDefault();
     setError(undefined);
     try {
-      const { data } = await call<{ access_token: string }>("POST", "/token?grant_type=password", {
-        body: { email, password },
-        token: "",
-      });
-      await keepIfAdmin(data.access_token);
+      const { data } = await call<{ access_token: string; refresh_token: string }>(
+        "POST",
+        "/token?grant_type=password",
+        { body: { email, password }, token: "" },
+      );
+      await keepIfAdmin(data.access_token, data.refresh_token);
       onSignedIn();
     } catch (failure) {
       setError(messageOf(failure));
