@@ -1,3 +1,4 @@
+import { useState } from "preact/hooks";
 import { call } from "../api.ts";
 import { when } from "../format.ts";
 import type { Factor, Passkey, User } from "../types.ts";
@@ -37,40 +38,59 @@ export function UserIdentities({ user }: { user: User }) {
   );
 }
 
-export function UserFactors(props: { user: User; factors: readonly Factor[]; onChanged: () => void }) {
+/** A column of a removable list: its heading, and what a row shows under it. */
+interface Column<T> {
+  readonly heading: string;
+  readonly cell: (item: T) => string;
+}
+
+const nameOf = (item: { id: string; friendly_name?: string }) => item.friendly_name || item.id;
+
+/**
+ * A user's factors or passkeys: a row each, named in its first cell, with a button that removes it through the admin
+ * API (DELETE on `pathOf`), then the page's data read again.
+ */
+function RemovableList<T extends { id: string; friendly_name?: string }>(props: {
+  kind: "factor" | "passkey";
+  items: readonly T[];
+  columns: readonly Column<T>[];
+  pathOf: (item: T) => string;
+  onChanged: () => void;
+}) {
   const action = useAction();
-  const remove = (factor: Factor) =>
+  const remove = (item: T) =>
     action.run(async () => {
-      await call("DELETE", `/admin/users/${props.user.id}/factors/${factor.id}`);
+      await call("DELETE", props.pathOf(item));
       props.onChanged();
-      return `Factor ${factor.friendly_name || factor.id} removed.`;
+      return `${props.kind === "factor" ? "Factor" : "Passkey"} ${nameOf(item)} removed.`;
     });
   return (
-    <section aria-labelledby="factors-heading">
-      <h3 id="factors-heading">MFA factors</h3>
-      {props.factors.length === 0 ? (
+    <>
+      {props.items.length === 0 ? (
         <p>None.</p>
       ) : (
         <table>
           <thead>
             <tr>
               <th scope="col">Name</th>
-              <th scope="col">Type</th>
-              <th scope="col">Status</th>
-              <th scope="col">Created</th>
+              {props.columns.map((column) => (
+                <th key={column.heading} scope="col">
+                  {column.heading}
+                </th>
+              ))}
               <th scope="col">Action</th>
             </tr>
           </thead>
           <tbody>
-            {props.factors.map((factor) => (
-              <tr key={factor.id}>
-                <th scope="row">{factor.friendly_name || factor.id}</th>
-                <td>{factor.factor_type}</td>
-                <td>{factor.status}</td>
-                <td>{when(factor.created_at)}</td>
+            {props.items.map((item) => (
+              <tr key={item.id}>
+                <th scope="row">{nameOf(item)}</th>
+                {props.columns.map((column) => (
+                  <td key={column.heading}>{column.cell(item)}</td>
+                ))}
                 <td>
-                  <button type="button" class="danger" disabled={action.busy} onClick={() => remove(factor)}>
-                    Remove factor {factor.friendly_name || factor.id}
+                  <button type="button" class="danger" disabled={action.busy} onClick={() => remove(item)}>
+                    Remove {props.kind} {nameOf(item)}
                   </button>
                 </td>
               </tr>
@@ -79,52 +99,50 @@ export function UserFactors(props: { user: User; factors: readonly Factor[]; onC
         </table>
       )}
       <Notice message={action.message} />
+    </>
+  );
+}
+
+const FACTOR_COLUMNS: readonly Column<Factor>[] = [
+  { heading: "Type", cell: (factor) => factor.factor_type },
+  { heading: "Status", cell: (factor) => factor.status },
+  { heading: "Created", cell: (factor) => when(factor.created_at) },
+];
+
+export function UserFactors(props: { user: User; factors: readonly Factor[]; onChanged: () => void }) {
+  return (
+    <section aria-labelledby="factors-heading">
+      <h3 id="factors-heading">MFA factors</h3>
+      <RemovableList
+        kind="factor"
+        items={props.factors}
+        columns={FACTOR_COLUMNS}
+        pathOf={(factor) => `/admin/users/${props.user.id}/factors/${factor.id}`}
+        onChanged={props.onChanged}
+      />
     </section>
   );
 }
 
-/** Shown only when the user has passkeys; each can be removed (the user then signs in another way). */
+const PASSKEY_COLUMNS: readonly Column<Passkey>[] = [
+  { heading: "Created", cell: (passkey) => when(passkey.created_at) },
+  { heading: "Last used", cell: (passkey) => when(passkey.last_used_at) },
+];
+
+/** Shown once the user has had passkeys; each can be removed (the user then signs in another way). */
 export function UserPasskeys(props: { user: User; passkeys: readonly Passkey[]; onChanged: () => void }) {
-  const action = useAction();
-  const remove = (passkey: Passkey) =>
-    action.run(async () => {
-      await call("DELETE", `/admin/users/${props.user.id}/passkeys/${passkey.id}`);
-      props.onChanged();
-      return `Passkey ${passkey.friendly_name || passkey.id} removed.`;
-    });
-  if (props.passkeys.length === 0 && action.message === undefined) return null;
+  const [hadSome] = useState(props.passkeys.length > 0);
+  if (!hadSome && props.passkeys.length === 0) return null;
   return (
     <section aria-labelledby="passkeys-heading">
       <h3 id="passkeys-heading">Passkeys</h3>
-      {props.passkeys.length === 0 ? (
-        <p>None.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Action</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.passkeys.map((passkey) => (
-              <tr key={passkey.id}>
-                <th scope="row">{passkey.friendly_name || passkey.id}</th>
-                <td>{when(passkey.created_at)}</td>
-                <td>{when(passkey.last_used_at)}</td>
-                <td>
-                  <button type="button" class="danger" disabled={action.busy} onClick={() => remove(passkey)}>
-                    Remove passkey {passkey.friendly_name || passkey.id}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <Notice message={action.message} />
+      <RemovableList
+        kind="passkey"
+        items={props.passkeys}
+        columns={PASSKEY_COLUMNS}
+        pathOf={(passkey) => `/admin/users/${props.user.id}/passkeys/${passkey.id}`}
+        onChanged={props.onChanged}
+      />
     </section>
   );
 }
