@@ -10,6 +10,16 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { newKeyRing } from "@latchkey/adapters-crypto";
 import { DEFAULT_BATCH_SIZE } from "@latchkey/import-gotrue";
+import {
+  BETTER_AUTH_ROWS,
+  type BetterAuthRow,
+  betterAuthTable,
+  entryOf,
+  getSession,
+  signIn,
+  signUpUsers,
+  startBetterAuth,
+} from "./lib/better-auth.ts";
 import { type SoakFigures, soakCleanup, soakTable } from "./lib/cleanup-soak.ts";
 import {
   createBenchDatabase,
@@ -80,6 +90,7 @@ async function main(): Promise<void> {
   const imported = wanted(IMPORT_ROW) ? await measureImportRow(databaseUrl, jwtSecret) : undefined;
   const soaked = wanted(SOAK_ROW) ? await measureSoak(databaseUrl, jwtSecret) : undefined;
   await dropBenchDatabase(settings.adminUrl, settings.database);
+  await dropBenchDatabase(settings.adminUrl, betterAuthDatabase());
 
   const report = reportOf(machine, rows, imported, soaked);
   process.stdout.write(`\n${report}`);
@@ -107,6 +118,8 @@ function reportOf(
     sections.push(`${machine}\n${timing}`, markdownTable(rows), verdict);
     const costs = variantCostTable(rows);
     if (costs !== "") sections.push(VARIANT_COSTS, costs);
+    const rival = betterAuthTable(rows);
+    if (rival !== "") sections.push(AGAINST_BETTER_AUTH, rival);
   }
   if (imported) {
     sections.push(
@@ -135,6 +148,12 @@ const VARIANT_COSTS =
   "minutes apart, not paired as a row and its ceiling are): the ratio of their rates, and CPU per request (the CPU " +
   "column over the rate, in µs) of the server and of PostgreSQL, the plain row's and what the variant adds. A hook " +
   "over HTTP runs in a process of the bench's own, whose CPU is in neither column; a hook function's is PostgreSQL's.";
+
+const AGAINST_BETTER_AUTH =
+  "Against Better Auth (`rivals/better-auth-server.ts`: its handler on Hono, its Kysely adapter on a `pg` pool of " +
+  "the same size, argon2id at the server's cost, its rate limiter off), each row paired with Latchkey's row of this " +
+  "run at the same concurrency: their rates, how many times Better Auth's Latchkey's is (the ratio of their ratios " +
+  "to the same ceiling), and each server's CPU per request (µs).";
 
 /** Every row under load from autocannon, each with its ceiling. */
 async function measureUnderLoad(databaseUrl: string, jwtSecret: string): Promise<Row[]> {
@@ -225,7 +244,38 @@ async function startVariants(setup: Setup, servers: Map<string, Started>): Promi
     measured.push(...variantScenarios(server, setup.fixtures.accessTokens, setup.refreshPool));
   }
   measured.push(...(await startHookVariants(setup, servers)));
+  measured.push(...(await startBetterAuthRows(servers)));
   return measured;
+}
+
+/** Better Auth's own database, beside the bench's. */
+const betterAuthDatabase = () => `${settings.database}_better_auth`;
+
+/**
+ * Better Auth's server, into `servers` as `better-auth`, when one of its rows is wanted, and its scenarios: its
+ * session read against the read floor, and its email sign-in against argon2id, with no target: what they are for is
+ * the comparison with Latchkey's rows (lib/better-auth.ts).
+ */
+async function startBetterAuthRows(servers: Map<string, Started>): Promise<Scenario[]> {
+  const names = (Object.keys(BETTER_AUTH_ROWS) as BetterAuthRow[]).filter(wanted);
+  if (names.length === 0) return [];
+  log("bench: starting Better Auth and signing its users up");
+  const server = await startBetterAuth({
+    adminUrl: settings.adminUrl,
+    database: betterAuthDatabase(),
+    poolSize: settings.poolSize,
+    cwd: work,
+    entry: entryOf(here),
+    nodeOptions: [...PRODUCTION_NODE_FLAGS, ...(env["BENCH_FLOOR_NODE_OPTIONS"] || "").split(" ").filter(Boolean)],
+  });
+  started.push(server);
+  servers.set("better-auth", server);
+  const fixtures = await signUpUsers(server.url, settings.users);
+  const all: Scenario[] = [
+    { name: "Better Auth get-session", shape: getSession(fixtures), ceiling: "read floor", server: "better-auth" },
+    { name: "Better Auth sign-in", shape: signIn(fixtures), ceiling: "argon2id verify", server: "better-auth" },
+  ];
+  return all.filter((scenario) => names.includes(scenario.name as BetterAuthRow));
 }
 
 /** The custom_access_token hook's kinds: an HTTP endpoint, and a function of the database (pg-functions://). */
