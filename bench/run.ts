@@ -152,7 +152,7 @@ const VARIANT_COSTS =
 const AGAINST_BETTER_AUTH =
   "Against Better Auth (`rivals/better-auth-server.ts`: its handler on Hono, its Kysely adapter on a `pg` pool of " +
   "the same size, argon2id at the server's cost, its rate limiter off), each row paired with Latchkey's row of this " +
-  "run at the same concurrency: their rates, how many times Better Auth's Latchkey's is (the ratio of their ratios " +
+  "run at the same concurrency: their rates, Latchkey's as a multiple of Better Auth's (the ratio of their ratios " +
   "to the same ceiling), and each server's CPU per request (µs).";
 
 /** Every row under load from autocannon, each with its ceiling. */
@@ -271,9 +271,10 @@ async function startBetterAuthRows(servers: Map<string, Started>): Promise<Scena
   started.push(server);
   servers.set("better-auth", server);
   const fixtures = await signUpUsers(server.url, settings.users);
+  const onBetterAuth = { server: "better-auth", rival: true } as const;
   const all: Scenario[] = [
-    { name: "Better Auth get-session", shape: getSession(fixtures), ceiling: "read floor", server: "better-auth" },
-    { name: "Better Auth sign-in", shape: signIn(fixtures), ceiling: "argon2id verify", server: "better-auth" },
+    { name: "Better Auth get-session", shape: getSession(fixtures), ceiling: "read floor", ...onBetterAuth },
+    { name: "Better Auth sign-in", shape: signIn(fixtures), ceiling: "argon2id verify", ...onBetterAuth },
   ];
   return all.filter((scenario) => names.includes(scenario.name as BetterAuthRow));
 }
@@ -421,7 +422,8 @@ async function measureInRounds(
         });
       }
       ceilingRows.push(combineRounds(pairs.map((pair) => pair.ceiling)));
-      scenarioRows.push(compareRounds(scenario.name, pairs, scenario.target));
+      const row = compareRounds(scenario.name, pairs, scenario.target);
+      scenarioRows.push(scenario.rival ? { ...row, rival: true } : row);
     }
   }
   return [...ceilingRows, ...scenarioRows];
@@ -481,8 +483,10 @@ interface Scenario {
   readonly shape: LoadShape;
   readonly ceiling: string;
   readonly target?: number;
-  /** The key ring's algorithm when the scenario runs on a server signing with one; HS256 otherwise. */
+  /** The variant's server it runs on (a key ring's algorithm, `traced`, `hook http`, `better-auth`); else the plain one. */
   readonly server?: string;
+  /** Whether that server is not Latchkey (Better Auth). */
+  readonly rival?: boolean;
 }
 
 async function measure(name: string, program: Started, shape: LoadShape, concurrency: number): Promise<Row> {

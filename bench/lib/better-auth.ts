@@ -4,6 +4,7 @@ import { BENCH_PASSWORD } from "./fixtures.ts";
 import type { LoadShape } from "./load.ts";
 import { freePort, type Started, startProgram } from "./processes.ts";
 import type { Row } from "./report.ts";
+import { microsPerRequest } from "./variant-cost.ts";
 
 /** The rows measured on Better Auth (rivals/better-auth-server.ts), each named for the Latchkey row it compares with. */
 export const BETTER_AUTH_ROWS = {
@@ -93,15 +94,12 @@ export function signIn({ emails }: BetterAuthFixtures): LoadShape {
 
 export const entryOf = (benchDirectory: string) => join(benchDirectory, "rivals", "better-auth-server.ts");
 
-const micros = (row: Row) =>
-  row.load.requestsPerSecond === 0
-    ? ""
-    : ((row.process.cpuPercent / 100 / row.load.requestsPerSecond) * 1e6).toFixed(0);
+const micros = (row: Row) => microsPerRequest(row.process.cpuPercent, row)?.toFixed(0) ?? "";
 
 /**
- * Latchkey's rows against Better Auth's at each concurrency where both ran: their rates, how many times Better
- * Auth's Latchkey's is (the ratio of their ratios to the same ceiling, so that the machine's drift between the
- * two rows cancels), and each server's CPU per request. Empty when no pair ran.
+ * Latchkey's rows against Better Auth's at each concurrency where both ran: their rates, Latchkey's as a multiple
+ * of Better Auth's (the ratio of their ratios to the same ceiling, so that the machine's drift between the two rows
+ * cancels), and each server's CPU per request. Empty when no pair ran.
  */
 export function betterAuthTable(rows: readonly Row[]): string {
   const lines = rows.flatMap((rival) => {

@@ -3,6 +3,8 @@ import type { ProcessFigures } from "./process-stats.ts";
 
 export interface Row {
   readonly name: string;
+  /** Measured on another server than Latchkey (Better Auth): compared with Latchkey's rows, held to none of its targets. */
+  readonly rival?: boolean;
   readonly concurrency: number;
   readonly load: LoadFigures;
   readonly process: ProcessFigures;
@@ -62,7 +64,7 @@ export function compareRounds(name: string, pairs: readonly { ceiling: Row; scen
   };
 }
 
-/** Server memory at the highest concurrency: the issue's bound, for every scenario. */
+/** Server memory at the highest concurrency: the issue's bound, for every scenario of Latchkey's. */
 const RSS_LIMIT_MIB = 150;
 const RSS_LIMIT_AT = 64;
 
@@ -81,7 +83,7 @@ export function misses(row: Row): string[] {
       `${row.name} at ${row.concurrency}: ${fixed(ratio, 2)} of ${row.ceiling.name}, target ≥ ${row.ceiling.target}`,
     );
   }
-  if (row.ceiling && row.concurrency === RSS_LIMIT_AT && row.process.peakRssMiB > RSS_LIMIT_MIB) {
+  if (!row.rival && row.ceiling && row.concurrency === RSS_LIMIT_AT && row.process.peakRssMiB > RSS_LIMIT_MIB) {
     found.push(
       `${row.name} at ${row.concurrency}: peak RSS ${fixed(row.process.peakRssMiB, 0)} MiB, target ≤ ${RSS_LIMIT_MIB}`,
     );

@@ -1,7 +1,7 @@
 import type { Row } from "./report.ts";
 
 /** CPU microseconds per request of a row: its CPU (100 = one core) over its rate. */
-const microsPerRequest = (cpuPercent: number | null | undefined, row: Row): number | undefined =>
+export const microsPerRequest = (cpuPercent: number | null | undefined, row: Row): number | undefined =>
   cpuPercent == null || row.load.requestsPerSecond === 0
     ? undefined
     : (cpuPercent / 100 / row.load.requestsPerSecond) * 1_000_000;
