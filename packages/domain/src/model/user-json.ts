@@ -4,7 +4,9 @@ import { optionalTimestamp, timestamp } from "./timestamp.ts";
 import { confirmedAt, type User } from "./user.ts";
 
 // GoTrue's JSON of a user, as its API answers with it and as its hooks are sent it (their `user`): one shape for
-// both, since clients and hooks read the same fields.
+// both, since clients and hooks read the same fields. A key GoTrue omits is undefined here, which JSON.stringify
+// leaves out: every user's JSON then has the same keys in the same order, which V8 builds and serialises several
+// times faster than objects spread together from optional parts (every GET /user and refresh presents one).
 
 /** GoTrue's factor JSON: `friendly_name` omitted when empty, `phone` empty for TOTP, `last_challenged_at` null until one. */
 export function presentFactor(factor: Factor) {
@@ -13,11 +15,11 @@ export function presentFactor(factor: Factor) {
     created_at: timestamp(factor.createdAt),
     updated_at: timestamp(factor.updatedAt),
     status: factor.status,
-    ...(factor.friendlyName ? { friendly_name: factor.friendlyName } : {}),
+    friendly_name: factor.friendlyName || undefined,
     factor_type: factor.type,
     phone: factor.phone ?? "",
     last_challenged_at: factor.lastChallengedAt === null ? null : timestamp(factor.lastChallengedAt),
-    ...(factor.webauthn?.aaguid ? { web_authn_aaguid: factor.webauthn.aaguid } : {}),
+    web_authn_aaguid: factor.webauthn?.aaguid || undefined,
   };
 }
 
@@ -28,12 +30,12 @@ function presentIdentity(identity: Identity) {
     identity_id: identity.id,
     id: identity.providerId,
     user_id: identity.userId,
-    ...(Object.keys(identity.identityData).length > 0 ? { identity_data: identity.identityData } : {}),
+    identity_data: Object.keys(identity.identityData).length > 0 ? identity.identityData : undefined,
     provider: identity.provider,
-    ...optionalTimestamp("last_sign_in_at", identity.lastSignInAt),
+    last_sign_in_at: optionalTimestamp(identity.lastSignInAt),
     created_at: timestamp(identity.createdAt),
     updated_at: timestamp(identity.updatedAt),
-    ...(email ? { email } : {}),
+    email: email || undefined,
   };
 }
 
@@ -44,28 +46,28 @@ export function presentUser(user: User) {
     aud: user.aud,
     role: user.role,
     email: user.email ?? "",
-    ...optionalTimestamp("email_confirmed_at", user.emailConfirmedAt),
-    ...optionalTimestamp("invited_at", user.invitedAt),
+    email_confirmed_at: optionalTimestamp(user.emailConfirmedAt),
+    invited_at: optionalTimestamp(user.invitedAt),
     phone: user.phone ?? "",
-    ...optionalTimestamp("phone_confirmed_at", user.phoneConfirmedAt),
-    ...optionalTimestamp("confirmation_sent_at", user.confirmationSentAt),
-    ...optionalTimestamp("confirmed_at", confirmedAt(user)),
-    ...optionalTimestamp("recovery_sent_at", user.recoverySentAt),
-    ...(user.newEmail ? { new_email: user.newEmail } : {}),
-    ...optionalTimestamp("email_change_sent_at", user.emailChangeSentAt),
-    ...(user.newPhone ? { new_phone: user.newPhone } : {}),
-    ...optionalTimestamp("phone_change_sent_at", user.phoneChangeSentAt),
-    ...optionalTimestamp("reauthentication_sent_at", user.reauthenticationSentAt),
-    ...optionalTimestamp("last_sign_in_at", user.lastSignInAt),
+    phone_confirmed_at: optionalTimestamp(user.phoneConfirmedAt),
+    confirmation_sent_at: optionalTimestamp(user.confirmationSentAt),
+    confirmed_at: optionalTimestamp(confirmedAt(user)),
+    recovery_sent_at: optionalTimestamp(user.recoverySentAt),
+    new_email: user.newEmail || undefined,
+    email_change_sent_at: optionalTimestamp(user.emailChangeSentAt),
+    new_phone: user.newPhone || undefined,
+    phone_change_sent_at: optionalTimestamp(user.phoneChangeSentAt),
+    reauthentication_sent_at: optionalTimestamp(user.reauthenticationSentAt),
+    last_sign_in_at: optionalTimestamp(user.lastSignInAt),
     app_metadata: user.appMetadata,
     user_metadata: user.userMetadata,
     identities: user.identities.map(presentIdentity),
     // Omitted when there are none, as GoTrue does.
-    ...(user.factors.length > 0 ? { factors: user.factors.map(presentFactor) } : {}),
+    factors: user.factors.length > 0 ? user.factors.map(presentFactor) : undefined,
     created_at: timestamp(user.createdAt),
     updated_at: timestamp(user.updatedAt),
-    ...optionalTimestamp("banned_until", user.bannedUntil),
-    ...optionalTimestamp("deleted_at", user.deletedAt),
+    banned_until: optionalTimestamp(user.bannedUntil),
+    deleted_at: optionalTimestamp(user.deletedAt),
     is_anonymous: user.isAnonymous,
   };
 }
