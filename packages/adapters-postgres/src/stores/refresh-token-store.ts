@@ -2,7 +2,7 @@ import type { RefreshTokenStore } from "@latchkey/domain";
 import { eq, inArray, type Placeholder, sql } from "drizzle-orm";
 import type { Database } from "../database.ts";
 import { fromRefreshTokenJson, fromRefreshTokenRow, type RefreshTokenJson } from "../rows/refresh-token-row.ts";
-import { fromSessionJson, fromSessionRow, type SessionJson } from "../rows/session-row.ts";
+import { fromSessionJson, type SessionJson } from "../rows/session-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import type { Atomic } from "./atomic.ts";
 import { prepared } from "./prepared.ts";
@@ -12,7 +12,7 @@ type FoundRow = UserColumnsJson & { token: RefreshTokenJson; session: SessionJso
 
 const toFound = (row: FoundRow) => ({
   token: fromRefreshTokenRow(fromRefreshTokenJson(row.token)),
-  session: fromSessionRow(fromSessionJson(row.session)),
+  session: fromSessionJson(row.session),
   user: toUser(row),
 });
 

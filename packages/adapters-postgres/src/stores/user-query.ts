@@ -4,7 +4,7 @@ import type { PgTable } from "drizzle-orm/pg-core";
 import type { Database } from "../database.ts";
 import { type FactorJson, fromFactorJson } from "../rows/factor-row.ts";
 import { fromIdentityJson, type IdentityJson } from "../rows/identity-row.ts";
-import { fromUserJson, fromUserRow, type UserJson } from "../rows/user-row.ts";
+import { fromUserJson, type UserJson } from "../rows/user-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import { prepared } from "./prepared.ts";
 
@@ -65,7 +65,7 @@ export interface UserColumnsJson {
 export function toUser(row: UserColumnsJson): User {
   const identities: Identity[] = oldestFirst(row.identities.map(fromIdentityJson));
   const factors: Factor[] = oldestFirst(row.factors.map(fromFactorJson));
-  return fromUserRow(fromUserJson(row.user), identities, factors);
+  return fromUserJson(row.user, identities, factors);
 }
 
 /**

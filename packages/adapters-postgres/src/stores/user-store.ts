@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, inArray, or, sql } from "drizzle-orm";
 import type { Database } from "../database.ts";
 import { fromFactorRow } from "../rows/factor-row.ts";
 import { toIdentityRow } from "../rows/identity-row.ts";
-import { fromSessionJson, fromSessionRow, type SessionJson } from "../rows/session-row.ts";
+import { fromSessionJson, type SessionJson } from "../rows/session-row.ts";
 import { fromUserRow, toUserRow } from "../rows/user-row.ts";
 import type { Schema } from "../schema/create-schema.ts";
 import { rethrowAddressConflict } from "./address-conflict.ts";
@@ -82,7 +82,7 @@ export function createUserStore(db: Database, schema: Schema, atomic: Atomic): U
       // no session's id (ours are random, version 4).
       const [row] = await statement.execute({ userId, sessionId: isUuid(sessionId) ? sessionId : NIL_UUID });
       if (!row) return null;
-      return { user: toUser(row), session: row.session ? fromSessionRow(fromSessionJson(row.session)) : null };
+      return { user: toUser(row), session: row.session ? fromSessionJson(row.session) : null };
     },
 
     async list({ page, perPage, order, aud, filter, email, phone }) {
