@@ -1,4 +1,4 @@
-// Better Auth (https://better-auth.com), the auth library Latchkey's users most often weigh it against, served as
+// Better Auth (https://better-auth.com), a TypeScript auth library an app could use instead of Latchkey, served as
 // its documentation serves it on Hono: its handler at /api/auth/*, PostgreSQL through a `pg` pool of the server's
 // size (its Kysely adapter), email and password on. Passwords are hashed with argon2id at the server's own cost
 // (its default is scrypt), so that a sign-in costs both the same hashing. Its rate limiter is off, as the
